@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "bbsarchive",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "bbsarchive", targets: ["bbsarchive"]),
+        .executable(name: "smth-replica", targets: ["smth-replica"]),
+        .library(name: "BBSArchive", targets: ["BBSArchive"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+    ],
+    targets: [
+        // C libraries from Debian's -dev packages, each with a shim of static inline wrappers.
+        .systemLibrary(
+            name: "CLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        .systemLibrary(
+            name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"]), .brew(["cmark-gfm"])]),
+
+        // The core: fetch → parse → normalize → store → render, one folder per stage.
+        .target(
+            name: "BBSArchive",
+            dependencies: [
+                "CLibXML2", "CCurl", "CCmarkGFM",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ]),
+        // The command line: parses options, then calls the core.
+        .target(
+            name: "BBSArchiveCLI",
+            dependencies: [
+                "BBSArchive",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "bbsarchive", dependencies: ["BBSArchiveCLI"]),
+
+        // A deterministic local replica of the SMTH site, served on loopback.
+        .target(
+            name: "SMTHReplica",
+            dependencies: [.product(name: "FlyingFox", package: "FlyingFox")]),
+        .executableTarget(
+            name: "smth-replica",
+            dependencies: [
+                "SMTHReplica",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        .testTarget(
+            name: "BBSArchiveTests",
+            dependencies: ["BBSArchive", "BBSArchiveCLI", "SMTHReplica"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,56 @@
+import Foundation
+
+/// The one error type a user sees: each case reads as one sentence that says
+/// what happened and what to do about it.
+public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The forum answered that the board does not exist.
+    case unknownBoard(String, message: String)
+    /// The host could not be reached at all (DNS, refused, timed out).
+    case unreachable(url: String, reason: String)
+    /// The server answered with an HTTP error status.
+    case httpStatus(url: String, status: Int)
+    /// The page is not a page of the expected forum and kind.
+    case notAForumPage(url: String, expected: String)
+    /// The forum showed an error page of its own.
+    case forumError(url: String, message: String)
+    /// The store file could not be opened or is not a bbsarchive store.
+    case storeUnavailable(path: String, reason: String)
+    /// A file the user named could not be read.
+    case unreadableFile(path: String, reason: String)
+    /// The templates folder is missing or a template does not parse.
+    case templates(path: String, reason: String)
+    /// The output folder could not be written.
+    case outputUnwritable(path: String, reason: String)
+    /// An option has a value that cannot work.
+    case invalidOption(String)
+    /// Some pages failed; the rest of the run went on.
+    case incomplete(failures: [String])
+
+    public var description: String {
+        switch self {
+        case .unknownBoard(let board, let message):
+            return "board \"\(board)\" does not exist on this forum (it says: \(message)); check the board's id (case matters) and --forum-url"
+        case .unreachable(let url, let reason):
+            return "cannot reach \(url): \(reason); check --forum-url and your network, then run the same command again"
+        case .httpStatus(let url, let status):
+            return "the forum answered HTTP \(status) for \(url); check --forum-url, or try again later"
+        case .notAForumPage(let url, let expected):
+            return "\(url) is not \(expected); check --forum-url and --source"
+        case .forumError(let url, let message):
+            return "the forum refused \(url): \(message)"
+        case .storeUnavailable(let path, let reason):
+            return "cannot open the store \(path): \(reason); pass --store with a writable SQLite file path"
+        case .unreadableFile(let path, let reason):
+            return "cannot read \(path): \(reason)"
+        case .templates(let path, let reason):
+            return "templates in \(path) cannot be used: \(reason); pass --templates DIR with the project's templates/ folder or a copy of it"
+        case .outputUnwritable(let path, let reason):
+            return "cannot write the site to \(path): \(reason); pass --out with a writable folder"
+        case .invalidOption(let message):
+            return message
+        case .incomplete(let failures):
+            let first = failures.first ?? ""
+            return "\(failures.count) page(s) failed and were not archived (first: \(first)); run the same command again to retry them"
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Where a page sits in a paginated listing, as the forum's pager states it.
+public struct PageInfo: Sendable, Equatable, Codable {
+    public var current: Int
+    public var total: Int
+
+    public init(current: Int, total: Int) {
+        self.current = current
+        self.total = total
+    }
+}
+
+/// One row of a board's thread list.
+public struct ThreadSummary: Sendable, Equatable, Codable {
+    /// The thread id: the id of its first post.
+    public var gid: Int
+    public var title: String
+    /// Posts minus one, as the forum counts them.
+    public var replies: Int
+    public var sticky: Bool
+    public var marked: Bool
+    /// The first post's author, or `nil` when the forum says it was deleted.
+    public var author: String?
+    public var postedAt: Date
+    public var lastReplier: String?
+    public var lastReplyAt: Date
+
+    public init(
+        gid: Int, title: String, replies: Int, sticky: Bool, marked: Bool = false,
+        author: String?, postedAt: Date, lastReplier: String?, lastReplyAt: Date
+    ) {
+        self.gid = gid
+        self.title = title
+        self.replies = replies
+        self.sticky = sticky
+        self.marked = marked
+        self.author = author
+        self.postedAt = postedAt
+        self.lastReplier = lastReplier
+        self.lastReplyAt = lastReplyAt
+    }
+}
+
+/// One page of a board's thread list (thread mode).
+public struct BoardPage: Sendable, Equatable {
+    /// The board's ASCII id, e.g. `Geography`.
+    public var board: String
+    /// The board's Chinese title, e.g. `地理`, when the page shows it.
+    public var title: String?
+    public var page: PageInfo
+    public var threads: [ThreadSummary]
+}
+
+/// A file attached to a post.
+public struct Attachment: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        case image
+        case file
+    }
+
+    public var name: String
+    /// Absolute URL of the full-size file (never a thumbnail).
+    public var url: String
+    public var kind: Kind
+    /// The size as the forum prints it, e.g. `12.3KB`.
+    public var size: String?
+
+    public init(name: String, url: String, kind: Kind, size: String?) {
+        self.name = name
+        self.url = url
+        self.kind = kind
+        self.size = size
+    }
+}
+
+/// One post as a thread page shows it.
+public struct Post: Sendable, Equatable {
+    /// 0 for the first post (楼主), N for reply N.
+    public var floor: Int
+    public var author: String
+    public var postedAt: Date
+    /// The post text with lines joined by `\n`: body and quote, without the
+    /// attachment links and without the trailing `FROM` / `修改` lines.
+    public var body: String
+    public var attachments: [Attachment]
+    /// The masked IP of the `FROM` line, e.g. `101.90.125.*`.
+    public var ip: String?
+    /// Who last edited the post, from a `修改:` line.
+    public var editedBy: String?
+
+    public init(
+        floor: Int, author: String, postedAt: Date, body: String,
+        attachments: [Attachment] = [], ip: String? = nil, editedBy: String? = nil
+    ) {
+        self.floor = floor
+        self.author = author
+        self.postedAt = postedAt
+        self.body = body
+        self.attachments = attachments
+        self.ip = ip
+        self.editedBy = editedBy
+    }
+}
+
+/// One page of a thread.
+public struct ThreadPage: Sendable, Equatable {
+    public var board: String
+    public var gid: Int
+    public var title: String
+    public var page: PageInfo
+    public var posts: [Post]
+}
+
+/// What a forum page turned out to be.
+public enum ForumPage: Sendable, Equatable {
+    case board(BoardPage)
+    case thread(ThreadPage)
+}

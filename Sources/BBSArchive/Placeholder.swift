@@ -1,0 +1,5 @@
+import CLibXML2
+import CCurl
+import CCmarkGFM
+import GRDB
+import Mustache

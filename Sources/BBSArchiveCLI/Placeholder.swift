@@ -1,0 +1,2 @@
+import BBSArchive
+import ArgumentParser

@@ -1,0 +1,35 @@
+#ifndef BBSARCHIVE_CLIBXML2_SHIM_H
+#define BBSARCHIVE_CLIBXML2_SHIM_H
+
+#include <libxml/xmlversion.h>
+/* Debian builds libxml2 with ICU, and its headers then pull in ICU's
+   unicode/ucnv.h, which clashes with the copy of ICU inside Foundation.
+   Nothing here touches xmlCharEncodingHandler (the only struct whose layout
+   depends on it), so hide ICU from the importer. */
+#undef LIBXML_ICU_ENABLED
+#include <libxml/HTMLparser.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xpath.h>
+#include <libxml/xpathInternals.h>
+
+/// `xmlFree` is a global function pointer, which Swift 6 refuses to read from
+/// concurrent code; call it through this function instead.
+static inline void bbs_xml_free(void *pointer) {
+    xmlFree(pointer);
+}
+
+/// Counts the errors libxml2's XML parser reports while reading `buffer`
+/// as a well-formed document; used to check the pages the site builder writes.
+static inline int bbs_xml_wellformed_errors(const char *buffer, int size) {
+    xmlParserCtxtPtr context = xmlNewParserCtxt();
+    if (context == NULL) return -1;
+    xmlDocPtr doc = xmlCtxtReadMemory(context, buffer, size, "page.html", "UTF-8",
+                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    int errors = (doc == NULL || !context->wellFormed) ? 1 : 0;
+    if (doc != NULL) xmlFreeDoc(doc);
+    xmlFreeParserCtxt(context);
+    return errors;
+}
+
+#endif
