@@ -1,0 +1,52 @@
+import Foundation
+
+/// A page as it came off the wire, ready to parse.
+public struct FetchedPage: Sendable {
+    /// The URL the page was fetched from (after redirects), used to resolve links.
+    public var url: String
+    public var body: Data
+    /// The `Content-Type` header, which may name the charset.
+    public var contentType: String?
+    /// When the page was fetched: `HH:MM:SS` times on it mean "that day".
+    public var fetchedAt: Date
+
+    public init(url: String, body: Data, contentType: String?, fetchedAt: Date) {
+        self.url = url
+        self.body = body
+        self.contentType = contentType
+        self.fetchedAt = fetchedAt
+    }
+}
+
+/// One forum front end: where its pages are and how to read them.
+///
+/// This is the seam a new forum plugs into: the fetch pipeline and the
+/// store only see `BoardPage` and `ThreadPage` models.
+public protocol ForumSource: Sendable {
+    /// The `--source` name, e.g. `smth-mobile`.
+    var id: String { get }
+    /// The base URL of the forum, without a trailing slash.
+    var baseURL: String { get }
+    func boardURL(board: String, page: Int) -> String
+    func threadURL(board: String, gid: Int, page: Int) -> String
+    /// The thread's address on the live forum, for "original" links.
+    func originalThreadURL(board: String, gid: Int) -> String
+    /// Reads a fetched page as whatever forum page it is.
+    func parse(_ page: FetchedPage) throws(ArchiveError) -> ForumPage
+}
+
+/// The forum sources bbsarchive knows, by `--source` name.
+public enum ForumSources {
+    public static let names = ["smth-mobile"]
+
+    /// The source named `name`, talking to `baseURL` (or its real site).
+    public static func make(_ name: String, baseURL: String?) throws(ArchiveError) -> any ForumSource {
+        switch name {
+        case "smth-mobile":
+            return SMTHMobileSource(baseURL: baseURL ?? SMTHMobileSource.defaultBaseURL)
+        default:
+            throw .invalidOption(
+                "unknown --source \"\(name)\"; choose one of: \(names.joined(separator: ", "))")
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+/// Turns the body `div.sp` of a mobile post into text lines, attachments and
+/// the trailing `FROM` / `修改` lines.
+///
+/// Lines are joined by `<br />` in the markup; attachment links and their
+/// thumbnails become `Attachment`s (always the full-size URL), and the
+/// `&nbsp;` runs the forum writes for spaces become spaces again.
+struct PostBodyReader {
+    let baseURL: String
+
+    private var lines: [String] = []
+    private var current = ""
+    private var currentHoldsAttachment = false
+    private var attachments: [Attachment] = []
+    private var pendingImage: (url: String, size: String?)?
+    private var pendingFileSize: String?
+
+    init(baseURL: String) {
+        self.baseURL = baseURL
+    }
+
+    struct Result {
+        var text: String
+        var attachments: [Attachment]
+        var ip: String?
+        var editedBy: String?
+    }
+
+    mutating func read(_ node: HTMLNode) {
+        for child in node.children {
+            if child.isText {
+                current += child.text
+                continue
+            }
+            guard child.isElement else { continue }
+            switch child.name {
+            case "br":
+                endLine()
+            case "a":
+                let href = child.attribute("href") ?? ""
+                guard Self.isAttachmentPath(href) else {
+                    read(child)
+                    continue
+                }
+                let text = child.text
+                let url = absolute(Self.fullSizePath(href))
+                if text.hasPrefix("单击此查看原图") {
+                    flushPendingImage()
+                    pendingImage = (url, Self.parenthesized(text))
+                } else {
+                    attachments.append(Attachment(name: text, url: url, kind: .file, size: pendingFileSize))
+                    pendingFileSize = nil
+                }
+                currentHoldsAttachment = true
+            case "img":
+                let src = child.attribute("src") ?? ""
+                guard Self.isAttachmentPath(src) else {
+                    current += child.attribute("alt") ?? ""
+                    continue
+                }
+                let url = pendingImage?.url ?? absolute(Self.fullSizePath(src))
+                let name = child.attribute("alt").flatMap { $0.isEmpty ? nil : $0 } ?? Self.lastComponent(url)
+                attachments.append(Attachment(name: name, url: url, kind: .image, size: pendingImage?.size))
+                pendingImage = nil
+                currentHoldsAttachment = true
+            case "font" where child.text.hasPrefix("附件("):
+                pendingFileSize = Self.parenthesized(child.text)
+                currentHoldsAttachment = true
+            case "script", "style":
+                continue
+            default:
+                read(child)
+            }
+        }
+    }
+
+    mutating func finish() -> Result {
+        endLine()
+        flushPendingImage()
+        var lines = self.lines.map { $0.replacingOccurrences(of: "\u{00A0}", with: " ") }
+        var ip: String?
+        var editedBy: String?
+        trimTrailingBlankLines(&lines)
+        if let last = lines.last, let match = Self.fromLine(last) {
+            ip = match
+            lines.removeLast()
+            trimTrailingBlankLines(&lines)
+        }
+        if let last = lines.last, let (user, _) = Self.editLine(last) {
+            editedBy = user
+            lines.removeLast()
+            trimTrailingBlankLines(&lines)
+        }
+        return Result(text: lines.joined(separator: "\n"), attachments: attachments, ip: ip, editedBy: editedBy)
+    }
+
+    private mutating func endLine() {
+        let blank = current.allSatisfy { $0 == " " || $0 == "\u{00A0}" || $0 == "\n" || $0 == "\r" }
+        if !(currentHoldsAttachment && blank) {
+            lines.append(current.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: ""))
+        }
+        current = ""
+        currentHoldsAttachment = false
+    }
+
+    /// A "view the original" link without its thumbnail still names an image.
+    private mutating func flushPendingImage() {
+        guard let pending = pendingImage else { return }
+        attachments.append(Attachment(name: Self.lastComponent(pending.url), url: pending.url, kind: .image, size: pending.size))
+        pendingImage = nil
+    }
+
+    private func trimTrailingBlankLines(_ lines: inout [String]) {
+        while let last = lines.last, last.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
+    }
+
+    private func absolute(_ href: String) -> String {
+        guard let base = URL(string: baseURL), let url = URL(string: href, relativeTo: base) else { return href }
+        return url.absoluteString
+    }
+
+    static func isAttachmentPath(_ href: String) -> Bool { href.contains("/att/") }
+
+    /// `/att/B/1/2/middle` → `/att/B/1/2`: the archive keeps originals, not thumbnails.
+    static func fullSizePath(_ href: String) -> String {
+        for suffix in ["/middle", "/small", "/large"] where href.hasSuffix(suffix) {
+            return String(href.dropLast(suffix.count))
+        }
+        return href
+    }
+
+    /// `单击此查看原图(12.3KB)` → `12.3KB`.
+    static func parenthesized(_ text: String) -> String? {
+        guard let open = text.firstIndex(where: { $0 == "(" || $0 == "（" }),
+            let close = text.lastIndex(where: { $0 == ")" || $0 == "）" }), open < close
+        else { return nil }
+        return String(text[text.index(after: open)..<close])
+    }
+
+    /// `FROM 101.90.125.*` → `101.90.125.*`.
+    static func fromLine(_ line: String) -> String? {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count == 2, fields[0] == "FROM" else { return nil }
+        return String(fields[1])
+    }
+
+    /// `修改:user FROM 1.2.3.*` → (`user`, `1.2.3.*`).
+    static func editLine(_ line: String) -> (String, String)? {
+        guard line.hasPrefix("修改:") || line.hasPrefix("修改：") else { return nil }
+        let fields = line.dropFirst(3).split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count == 3, fields[1] == "FROM" else { return nil }
+        return (String(fields[0]), String(fields[2]))
+    }
+
+    private static func lastComponent(_ url: String) -> String {
+        url.split(separator: "/").last.map(String.init) ?? url
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+
+/// Reads one page of SMTH's mobile site into a page model.
+///
+/// The markup is described in `shared/docs/smth-site.md`; the parser leans on
+/// classes and link shapes, not on positions, so small template changes on
+/// the forum do not silently lose data.
+struct SMTHMobileParser {
+    let page: FetchedPage
+
+    func parse() throws(ArchiveError) -> ForumPage {
+        let encoding = TextEncodingDetector.encoding(of: page.body, contentType: page.contentType)
+        let document: HTMLDocument
+        do {
+            document = try HTMLDocument(data: page.body, url: page.url, encoding: encoding)
+        } catch {
+            throw .notAForumPage(url: page.url, expected: "an SMTH mobile page (it is empty or not HTML)")
+        }
+        let list = document.first("//ul[\(XPath.hasClass("list"))]")
+        if let list, let heading = list.first("li[\(XPath.hasClass("f"))]"),
+            heading.text.hasPrefix("主题:") || heading.text.hasPrefix("主题：")
+        {
+            return .thread(try parseThread(document, list: list, heading: heading))
+        }
+        if let list, isBoardPage(document) {
+            return .board(parseBoard(document, list: list))
+        }
+        if let message = forumMessage(in: document) {
+            if message.contains("版面不存在") || message.contains("错误的版") {
+                throw .unknownBoard(Self.boardName(inURL: page.url) ?? "?", message: message)
+            }
+            throw .forumError(url: page.url, message: message)
+        }
+        throw .notAForumPage(url: page.url, expected: "an SMTH mobile board or thread page")
+    }
+
+    // MARK: Board pages
+
+    private func isBoardPage(_ document: HTMLDocument) -> Bool {
+        if let menu = document.first("//div[\(XPath.hasClass("menu"))]"), menu.text.contains("版面-") {
+            return true
+        }
+        return document.first("//ul[\(XPath.hasClass("list"))]/li/div/a[starts-with(@href, '/article/')]") != nil
+    }
+
+    private func parseBoard(_ document: HTMLDocument, list: HTMLNode) -> BoardPage {
+        var name: String?
+        var title: String?
+        if let menu = document.first("//div[\(XPath.hasClass("menu"))]") {
+            (title, name) = Self.breadcrumb(menu.text)
+        }
+        var threads: [ThreadSummary] = []
+        for row in list.select("li") {
+            if let summary = parseRow(row) {
+                if name == nil { name = summary.board }
+                threads.append(summary.thread)
+            }
+        }
+        return BoardPage(
+            board: name ?? Self.boardName(inURL: page.url) ?? "", title: title,
+            page: pageInfo(document), threads: threads)
+    }
+
+    /// `首页|版面-地理(Geography)|...` → (`地理`, `Geography`).
+    static func breadcrumb(_ text: String) -> (title: String?, name: String?) {
+        guard let start = text.range(of: "版面-") else { return (nil, nil) }
+        let rest = text[start.upperBound...]
+        let segment = rest.prefix { $0 != "|" }
+        guard let open = segment.lastIndex(of: "("), let close = segment.lastIndex(of: ")"), open < close else {
+            return (String(segment), nil)
+        }
+        let title = String(segment[..<open])
+        let name = String(segment[segment.index(after: open)..<close])
+        return (title.isEmpty ? nil : title, name.isEmpty ? nil : name)
+    }
+
+    private func parseRow(_ row: HTMLNode) -> (board: String, thread: ThreadSummary)? {
+        let cells = row.elementChildren.filter { $0.name == "div" }
+        guard cells.count >= 2, let link = cells[0].first("a[starts-with(@href, '/article/') or contains(@href, '/article/')]"),
+            let href = link.attribute("href"), let (board, gid) = Self.articlePath(href)
+        else { return nil }
+        let repliesText = link.nextSibling.map(\.text) ?? ""
+        let replies = Int(repliesText.filter(\.isNumber)) ?? 0
+
+        // `{postTime} {author}|{lastTime} {lastReplier}`; the author may be
+        // the plain text 原帖已删除 when the first post was deleted.
+        let halves = Self.normalizeSpaces(cells[1].text).split(separator: "|", maxSplits: 1).map(String.init)
+        let (postedText, author) = Self.timeAndName(halves.first ?? "")
+        let (lastText, lastReplier) = Self.timeAndName(halves.count > 1 ? halves[1] : "")
+        let postedAt = SMTHTimeParser.parse(postedText, fetchedAt: page.fetchedAt)
+        let lastReplyAt = SMTHTimeParser.parse(lastText, fetchedAt: page.fetchedAt)
+        guard let postedAt else { return nil }
+        let thread = ThreadSummary(
+            gid: gid, title: link.text, replies: replies,
+            sticky: link.hasClass("top"), marked: link.hasClass("m"),
+            author: author == Self.deletedAuthor ? nil : author,
+            postedAt: postedAt, lastReplier: lastReplier, lastReplyAt: lastReplyAt ?? postedAt)
+        return (board, thread)
+    }
+
+    static let deletedAuthor = "原帖已删除"
+
+    private static func timeAndName(_ text: String) -> (String, String?) {
+        let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        let time = parts.first.map(String.init) ?? ""
+        let name = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        return (time, name.isEmpty ? nil : name)
+    }
+
+    // MARK: Thread pages
+
+    private func parseThread(_ document: HTMLDocument, list: HTMLNode, heading: HTMLNode) throws(ArchiveError)
+        -> ThreadPage
+    {
+        var title = heading.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        for prefix in ["主题:", "主题："] where title.hasPrefix(prefix) {
+            title = String(title.dropFirst(prefix.count))
+        }
+        var board = ""
+        var gid = 0
+        if let (b, g) = Self.articlePath(page.url) {
+            (board, gid) = (b, g)
+        } else if let href = document.first("//a[contains(@href, '?au=')]")?.attribute("href"),
+            let (b, g) = Self.articlePath(href)
+        {
+            (board, gid) = (b, g)
+        }
+        var posts: [Post] = []
+        for item in list.select("li[div[\(XPath.hasClass("nav"))]]") {
+            if let post = parsePost(item) { posts.append(post) }
+        }
+        return ThreadPage(board: board, gid: gid, title: title, page: pageInfo(document), posts: posts)
+    }
+
+    private func parsePost(_ item: HTMLNode) -> Post? {
+        guard let nav = item.first("div[\(XPath.hasClass("nav"))]/div") else { return nil }
+        let plants = nav.select("a[\(XPath.hasClass("plant"))]")
+        guard let floorText = plants.first?.text,
+            let author = nav.first("a[contains(@href, '/user/query/')]")?.text,
+            let timeText = plants.dropFirst().first?.text,
+            let postedAt = SMTHTimeParser.parse(Self.normalizeSpaces(timeText), fetchedAt: page.fetchedAt)
+        else { return nil }
+        let floor = floorText.contains("楼主") ? 0 : (Int(floorText.filter(\.isNumber)) ?? 0)
+        var body = PostBodyReader(baseURL: page.url)
+        if let content = item.first("div[\(XPath.hasClass("sp"))]") {
+            body.read(content)
+        }
+        let result = body.finish()
+        return Post(
+            floor: floor, author: author, postedAt: postedAt, body: result.text,
+            attachments: result.attachments, ip: result.ip, editedBy: result.editedBy)
+    }
+
+    // MARK: Shared
+
+    /// The first `a.plant` reading `cur/total`; a page without one is page 1 of 1.
+    private func pageInfo(_ document: HTMLDocument) -> PageInfo {
+        for plant in document.select("//a[\(XPath.hasClass("plant"))]") {
+            let parts = plant.text.split(separator: "/")
+            if parts.count == 2, let current = Int(parts[0]), let total = Int(parts[1]) {
+                return PageInfo(current: current, total: max(total, current))
+            }
+        }
+        return PageInfo(current: 1, total: 1)
+    }
+
+    /// The forum's own message on an error page (`div.sp.hl.f` and friends).
+    private func forumMessage(in document: HTMLDocument) -> String? {
+        let candidates = document.select("//div[@id='m_main']//div[\(XPath.hasClass("sp"))]")
+        for node in candidates {
+            let text = node.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !text.isEmpty { return text }
+        }
+        return nil
+    }
+
+    /// `/article/Geography/535772?p=2` → (`Geography`, 535772).
+    static func articlePath(_ href: String) -> (String, Int)? {
+        guard let range = href.range(of: "/article/") else { return nil }
+        let parts = href[range.upperBound...].split(separator: "/")
+        guard parts.count >= 2 else { return nil }
+        let digits = parts[1].prefix { $0.isNumber }
+        guard let gid = Int(digits) else { return nil }
+        return (String(parts[0]).removingPercentEncoding ?? String(parts[0]), gid)
+    }
+
+    /// `/board/Geography?p=2` → `Geography`.
+    static func boardName(inURL url: String) -> String? {
+        for marker in ["/board/", "/article/"] {
+            guard let range = url.range(of: marker) else { continue }
+            let name = url[range.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            if !name.isEmpty { return String(name).removingPercentEncoding ?? String(name) }
+        }
+        return nil
+    }
+
+    static func normalizeSpaces(_ text: String) -> String {
+        text.replacingOccurrences(of: "\u{00A0}", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// XPath snippets.
+enum XPath {
+    /// A predicate true when the context node has `name` among its classes.
+    static func hasClass(_ name: String) -> String {
+        "contains(concat(' ', normalize-space(@class), ' '), ' \(name) ')"
+    }
+}

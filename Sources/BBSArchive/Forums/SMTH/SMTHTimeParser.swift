@@ -1,0 +1,39 @@
+import Foundation
+
+/// Reads the times SMTH prints, all in Beijing time.
+enum SMTHTimeParser {
+    /// `HH:MM:SS` (today, as of `fetchedAt`), `YYYY-MM-DD`, or
+    /// `YYYY-MM-DD HH:MM:SS`; `nil` for anything else.
+    static func parse(_ text: String, fetchedAt: Date) -> Date? {
+        let fields = text.split(whereSeparator: { $0 == " " || $0 == "\u{00A0}" || $0 == "T" })
+        switch fields.count {
+        case 1 where fields[0].contains(":"):
+            guard let (h, m, s) = clock(fields[0]) else { return nil }
+            var day = BeijingTime.components(of: fetchedAt)
+            (day.hour, day.minute, day.second) = (h, m, s)
+            return BeijingTime.date(day)
+        case 1:
+            guard let (y, mo, d) = calendarDay(fields[0]) else { return nil }
+            return BeijingTime.date(.init(year: y, month: mo, day: d))
+        case 2:
+            guard let (y, mo, d) = calendarDay(fields[0]), let (h, m, s) = clock(fields[1]) else { return nil }
+            return BeijingTime.date(.init(year: y, month: mo, day: d, hour: h, minute: m, second: s))
+        default:
+            return nil
+        }
+    }
+
+    private static func clock(_ text: Substring) -> (Int, Int, Int)? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2 || parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]) else { return nil }
+        let s = parts.count == 3 ? Int(parts[2]) : 0
+        guard let s else { return nil }
+        return (h, m, s)
+    }
+
+    private static func calendarDay(_ text: Substring) -> (Int, Int, Int)? {
+        let parts = text.split(separator: "-")
+        guard parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
+        return (y, m, d)
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// Decides which character encoding a fetched page is in.
+///
+/// The order is the one browsers use, tuned for SMTH: the HTTP
+/// `Content-Type` charset, then the page's own declaration (`<?xml
+/// encoding>` or `<meta charset>`), then UTF-8 if the bytes are valid UTF-8,
+/// else GB18030. Every GB-family label becomes GB18030, because SMTH pages
+/// that say gb2312 or GBK contain characters only GB18030 has.
+enum TextEncodingDetector {
+    /// An iconv name libxml2 understands: `UTF-8` or `GB18030`, or another
+    /// label as declared.
+    static func encoding(of body: Data, contentType: String?) -> String {
+        if let label = contentType.flatMap(charset(inContentType:)),
+            let encoding = normalized(label, body: body)
+        {
+            return encoding
+        }
+        if let label = declaredCharset(in: body), let encoding = normalized(label, body: body) {
+            return encoding
+        }
+        return isValidUTF8(body) ? "UTF-8" : "GB18030"
+    }
+
+    /// `text/html; charset=GBK` → `GBK`.
+    static func charset(inContentType value: String) -> String? {
+        for parameter in value.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else {
+                continue
+            }
+            let label = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'"))
+            return label.isEmpty ? nil : label
+        }
+        return nil
+    }
+
+    /// The charset a page declares in its first kilobytes.
+    static func declaredCharset(in body: Data) -> String? {
+        let head = String(decoding: body.prefix(2048), as: UTF8.self).lowercased()
+        for marker in ["encoding=", "charset="] {
+            guard let range = head.range(of: marker) else { continue }
+            let rest = head[range.upperBound...].drop { $0 == "\"" || $0 == "'" || $0 == " " }
+            let label = rest.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+            if !label.isEmpty { return String(label) }
+        }
+        return nil
+    }
+
+    /// Maps a declared label to the encoding to decode with. A page that
+    /// claims UTF-8 but is not valid UTF-8 is decoded as GB18030 instead:
+    /// a wrong header must not turn Chinese text into replacement marks.
+    private static func normalized(_ label: String, body: Data) -> String? {
+        switch label.lowercased() {
+        case "utf-8", "utf8":
+            return isValidUTF8(body) ? "UTF-8" : "GB18030"
+        case "gb2312", "gbk", "x-gbk", "gb18030", "cp936", "euc-cn", "gb_2312-80":
+            return "GB18030"
+        case "":
+            return nil
+        default:
+            return label
+        }
+    }
+
+    static func isValidUTF8(_ body: Data) -> Bool {
+        body.withUnsafeBytes { raw in
+            var iterator = raw.bindMemory(to: UInt8.self).makeIterator()
+            var decoder = UTF8()
+            while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue: continue
+                case .emptyInput: return true
+                case .error: return false
+                }
+            }
+        }
+    }
+}

@@ -1,5 +1,0 @@
-import CLibXML2
-import CCurl
-import CCmarkGFM
-import GRDB
-import Mustache
