@@ -62,7 +62,7 @@ public struct Archiver: Sendable {
     private func archiveBoard(_ board: String, into report: inout Report) async throws(ArchiveError) {
         let firstURL = source.boardURL(board: board, page: 1)
         let first = try await boardPage(firstURL, board: board)
-        try store.saveBoardPage(first)
+        try store.saveBoardPage(first, source: source)
         report.boardPages += 1
         let lastPage = min(first.page.total, options.pages ?? Int.max)
         log("\(board): \(first.title ?? board), \(first.page.total) list page(s), walking \(lastPage)")
@@ -73,7 +73,7 @@ public struct Archiver: Sendable {
                 let url = source.boardURL(board: board, page: number)
                 do {
                     let page = try await boardPage(url, board: board)
-                    try store.saveBoardPage(page)
+                    try store.saveBoardPage(page, source: source)
                     summaries += page.threads
                     report.boardPages += 1
                 } catch {

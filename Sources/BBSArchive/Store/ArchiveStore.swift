@@ -44,14 +44,17 @@ public final class ArchiveStore: Sendable {
     }
 
     /// Records a board page: the board's title and page count and its rows.
-    public func saveBoardPage(_ page: BoardPage) throws(ArchiveError) {
+    /// `source` names the front end it came from, so the site can link
+    /// every thread back to its original address.
+    public func saveBoardPage(_ page: BoardPage, source: any ForumSource) throws(ArchiveError) {
         try write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO board (name, title, pages) VALUES (?, ?, ?)
-                    ON CONFLICT (name) DO UPDATE SET title = coalesce(excluded.title, title), pages = excluded.pages
+                    INSERT INTO board (name, title, pages, source, baseURL) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (name) DO UPDATE SET title = coalesce(excluded.title, title), pages = excluded.pages,
+                      source = excluded.source, baseURL = excluded.baseURL
                     """,
-                arguments: [page.board, page.title, page.page.total])
+                arguments: [page.board, page.title, page.page.total, source.id, source.baseURL])
             for thread in page.threads {
                 try db.execute(
                     sql: """
@@ -152,13 +155,15 @@ public final class ArchiveStore: Sendable {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT b.name, b.title,
+                    SELECT b.name, b.title, b.source, b.baseURL,
                       (SELECT count(*) FROM thread t WHERE t.board = b.name) AS threads,
                       (SELECT count(*) FROM post p WHERE p.board = b.name) AS posts
                     FROM board b ORDER BY b.name
                     """
             ).map { row in
-                StoredBoard(name: row["name"], title: row["title"], threadCount: row["threads"], postCount: row["posts"])
+                StoredBoard(
+                    name: row["name"], title: row["title"], source: row["source"], baseURL: row["baseURL"],
+                    threadCount: row["threads"], postCount: row["posts"])
             }
         }
     }
@@ -234,15 +239,18 @@ public final class ArchiveStore: Sendable {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT p.board, p.gid, p.floor, p.postedAt, t.title FROM post p
+                    SELECT p.board, p.gid, p.floor, p.postedAt, t.title,
+                      (SELECT count(*) FROM post q WHERE q.board = p.board AND q.gid = p.gid AND q.floor < p.floor)
+                        AS position
+                    FROM post p
                     JOIN thread t ON t.board = p.board AND t.gid = p.gid
                     WHERE p.author = ? ORDER BY p.postedAt DESC, p.board, p.gid, p.floor
                     """,
                 arguments: [user]
             ).map { row in
                 StoredUserPost(
-                    board: row["board"], gid: row["gid"], floor: row["floor"], threadTitle: row["title"],
-                    postedAt: Self.date(row["postedAt"]))
+                    board: row["board"], gid: row["gid"], floor: row["floor"], position: row["position"],
+                    threadTitle: row["title"], postedAt: Self.date(row["postedAt"]))
             }
         }
     }
@@ -360,7 +368,9 @@ public final class ArchiveStore: Sendable {
                     CREATE TABLE board (
                       name TEXT PRIMARY KEY NOT NULL,
                       title TEXT,
-                      pages INTEGER
+                      pages INTEGER,
+                      source TEXT,
+                      baseURL TEXT
                     );
                     CREATE TABLE thread (
                       board TEXT NOT NULL REFERENCES board (name),

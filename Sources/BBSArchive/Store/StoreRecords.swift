@@ -4,6 +4,9 @@ import Foundation
 public struct StoredBoard: Sendable, Equatable {
     public var name: String
     public var title: String?
+    /// The `--source` and forum address it was archived from.
+    public var source: String?
+    public var baseURL: String?
     public var threadCount: Int
     public var postCount: Int
 }
@@ -54,6 +57,8 @@ public struct StoredUserPost: Sendable, Equatable {
     public var board: String
     public var gid: Int
     public var floor: Int
+    /// How many of the thread's archived posts come before it.
+    public var position: Int
     public var threadTitle: String
     public var postedAt: Date
 }

@@ -1,0 +1,124 @@
+import CCmarkGFM
+import Foundation
+
+/// A Markdown document built as a cmark-gfm node tree and written by its
+/// CommonMark renderer, so forum text is escaped by cmark, never by hand.
+///
+/// Owns the C tree and frees it in `deinit`. Blocks are appended in order;
+/// inline content goes through `Inline` values.
+final class MarkdownDocument {
+    private let root: OpaquePointer
+
+    /// Inline content of a paragraph or heading.
+    enum Inline {
+        case text(String)
+        case lineBreak
+        case link(url: String, text: String)
+        case image(url: String, alt: String)
+        case emphasis(String)
+        case strong(String)
+    }
+
+    init() {
+        CmarkGFM.initialize()
+        // cmark_node_new only fails when malloc does, which aborts anyway.
+        root = cmark_node_new(CMARK_NODE_DOCUMENT)
+    }
+
+    deinit {
+        cmark_node_free(root)
+    }
+
+    func heading(_ level: Int32, _ inlines: [Inline]) {
+        let node = cmark_node_new(CMARK_NODE_HEADING)
+        cmark_node_set_heading_level(node, level)
+        Self.append(inlines, to: node)
+        cmark_node_append_child(root, node)
+    }
+
+    func paragraph(_ inlines: [Inline]) {
+        cmark_node_append_child(root, Self.paragraphNode(inlines))
+    }
+
+    /// A block quote holding one paragraph per entry.
+    func quote(_ paragraphs: [[Inline]]) {
+        let node = cmark_node_new(CMARK_NODE_BLOCK_QUOTE)
+        for inlines in paragraphs { cmark_node_append_child(node, Self.paragraphNode(inlines)) }
+        cmark_node_append_child(root, node)
+    }
+
+    /// A bullet list, one paragraph per item.
+    func list(_ items: [[Inline]]) {
+        guard !items.isEmpty else { return }
+        let list = cmark_node_new(CMARK_NODE_LIST)
+        cmark_node_set_list_type(list, CMARK_BULLET_LIST)
+        cmark_node_set_list_tight(list, 1)
+        for inlines in items {
+            let item = cmark_node_new(CMARK_NODE_ITEM)
+            cmark_node_append_child(item, Self.paragraphNode(inlines))
+            cmark_node_append_child(list, item)
+        }
+        cmark_node_append_child(root, list)
+    }
+
+    func rule() {
+        cmark_node_append_child(root, cmark_node_new(CMARK_NODE_THEMATIC_BREAK))
+    }
+
+    /// The document as CommonMark text (UTF-8), no hard wrapping.
+    func render() -> String {
+        guard let text = cmark_render_commonmark(root, CMARK_OPT_DEFAULT, 0) else { return "" }
+        defer { free(text) }
+        return String(cString: text)
+    }
+
+    private static func paragraphNode(_ inlines: [Inline]) -> OpaquePointer? {
+        let node = cmark_node_new(CMARK_NODE_PARAGRAPH)
+        append(inlines, to: node)
+        return node
+    }
+
+    private static func append(_ inlines: [Inline], to parent: OpaquePointer?) {
+        for inline in inlines {
+            switch inline {
+            case .text(let text):
+                cmark_node_append_child(parent, textNode(text))
+            case .lineBreak:
+                cmark_node_append_child(parent, cmark_node_new(CMARK_NODE_LINEBREAK))
+            case .link(let url, let text):
+                let link = cmark_node_new(CMARK_NODE_LINK)
+                cmark_node_set_url(link, url)
+                cmark_node_append_child(link, textNode(text))
+                cmark_node_append_child(parent, link)
+            case .image(let url, let alt):
+                let image = cmark_node_new(CMARK_NODE_IMAGE)
+                cmark_node_set_url(image, url)
+                cmark_node_append_child(image, textNode(alt))
+                cmark_node_append_child(parent, image)
+            case .emphasis(let text), .strong(let text):
+                let wrapper: OpaquePointer?
+                if case .emphasis = inline {
+                    wrapper = cmark_node_new(CMARK_NODE_EMPH)
+                } else {
+                    wrapper = cmark_node_new(CMARK_NODE_STRONG)
+                }
+                cmark_node_append_child(wrapper, textNode(text))
+                cmark_node_append_child(parent, wrapper)
+            }
+        }
+    }
+
+    private static func textNode(_ text: String) -> OpaquePointer? {
+        let node = cmark_node_new(CMARK_NODE_TEXT)
+        cmark_node_set_literal(node, text)
+        return node
+    }
+}
+
+/// cmark-gfm's one-time set-up: its core extensions registered before any
+/// document could attach them.
+enum CmarkGFM {
+    private static let once: Void = { cmark_gfm_core_extensions_ensure_registered() }()
+
+    static func initialize() { _ = once }
+}

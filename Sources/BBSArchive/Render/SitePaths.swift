@@ -1,0 +1,75 @@
+import Foundation
+
+/// Where every page of the site lives. Paths come from forum ids only
+/// (board name, thread gid, user id, content hash), never from crawl order,
+/// so a rebuild or an update never breaks a link.
+enum SitePaths {
+    static let home = "index.html"
+    static let stylesheet = "assets/style.css"
+
+    static func board(_ board: String, page: Int = 1) -> String {
+        page <= 1 ? "board/\(component(board))/index.html" : "board/\(component(board))/page-\(page).html"
+    }
+
+    static func boardMarkdown(_ board: String) -> String { "board/\(component(board))/index.md" }
+
+    static func thread(_ board: String, gid: Int, page: Int = 1) -> String {
+        page <= 1 ? "board/\(component(board))/\(gid).html" : "board/\(component(board))/\(gid)-\(page).html"
+    }
+
+    static func threadMarkdown(_ board: String, gid: Int) -> String { "board/\(component(board))/\(gid).md" }
+
+    static func user(_ id: String, page: Int = 1) -> String {
+        page <= 1 ? "user/\(component(id)).html" : "user/\(component(id))-\(page).html"
+    }
+
+    /// `media/ab/abcdef….png`: one file per content hash and extension.
+    static func media(hash: String, extension ext: String) -> String {
+        "media/\(hash.prefix(2))/\(hash).\(ext)"
+    }
+
+    /// The relative link from the page at `from` to the file at `to`.
+    static func relative(from: String, to: String) -> String {
+        let depth = from.split(separator: "/").count - 1
+        return String(repeating: "../", count: max(0, depth)) + to
+    }
+
+    /// A forum id made safe as one path component on any file system and in
+    /// any URL: ASCII letters, digits, `-` and `_` pass; anything else
+    /// becomes `~XX` hex, so distinct ids stay distinct.
+    static func component(_ id: String) -> String {
+        var result = ""
+        for byte in id.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                result.append(Character(UnicodeScalar(byte)))
+            default:
+                result += "~" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return result.isEmpty ? "~" : result
+    }
+
+    /// The file extension to save an attachment under.
+    static func mediaExtension(mime: String?, name: String) -> String {
+        switch mime?.lowercased() {
+        case "image/png": return "png"
+        case "image/jpeg", "image/jpg", "image/pjpeg": return "jpg"
+        case "image/gif": return "gif"
+        case "image/webp": return "webp"
+        case "image/bmp": return "bmp"
+        case "image/svg+xml": return "svg.txt"  // never served as a script-capable image
+        default:
+            let ext = name.split(separator: ".").count > 1 ? name.split(separator: ".").last.map(String.init) : nil
+            let safe = ext.map { $0.lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) } } ?? ""
+            return safe.isEmpty || safe.count > 8 || ["html", "htm", "xhtml", "svg", "js"].contains(safe) ? "bin" : safe
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Mustache
+
+/// The Mustache templates (and static assets) a site is rendered with.
+///
+/// Loaded from a folder (the project's `templates/` or the user's
+/// `--templates DIR`) with every page template checked up front, so a
+/// broken template fails the build before anything is written.
+public struct TemplateSet: Sendable {
+    /// The page templates every template folder must provide.
+    public static let required = ["home", "board", "thread", "user"]
+
+    public let directory: URL
+    let library: MustacheLibrary
+
+    public init(directory: URL) async throws(ArchiveError) {
+        self.directory = directory
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw .templates(path: directory.path, reason: "the folder does not exist")
+        }
+        do {
+            library = try await MustacheLibrary(directory: directory.path)
+        } catch let error as MustacheLibrary.ParserError {
+            throw .templates(path: directory.path, reason: "\(error.filename) does not parse (\(error.error))")
+        } catch {
+            throw .templates(path: directory.path, reason: "\(error)")
+        }
+        for name in Self.required where library.getTemplate(named: name) == nil {
+            throw .templates(path: directory.path, reason: "\(name).mustache is missing")
+        }
+    }
+
+    /// Renders a page template with a context of dictionaries and arrays.
+    func render(_ name: String, _ context: [String: Any]) throws(ArchiveError) -> String {
+        guard let text = library.render(context, withTemplate: name) else {
+            throw .templates(path: directory.path, reason: "\(name).mustache is missing")
+        }
+        return text
+    }
+
+    /// Files under `assets/` (stylesheets, scripts, icons), as paths relative
+    /// to the templates folder.
+    func assetPaths() -> [String] {
+        let assets = directory.appendingPathComponent("assets")
+        guard let walker = FileManager.default.enumerator(at: assets, includingPropertiesForKeys: [.isRegularFileKey])
+        else { return [] }
+        var paths: [String] = []
+        for case let url as URL in walker {
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+            let relative = url.path.dropFirst(directory.path.count).drop { $0 == "/" }
+            paths.append(String(relative))
+        }
+        return paths.sorted()
+    }
+
+    /// Finds the templates folder when `--templates` is not given: beside
+    /// the executable's share folder for an installed copy, or the source
+    /// checkout's `templates/` for a build from source.
+    public static func defaultDirectory(executable: String = CommandLine.arguments.first ?? "")
+        -> URL?
+    {
+        var candidates: [URL] = []
+        if let env = ProcessInfo.processInfo.environment["BBSARCHIVE_TEMPLATES"], !env.isEmpty {
+            candidates.append(URL(fileURLWithPath: env))
+        }
+        var folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            candidates.append(folder.appendingPathComponent("templates"))
+            candidates.append(folder.appendingPathComponent("share/bbsarchive/templates"))
+            folder.deleteLastPathComponent()
+        }
+        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("templates"))
+        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("home.mustache").path) }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// The Markdown copy of a thread: title, then each post with its floor,
+/// author and time, its text, quotes as `>` blocks, and its attachments.
+enum ThreadMarkdown {
+    static func render(
+        thread: StoredThread, boardTitle: String, posts: [StoredPost], original: String?,
+        mediaLink: (String) -> String?
+    ) -> String {
+        let document = MarkdownDocument()
+        document.heading(1, [.text(thread.title)])
+        var about: [MarkdownDocument.Inline] = [.text("\(boardTitle) (\(thread.board)) · \(posts.count) 篇")]
+        if let original {
+            about += [.text(" · "), .link(url: original, text: "原帖")]
+        }
+        document.paragraph(about)
+        for post in posts {
+            document.rule()
+            document.heading(
+                2, [.text("\(post.floor == 0 ? "楼主" : "\(post.floor)楼") · \(post.author) · \(BeijingTime.display(post.postedAt))")])
+            for block in PostNormalizer.normalize(post.body).blocks {
+                switch block {
+                case .text(let lines):
+                    for paragraph in paragraphs(lines) { document.paragraph(joined(paragraph)) }
+                case .quote(let header, _, let lines):
+                    var quoted: [[MarkdownDocument.Inline]] = []
+                    if let header { quoted.append([.text(header)]) }
+                    if !lines.isEmpty {
+                        quoted.append(joined(lines.map { String(repeating: ": ", count: $0.depth - 1) + $0.text }))
+                    }
+                    if !quoted.isEmpty { document.quote(quoted) }
+                }
+            }
+            for attachment in post.attachments {
+                let size = attachment.size.map { " (\($0))" } ?? ""
+                if let local = mediaLink(attachment.url) {
+                    if attachment.kind == .image {
+                        document.paragraph([.image(url: local, alt: attachment.name)])
+                    } else {
+                        document.paragraph([.text("附件: "), .link(url: local, text: attachment.name), .text(size)])
+                    }
+                } else {
+                    document.paragraph([.text("附件 (未存档): "), .link(url: attachment.url, text: attachment.name), .text(size)])
+                }
+            }
+            var origin: [String] = []
+            if let editor = post.editedBy { origin.append("修改: \(editor)") }
+            if let ip = post.ip { origin.append("FROM \(ip)") }
+            if !origin.isEmpty { document.paragraph([.emphasis(origin.joined(separator: " · "))]) }
+        }
+        return document.render()
+    }
+
+    /// Splits lines into paragraphs at blank lines.
+    private static func paragraphs(_ lines: [String]) -> [[String]] {
+        var result: [[String]] = [[]]
+        for line in lines {
+            if line.trimmingCharacters(in: .whitespaces).isEmpty {
+                if !(result.last?.isEmpty ?? true) { result.append([]) }
+            } else {
+                result[result.count - 1].append(line)
+            }
+        }
+        return result.filter { !$0.isEmpty }
+    }
+
+    /// Lines of one paragraph, kept as lines with hard breaks.
+    private static func joined(_ lines: [String]) -> [MarkdownDocument.Inline] {
+        var inlines: [MarkdownDocument.Inline] = []
+        for (index, line) in lines.enumerated() {
+            if index > 0 { inlines.append(.lineBreak) }
+            inlines.append(.text(line))
+        }
+        return inlines
+    }
+}
+
+/// The Markdown index of a board: every archived thread, linking its `.md`.
+enum BoardMarkdown {
+    static func render(board: StoredBoard, threads: [StoredThread]) -> String {
+        let document = MarkdownDocument()
+        document.heading(1, [.text("\(board.title ?? board.name) (\(board.name))")])
+        document.paragraph([.text("\(threads.count) 个主题 · \(board.postCount) 篇文章")])
+        let from = SitePaths.boardMarkdown(board.name)
+        document.list(
+            threads.map { thread in
+                [
+                    .link(url: SitePaths.relative(from: from, to: SitePaths.threadMarkdown(board.name, gid: thread.gid)), text: thread.title),
+                    .text(" · \(thread.author ?? "原帖已删除") · \(BeijingTime.display(thread.postedAt)) · \(max(0, thread.postCount - 1)) 回复"),
+                ]
+            })
+        return document.render()
+    }
+}

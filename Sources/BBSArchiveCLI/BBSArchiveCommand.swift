@@ -1,0 +1,200 @@
+import ArgumentParser
+import BBSArchive
+import Foundation
+
+/// `bbsarchive`: turns forum boards into a static archive.
+public struct BBSArchiveCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "bbsarchive",
+        abstract: "Archive BBS forum boards into a static site you can read in any browser.",
+        version: BBSArchiveVersion.version,
+        subcommands: [ArchiveCommand.self, FetchCommand.self, BuildCommand.self, ParseCommand.self])
+
+    public init() {}
+}
+
+/// Where the forum is and which front end to read.
+struct ForumOptions: ParsableArguments {
+    @Option(name: .customLong("forum-url"), help: "The forum's address (default: the chosen source's real site).")
+    var forumURL: String?
+
+    @Option(help: "The forum front end: \(ForumSources.names.joined(separator: ", ")).")
+    var source = "smth-mobile"
+
+    func makeSource() throws(ArchiveError) -> any ForumSource {
+        if let forumURL {
+            guard let url = URL(string: forumURL), let scheme = url.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", url.host != nil
+            else {
+                throw .invalidOption("--forum-url \"\(forumURL)\" is not an http(s) address, e.g. http://127.0.0.1:8080")
+            }
+        }
+        return try ForumSources.make(source, baseURL: forumURL)
+    }
+}
+
+struct StoreOptions: ParsableArguments {
+    @Option(help: "The SQLite store that holds everything fetched.")
+    var store = "archive.sqlite"
+}
+
+struct FetchOptions: ParsableArguments {
+    @Option(help: "Board list pages to walk per board (default: all).")
+    var pages: Int?
+
+    @Option(help: "Requests a second, shared by all connections (0: no limit, for a local replica only).")
+    var rate: Double = 1
+
+    @Option(help: "Threads fetched at the same time.")
+    var connections = 4
+
+    @Flag(help: "Print only errors.")
+    var quiet = false
+
+    func validate() throws {
+        if let pages, pages < 1 { throw ValidationError("--pages must be 1 or more") }
+        if rate < 0 || !rate.isFinite { throw ValidationError("--rate must be 0 or more requests a second") }
+        if connections < 1 { throw ValidationError("--connections must be 1 or more") }
+    }
+}
+
+struct BuildOptions: ParsableArguments {
+    @Option(help: "The folder the site is written to.")
+    var out = "site"
+
+    @Option(help: "A folder of Mustache templates to use instead of the default ones.")
+    var templates: String?
+}
+
+struct ArchiveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "archive", abstract: "Fetch boards into the store, then build the site (the everyday command).")
+
+    @Argument(help: "Board ids, e.g. Geography.")
+    var boards: [String]
+
+    @OptionGroup var forum: ForumOptions
+    @OptionGroup var storage: StoreOptions
+    @OptionGroup var fetching: FetchOptions
+    @OptionGroup var building: BuildOptions
+
+    func run() async throws {
+        try await Runner.run {
+            let failures = try await Runner.fetch(boards, forum, storage, fetching)
+            try await Runner.build(storage, building, quiet: fetching.quiet)
+            if !failures.isEmpty { throw ArchiveError.incomplete(failures: failures) }
+        }
+    }
+}
+
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch", abstract: "Fill the store from the forum, without building the site.")
+
+    @Argument(help: "Board ids, e.g. Geography.")
+    var boards: [String]
+
+    @OptionGroup var forum: ForumOptions
+    @OptionGroup var storage: StoreOptions
+    @OptionGroup var fetching: FetchOptions
+
+    func run() async throws {
+        try await Runner.run {
+            let failures = try await Runner.fetch(boards, forum, storage, fetching)
+            if !failures.isEmpty { throw ArchiveError.incomplete(failures: failures) }
+        }
+    }
+}
+
+struct BuildCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "build", abstract: "Render the store into the output folder (no network).")
+
+    @OptionGroup var storage: StoreOptions
+    @OptionGroup var building: BuildOptions
+
+    @Flag(help: "Print only errors.")
+    var quiet = false
+
+    func run() async throws {
+        try await Runner.run { try await Runner.build(storage, building, quiet: quiet) }
+    }
+}
+
+struct ParseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parse", abstract: "Print one page's model as JSON (a saved file or a URL).")
+
+    @Argument(help: "A saved page, or the URL of one.")
+    var input: String
+
+    @OptionGroup var forum: ForumOptions
+
+    @Option(
+        name: .customLong("fetched-at"),
+        help: "When the page was fetched, ISO 8601 (HH:MM:SS times on it mean that day; default: now).")
+    var fetchedAt: String?
+
+    func run() async throws {
+        try await Runner.run {
+            var when: Date?
+            if let fetchedAt {
+                guard let date = BeijingTime.parseISO8601(fetchedAt) else {
+                    throw ArchiveError.invalidOption(
+                        "--fetched-at \"\(fetchedAt)\" is not an ISO 8601 time, e.g. 2026-08-01T16:00:00+08:00")
+                }
+                when = date
+            }
+            let json = try await ParseAction(source: forum.makeSource(), input: input, fetchedAt: when).run()
+            print(json)
+        }
+    }
+}
+
+/// Runs the actions and turns their errors into one line and an exit code.
+enum Runner {
+    static func run(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as ArchiveError {
+            if case .incomplete(let failures) = error {
+                for failure in failures { printError("failed: \(failure)") }
+            }
+            printError("bbsarchive: error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    static func fetch(_ boards: [String], _ forum: ForumOptions, _ storage: StoreOptions, _ fetching: FetchOptions)
+        async throws -> [String]
+    {
+        let quiet = fetching.quiet
+        let action = FetchAction(
+            boards: boards, source: try forum.makeSource(), storePath: storage.store, rate: fetching.rate,
+            options: Archiver.Options(pages: fetching.pages, connections: fetching.connections))
+        let report = try await action.run { line in if !quiet { printError(line) } }
+        if !quiet {
+            printError(
+                "fetched \(report.boardPages) board page(s), \(report.threadsFetched) thread(s) with \(report.posts) post(s), "
+                    + "\(report.media) attachment(s); \(report.threadsUnchanged) thread(s) unchanged; store: \(storage.store)")
+        }
+        return report.failures
+    }
+
+    static func build(_ storage: StoreOptions, _ building: BuildOptions, quiet: Bool) async throws {
+        let report = try await BuildAction(
+            storePath: storage.store, outputPath: building.out, templatesPath: building.templates
+        ).run()
+        if !quiet {
+            printError(
+                "built \(report.pages) page(s), \(report.markdownFiles) Markdown file(s), \(report.mediaFiles) new media file(s); "
+                    + "\(report.written) written, \(report.unchanged) unchanged")
+            let index = URL(fileURLWithPath: building.out).appendingPathComponent("index.html").path
+            print("open \(index)")
+        }
+    }
+
+    static func printError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

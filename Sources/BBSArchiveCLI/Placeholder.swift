@@ -1,2 +1,0 @@
-import BBSArchive
-import ArgumentParser
