@@ -12,7 +12,12 @@ public enum BeijingTime {
     /// A civil date and time of day in Beijing.
     public struct Components: Equatable, Sendable {
         public var year: Int, month: Int, day: Int
-        public var hour: Int = 0, minute: Int = 0, second: Int = 0
+        public var hour: Int, minute: Int, second: Int
+
+        public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
+            (self.year, self.month, self.day) = (year, month, day)
+            (self.hour, self.minute, self.second) = (hour, minute, second)
+        }
     }
 
     /// The instant of a Beijing wall-clock time, or `nil` if it is not a real date.

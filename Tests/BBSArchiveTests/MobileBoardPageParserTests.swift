@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@testable import BBSArchive
+
+/// The real Geography board page (PROVENANCE.md lists the facts asserted here).
+@Suite struct MobileBoardPageParserTests {
+    /// The capture's "today": its HH:MM:SS rows are 2026-08-01 in Beijing.
+    let fetchedAt = Fixtures.beijing(2026, 8, 1, 16, 0, 0)
+
+    func parseFixture() throws -> BoardPage {
+        let page = FetchedPage(
+            url: "https://m.newsmth.net/board/Geography", body: try Fixtures.data("mobile/board-Geography-p1.xhtml"),
+            contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
+        let parsed = try SMTHMobileSource().parse(page)
+        guard case .board(let board) = parsed else {
+            Issue.record("expected a board page, got \(parsed)")
+            throw ArchiveError.notAForumPage(url: page.url, expected: "board")
+        }
+        return board
+    }
+
+    @Test func readsBoardNameTitleAndPager() throws {
+        let board = try parseFixture()
+        #expect(board.board == "Geography")
+        #expect(board.title == "地理")
+        #expect(board.page == PageInfo(current: 1, total: 1001))
+    }
+
+    @Test func readsThirtyRowsWithFourStickyFirst() throws {
+        let board = try parseFixture()
+        #expect(board.threads.count == 30)
+        #expect(board.threads.prefix(4).allSatisfy { $0.sticky })
+        #expect(board.threads.dropFirst(4).allSatisfy { !$0.sticky })
+    }
+
+    @Test func readsTheFirstRow() throws {
+        let row = try #require(try parseFixture().threads.first)
+        #expect(row.gid == 535772)
+        #expect(row.title == "Geography 版2023年3月文章数统计")
+        #expect(row.replies == 17)
+        #expect(row.author == "D600")
+        #expect(row.postedAt == Fixtures.beijing(2023, 4, 3))
+        #expect(row.lastReplier == "sanford66")
+        #expect(row.lastReplyAt == Fixtures.beijing(2023, 4, 14))
+    }
+
+    @Test func resolvesTodaysTimesAgainstTheFetchTime() throws {
+        let row = try parseFixture().threads[5]
+        #expect(row.gid == 679639)
+        #expect(row.title == "不幸言中了")
+        #expect(row.replies == 3)
+        #expect(row.author == "jijjin")
+        #expect(row.postedAt == Fixtures.beijing(2026, 8, 1, 11, 50, 5))
+        #expect(row.lastReplier == "defeatyou")
+        #expect(row.lastReplyAt == Fixtures.beijing(2026, 8, 1, 15, 31, 48))
+    }
+
+    @Test func decodesEntitiesInTitles() throws {
+        let titles = try parseFixture().threads.map(\.title)
+        #expect(titles.contains("欧美各国历年贫富差距的变化 - 美帝前1%的人拥有35%的社会财富"))
+    }
+
+    @Test func printsTheIssueJSONShape() async throws {
+        let json = try await ParseAction(
+            source: SMTHMobileSource(),
+            input: Fixtures.smth.appendingPathComponent("mobile/board-Geography-p1.xhtml").path,
+            fetchedAt: fetchedAt
+        ).run()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        #expect(object["kind"] as? String == "board")
+        let page = try #require(object["page"] as? [String: Any])
+        #expect(page["current"] as? Int == 1 && page["total"] as? Int == 1001)
+        let rows = try #require(object["threads"] as? [[String: Any]])
+        #expect(rows.count == 30)
+        #expect(rows[5]["postedAt"] as? String == "2026-08-01T11:50:05+08:00")
+        #expect(rows[0]["lastReplyAt"] as? String == "2023-04-14T00:00:00+08:00")
+        #expect(Set(rows[0].keys).isSuperset(of: ["gid", "title", "replies", "sticky", "author", "postedAt", "lastReplier", "lastReplyAt"]))
+    }
+}
