@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@testable import BBSArchive
+
+@Suite struct PagerTests {
+    func numbers(_ context: [String: Any]?) -> [Int] {
+        (context?["pages"] as? [[String: Any]])?.compactMap { $0["number"] as? Int } ?? []
+    }
+
+    @Test func noPagerForOnePage() {
+        #expect(Pager.context(current: 1, total: 1) { "\($0)" } == nil)
+    }
+
+    @Test func windowAtTheFirstPage() throws {
+        let context = try #require(Pager.context(current: 1, total: 40) { "p\($0)" })
+        #expect(numbers(context) == [1, 2, 3])
+        #expect(context["prevPage"] == nil)
+        #expect(context["firstPage"] == nil)
+        #expect((context["nextPage"] as? [String: Any])?["href"] as? String == "p2")
+        #expect((context["lastPage"] as? [String: Any])?["number"] as? Int == 40)
+    }
+
+    @Test func windowInTheMiddle() throws {
+        let context = try #require(Pager.context(current: 20, total: 40) { "p\($0)" })
+        #expect(numbers(context) == [18, 19, 20, 21, 22])
+        #expect((context["firstPage"] as? [String: Any])?["gap"] as? Bool == true)
+        #expect((context["prevPage"] as? [String: Any])?["href"] as? String == "p19")
+    }
+
+    @Test func windowAtTheLastPage() throws {
+        let context = try #require(Pager.context(current: 40, total: 40) { "p\($0)" })
+        #expect(numbers(context) == [38, 39, 40])
+        #expect(context["nextPage"] == nil)
+        #expect(context["lastPage"] == nil)
+    }
+}
+
+@Suite struct SitePathsTests {
+    @Test func linksAreRelative() {
+        #expect(SitePaths.relative(from: "board/Geo/12.html", to: "user/bob.html") == "../../user/bob.html")
+        #expect(SitePaths.relative(from: "index.html", to: "board/Geo/index.html") == "board/Geo/index.html")
+    }
+
+    @Test func idsBecomeSafeDistinctFileNames() {
+        #expect(SitePaths.component("Geography") == "Geography")
+        #expect(SitePaths.component("../x") == "~2E~2E~2Fx")
+        #expect(SitePaths.component("a.b") != SitePaths.component("a~b"))
+        #expect(SitePaths.component("") == "~")
+    }
+
+    @Test func mediaNamesNeverBecomePages() {
+        #expect(SitePaths.mediaExtension(mime: "image/png", name: "x.gif") == "png")
+        #expect(SitePaths.mediaExtension(mime: nil, name: "evil.html") == "bin")
+        #expect(SitePaths.mediaExtension(mime: "application/octet-stream", name: "资料.TXT") == "txt")
+        #expect(SitePaths.mediaExtension(mime: "image/svg+xml", name: "a.svg") == "svg.txt")
+    }
+}
+
+@Suite struct MarkdownDocumentTests {
+    @Test func cmarkEscapesForumText() {
+        let document = MarkdownDocument()
+        document.heading(1, [.text("# 不是标题 *也不是强调* <script>")])
+        document.paragraph([.text("1. 不是列表"), .lineBreak, .text("[不是链接](http://x)")])
+        document.quote([[.text("> 引用里")]])
+        let text = document.render()
+        #expect(text.hasPrefix("# \\# 不是标题 \\*也不是强调\\* \\<script\\>"))
+        #expect(text.contains("1\\. 不是列表"))
+        #expect(text.contains("\\[不是链接\\](http://x)"))
+        #expect(text.contains("> \\> 引用里"))
+        #expect(!text.contains("<script>"))
+    }
+
+    @Test func writesImagesAndLinks() {
+        let document = MarkdownDocument()
+        document.paragraph([.image(url: "../../media/ab/abc.png", alt: "图"), .link(url: "a b.md", text: "t")])
+        let text = document.render()
+        #expect(text.contains("![图](../../media/ab/abc.png)"))
+        #expect(text.contains("[t](a%20b.md)") || text.contains("[t](<a b.md>)"))
+    }
+}
