@@ -57,7 +57,10 @@ let package = Package(
 
         .testTarget(
             name: "BBSArchiveTests",
-            dependencies: ["BBSArchive", "BBSArchiveCLI", "SMTHReplica"]),
+            dependencies: [
+                "BBSArchive", "BBSArchiveCLI", "SMTHReplica",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -236,7 +236,7 @@ struct BoardGenerator {
                         attachImage(sharedPatterns[0], bytes: sharedPNGs[0])
                     } else if rng.chance(1.0 / 6.0) {
                         for _ in 0..<rng.int(1...2) {
-                            if rng.chance(0.1) {
+                            if rng.chance(0.06) {
                                 let k = rng.below(sharedPatterns.count)
                                 attachImage(sharedPatterns[k], bytes: sharedPNGs[k])
                             } else {

@@ -24,7 +24,7 @@ struct ReplicaResponder: Sendable {
     func respond(path: String, query: [(name: String, value: String)], now: Date) -> ReplicaResponse {
         let parts = path.split(separator: "/").map(String.init)
         func value(_ name: String) -> String? { query.first { $0.name == name }?.value }
-        let page = value("p").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 1
+        let page = value("p").map(Self.pageNumber) ?? 1
 
         switch parts.first {
         case nil, "index", "hot":
@@ -74,6 +74,15 @@ struct ReplicaResponder: Sendable {
         default:
             return .notFound
         }
+    }
+
+    /// `?p=`: a number too large for Int means "the last page", anything
+    /// unreadable the first; out-of-range pages are clamped later.
+    static func pageNumber(_ text: String) -> Int {
+        let digits = text.trimmingCharacters(in: .whitespaces)
+        if let number = Int(digits) { return number }
+        let isHuge = !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
+        return isHuge ? Int.max : 1
     }
 
     /// `/att/{B}/{id}/{pos}[/middle|/small|/large]`.

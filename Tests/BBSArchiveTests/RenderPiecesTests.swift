@@ -40,6 +40,10 @@ import Testing
     @Test func linksAreRelative() {
         #expect(SitePaths.relative(from: "board/Geo/12.html", to: "user/bob.html") == "../../user/bob.html")
         #expect(SitePaths.relative(from: "index.html", to: "board/Geo/index.html") == "board/Geo/index.html")
+        #expect(SitePaths.relative(from: "board/Geo/12.html", to: "board/Geo/12-2.html") == "12-2.html")
+        #expect(SitePaths.relative(from: "board/Geo/12.html", to: "board/Other/index.html") == "../Other/index.html")
+        #expect(SitePaths.relative(from: "board/Geo/12.html", to: "") == "../../")
+        #expect(SitePaths.relative(from: "index.html", to: "") == "")
     }
 
     @Test func idsBecomeSafeDistinctFileNames() {

@@ -15,6 +15,8 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case forumError(url: String, message: String)
     /// The store file could not be opened or is not a bbsarchive store.
     case storeUnavailable(path: String, reason: String)
+    /// `build` was pointed at a store that does not exist yet.
+    case noStore(path: String)
     /// A file the user named could not be read.
     case unreadableFile(path: String, reason: String)
     /// The templates folder is missing or a template does not parse.
@@ -40,6 +42,8 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the forum refused \(url): \(message)"
         case .storeUnavailable(let path, let reason):
             return "cannot open the store \(path): \(reason); pass --store with a writable SQLite file path"
+        case .noStore(let path):
+            return "there is no store at \(path): run `bbsarchive fetch BOARD --store \(path)` first, or pass --store with the right file"
         case .unreadableFile(let path, let reason):
             return "cannot read \(path): \(reason)"
         case .templates(let path, let reason):

@@ -47,7 +47,7 @@ public struct BuildAction: Sendable {
 
     public func run() async throws(ArchiveError) -> SiteBuilder.Report {
         guard FileManager.default.fileExists(atPath: storePath) else {
-            throw .storeUnavailable(path: storePath, reason: "there is no such file (run `bbsarchive fetch` first)")
+            throw .noStore(path: storePath)
         }
         let directory: URL
         if let templatesPath {

@@ -60,6 +60,7 @@ public struct Archiver: Sendable {
     }
 
     private func archiveBoard(_ board: String, into report: inout Report) async throws(ArchiveError) {
+        let before = report
         let firstURL = source.boardURL(board: board, page: 1)
         let first = try await boardPage(firstURL, board: board)
         try store.saveBoardPage(first, source: source)
@@ -93,8 +94,11 @@ public struct Archiver: Sendable {
                 pending.append(summary)
             }
         }
-        log("\(board): \(summaries.count) threads listed, \(pending.count) to fetch, \(report.threadsUnchanged) unchanged")
+        log("\(board): \(summaries.count) threads listed, \(pending.count) new or changed")
         try await fetchThreads(board: board, pending, into: &report)
+        log(
+            "\(board): \(report.threadsFetched - before.threadsFetched) threads fetched with "
+                + "\(report.posts - before.posts) posts, \(report.failures.count - before.failures.count) failed")
     }
 
     private func boardPage(_ url: String, board: String) async throws(ArchiveError) -> BoardPage {
@@ -142,7 +146,6 @@ public struct Archiver: Sendable {
                 throw error
             }
         }
-        log("\(board): \(report.threadsFetched) threads fetched, \(report.posts) posts")
     }
 
     private enum ThreadOutcome: Sendable {

@@ -28,10 +28,20 @@ enum SitePaths {
         "media/\(hash.prefix(2))/\(hash).\(ext)"
     }
 
-    /// The relative link from the page at `from` to the file at `to`.
+    /// The relative link from the page at `from` to the file at `to`
+    /// (both relative to the site's root): up to the shared folder, then down.
     static func relative(from: String, to: String) -> String {
-        let depth = from.split(separator: "/").count - 1
-        return String(repeating: "../", count: max(0, depth)) + to
+        let fromFolders = from.split(separator: "/").dropLast()
+        let toParts = to.split(separator: "/", omittingEmptySubsequences: false)
+        var shared = 0
+        while shared < fromFolders.count, shared < toParts.count - 1,
+            fromFolders[fromFolders.startIndex + shared] == toParts[shared]
+        {
+            shared += 1
+        }
+        let up = String(repeating: "../", count: fromFolders.count - shared)
+        let down = toParts.dropFirst(shared).joined(separator: "/")
+        return up + down
     }
 
     /// A forum id made safe as one path component on any file system and in

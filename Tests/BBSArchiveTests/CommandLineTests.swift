@@ -1,0 +1,138 @@
+import FlyingFox
+import Foundation
+import SMTHReplica
+import Testing
+
+@testable import BBSArchive
+
+/// The real `bbsarchive` executable: exit codes, one-line errors, and a
+/// store that keeps what it had when a run fails.
+@Suite(.serialized) struct CommandLineTests {
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stderrLines: [Substring] { stderr.split(separator: "\n") }
+    }
+
+    static var executable: URL {
+        let beside = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
+            .appendingPathComponent("bbsarchive")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return Fixtures.projectRoot.appendingPathComponent(".build/debug/bbsarchive")
+    }
+
+    func run(_ arguments: [String]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    func expectOneLineError(_ outcome: Outcome, containing text: String) {
+        #expect(outcome.status != 0)
+        #expect(outcome.stderrLines.count == 1, "stderr: \(outcome.stderr)")
+        #expect(outcome.stderr.hasPrefix("bbsarchive: error: "))
+        #expect(outcome.stderr.contains(text), "stderr: \(outcome.stderr)")
+    }
+
+    @Test func anUnknownBoardFailsAndKeepsWhatWasStored() async throws {
+        let forum = ReplicaForum(config: ReplicaConfig(seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 6, maxPostsPerThread: 4))
+        let server = ReplicaServer(forum: forum)
+        let base = try await server.start()
+        let folder = try Fixtures.temporaryFolder("cli")
+        let store = folder.appendingPathComponent("a.sqlite").path
+        let common = ["--forum-url", base.absoluteString, "--store", store, "--out", folder.appendingPathComponent("site").path, "--rate", "0", "--quiet"]
+        let board = try #require(forum.boardNames.first)
+
+        let good = try run(["archive", board] + common)
+        #expect(good.status == 0, "stderr: \(good.stderr)")
+        let before = try ArchiveStore(path: store).counts()
+        #expect(before.posts > 0)
+
+        let bad = try run(["archive", "NoSuchBoard"] + common)
+        expectOneLineError(bad, containing: "board \"NoSuchBoard\" does not exist")
+        #expect(try ArchiveStore(path: store).counts().posts == before.posts)
+        #expect(try ArchiveStore(path: store).counts().threads == before.threads)
+        await server.stop()
+    }
+
+    @Test func anUnreachableHostSaysSo() throws {
+        let folder = try Fixtures.temporaryFolder("cli")
+        // Port 1 on loopback: nothing listens there, so the connection is refused.
+        let outcome = try run([
+            "fetch", "Geography", "--forum-url", "http://127.0.0.1:1", "--store", folder.appendingPathComponent("a.sqlite").path,
+        ])
+        expectOneLineError(outcome, containing: "cannot reach http://127.0.0.1:1/board/Geography?p=1")
+        #expect(outcome.stderr.contains("--forum-url"))
+    }
+
+    @Test func aPageThatIsNotAForumPageSaysSo() async throws {
+        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), logger: .disabled)
+        await server.appendRoute("GET *") { _ in
+            HTTPResponse(
+                statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                body: Data("<html><body><h1>Welcome to my blog</h1></body></html>".utf8))
+        }
+        let task = Task { try await server.run() }
+        try await server.waitUntilListening()
+        guard case .ip4(_, let port) = await server.listeningAddress else {
+            Issue.record("the test server has no IPv4 address")
+            return
+        }
+        let folder = try Fixtures.temporaryFolder("cli")
+        let outcome = try run([
+            "fetch", "Geography", "--forum-url", "http://127.0.0.1:\(port)", "--store", folder.appendingPathComponent("a.sqlite").path,
+        ])
+        expectOneLineError(outcome, containing: "is not an SMTH mobile board or thread page")
+        task.cancel()
+    }
+
+    @Test func aStoreThatCannotBeOpenedSaysSoAndStaysUntouched() throws {
+        let folder = try Fixtures.temporaryFolder("cli")
+        let missing = try run(["build", "--store", "/nonexistent-folder/a.sqlite", "--out", folder.path])
+        expectOneLineError(missing, containing: "there is no store at /nonexistent-folder/a.sqlite")
+        let unwritable = try run(["fetch", "Geography", "--store", "/nonexistent-folder/a.sqlite"])
+        expectOneLineError(unwritable, containing: "cannot open the store /nonexistent-folder/a.sqlite")
+
+        let notes = folder.appendingPathComponent("notes.sqlite")
+        let original = Data(String(repeating: "not a database\n", count: 100).utf8)
+        FileManager.default.createFile(atPath: notes.path, contents: original)
+        let garbage = try run(["fetch", "Geography", "--forum-url", "http://127.0.0.1:1", "--store", notes.path])
+        expectOneLineError(garbage, containing: "it is not a SQLite database")
+        #expect(FileManager.default.contents(atPath: notes.path) == original)
+    }
+
+    @Test func badOptionsAreRefusedBeforeAnyWork() throws {
+        let folder = try Fixtures.temporaryFolder("cli")
+        let url = try run(["fetch", "Geography", "--forum-url", "ftp://example.org", "--store", folder.appendingPathComponent("a.sqlite").path])
+        expectOneLineError(url, containing: "is not an http(s) address")
+        let source = try run(["parse", "--source", "smth-telnet", "x"])
+        expectOneLineError(source, containing: "unknown --source \"smth-telnet\"")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("a.sqlite").path))
+    }
+
+    @Test func parsePrintsTheModelAsJSON() throws {
+        let outcome = try run([
+            "parse", "--source", "smth-mobile", "--fetched-at", "2026-08-01T16:00:00+08:00",
+            Fixtures.smth.appendingPathComponent("mobile/board-Geography-p1.xhtml").path,
+        ])
+        #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        #expect(json["kind"] as? String == "board")
+        #expect((json["threads"] as? [Any])?.count == 30)
+
+        let missing = try run(["parse", "/nonexistent/page.html"])
+        expectOneLineError(missing, containing: "cannot read /nonexistent/page.html: there is no such file")
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import SMTHReplica
+import Testing
+
+@testable import BBSArchive
+
+/// The whole pipeline for real: the replica on a loopback port, libcurl,
+/// libxml2, SQLite and the templates, checked against the replica's truth.
+@Suite(.serialized) struct EndToEndTests {
+    static let config = ReplicaConfig(seed: 7, sections: 1, boardsPerSection: 2, threadsPerBoard: 40, maxPostsPerThread: 24)
+
+    @Test func archivesTheReplicaIntoABrowsableSite() async throws {
+        let forum = ReplicaForum(config: Self.config)
+        let server = ReplicaServer(forum: forum)
+        let base = try await server.start()
+        let folder = try Fixtures.temporaryFolder("e2e")
+        let storePath = folder.appendingPathComponent("archive.sqlite").path
+        let out = folder.appendingPathComponent("site")
+        let source = SMTHMobileSource(baseURL: base.absoluteString)
+        let fetch = FetchAction(boards: forum.boardNames, source: source, storePath: storePath, rate: 0)
+        let build = BuildAction(storePath: storePath, outputPath: out.path, templatesPath: Fixtures.templates.path)
+
+        let dayBefore = BeijingTime.day(Date())
+        let first = try await fetch.run { _ in }
+        let firstBuild = try await build.run()
+        let store = try ArchiveStore(path: storePath)
+        let countsAfterFirst = try store.counts()
+
+        #expect(first.failures.isEmpty, "failures: \(first.failures)")
+        try checkStoreMatchesTruth(store, forum: forum, base: base.absoluteString)
+        try checkSite(SiteInspector(root: out), forum: forum)
+        #expect(firstBuild.mediaFiles > 0)
+
+        // A second run adds nothing: no new rows, and no file is rewritten.
+        let second = try await fetch.run { _ in }
+        let secondBuild = try await build.run()
+        let countsAfterSecond = try store.counts()
+        #expect(second.failures.isEmpty)
+        #expect(countsAfterSecond.threads == countsAfterFirst.threads)
+        #expect(countsAfterSecond.posts == countsAfterFirst.posts)
+        #expect(countsAfterSecond.attachments == countsAfterFirst.attachments)
+        #expect(countsAfterSecond.media == countsAfterFirst.media)
+        #expect(countsAfterSecond.users == countsAfterFirst.users)
+        if BeijingTime.day(Date()) == dayBefore {
+            // (Across Beijing midnight, today's HH:MM:SS become dates and
+            // those threads are rightly looked at again.)
+            #expect(second.threadsFetched == 0)
+            #expect(second.media == 0)
+            #expect(secondBuild.written == 0)
+            #expect(countsAfterSecond.captures == countsAfterFirst.captures)
+        }
+        await server.stop()
+    }
+
+    /// Every board, thread and post the replica serves is in the store, as served.
+    func checkStoreMatchesTruth(_ store: ArchiveStore, forum: ReplicaForum, base: String) throws {
+        let truth = forum.groundTruth()
+        let boards = try store.boards()
+        #expect(boards.map(\.name).sorted() == truth.boards.map(\.name).sorted())
+        for expected in truth.boards {
+            let board = try #require(boards.first { $0.name == expected.name })
+            #expect(board.title == expected.title)
+            #expect(board.threadCount == expected.threads, "threads of \(expected.name)")
+            #expect(board.postCount == expected.posts, "posts of \(expected.name)")
+            let replicaBoard = try #require(forum.board(named: expected.name))
+            let stored = try store.threads(board: expected.name)
+            // Sticky first, then newest activity first, as the forum lists them.
+            #expect(stored.map(\.gid) == replicaBoard.threads.map(\.gid))
+            for thread in replicaBoard.threads {
+                let posts = try store.posts(board: expected.name, gid: thread.gid)
+                #expect(posts.count == thread.posts.count, "posts of thread \(thread.gid)")
+                let storedThread = try #require(stored.first { $0.gid == thread.gid })
+                #expect(storedThread.title == thread.title)
+                #expect(storedThread.sticky == thread.sticky)
+                #expect(storedThread.author == (thread.firstPostDeleted ? nil : thread.posts.first?.author))
+                for (post, original) in zip(posts, thread.posts) {
+                    #expect(post.floor == original.floor)
+                    #expect(post.author == original.author)
+                    #expect(post.postedAt == original.postedAt)
+                    #expect(post.body == Self.trimmed(original.lines).joined(separator: "\n"), "body of \(thread.gid)#\(post.floor)")
+                    #expect(post.ip == original.ip)
+                    #expect(post.editedBy == original.editedBy)
+                    #expect(post.attachments.map(\.name) == original.attachments.map(\.name))
+                    #expect(post.attachments.map(\.url) == original.attachments.map { base + $0.path })
+                    #expect(post.attachments.map { $0.kind == .image } == original.attachments.map(\.isImage))
+                    for (attachment, bytes) in zip(post.attachments, original.attachments.map(\.bytes)) {
+                        let hash = try #require(attachment.hash, "\(attachment.url) was not fetched")
+                        #expect(try store.blob(hash: hash) == bytes)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The site reads from disk: every link resolves, no remote images,
+    /// well-formed pages in Chinese, every post on its thread's pages.
+    func checkSite(_ site: SiteInspector, forum: ReplicaForum) throws {
+        let pages = site.pages()
+        #expect(pages.contains("index.html"))
+        var broken: [String] = []
+        var remoteImages: [String] = []
+        for page in pages {
+            #expect(site.isWellFormed(page), "\(page) is not well-formed")
+            let text = site.text(page)
+            #expect(text.hasPrefix("<!DOCTYPE html>"))
+            #expect(text.contains("<html lang=\"zh-CN\">"), "\(page) lacks lang")
+            #expect(!text.contains("<script"), "\(page) has a script")
+            for reference in try site.references(in: page) where !SiteInspector.isExternal(reference) {
+                if let target = site.resolve(reference, from: page), !site.exists(target) {
+                    broken.append("\(page) → \(reference)")
+                }
+                #expect(!reference.hasPrefix("/"), "\(page) has an absolute link \(reference)")
+            }
+            remoteImages += try site.images(in: page).filter(SiteInspector.isExternal)
+        }
+        #expect(broken.isEmpty, "broken links: \(broken.prefix(5))")
+        #expect(remoteImages.isEmpty, "remote images: \(remoteImages.prefix(5))")
+
+        for name in forum.boardNames {
+            let board = try #require(forum.board(named: name))
+            #expect(site.exists("board/\(name)/index.html"))
+            #expect(site.exists("board/\(name)/index.md"))
+            for thread in board.threads {
+                #expect(site.exists("board/\(name)/\(thread.gid).md"))
+                var shown = 0
+                var number = 1
+                while site.exists(number == 1 ? "board/\(name)/\(thread.gid).html" : "board/\(name)/\(thread.gid)-\(number).html") {
+                    let html = site.text(number == 1 ? "board/\(name)/\(thread.gid).html" : "board/\(name)/\(thread.gid)-\(number).html")
+                    shown += html.components(separatedBy: "<article class=\"post\"").count - 1
+                    number += 1
+                }
+                #expect(shown == thread.posts.count, "posts shown for \(thread.gid)")
+                let images = thread.posts.flatMap(\.attachments).filter(\.isImage).count
+                if images > 0 {
+                    let html = (1..<number).map { site.text($0 == 1 ? "board/\(name)/\(thread.gid).html" : "board/\(name)/\(thread.gid)-\($0).html") }.joined()
+                    #expect(html.components(separatedBy: "<img ").count - 1 == images, "images shown for \(thread.gid)")
+                }
+            }
+        }
+        // Markup in a post is shown, never run.
+        let allText = pages.map(site.text).joined()
+        #expect(allText.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        // Each image is saved once under its content hash.
+        let media = site.files().filter { $0.hasPrefix("media/") }
+        #expect(Set(media.map { $0.split(separator: "/").last.map { $0.split(separator: ".")[0] } }).count == media.count)
+    }
+
+    static func trimmed(_ lines: [String]) -> [String] {
+        var lines = lines
+        while let last = lines.last, last.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
+        return lines
+    }
+}
