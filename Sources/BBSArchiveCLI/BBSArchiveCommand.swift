@@ -26,7 +26,8 @@ struct ForumOptions: ParsableArguments {
             guard let url = URL(string: forumURL), let scheme = url.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", url.host != nil
             else {
-                throw .invalidOption("--forum-url \"\(forumURL)\" is not an http(s) address, e.g. http://127.0.0.1:8080")
+                throw .invalidOption(
+                    "--forum-url \"\(forumURL)\" is not an http(s) address, e.g. http://127.0.0.1:8080")
             }
         }
         return try ForumSources.make(source, baseURL: forumURL)
@@ -176,7 +177,8 @@ enum Runner {
         if !quiet {
             printError(
                 "fetched \(report.boardPages) board page(s), \(report.threadsFetched) thread(s) with \(report.posts) post(s), "
-                    + "\(report.media) attachment(s); \(report.threadsUnchanged) thread(s) unchanged; store: \(storage.store)")
+                    + "\(report.media) attachment(s); \(report.threadsUnchanged) thread(s) unchanged; store: \(storage.store)"
+            )
         }
         return report.failures
     }

@@ -205,14 +205,15 @@ struct BoardGenerator {
                 var attachments = [ReplicaAttachment]()
                 var pos = 400 + rng.below(1200)
                 func attach(name: String, bytes: Data, image: ImagePattern?) {
-                    attachments.append(ReplicaAttachment(
-                        name: name,
-                        path: "/att/\(self.name)/\(draft.id)/\(pos)",
-                        isImage: image != nil,
-                        bytes: bytes,
-                        sizeText: Self.sizeText(bytes.count),
-                        image: image,
-                        pos: pos))
+                    attachments.append(
+                        ReplicaAttachment(
+                            name: name,
+                            path: "/att/\(self.name)/\(draft.id)/\(pos)",
+                            isImage: image != nil,
+                            bytes: bytes,
+                            sizeText: Self.sizeText(bytes.count),
+                            image: image,
+                            pos: pos))
                     // The next attachment starts after this one in the post file.
                     pos += bytes.count + 64 + rng.below(64)
                 }
@@ -250,25 +251,27 @@ struct BoardGenerator {
                     }
                 }
 
-                posts.append(ReplicaPost(
-                    id: draft.id,
-                    floor: draft.floor,
-                    author: draft.author,
-                    postedAt: Date(timeIntervalSince1970: TimeInterval(draft.time)),
-                    lines: lines,
-                    attachments: attachments,
-                    ip: "\(rng.int(1...223)).\(rng.int(0...255)).\(rng.int(0...255)).*",
-                    editedBy: rng.chance(0.12) ? draft.author : nil))
+                posts.append(
+                    ReplicaPost(
+                        id: draft.id,
+                        floor: draft.floor,
+                        author: draft.author,
+                        postedAt: Date(timeIntervalSince1970: TimeInterval(draft.time)),
+                        lines: lines,
+                        attachments: attachments,
+                        ip: "\(rng.int(1...223)).\(rng.int(0...255)).\(rng.int(0...255)).*",
+                        editedBy: rng.chance(0.12) ? draft.author : nil))
             }
 
-            threads.append(ReplicaThread(
-                gid: head.id,
-                title: titleText,
-                sticky: role == .sticky,
-                firstPostDeleted: deleted,
-                posts: posts,
-                deletedFirstPost: deleted
-                    ? (head.author, Date(timeIntervalSince1970: TimeInterval(head.time))) : nil))
+            threads.append(
+                ReplicaThread(
+                    gid: head.id,
+                    title: titleText,
+                    sticky: role == .sticky,
+                    firstPostDeleted: deleted,
+                    posts: posts,
+                    deletedFirstPost: deleted
+                        ? (head.author, Date(timeIntervalSince1970: TimeInterval(head.time))) : nil))
         }
 
         // 5. Listing order: sticky first, then by last activity, newest first.
@@ -312,8 +315,10 @@ struct BoardGenerator {
     }
 
     /// `【 在 user (nick) 的大作中提到: 】` and 1–3 `: ` lines from an earlier post.
-    private func quoteBlock(thread: [Draft], before floor: Int, posts: [ReplicaPost],
-                            rng: inout SeededRandom) -> [String] {
+    private func quoteBlock(
+        thread: [Draft], before floor: Int, posts: [ReplicaPost],
+        rng: inout SeededRandom
+    ) -> [String] {
         // Quote an earlier visible post when there is one, else just its author.
         let source = posts.isEmpty ? nil : posts[rng.below(posts.count)]
         let author = source?.author ?? thread[max(0, floor - 1)].author
@@ -344,8 +349,9 @@ struct BoardGenerator {
             } else if roll < 0.3 {
                 lines.append(rng.pick(TextCorpus.latinSentences, or: "ok"))
             } else if roll < 0.4 {
-                lines.append(rng.pick(TextCorpus.chineseSentences, or: "")
-                    + rng.pick(TextCorpus.latinSentences, or: ""))
+                lines.append(
+                    rng.pick(TextCorpus.chineseSentences, or: "")
+                        + rng.pick(TextCorpus.latinSentences, or: ""))
             } else {
                 lines.append(rng.pick(TextCorpus.chineseSentences, or: "嗯。"))
             }

@@ -14,21 +14,25 @@ enum MobileMarkup {
     /// the content of `div#m_main`. Error notices leave out the board search box.
     static func page(menu: String, main: String, searchBox: Bool = true) -> String {
         var html = #"<?xml version="1.0" encoding="utf-8"?>"#
-        html += #"<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML Basic 1.1//EN" "http://www.w3.org/TR/xhtml-basic/xhtml-basic11.dtd">"#
+        html +=
+            #"<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML Basic 1.1//EN" "http://www.w3.org/TR/xhtml-basic/xhtml-basic11.dtd">"#
         html += #"<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="cn"><head>"#
         html += #"<meta name="viewport" content="width=device-width,user-scalable=yes">"#
         html += #"<meta name="apple-mobile-web-app-capable" content="yes">"#
         html += "<title>水木社区手机版</title>"
-        html += #"<link rel="stylesheet" type="text/css" href="//static.mysmth.net/nForum/plugins/mobile/ccss/m.css" />"#
+        html +=
+            #"<link rel="stylesheet" type="text/css" href="//static.mysmth.net/nForum/plugins/mobile/ccss/m.css" />"#
         html += #"</head><body><div id="wraper" style="width:100%"><div class="logo sp">水木社区手机版</div>"#
         html += #"<div class="menu sp"><a href="/index" accesskey="0">首页</a>|"# + menu + "</div>"
         html += #"<div id="m_main">"# + main
         if searchBox {
             html += #"<div class="sec sp"><form action="/go" method="get"><span class="f">选择讨论区</span><br />"#
-            html += #"<input type="text" name="name" />&nbsp;<input type="submit" value="GO" class="btn" /></form></div>"#
+            html +=
+                #"<input type="text" name="name" />&nbsp;<input type="submit" value="GO" class="btn" /></form></div>"#
         }
         html += "</div>"
-        html += #"<div class="menu nav"><a href="/index" accesskey="0">首页</a>|<a href="/section" accesskey="2">分区</a>|<a href="/hot" accesskey="3">热推</a></div>"#
+        html +=
+            #"<div class="menu nav"><a href="/index" accesskey="0">首页</a>|<a href="/section" accesskey="2">分区</a>|<a href="/hot" accesskey="3">热推</a></div>"#
         html += #"<div class="logo sp">水木社区手机版&nbsp;本地复制站</div></div></body></html>"#
         return html
     }
@@ -53,7 +57,8 @@ enum MobileMarkup {
         let current = clamp(requested, total)
         let pager = self.pager(action: "/board/\(b)", link: { "/board/\(b)?p=\($0)" }, current: current, total: total)
 
-        var main = #"<div class="sec nav"><a href="/board/\#(b)/0">经典</a>|<a href="/board/\#(b)/1">文摘</a>|<a href="/board/\#(b)/3">保留</a></div>"#
+        var main =
+            #"<div class="sec nav"><a href="/board/\#(b)/0">经典</a>|<a href="/board/\#(b)/1">文摘</a>|<a href="/board/\#(b)/3">保留</a></div>"#
         main += pager
         main += #"<ul class="list sec">"#
         let start = (current - 1) * threadsPerPage
@@ -81,14 +86,17 @@ enum MobileMarkup {
             main += "</div></li>"
         }
         main += "</ul>" + pager
-        return page(menu: "版面-\(escape(board.title))(\(escape(b)))|" + #"<a href="/section" style="font-weight:600;color: red">&nbsp;分区导航</a>"#,
-                    main: main)
+        return page(
+            menu: "版面-\(escape(board.title))(\(escape(b)))|"
+                + #"<a href="/section" style="font-weight:600;color: red">&nbsp;分区导航</a>"#,
+            main: main)
     }
 
     // MARK: - Thread
 
     /// `/article/{B}/{gid}?p={page}[&au={user}]`: 10 posts a page.
-    static func threadPage(_ thread: ReplicaThread, board: ReplicaBoard, page requested: Int, author: String?) -> String {
+    static func threadPage(_ thread: ReplicaThread, board: ReplicaBoard, page requested: Int, author: String?) -> String
+    {
         let b = board.name
         let base = "/article/\(b)/\(thread.gid)"
         let posts = author.map { id in thread.posts.filter { $0.author == id } } ?? thread.posts
@@ -96,8 +104,9 @@ enum MobileMarkup {
         let current = clamp(requested, total)
         let authorQuery = author.map { "au=\(escape(urlQueryValue($0)))&amp;" } ?? ""
         let hidden = author.map { #"<input type="hidden" name="au" value="\#(escape($0))" />"# } ?? ""
-        let pager = self.pager(action: base, link: { "\(base)?\(authorQuery)p=\($0)" },
-                               current: current, total: total, hidden: hidden)
+        let pager = self.pager(
+            action: base, link: { "\(base)?\(authorQuery)p=\($0)" },
+            current: current, total: total, hidden: hidden)
 
         var main = pager
         main += #"<ul class="list sec"><li class="f">主题:"# + escape(thread.title) + "</li>"
@@ -129,7 +138,8 @@ enum MobileMarkup {
                 tail += #"<br /><a href="\#(path)">单击此查看原图(\#(attachment.sizeText))</a>"#
                 tail += #"<br /><img src="\#(path)/middle" alt="\#(escape(attachment.name))" />"#
             } else {
-                tail += #"<br /><font color="blue">附件(\#(attachment.sizeText))</font>&nbsp;<a href="\#(path)">\#(escape(attachment.name))</a>"#
+                tail +=
+                    #"<br /><font color="blue">附件(\#(attachment.sizeText))</font>&nbsp;<a href="\#(path)">\#(escape(attachment.name))</a>"#
             }
         }
         if let editor = post.editedBy {
@@ -153,7 +163,8 @@ enum MobileMarkup {
         var leading = true
         for (i, c) in characters.enumerated() {
             if c == " " {
-                let inRun = (i > 0 && characters[i - 1] == " ")
+                let inRun =
+                    (i > 0 && characters[i - 1] == " ")
                     || (i + 1 < characters.count && characters[i + 1] == " ")
                 out += inRun || leading ? "&nbsp;" : " "
             } else {
@@ -184,7 +195,8 @@ enum MobileMarkup {
         var main = #"<ul class="slist sec">"#
         var row = 0
         for section in sections {
-            main += #"<li class="f"><a href="/section/\#(escape(section.code))">\#(escape(section.code))&nbsp;\#(escape(section.name))</a></li>"#
+            main +=
+                #"<li class="f"><a href="/section/\#(escape(section.code))">\#(escape(section.code))&nbsp;\#(escape(section.name))</a></li>"#
             for name in section.boardNames {
                 let title = forum.title(ofBoard: name) ?? name
                 main += (row % 2 == 0 ? "<li>" : #"<li class="hla">"#)
@@ -218,8 +230,11 @@ enum MobileMarkup {
             parts.append(#"<a href="\#(link(total))">尾页</a>"#)
         }
         parts.append(#"<a class="plant">\#(current)/\#(total)</a>"#)
-        parts.append(#"<a class="plant">转到&nbsp;<input type="text" name="p" size="2" />&nbsp;<input type="submit" value="GO" class="btn" /></a>"#)
-        return #"<div class="sec nav"><form action="\#(action)" method="get">"# + hidden + parts.joined(separator: "|") + "</form></div>"
+        parts.append(
+            #"<a class="plant">转到&nbsp;<input type="text" name="p" size="2" />&nbsp;<input type="submit" value="GO" class="btn" /></a>"#
+        )
+        return #"<div class="sec nav"><form action="\#(action)" method="get">"# + hidden + parts.joined(separator: "|")
+            + "</form></div>"
     }
 
     static func userLink(_ id: String) -> String {

@@ -40,10 +40,11 @@ public final class ReplicaForum: Sendable {
         for s in 0..<(total == 0 ? 0 : sectionCount) {
             let catalogueName = TextCorpus.sections[s % TextCorpus.sections.count]
             let round = s / TextCorpus.sections.count
-            sections.append(ReplicaSection(
-                code: String(s),
-                name: round == 0 ? catalogueName : "\(catalogueName)\(round + 1)",
-                boardNames: Array(names[(s * perSection)..<((s + 1) * perSection)])))
+            sections.append(
+                ReplicaSection(
+                    code: String(s),
+                    name: round == 0 ? catalogueName : "\(catalogueName)\(round + 1)",
+                    boardNames: Array(names[(s * perSection)..<((s + 1) * perSection)])))
         }
         self.sections = sections
         users = UserPool(seed: config.seed)
@@ -76,25 +77,28 @@ public final class ReplicaForum: Sendable {
 extension ReplicaForum {
     /// What a complete archive of the forum holds, board by board.
     public func groundTruth() -> GroundTruth {
-        GroundTruth(boards: boardNames.compactMap { name in
-            guard let info = boardInfo[name] else { return nil }
-            // Boards not in the cache are generated without entering it, so
-            // walking a big forum does not evict the boards being served.
-            let generated = cache.value(for: name)
-                ?? makeGenerator(name: name, index: info.index, title: info.title).generate()
-            let board = generated.board
-            var posts = 0, images = 0, files = 0
-            for thread in board.threads {
-                posts += thread.posts.count
-                for post in thread.posts {
-                    for attachment in post.attachments {
-                        if attachment.isImage { images += 1 } else { files += 1 }
+        GroundTruth(
+            boards: boardNames.compactMap { name in
+                guard let info = boardInfo[name] else { return nil }
+                // Boards not in the cache are generated without entering it, so
+                // walking a big forum does not evict the boards being served.
+                let generated =
+                    cache.value(for: name)
+                    ?? makeGenerator(name: name, index: info.index, title: info.title).generate()
+                let board = generated.board
+                var posts = 0, images = 0, files = 0
+                for thread in board.threads {
+                    posts += thread.posts.count
+                    for post in thread.posts {
+                        for attachment in post.attachments {
+                            if attachment.isImage { images += 1 } else { files += 1 }
+                        }
                     }
                 }
-            }
-            return BoardTruth(name: board.name, title: board.title, threads: board.threads.count,
-                              posts: posts, images: images, files: files)
-        })
+                return BoardTruth(
+                    name: board.name, title: board.title, threads: board.threads.count,
+                    posts: posts, images: images, files: files)
+            })
     }
 }
 
@@ -128,7 +132,8 @@ private final class BoardCache: @unchecked Sendable {
                 return existing.board
             }
             if entries.count >= capacity,
-               let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+                let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+            {
                 entries.removeValue(forKey: oldest)
             }
             entries[name] = (board, clock)

@@ -32,7 +32,7 @@ struct ReplicaResponder: Sendable {
 
         case "section":
             guard parts.count <= 2,
-                  let html = MobileMarkup.sectionPage(forum, code: parts.count == 2 ? parts[1] : nil)
+                let html = MobileMarkup.sectionPage(forum, code: parts.count == 2 ? parts[1] : nil)
             else { return .notFound }
             return .html(html)
 
@@ -43,8 +43,10 @@ struct ReplicaResponder: Sendable {
             }
             // `/board/{B}/{mode}` (经典, 文摘, 保留) shows the same thread list here.
             guard parts.count == 2 || (parts.count == 3 && Int(parts[2]) != nil) else { return .notFound }
-            return .html(MobileMarkup.boardPage(generated.board, page: page,
-                                                reference: BeijingClock.seconds(now)))
+            return .html(
+                MobileMarkup.boardPage(
+                    generated.board, page: page,
+                    reference: BeijingClock.seconds(now)))
 
         case "article":
             guard parts.count >= 2 else { return .notFound }
@@ -88,9 +90,9 @@ struct ReplicaResponder: Sendable {
     /// `/att/{B}/{id}/{pos}[/middle|/small|/large]`.
     private func attachment(_ parts: [String]) -> ReplicaResponse {
         guard parts.count == 4 || parts.count == 5,
-              let id = Int(parts[2]), let pos = Int(parts[3]),
-              let generated = forum.generated(named: parts[1]),
-              let attachment = generated.attachmentsByKey[GeneratedBoard.key(postID: id, pos: pos)]
+            let id = Int(parts[2]), let pos = Int(parts[3]),
+            let generated = forum.generated(named: parts[1]),
+            let attachment = generated.attachmentsByKey[GeneratedBoard.key(postID: id, pos: pos)]
         else { return .notFound }
         let size = parts.count == 5 ? parts[4] : nil
         guard let image = attachment.image else {

@@ -45,8 +45,9 @@ public actor ReplicaServer {
                 headers: [.contentType: response.contentType],
                 body: response.body)
         }
-        let http = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port),
-                              timeout: 15, logger: .disabled, handler: handler)
+        let http = HTTPServer(
+            address: try .inet(ip4: "127.0.0.1", port: port),
+            timeout: 15, logger: .disabled, handler: handler)
         let failure = FailureBox()
         let task = Task {
             do { try await http.run() } catch { failure.set(error) }
@@ -62,7 +63,8 @@ public actor ReplicaServer {
             }
             if await http.isListening, let address = await http.listeningAddress {
                 guard case .ip4(_, let boundPort) = address,
-                      let url = URL(string: "http://127.0.0.1:\(boundPort)") else {
+                    let url = URL(string: "http://127.0.0.1:\(boundPort)")
+                else {
                     await http.stop()
                     task.cancel()
                     throw ServerError.listenFailed(port: port, reason: "unexpected address \(address)")

@@ -10,7 +10,10 @@ import Testing
         let posts = (0...replies).map { floor in
             Post(
                 floor: floor, author: floor == 0 ? "alice" : "bob", postedAt: Fixtures.beijing(2026, 8, 1, 9, floor),
-                body: "第\(floor)楼", attachments: floor == 0 ? [Attachment(name: "a.png", url: "http://127.0.0.1:9/att/T/700/1", kind: .image, size: "1KB")] : [],
+                body: "第\(floor)楼",
+                attachments: floor == 0
+                    ? [Attachment(name: "a.png", url: "http://127.0.0.1:9/att/T/700/1", kind: .image, size: "1KB")]
+                    : [],
                 ip: "1.2.3.*")
         }
         return [ThreadPage(board: "T", gid: gid, title: "标题", page: PageInfo(current: 1, total: 1), posts: posts)]
@@ -19,7 +22,8 @@ import Testing
     func summary(gid: Int = 700, replies: Int = 1) -> ThreadSummary {
         ThreadSummary(
             gid: gid, title: "标题", replies: replies, sticky: false, author: "alice",
-            postedAt: Fixtures.beijing(2026, 8, 1), lastReplier: "bob", lastReplyAt: Fixtures.beijing(2026, 8, 1, 9, replies))
+            postedAt: Fixtures.beijing(2026, 8, 1), lastReplier: "bob",
+            lastReplyAt: Fixtures.beijing(2026, 8, 1, 9, replies))
     }
 
     func openStore() throws -> ArchiveStore {
@@ -30,20 +34,27 @@ import Testing
         let store = try openStore()
         for _ in 0..<2 {
             try store.saveBoardPage(
-                BoardPage(board: "T", title: "测试", page: PageInfo(current: 1, total: 1), threads: [summary()]), source: source)
+                BoardPage(board: "T", title: "测试", page: PageInfo(current: 1, total: 1), threads: [summary()]),
+                source: source)
             try store.saveThread(board: "T", pages: sampleThread(), summary: summary())
             try store.saveCapture(
-                HTTPResponse(url: "http://127.0.0.1:9/board/T?p=1", status: 200, headers: [("Content-Type", "text/html")], body: Data("page".utf8), fetchedAt: Date()))
+                HTTPResponse(
+                    url: "http://127.0.0.1:9/board/T?p=1", status: 200, headers: [("Content-Type", "text/html")],
+                    body: Data("page".utf8), fetchedAt: Date()))
         }
         let counts = try store.counts()
-        #expect(counts == StoreCounts(boards: 1, threads: 1, posts: 2, users: 2, attachments: 1, media: 0, captures: 1, blobs: 1))
+        #expect(
+            counts
+                == StoreCounts(
+                    boards: 1, threads: 1, posts: 2, users: 2, attachments: 1, media: 0, captures: 1, blobs: 1))
         #expect(try store.boards().first?.title == "测试")
         #expect(try store.posts(board: "T", gid: 700).map(\.body) == ["第0楼", "第1楼"])
     }
 
     @Test func knowsWhichThreadsAreUnchanged() throws {
         let store = try openStore()
-        try store.saveBoardPage(BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [summary()]), source: source)
+        try store.saveBoardPage(
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [summary()]), source: source)
         #expect(try store.isArchived(board: "T", summary: summary()) == false)
         try store.saveThread(board: "T", pages: sampleThread(), summary: summary())
         #expect(try store.isArchived(board: "T", summary: summary()) == true)
@@ -52,11 +63,14 @@ import Testing
 
     @Test func storesMediaOnceByContent() throws {
         let store = try openStore()
-        try store.saveBoardPage(BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [summary()]), source: source)
+        try store.saveBoardPage(
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [summary()]), source: source)
         try store.saveThread(board: "T", pages: sampleThread(), summary: summary())
         #expect(try store.missingMedia() == ["http://127.0.0.1:9/att/T/700/1"])
         let png = Data([0x89, 0x50, 0x4E, 0x47])
-        let response = HTTPResponse(url: "http://127.0.0.1:9/att/T/700/1", status: 200, headers: [("Content-Type", "image/png")], body: png, fetchedAt: Date())
+        let response = HTTPResponse(
+            url: "http://127.0.0.1:9/att/T/700/1", status: 200, headers: [("Content-Type", "image/png")], body: png,
+            fetchedAt: Date())
         try store.saveCapture(response)
         try store.saveMedia(url: response.url, response: response)
         #expect(try store.missingMedia().isEmpty)
@@ -70,7 +84,7 @@ import Testing
     @Test func refusesAFileThatIsNotAStoreAndLeavesItAlone() throws {
         let path = try Fixtures.temporaryFolder().appendingPathComponent("notes.txt").path
         let original = Data(String(repeating: "my notes, not a database\n", count: 200).utf8)
-        FileManager.default.createFile(atPath: path, contents: original)
+        #expect(FileManager.default.createFile(atPath: path, contents: original))
         #expect(throws: ArchiveError.storeUnavailable(path: path, reason: "it is not a SQLite database")) {
             try ArchiveStore(path: path)
         }

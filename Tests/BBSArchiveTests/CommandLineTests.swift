@@ -47,12 +47,16 @@ import Testing
     }
 
     @Test func anUnknownBoardFailsAndKeepsWhatWasStored() async throws {
-        let forum = ReplicaForum(config: ReplicaConfig(seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 6, maxPostsPerThread: 4))
+        let forum = ReplicaForum(
+            config: ReplicaConfig(seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 6, maxPostsPerThread: 4))
         let server = ReplicaServer(forum: forum)
         let base = try await server.start()
         let folder = try Fixtures.temporaryFolder("cli")
         let store = folder.appendingPathComponent("a.sqlite").path
-        let common = ["--forum-url", base.absoluteString, "--store", store, "--out", folder.appendingPathComponent("site").path, "--rate", "0", "--quiet"]
+        let common = [
+            "--forum-url", base.absoluteString, "--store", store, "--out", folder.appendingPathComponent("site").path,
+            "--rate", "0", "--quiet",
+        ]
         let board = try #require(forum.boardNames.first)
 
         let good = try run(["archive", board] + common)
@@ -71,7 +75,8 @@ import Testing
         let folder = try Fixtures.temporaryFolder("cli")
         // Port 1 on loopback: nothing listens there, so the connection is refused.
         let outcome = try run([
-            "fetch", "Geography", "--forum-url", "http://127.0.0.1:1", "--store", folder.appendingPathComponent("a.sqlite").path,
+            "fetch", "Geography", "--forum-url", "http://127.0.0.1:1", "--store",
+            folder.appendingPathComponent("a.sqlite").path,
         ])
         expectOneLineError(outcome, containing: "cannot reach http://127.0.0.1:1/board/Geography?p=1")
         #expect(outcome.stderr.contains("--forum-url"))
@@ -92,7 +97,8 @@ import Testing
         }
         let folder = try Fixtures.temporaryFolder("cli")
         let outcome = try run([
-            "fetch", "Geography", "--forum-url", "http://127.0.0.1:\(port)", "--store", folder.appendingPathComponent("a.sqlite").path,
+            "fetch", "Geography", "--forum-url", "http://127.0.0.1:\(port)", "--store",
+            folder.appendingPathComponent("a.sqlite").path,
         ])
         expectOneLineError(outcome, containing: "is not an SMTH mobile board or thread page")
         task.cancel()
@@ -107,7 +113,7 @@ import Testing
 
         let notes = folder.appendingPathComponent("notes.sqlite")
         let original = Data(String(repeating: "not a database\n", count: 100).utf8)
-        FileManager.default.createFile(atPath: notes.path, contents: original)
+        #expect(FileManager.default.createFile(atPath: notes.path, contents: original))
         let garbage = try run(["fetch", "Geography", "--forum-url", "http://127.0.0.1:1", "--store", notes.path])
         expectOneLineError(garbage, containing: "it is not a SQLite database")
         #expect(FileManager.default.contents(atPath: notes.path) == original)
@@ -115,7 +121,10 @@ import Testing
 
     @Test func badOptionsAreRefusedBeforeAnyWork() throws {
         let folder = try Fixtures.temporaryFolder("cli")
-        let url = try run(["fetch", "Geography", "--forum-url", "ftp://example.org", "--store", folder.appendingPathComponent("a.sqlite").path])
+        let url = try run([
+            "fetch", "Geography", "--forum-url", "ftp://example.org", "--store",
+            folder.appendingPathComponent("a.sqlite").path,
+        ])
         expectOneLineError(url, containing: "is not an http(s) address")
         let source = try run(["parse", "--source", "smth-telnet", "x"])
         expectOneLineError(source, containing: "unknown --source \"smth-telnet\"")

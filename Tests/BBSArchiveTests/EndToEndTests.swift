@@ -7,7 +7,8 @@ import Testing
 /// The whole pipeline for real: the replica on a loopback port, libcurl,
 /// libxml2, SQLite and the templates, checked against the replica's truth.
 @Suite(.serialized) struct EndToEndTests {
-    static let config = ReplicaConfig(seed: 7, sections: 1, boardsPerSection: 2, threadsPerBoard: 40, maxPostsPerThread: 24)
+    static let config = ReplicaConfig(
+        seed: 7, sections: 1, boardsPerSection: 2, threadsPerBoard: 40, maxPostsPerThread: 24)
 
     @Test func archivesTheReplicaIntoABrowsableSite() async throws {
         let forum = ReplicaForum(config: Self.config)
@@ -77,7 +78,9 @@ import Testing
                     #expect(post.floor == original.floor)
                     #expect(post.author == original.author)
                     #expect(post.postedAt == original.postedAt)
-                    #expect(post.body == Self.trimmed(original.lines).joined(separator: "\n"), "body of \(thread.gid)#\(post.floor)")
+                    #expect(
+                        post.body == Self.trimmed(original.lines).joined(separator: "\n"),
+                        "body of \(thread.gid)#\(post.floor)")
                     #expect(post.ip == original.ip)
                     #expect(post.editedBy == original.editedBy)
                     #expect(post.attachments.map(\.name) == original.attachments.map(\.name))
@@ -124,15 +127,21 @@ import Testing
                 #expect(site.exists("board/\(name)/\(thread.gid).md"))
                 var shown = 0
                 var number = 1
-                while site.exists(number == 1 ? "board/\(name)/\(thread.gid).html" : "board/\(name)/\(thread.gid)-\(number).html") {
-                    let html = site.text(number == 1 ? "board/\(name)/\(thread.gid).html" : "board/\(name)/\(thread.gid)-\(number).html")
+                while site.exists(
+                    number == 1 ? "board/\(name)/\(thread.gid).html" : "board/\(name)/\(thread.gid)-\(number).html")
+                {
+                    let html = site.text(
+                        number == 1 ? "board/\(name)/\(thread.gid).html" : "board/\(name)/\(thread.gid)-\(number).html")
                     shown += html.components(separatedBy: "<article class=\"post\"").count - 1
                     number += 1
                 }
                 #expect(shown == thread.posts.count, "posts shown for \(thread.gid)")
                 let images = thread.posts.flatMap(\.attachments).filter(\.isImage).count
                 if images > 0 {
-                    let html = (1..<number).map { site.text($0 == 1 ? "board/\(name)/\(thread.gid).html" : "board/\(name)/\(thread.gid)-\($0).html") }.joined()
+                    let html = (1..<number).map {
+                        site.text(
+                            $0 == 1 ? "board/\(name)/\(thread.gid).html" : "board/\(name)/\(thread.gid)-\($0).html")
+                    }.joined()
                     #expect(html.components(separatedBy: "<img ").count - 1 == images, "images shown for \(thread.gid)")
                 }
             }
@@ -142,7 +151,8 @@ import Testing
         #expect(allText.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
         // Each image is saved once under its content hash.
         let media = site.files().filter { $0.hasPrefix("media/") }
-        #expect(Set(media.map { $0.split(separator: "/").last.map { $0.split(separator: ".")[0] } }).count == media.count)
+        #expect(
+            Set(media.map { $0.split(separator: "/").last.map { $0.split(separator: ".")[0] } }).count == media.count)
     }
 
     static func trimmed(_ lines: [String]) -> [String] {

@@ -75,6 +75,9 @@ import Testing
         #expect(rows.count == 30)
         #expect(rows[5]["postedAt"] as? String == "2026-08-01T11:50:05+08:00")
         #expect(rows[0]["lastReplyAt"] as? String == "2023-04-14T00:00:00+08:00")
-        #expect(Set(rows[0].keys).isSuperset(of: ["gid", "title", "replies", "sticky", "author", "postedAt", "lastReplier", "lastReplyAt"]))
+        #expect(
+            Set(rows[0].keys).isSuperset(of: [
+                "gid", "title", "replies", "sticky", "author", "postedAt", "lastReplier", "lastReplyAt",
+            ]))
     }
 }

@@ -14,7 +14,8 @@ import Testing
         """
     static let tail = "</div></div></body></html>"
 
-    static func post(floor: String, name: String, user: String, time: String, body: String, hla: Bool = false) -> String {
+    static func post(floor: String, name: String, user: String, time: String, body: String, hla: Bool = false) -> String
+    {
         """
         <li\(hla ? " class=\"hla\"" : "")><a name="\(name)"></a><div class="nav hl"><div><a class="plant">\(floor)</a>|\
         <a href="/user/query/\(user)">\(user)</a>|<a class="plant">\(time)</a>|\
@@ -46,7 +47,8 @@ import Testing
     let fetchedAt = Fixtures.beijing(2026, 8, 1, 12, 0, 0)
 
     func parse(_ html: String, url: String = "http://127.0.0.1:9/article/Test/700?p=2") throws -> ThreadPage {
-        let page = FetchedPage(url: url, body: Data(html.utf8), contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
+        let page = FetchedPage(
+            url: url, body: Data(html.utf8), contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
         guard case .thread(let thread) = try SMTHMobileSource(baseURL: "http://127.0.0.1:9").parse(page) else {
             throw ArchiveError.notAForumPage(url: url, expected: "thread")
         }
@@ -81,7 +83,8 @@ import Testing
         // Protocol-relative links take the page's scheme; thumbnails are never kept.
         #expect(
             posts[2].attachments == [
-                Attachment(name: "only.jpg", url: "http://static.mysmth.net/nForum/att/Test/702/99", kind: .image, size: "3KB")
+                Attachment(
+                    name: "only.jpg", url: "http://static.mysmth.net/nForum/att/Test/702/99", kind: .image, size: "3KB")
             ])
         #expect(posts[2].body == "")
     }
@@ -120,11 +123,13 @@ import Testing
     }
 
     @Test func readsADeletedFirstPostRow() throws {
-        let html = Self.head + """
-            <ul class="list sec"><li><div><a href="/article/Test/42">没了楼主</a>(2)</div>\
-            <div>2026-07-01&nbsp;原帖已删除|09:00:00&nbsp;<a href="/user/query/bob">bob</a></div></li></ul>
-            """ + Self.tail
-        let page = FetchedPage(url: "http://x/board/Test?p=1", body: Data(html.utf8), contentType: nil, fetchedAt: fetchedAt)
+        let html =
+            Self.head + """
+                <ul class="list sec"><li><div><a href="/article/Test/42">没了楼主</a>(2)</div>\
+                <div>2026-07-01&nbsp;原帖已删除|09:00:00&nbsp;<a href="/user/query/bob">bob</a></div></li></ul>
+                """ + Self.tail
+        let page = FetchedPage(
+            url: "http://x/board/Test?p=1", body: Data(html.utf8), contentType: nil, fetchedAt: fetchedAt)
         guard case .board(let board) = try SMTHMobileSource().parse(page) else {
             Issue.record("expected a board page")
             return

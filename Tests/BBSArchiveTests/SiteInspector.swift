@@ -13,7 +13,8 @@ struct SiteInspector {
         guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
         else { return [] }
         var paths: [String] = []
-        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+        for case let url as URL in walker
+        where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
             paths.append(String(url.path.dropFirst(root.path.count + 1)))
         }
         return paths.sorted()
@@ -22,20 +23,25 @@ struct SiteInspector {
     func pages() -> [String] { files().filter { $0.hasSuffix(".html") } }
 
     func text(_ path: String) -> String {
-        String(decoding: FileManager.default.contents(atPath: root.appendingPathComponent(path).path) ?? Data(), as: UTF8.self)
+        String(
+            decoding: FileManager.default.contents(atPath: root.appendingPathComponent(path).path) ?? Data(),
+            as: UTF8.self)
     }
 
     /// `href` and `src` values of links, images and stylesheets on a page.
     func references(in path: String) throws -> [String] {
         let data = FileManager.default.contents(atPath: root.appendingPathComponent(path).path) ?? Data()
         let document = try HTMLDocument(data: data, url: path, encoding: "UTF-8")
-        return (document.select("//a[@href] | //link[@href]").compactMap { $0.attribute("href") }
+        return
+            (document.select("//a[@href] | //link[@href]").compactMap { $0.attribute("href") }
             + document.select("//img[@src] | //script[@src]").compactMap { $0.attribute("src") })
     }
 
     func images(in path: String) throws -> [String] {
         let data = FileManager.default.contents(atPath: root.appendingPathComponent(path).path) ?? Data()
-        return try HTMLDocument(data: data, url: path, encoding: "UTF-8").select("//img").compactMap { $0.attribute("src") }
+        return try HTMLDocument(data: data, url: path, encoding: "UTF-8").select("//img").compactMap {
+            $0.attribute("src")
+        }
     }
 
     /// Whether a link is to the outside world (kept as is, not checked).
@@ -47,7 +53,8 @@ struct SiteInspector {
     /// The file a relative link from `page` points at, or `nil` for a
     /// same-page anchor.
     func resolve(_ reference: String, from page: String) -> String? {
-        let target = reference.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let target =
+            reference.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         if target.isEmpty { return nil }
         let decoded = target.removingPercentEncoding ?? target
         var parts = page.split(separator: "/").dropLast().map(String.init)

@@ -9,7 +9,8 @@ import Testing
 
     @Test func prefersTheHTTPHeader() {
         #expect(TextEncodingDetector.encoding(of: Data("abc".utf8), contentType: "text/html; charset=GBK") == "GB18030")
-        #expect(TextEncodingDetector.encoding(of: Data("abc".utf8), contentType: "text/html;charset=\"utf-8\"") == "UTF-8")
+        #expect(
+            TextEncodingDetector.encoding(of: Data("abc".utf8), contentType: "text/html;charset=\"utf-8\"") == "UTF-8")
     }
 
     @Test func thenThePageDeclaration() {
@@ -40,7 +41,8 @@ import Testing
         #expect(date.timeIntervalSince1970 == 1_458_877_924)
         #expect(BeijingTime.iso8601(date) == "2016-03-25T11:52:04+08:00")
         #expect(BeijingTime.display(date) == "2016-03-25 11:52:04")
-        #expect(BeijingTime.components(of: date) == .init(year: 2016, month: 3, day: 25, hour: 11, minute: 52, second: 4))
+        #expect(
+            BeijingTime.components(of: date) == .init(year: 2016, month: 3, day: 25, hour: 11, minute: 52, second: 4))
     }
 
     @Test func rejectsImpossibleDates() {
@@ -55,7 +57,9 @@ import Testing
         #expect(BeijingTime.display(fetchedAt) == "2026-08-01 07:30:00")
         #expect(SMTHTimeParser.parse("06:01:22", fetchedAt: fetchedAt) == Fixtures.beijing(2026, 8, 1, 6, 1, 22))
         #expect(SMTHTimeParser.parse("2025-10-31", fetchedAt: fetchedAt) == Fixtures.beijing(2025, 10, 31))
-        #expect(SMTHTimeParser.parse("2025-10-31 05:47:09", fetchedAt: fetchedAt) == Fixtures.beijing(2025, 10, 31, 5, 47, 9))
+        #expect(
+            SMTHTimeParser.parse("2025-10-31 05:47:09", fetchedAt: fetchedAt)
+                == Fixtures.beijing(2025, 10, 31, 5, 47, 9))
         #expect(SMTHTimeParser.parse("昨天", fetchedAt: fetchedAt) == nil)
         #expect(SMTHTimeParser.parse("25:00:00", fetchedAt: fetchedAt) == nil)
     }
@@ -86,7 +90,10 @@ import Testing
     }
 
     @Test func treatsColonLinesWithoutHeaderAsAQuote() {
-        #expect(PostNormalizer.normalize(": 引用").blocks == [.quote(header: nil, author: nil, lines: [.init(depth: 1, text: "引用")])])
+        #expect(
+            PostNormalizer.normalize(": 引用").blocks == [
+                .quote(header: nil, author: nil, lines: [.init(depth: 1, text: "引用")])
+            ])
         #expect(PostNormalizer.normalize("a: b").blocks == [.text(["a: b"])])
     }
 }

@@ -78,7 +78,8 @@ public struct CurlHTTPClient: HTTPClient {
         bbs_curl_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
         let finalURL = effective.map { String(cString: $0) } ?? url
         return .success(
-            HTTPResponse(url: finalURL, status: status, headers: buffer.headers, body: buffer.body, fetchedAt: fetchedAt))
+            HTTPResponse(
+                url: finalURL, status: status, headers: buffer.headers, body: buffer.body, fetchedAt: fetchedAt))
     }
 }
 

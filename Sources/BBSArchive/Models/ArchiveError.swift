@@ -31,7 +31,8 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownBoard(let board, let message):
-            return "board \"\(board)\" does not exist on this forum (it says: \(message)); check the board's id (case matters) and --forum-url"
+            return
+                "board \"\(board)\" does not exist on this forum (it says: \(message)); check the board's id (case matters) and --forum-url"
         case .unreachable(let url, let reason):
             return "cannot reach \(url): \(reason); check --forum-url and your network, then run the same command again"
         case .httpStatus(let url, let status):
@@ -43,18 +44,21 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
         case .storeUnavailable(let path, let reason):
             return "cannot open the store \(path): \(reason); pass --store with a writable SQLite file path"
         case .noStore(let path):
-            return "there is no store at \(path): run `bbsarchive fetch BOARD --store \(path)` first, or pass --store with the right file"
+            return
+                "there is no store at \(path): run `bbsarchive fetch BOARD --store \(path)` first, or pass --store with the right file"
         case .unreadableFile(let path, let reason):
             return "cannot read \(path): \(reason)"
         case .templates(let path, let reason):
-            return "templates in \(path) cannot be used: \(reason); pass --templates DIR with the project's templates/ folder or a copy of it"
+            return
+                "templates in \(path) cannot be used: \(reason); pass --templates DIR with the project's templates/ folder or a copy of it"
         case .outputUnwritable(let path, let reason):
             return "cannot write the site to \(path): \(reason); pass --out with a writable folder"
         case .invalidOption(let message):
             return message
         case .incomplete(let failures):
             let first = failures.first ?? ""
-            return "\(failures.count) page(s) failed and were not archived (first: \(first)); run the same command again to retry them"
+            return
+                "\(failures.count) page(s) failed and were not archived (first: \(first)); run the same command again to retry them"
         }
     }
 }

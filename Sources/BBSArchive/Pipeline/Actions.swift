@@ -24,8 +24,12 @@ public struct FetchAction: Sendable {
     /// Runs the fetch. Pages that failed are in the report; the caller
     /// decides how to tell the user (see `ArchiveError.incomplete`).
     public func run(log: @escaping @Sendable (String) -> Void) async throws(ArchiveError) -> Archiver.Report {
-        guard !boards.isEmpty else { throw .invalidOption("name at least one board, e.g. `bbsarchive fetch Geography`") }
-        guard rate >= 0, rate.isFinite else { throw .invalidOption("--rate must be a number of requests a second, 0 or more") }
+        guard !boards.isEmpty else {
+            throw .invalidOption("name at least one board, e.g. `bbsarchive fetch Geography`")
+        }
+        guard rate >= 0, rate.isFinite else {
+            throw .invalidOption("--rate must be a number of requests a second, 0 or more")
+        }
         let store = try ArchiveStore(path: storePath)
         let fetcher = Fetcher(client: client, limiter: RateLimiter(requestsPerSecond: rate), store: store)
         let archiver = Archiver(source: source, fetcher: fetcher, options: options, log: log)
@@ -87,7 +91,8 @@ public struct ParseAction: Sendable {
                 fetchedAt: fetchedAt ?? response.fetchedAt)
         } else {
             guard let data = FileManager.default.contents(atPath: input) else {
-                let reason = FileManager.default.fileExists(atPath: input) ? "it cannot be read" : "there is no such file"
+                let reason =
+                    FileManager.default.fileExists(atPath: input) ? "it cannot be read" : "there is no such file"
                 throw .unreadableFile(path: input, reason: reason)
             }
             // A saved file has no address: links on it resolve against the forum's.

@@ -31,7 +31,8 @@ public struct SiteBuilder: Sendable {
     public let publisher: any SitePublisher
     public let options: Options
 
-    public init(store: ArchiveStore, templates: TemplateSet, publisher: any SitePublisher, options: Options = Options()) {
+    public init(store: ArchiveStore, templates: TemplateSet, publisher: any SitePublisher, options: Options = Options())
+    {
         self.store = store
         self.templates = templates
         self.publisher = publisher
@@ -87,13 +88,15 @@ public struct SiteBuilder: Sendable {
             let path = SitePaths.board(board.name, page: number)
             let slice = threads.dropFirst((number - 1) * perPage).prefix(perPage)
             var context = common(
-                path: path, title: "\(board.title ?? board.name) (\(board.name))" + (number > 1 ? " · 第\(number)页" : ""),
+                path: path,
+                title: "\(board.title ?? board.name) (\(board.name))" + (number > 1 ? " · 第\(number)页" : ""),
                 crumbs: [(board.title ?? board.name, SitePaths.board(board.name))])
             context["board"] = ["name": board.name, "title": board.title ?? board.name]
             context["markdown"] = SitePaths.relative(from: path, to: SitePaths.boardMarkdown(board.name))
             context["threads"] = slice.map { thread -> [String: Any] in
                 var row: [String: Any] = [
-                    "title": thread.title, "href": SitePaths.relative(from: path, to: SitePaths.thread(board.name, gid: thread.gid)),
+                    "title": thread.title,
+                    "href": SitePaths.relative(from: path, to: SitePaths.thread(board.name, gid: thread.gid)),
                     "replies": max(0, thread.postCount - 1), "sticky": thread.sticky, "marked": thread.marked,
                     "postedAt": BeijingTime.display(thread.postedAt), "postedISO": BeijingTime.iso8601(thread.postedAt),
                     "lastReplyAt": BeijingTime.display(thread.lastReplyAt),
@@ -112,7 +115,8 @@ public struct SiteBuilder: Sendable {
             }
             try page(path, template: "board", context, report: &report)
         }
-        try markdown(SitePaths.boardMarkdown(board.name), BoardMarkdown.render(board: board, threads: threads), report: &report)
+        try markdown(
+            SitePaths.boardMarkdown(board.name), BoardMarkdown.render(board: board, threads: threads), report: &report)
     }
 
     private func buildThread(_ thread: StoredThread, board: StoredBoard, report: inout Report) throws(ArchiveError) {
@@ -130,13 +134,17 @@ public struct SiteBuilder: Sendable {
             let path = SitePaths.thread(thread.board, gid: thread.gid, page: number)
             var context = common(
                 path: path, title: thread.title + (number > 1 ? " · 第\(number)页" : ""),
-                crumbs: [(boardTitle, SitePaths.board(board.name)), (thread.title, SitePaths.thread(thread.board, gid: thread.gid))])
+                crumbs: [
+                    (boardTitle, SitePaths.board(board.name)),
+                    (thread.title, SitePaths.thread(thread.board, gid: thread.gid)),
+                ])
             var about: [String: Any] = [
                 "title": thread.title, "board": board.name, "boardTitle": boardTitle, "posts": posts.count,
             ]
             if let original { about["original"] = original }
             context["thread"] = about
-            context["markdown"] = SitePaths.relative(from: path, to: SitePaths.threadMarkdown(thread.board, gid: thread.gid))
+            context["markdown"] = SitePaths.relative(
+                from: path, to: SitePaths.threadMarkdown(thread.board, gid: thread.gid))
             context["posts"] = posts.dropFirst((number - 1) * perPage).prefix(perPage).map {
                 postContext($0, path: path, media: mediaPaths)
             }

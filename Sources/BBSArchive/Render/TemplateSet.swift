@@ -70,7 +70,10 @@ public struct TemplateSet: Sendable {
             candidates.append(folder.appendingPathComponent("share/bbsarchive/templates"))
             folder.deleteLastPathComponent()
         }
-        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("templates"))
-        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("home.mustache").path) }
+        candidates.append(
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("templates"))
+        return candidates.first {
+            FileManager.default.fileExists(atPath: $0.appendingPathComponent("home.mustache").path)
+        }
     }
 }

@@ -17,7 +17,12 @@ enum ThreadMarkdown {
         for post in posts {
             document.rule()
             document.heading(
-                2, [.text("\(post.floor == 0 ? "楼主" : "\(post.floor)楼") · \(post.author) · \(BeijingTime.display(post.postedAt))")])
+                2,
+                [
+                    .text(
+                        "\(post.floor == 0 ? "楼主" : "\(post.floor)楼") · \(post.author) · \(BeijingTime.display(post.postedAt))"
+                    )
+                ])
             for block in PostNormalizer.normalize(post.body).blocks {
                 switch block {
                 case .text(let lines):
@@ -40,7 +45,9 @@ enum ThreadMarkdown {
                         document.paragraph([.text("附件: "), .link(url: local, text: attachment.name), .text(size)])
                     }
                 } else {
-                    document.paragraph([.text("附件 (未存档): "), .link(url: attachment.url, text: attachment.name), .text(size)])
+                    document.paragraph([
+                        .text("附件 (未存档): "), .link(url: attachment.url, text: attachment.name), .text(size),
+                    ])
                 }
             }
             var origin: [String] = []
@@ -85,8 +92,12 @@ enum BoardMarkdown {
         document.list(
             threads.map { thread in
                 [
-                    .link(url: SitePaths.relative(from: from, to: SitePaths.threadMarkdown(board.name, gid: thread.gid)), text: thread.title),
-                    .text(" · \(thread.author ?? "原帖已删除") · \(BeijingTime.display(thread.postedAt)) · \(max(0, thread.postCount - 1)) 回复"),
+                    .link(
+                        url: SitePaths.relative(from: from, to: SitePaths.threadMarkdown(board.name, gid: thread.gid)),
+                        text: thread.title),
+                    .text(
+                        " · \(thread.author ?? "原帖已删除") · \(BeijingTime.display(thread.postedAt)) · \(max(0, thread.postCount - 1)) 回复"
+                    ),
                 ]
             })
         return document.render()

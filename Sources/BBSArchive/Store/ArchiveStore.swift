@@ -322,7 +322,8 @@ public final class ArchiveStore: Sendable {
                 """,
             arguments: [board, gid, post.floor, post.author, seconds(post.postedAt), post.body, post.ip, post.editedBy])
         try db.execute(
-            sql: "DELETE FROM attachment WHERE board = ? AND gid = ? AND floor = ?", arguments: [board, gid, post.floor])
+            sql: "DELETE FROM attachment WHERE board = ? AND gid = ? AND floor = ?",
+            arguments: [board, gid, post.floor])
         for (position, attachment) in post.attachments.enumerated() {
             try db.execute(
                 sql: """

@@ -107,7 +107,8 @@ struct PostBodyReader {
     /// A "view the original" link without its thumbnail still names an image.
     private mutating func flushPendingImage() {
         guard let pending = pendingImage else { return }
-        attachments.append(Attachment(name: Self.lastComponent(pending.url), url: pending.url, kind: .image, size: pending.size))
+        attachments.append(
+            Attachment(name: Self.lastComponent(pending.url), url: pending.url, kind: .image, size: pending.size))
         pendingImage = nil
     }
 

@@ -76,7 +76,8 @@ struct SMTHMobileParser {
 
     private func parseRow(_ row: HTMLNode) -> (board: String, thread: ThreadSummary)? {
         let cells = row.elementChildren.filter { $0.name == "div" }
-        guard cells.count >= 2, let link = cells[0].first("a[starts-with(@href, '/article/') or contains(@href, '/article/')]"),
+        guard cells.count >= 2,
+            let link = cells[0].first("a[starts-with(@href, '/article/') or contains(@href, '/article/')]"),
             let href = link.attribute("href"), let (board, gid) = Self.articlePath(href)
         else { return nil }
         let repliesText = link.nextSibling.map(\.text) ?? ""

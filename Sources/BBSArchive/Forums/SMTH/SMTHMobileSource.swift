@@ -31,7 +31,8 @@ public struct SMTHMobileSource: ForumSource {
     }
 
     static func escapePath(_ segment: String) -> String {
-        segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#")))
+        segment.addingPercentEncoding(
+            withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#")))
             ?? segment
     }
 }
