@@ -73,6 +73,9 @@ import Testing
                 let storedThread = try #require(stored.first { $0.gid == thread.gid })
                 #expect(storedThread.title == thread.title)
                 #expect(storedThread.sticky == thread.sticky)
+                // The forum counts a deleted first post among the replies' elders.
+                #expect(storedThread.replies == thread.posts.count - (thread.firstPostDeleted ? 0 : 1))
+                #expect(storedThread.firstPostArchived == !thread.firstPostDeleted)
                 #expect(storedThread.author == (thread.firstPostDeleted ? nil : thread.posts.first?.author))
                 for (post, original) in zip(posts, thread.posts) {
                     #expect(post.floor == original.floor)

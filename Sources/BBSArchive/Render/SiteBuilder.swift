@@ -97,8 +97,8 @@ public struct SiteBuilder: Sendable {
                 var row: [String: Any] = [
                     "title": thread.title,
                     "href": SitePaths.relative(from: path, to: SitePaths.thread(board.name, gid: thread.gid)),
-                    "replies": max(0, thread.postCount - 1), "sticky": thread.sticky, "marked": thread.marked,
-                    "postedAt": BeijingTime.display(thread.postedAt), "postedISO": BeijingTime.iso8601(thread.postedAt),
+                    "replies": thread.replies, "sticky": thread.sticky, "marked": thread.marked,
+                    "postedAt": Self.threadStart(thread), "postedISO": BeijingTime.iso8601(thread.postedAt),
                     "lastReplyAt": BeijingTime.display(thread.lastReplyAt),
                     "lastReplyISO": BeijingTime.iso8601(thread.lastReplyAt),
                 ]
@@ -191,6 +191,12 @@ public struct SiteBuilder: Sendable {
         context["hasFiles"] = !files.isEmpty
         context["hasMissing"] = !missing.isEmpty
         return context
+    }
+
+    /// When a thread started: to the second from its first post, or only
+    /// the day when that post was deleted and the board list is all we have.
+    static func threadStart(_ thread: StoredThread) -> String {
+        thread.firstPostArchived ? BeijingTime.display(thread.postedAt) : BeijingTime.day(thread.postedAt)
     }
 
     private static func blockContext(_ block: PostBody.Block) -> [String: Any] {

@@ -96,7 +96,7 @@ enum BoardMarkdown {
                         url: SitePaths.relative(from: from, to: SitePaths.threadMarkdown(board.name, gid: thread.gid)),
                         text: thread.title),
                     .text(
-                        " · \(thread.author ?? "原帖已删除") · \(BeijingTime.display(thread.postedAt)) · \(max(0, thread.postCount - 1)) 回复"
+                        " · \(thread.author ?? "原帖已删除") · \(SiteBuilder.threadStart(thread)) · \(thread.replies) 回复"
                     ),
                 ]
             })

@@ -179,7 +179,8 @@ public final class ArchiveStore: Sendable {
                       coalesce(f.postedAt, t.postedAt) AS postedAt,
                       coalesce(l.author, t.lastReplier) AS lastReplier,
                       coalesce(l.postedAt, t.lastReplyAt) AS lastReplyAt,
-                      (SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid) AS posts
+                      (SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid) AS posts,
+                      f.floor IS NOT NULL AS firstPostArchived
                     FROM thread t
                     LEFT JOIN post f ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
                     LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor =
@@ -341,7 +342,8 @@ public final class ArchiveStore: Sendable {
         StoredThread(
             board: row["board"], gid: row["gid"], title: row["title"], sticky: row["sticky"], marked: row["marked"],
             author: row["author"], postedAt: date(row["postedAt"]), lastReplier: row["lastReplier"],
-            lastReplyAt: date(row["lastReplyAt"]), postCount: row["posts"])
+            lastReplyAt: date(row["lastReplyAt"]), postCount: row["posts"],
+            firstPostArchived: row["firstPostArchived"])
     }
 
     static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }

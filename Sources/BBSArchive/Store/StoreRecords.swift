@@ -26,6 +26,12 @@ public struct StoredThread: Sendable, Equatable {
     public var lastReplyAt: Date
     /// Posts archived for this thread.
     public var postCount: Int
+    /// Whether floor 0 is archived. When it is not (deleted on the forum),
+    /// `postedAt` comes from the board list and may be exact to the day only.
+    public var firstPostArchived: Bool
+
+    /// Replies as the forum counts them: every post after the first.
+    public var replies: Int { firstPostArchived ? max(0, postCount - 1) : postCount }
 }
 
 /// A post as the store holds it.
