@@ -74,6 +74,7 @@ public struct Archiver: Sendable {
                 let url = source.boardURL(board: board, page: number)
                 do {
                     let page = try await boardPage(url, board: board)
+                    guard page.page.current == number else { break }
                     try store.saveBoardPage(page, source: source)
                     summaries += page.threads
                     report.boardPages += 1
@@ -162,7 +163,11 @@ public struct Archiver: Sendable {
             if total >= 2 {
                 for number in 2...total {
                     url = source.threadURL(board: board, gid: summary.gid, page: number)
-                    pages.append(try await threadPage(url))
+                    let page = try await threadPage(url)
+                    // A forum that answers another page than the one asked
+                    // for (it clamps, or its pager lies) has no more pages.
+                    guard page.page.current == number else { break }
+                    pages.append(page)
                 }
             }
             for index in pages.indices {
