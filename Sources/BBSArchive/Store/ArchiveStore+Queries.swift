@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+
+/// What the site builder reads from the store. Writes live in
+/// `ArchiveStore.swift`; everything here is read-only.
+extension ArchiveStore {
+    public func boards() throws(ArchiveError) -> [StoredBoard] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT b.name, b.title, b.source, b.baseURL,
+                      (SELECT count(*) FROM thread t WHERE t.board = b.name) AS threads,
+                      (SELECT count(*) FROM post p WHERE p.board = b.name) AS posts
+                    FROM board b ORDER BY b.name
+                    """
+            ).map { row in
+                StoredBoard(
+                    name: row["name"], title: row["title"], source: row["source"], baseURL: row["baseURL"],
+                    threadCount: row["threads"], postCount: row["posts"])
+            }
+        }
+    }
+
+    /// A board's threads, sticky first, then newest activity first.
+    public func threads(board: String) throws(ArchiveError) -> [StoredThread] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.board, t.gid, t.title, t.sticky, t.marked,
+                      coalesce(f.author, t.author) AS author,
+                      coalesce(f.postedAt, t.postedAt) AS postedAt,
+                      coalesce(l.author, t.lastReplier) AS lastReplier,
+                      coalesce(l.postedAt, t.lastReplyAt) AS lastReplyAt,
+                      (SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid) AS posts,
+                      f.floor IS NOT NULL AS firstPostArchived
+                    FROM thread t
+                    LEFT JOIN post f ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
+                    LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor =
+                      (SELECT max(floor) FROM post WHERE board = t.board AND gid = t.gid)
+                    WHERE t.board = ?
+                    ORDER BY t.sticky DESC, lastReplyAt DESC, t.gid DESC
+                    """,
+                arguments: [board]
+            ).map(Self.thread)
+        }
+    }
+
+    /// A thread's posts in floor order, with their attachments.
+    public func posts(board: String, gid: Int) throws(ArchiveError) -> [StoredPost] {
+        try read { db in
+            var attachments: [Int: [StoredAttachment]] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT a.floor, a.name, a.url, a.kind, a.size, m.hash, m.mime FROM attachment a
+                    LEFT JOIN media m ON m.url = a.url
+                    WHERE a.board = ? AND a.gid = ? ORDER BY a.floor, a.position
+                    """,
+                arguments: [board, gid])
+            {
+                let kind = Attachment.Kind(rawValue: row["kind"]) ?? .file
+                attachments[row["floor"], default: []].append(
+                    StoredAttachment(
+                        name: row["name"], url: row["url"], kind: kind, size: row["size"], hash: row["hash"],
+                        mime: row["mime"]))
+            }
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT floor, author, postedAt, body, ip, editedBy FROM post
+                    WHERE board = ? AND gid = ? ORDER BY floor
+                    """,
+                arguments: [board, gid]
+            ).map { row in
+                let floor: Int = row["floor"]
+                return StoredPost(
+                    board: board, gid: gid, floor: floor, author: row["author"],
+                    postedAt: Self.date(row["postedAt"]), body: row["body"], ip: row["ip"], editedBy: row["editedBy"],
+                    attachments: attachments[floor] ?? [])
+            }
+        }
+    }
+
+    /// Every user with at least one archived post.
+    public func users() throws(ArchiveError) -> [String] {
+        try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT author FROM post ORDER BY author") }
+    }
+
+    /// A user's posts, newest first.
+    public func posts(byUser user: String) throws(ArchiveError) -> [StoredUserPost] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT p.board, p.gid, p.floor, p.postedAt, t.title,
+                      (SELECT count(*) FROM post q WHERE q.board = p.board AND q.gid = p.gid AND q.floor < p.floor)
+                        AS position
+                    FROM post p
+                    JOIN thread t ON t.board = p.board AND t.gid = p.gid
+                    WHERE p.author = ? ORDER BY p.postedAt DESC, p.board, p.gid, p.floor
+                    """,
+                arguments: [user]
+            ).map { row in
+                StoredUserPost(
+                    board: row["board"], gid: row["gid"], floor: row["floor"], position: row["position"],
+                    threadTitle: row["title"], postedAt: Self.date(row["postedAt"]))
+            }
+        }
+    }
+
+    /// The bytes stored under a content hash.
+    public func blob(hash: String) throws(ArchiveError) -> Data? {
+        try read { db in try Data.fetchOne(db, sql: "SELECT bytes FROM blob WHERE hash = ?", arguments: [hash]) }
+    }
+
+    public func counts() throws(ArchiveError) -> StoreCounts {
+        try read { db in
+            func count(_ table: String) throws -> Int {
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
+            }
+            return StoreCounts(
+                boards: try count("board"), threads: try count("thread"), posts: try count("post"),
+                users: try Int.fetchOne(db, sql: "SELECT count(DISTINCT author) FROM post") ?? 0,
+                attachments: try count("attachment"), media: try count("media"), captures: try count("capture"),
+                blobs: try count("blob"))
+        }
+    }
+
+}
