@@ -275,13 +275,7 @@ struct BoardGenerator {
         }
 
         // 5. Listing order: sticky first, then by last activity, newest first.
-        threads.sort { a, b in
-            if a.sticky != b.sticky { return a.sticky }
-            if a.sticky { return a.gid > b.gid }
-            let lastA = a.posts.last?.postedAt ?? .distantPast
-            let lastB = b.posts.last?.postedAt ?? .distantPast
-            return lastA != lastB ? lastA > lastB : a.gid > b.gid
-        }
+        threads.sort(by: ReplicaBoard.listingOrder)
         return GeneratedBoard(board: ReplicaBoard(name: name, title: title, threads: threads))
     }
 

@@ -45,6 +45,8 @@ enum MobileMarkup {
 
     static func boardMissing() -> String { notice("指定的版面不存在") }
     static func articleMissing() -> String { notice("指定的文章不存在") }
+    /// What a guest sees on a board that needs a login.
+    static func noPermission() -> String { notice("您无权阅读此版面") }
 
     // MARK: - Board listing
 

@@ -12,6 +12,8 @@ public final class ReplicaForum: Sendable {
     let users: UserPool
     private let boardInfo: [String: (index: Int, title: String)]
     private let cache = BoardCache(capacity: 8)
+    /// New replies and threads added since generation (`addReplies`, `addThread`).
+    let growth = GrowthLog()
 
     public init(config: ReplicaConfig) {
         self.config = config
@@ -62,11 +64,11 @@ public final class ReplicaForum: Sendable {
 
     func generated(named name: String) -> GeneratedBoard? {
         guard let info = boardInfo[name] else { return nil }
-        if let hit = cache.value(for: name) { return hit }
+        if let hit = cache.value(for: name) { return grown(hit) }
         // Generated outside the lock: two requests racing for the same board
         // both generate it, which is wasted work but gives equal results.
         let board = makeGenerator(name: name, index: info.index, title: info.title).generate()
-        return cache.insert(board, for: name)
+        return grown(cache.insert(board, for: name))
     }
 
     private func makeGenerator(name: String, index: Int, title: String) -> BoardGenerator {
@@ -82,9 +84,9 @@ extension ReplicaForum {
                 guard let info = boardInfo[name] else { return nil }
                 // Boards not in the cache are generated without entering it, so
                 // walking a big forum does not evict the boards being served.
-                let generated =
+                let generated = grown(
                     cache.value(for: name)
-                    ?? makeGenerator(name: name, index: info.index, title: info.title).generate()
+                        ?? makeGenerator(name: name, index: info.index, title: info.title).generate())
                 let board = generated.board
                 var posts = 0, images = 0, files = 0
                 for thread in board.threads {

@@ -17,15 +17,22 @@ public actor ReplicaServer {
     }
 
     private let responder: ReplicaResponder
+    private let faults: ReplicaFaults
     private let clock: @Sendable () -> Date
     private let recorder = RequestRecorder()
     private var server: HTTPServer?
     private var runTask: Task<Void, Never>?
 
-    /// - Parameter clock: the time a request is served at, which decides what
-    ///   counts as "today" on board listings. Tests can pin it; it defaults to now.
-    public init(forum: ReplicaForum, clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameters:
+    ///   - faults: how the server misbehaves on purpose (none by default).
+    ///   - clock: the time a request is served at, which decides what counts
+    ///     as "today" on board listings. Tests can pin it; it defaults to now.
+    public init(
+        forum: ReplicaForum, faults: ReplicaFaults = ReplicaFaults(),
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         responder = ReplicaResponder(forum: forum)
+        self.faults = faults
         self.clock = clock
     }
 
@@ -33,18 +40,7 @@ public actor ReplicaServer {
     /// e.g. `http://127.0.0.1:41234`, once the server accepts connections.
     public func start(port: UInt16 = 0) async throws -> URL {
         guard server == nil else { throw ServerError.alreadyStarted }
-        let responder = self.responder
-        let clock = self.clock
-        let recorder = self.recorder
-        let handler = ClosureHTTPHandler { request in
-            recorder.record(request.target.rawValue)
-            let query = request.query.map { (name: $0.name, value: $0.value) }
-            let response = responder.respond(path: request.path, query: query, now: clock())
-            return HTTPResponse(
-                statusCode: HTTPStatusCode(response.status, phrase: response.status == 200 ? "OK" : "Not Found"),
-                headers: [.contentType: response.contentType],
-                body: response.body)
-        }
+        let handler = ReplicaHTTPHandler(responder: responder, faults: faults, clock: clock, recorder: recorder)
         let http = HTTPServer(
             address: try .inet(ip4: "127.0.0.1", port: port),
             timeout: 15, logger: .disabled, handler: handler)
@@ -99,6 +95,11 @@ public actor ReplicaServer {
 
     /// Request targets (path and query, as sent) in the order received.
     public func requestLog() -> [String] {
+        recorder.entries.map(\.target)
+    }
+
+    /// Request targets with the time each arrived, in order.
+    public func timedRequestLog() -> [(at: Date, target: String)] {
         recorder.entries
     }
 
@@ -112,17 +113,23 @@ public actor ReplicaServer {
 
 /// The request log, written from connection tasks without hopping onto the actor,
 /// so the log order is the order requests arrived.
-private final class RequestRecorder: @unchecked Sendable {
-    // @unchecked: `log` is only touched while holding `lock`.
+final class RequestRecorder: @unchecked Sendable {
+    // @unchecked: `log` and `hits` are only touched while holding `lock`.
     private let lock = NSLock()
-    private var log = [String]()
+    private var log = [(at: Date, target: String)]()
+    private var hits = [String: Int]()
 
-    func record(_ target: String) {
-        lock.withLock { log.append(target) }
+    /// Logs a request; returns how many times this target was asked for so far.
+    func record(_ target: String, at time: Date) -> Int {
+        lock.withLock {
+            log.append((time, target))
+            hits[target, default: 0] += 1
+            return hits[target, default: 1]
+        }
     }
 
     var count: Int { lock.withLock { log.count } }
-    var entries: [String] { lock.withLock { log } }
+    var entries: [(at: Date, target: String)] { lock.withLock { log } }
 }
 
 /// Holds the error the server task ended with, if any.

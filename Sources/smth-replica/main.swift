@@ -39,6 +39,21 @@ struct SMTHReplicaCommand: AsyncParsableCommand {
     @Flag(help: "Print the board ids, one a line, and exit.")
     var listBoards = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Misbehave on purpose (repeatable): KIND[,paths=all|boards|threads|media][,times=N][,every=N][,retry-after=S][,delay-ms=MS]",
+            discussion: "KIND is 503, 429, 500, slow, truncated or reset."))
+    var fault: [String] = []
+
+    @Option(help: "Serve this file as /robots.txt.")
+    var robots: String?
+
+    @Option(name: .customLong("login-board"), help: "A board that needs the session cookie (KBS_SESSION=replica-session).")
+    var loginBoard: String?
+
+    @Flag(name: .customLong("wrong-charset"), help: "Send charset=GBK for the UTF-8 pages.")
+    var wrongCharset = false
+
     func run() async throws {
         // Checked here rather than in validate() so a bad value costs one line
         // on stderr, not a usage dump, like every other error of this tool.
@@ -67,7 +82,15 @@ struct SMTHReplicaCommand: AsyncParsableCommand {
             sources.append(source)
         }
 
-        let server = ReplicaServer(forum: forum)
+        var faults = ReplicaFaults(loginBoard: loginBoard, wrongCharset: wrongCharset)
+        faults.rules = fault.compactMap(ReplicaFaults.parseRule)
+        if let robots {
+            guard let text = try? String(contentsOfFile: robots, encoding: .utf8) else {
+                Self.fail("cannot read --robots \(robots)", code: ExitCode.failure)
+            }
+            faults.robots = text
+        }
+        let server = ReplicaServer(forum: forum, faults: faults)
         let url: URL
         do {
             url = try await server.start(port: port)
@@ -88,6 +111,9 @@ struct SMTHReplicaCommand: AsyncParsableCommand {
             return "\(name) must not be negative"
         }
         if posts < 1 { return "--posts must be at least 1" }
+        for text in fault where ReplicaFaults.parseRule(text) == nil {
+            return "--fault \"\(text)\" is not KIND[,paths=P][,times=N][,every=N][,retry-after=S][,delay-ms=MS]"
+        }
         if let now, Self.parseDate(now) == nil {
             return "--now must be Unix seconds or an ISO 8601 date such as 2026-08-01T12:00:00+08:00"
         }

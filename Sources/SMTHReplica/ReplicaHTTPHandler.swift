@@ -1,0 +1,111 @@
+import FlyingFox
+import FlyingSocks
+import Foundation
+
+/// Turns HTTP requests into replica pages, with the faults, the login wall,
+/// robots.txt and conditional requests wrapped around the responder.
+struct ReplicaHTTPHandler: HTTPHandler {
+    let responder: ReplicaResponder
+    let faults: ReplicaFaults
+    let clock: @Sendable () -> Date
+    let recorder: RequestRecorder
+
+    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let target = request.target.rawValue
+        // The log keeps the real arrival time: rate-limit tests read it.
+        let hit = recorder.record(target, at: Date())
+        let rule = faults.rule(for: target, hit: hit)
+        switch rule?.kind {
+        case .unavailable?:
+            return Self.plain(503, "Service Unavailable", retryAfter: rule?.retryAfter)
+        case .tooManyRequests?:
+            return Self.plain(429, "Too Many Requests", retryAfter: rule?.retryAfter)
+        case .serverError?:
+            return Self.plain(500, "Internal Server Error", retryAfter: nil)
+        case .slow?:
+            try await Task.sleep(for: rule?.delay ?? .zero)
+        case .truncated?, .reset?, nil:
+            break
+        }
+
+        if request.path == "/robots.txt" {
+            guard let robots = faults.robots else { return Self.plain(404, "Not Found", retryAfter: nil) }
+            return HTTPResponse(
+                statusCode: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: Data(robots.utf8))
+        }
+
+        var page: ReplicaResponse
+        if isBehindLoginWall(request) {
+            page = .html(MobileMarkup.noPermission())
+        } else {
+            let query = request.query.map { (name: $0.name, value: $0.value) }
+            page = responder.respond(path: request.path, query: query, now: clock())
+        }
+
+        var headers: HTTPHeaders = [.contentType: page.contentType]
+        if faults.wrongCharset, page.contentType.hasPrefix("text/html") {
+            headers[.contentType] = "text/html; charset=GBK"
+        }
+        if faults.conditionalRequests, page.status == 200 {
+            let tag = "\"\(String(ReplicaFaults.hash(String(decoding: page.body, as: UTF8.self)), radix: 16))\""
+            headers[HTTPHeader("ETag")] = tag
+            if request.headers[HTTPHeader("If-None-Match")]?.contains(tag) == true {
+                return HTTPResponse(statusCode: HTTPStatusCode(304, phrase: "Not Modified"), headers: headers)
+            }
+        }
+        let status = HTTPStatusCode(page.status, phrase: page.status == 200 ? "OK" : "Not Found")
+
+        switch rule?.kind {
+        case .truncated?, .reset?:
+            // Promise the whole body, send part of it, then drop the connection.
+            let sent = rule?.kind == .truncated ? page.body.prefix(page.body.count / 2) : Data()
+            return HTTPResponse(
+                statusCode: status, headers: headers,
+                body: HTTPBodySequence(from: BrokenBody(bytes: sent), count: page.body.count))
+        default:
+            return HTTPResponse(statusCode: status, headers: headers, body: page.body)
+        }
+    }
+
+    private func isBehindLoginWall(_ request: HTTPRequest) -> Bool {
+        guard let board = faults.loginBoard else { return false }
+        let parts = request.path.split(separator: "/")
+        guard parts.count >= 2, parts[0] == "board" || parts[0] == "article", parts[1] == board else { return false }
+        let cookies = request.headers.values(for: .cookie).joined(separator: "; ")
+        return !cookies.split(separator: ";").contains { $0.trimmingCharacters(in: .whitespaces) == faults.sessionCookie }
+    }
+
+    private static func plain(_ code: Int, _ phrase: String, retryAfter: Int?) -> HTTPResponse {
+        var headers: HTTPHeaders = [.contentType: "text/html; charset=utf-8"]
+        if let retryAfter { headers[HTTPHeader("Retry-After")] = String(retryAfter) }
+        return HTTPResponse(
+            statusCode: HTTPStatusCode(code, phrase: phrase), headers: headers,
+            body: Data("<html><body><p>\(code) \(phrase)</p></body></html>".utf8))
+    }
+}
+
+/// A body that yields its bytes and then fails, which makes the server close
+/// the connection before the promised length has arrived.
+struct BrokenBody: AsyncBufferedSequence, Sendable {
+    typealias Element = UInt8
+    let bytes: Data
+
+    struct Dropped: Error {}
+
+    struct AsyncIterator: AsyncBufferedIteratorProtocol {
+        var remaining: Data?
+
+        mutating func next() async throws -> UInt8? {
+            guard let buffer = try await nextBuffer(suggested: 1) else { return nil }
+            return buffer.first
+        }
+
+        mutating func nextBuffer(suggested count: Int) async throws -> Data? {
+            guard let data = remaining, !data.isEmpty else { throw Dropped() }
+            remaining = nil
+            return data
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(remaining: bytes) }
+}
