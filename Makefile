@@ -1,7 +1,7 @@
 # bbsarchive: make setup · build · test · demo · lint · clean
 SWIFT ?= swift
 # The C libraries bbsarchive links, as Debian packages.
-DEB_PACKAGES := libxml2-dev libcurl4-openssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev pkg-config libsqlite3-dev
+DEB_PACKAGES := libxml2-dev libcurl4-openssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev zlib1g-dev pkg-config libsqlite3-dev
 # apt-get needs root: use sudo when not already root.
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo)
 

@@ -24,6 +24,9 @@ let package = Package(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
         .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .systemLibrary(
             name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"]), .brew(["cmark-gfm"])]),
 
@@ -31,7 +34,7 @@ let package = Package(
         .target(
             name: "BBSArchive",
             dependencies: [
-                "CLibXML2", "CCurl", "CCmarkGFM",
+                "CLibXML2", "CCurl", "CCmarkGFM", "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ]),

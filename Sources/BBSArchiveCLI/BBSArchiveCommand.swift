@@ -8,7 +8,9 @@ public struct BBSArchiveCommand: AsyncParsableCommand {
         commandName: "bbsarchive",
         abstract: "Archive BBS forum boards into a static site you can read in any browser.",
         version: BBSArchiveVersion.version,
-        subcommands: [ArchiveCommand.self, FetchCommand.self, BuildCommand.self, ParseCommand.self])
+        subcommands: [
+            ArchiveCommand.self, FetchCommand.self, BuildCommand.self, ReparseCommand.self, ParseCommand.self,
+        ])
 
     public init() {}
 }
@@ -43,20 +45,54 @@ struct FetchOptions: ParsableArguments {
     @Option(help: "Board list pages to walk per board (default: all).")
     var pages: Int?
 
-    @Option(help: "Requests a second, shared by all connections (0: no limit, for a local replica only).")
+    @Option(help: "Requests a second to each host, shared by all connections (0: no limit, for a local replica only).")
     var rate: Double = 1
 
-    @Option(help: "Threads fetched at the same time.")
+    @Option(help: "Threads fetched at the same time (and connections kept open).")
     var connections = 4
 
-    @Flag(help: "Print only errors.")
-    var quiet = false
+    @Option(help: "Your browser's cookies for boards that need a login: a cookies.txt file or a Cookie header value.")
+    var cookies: String?
+
+    @Flag(name: .customLong("ignore-robots"), help: "Do not read robots.txt (only with the site owners' permission).")
+    var ignoreRobots = false
+
+    @Option(
+        name: .customLong("stop-after"),
+        help:
+            "On a board archived before, stop walking its list after this many unchanged threads in a row (0: walk it all)."
+    )
+    var stopAfter = 30
+
+    @Option(help: "Tries per request before a page is recorded as failed (timeouts, resets, 5xx, 429).")
+    var tries = 4
+
+    @Option(help: "Seconds one request may take.")
+    var timeout = 120
+
+    @OptionGroup var output: OutputOptions
 
     func validate() throws {
         if let pages, pages < 1 { throw ValidationError("--pages must be 1 or more") }
         if rate < 0 || !rate.isFinite { throw ValidationError("--rate must be 0 or more requests a second") }
-        if connections < 1 { throw ValidationError("--connections must be 1 or more") }
+        if connections < 1 || connections > 64 { throw ValidationError("--connections must be between 1 and 64") }
+        if stopAfter < 0 { throw ValidationError("--stop-after must be 0 or more") }
+        if tries < 1 { throw ValidationError("--tries must be 1 or more") }
+        if timeout < 1 { throw ValidationError("--timeout must be 1 second or more") }
     }
+}
+
+/// How progress is shown.
+struct OutputOptions: ParsableArguments {
+    enum LogFormat: String, ExpressibleByArgument {
+        case text, json
+    }
+
+    @Flag(help: "Print only errors.")
+    var quiet = false
+
+    @Option(name: .customLong("log-format"), help: "text (a live line on a terminal) or json (one event a line).")
+    var logFormat: LogFormat = .text
 }
 
 struct BuildOptions: ParsableArguments {
@@ -82,8 +118,8 @@ struct ArchiveCommand: AsyncParsableCommand {
     func run() async throws {
         try await Runner.run {
             let failures = try await Runner.fetch(boards, forum, storage, fetching)
-            try await Runner.build(storage, building, quiet: fetching.quiet)
-            if !failures.isEmpty { throw ArchiveError.incomplete(failures: failures) }
+            try await Runner.build(storage, building, quiet: fetching.output.quiet)
+            try Runner.report(failures, listed: !fetching.output.quiet)
         }
     }
 }
@@ -101,8 +137,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await Runner.run {
-            let failures = try await Runner.fetch(boards, forum, storage, fetching)
-            if !failures.isEmpty { throw ArchiveError.incomplete(failures: failures) }
+            try Runner.report(try await Runner.fetch(boards, forum, storage, fetching), listed: !fetching.output.quiet)
         }
     }
 }
@@ -119,6 +154,32 @@ struct BuildCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await Runner.run { try await Runner.build(storage, building, quiet: quiet) }
+    }
+}
+
+struct ReparseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reparse",
+        abstract: "Re-read every stored page with the current parser, without the network, then run build.")
+
+    @OptionGroup var storage: StoreOptions
+
+    @Flag(help: "Print only errors.")
+    var quiet = false
+
+    func run() async throws {
+        try await Runner.run {
+            let printer = ProgressPrinter(format: .text, quiet: quiet)
+            let report = try ReparseAction(storePath: storage.store).run(events: printer.handle)
+            printer.finish()
+            if !quiet {
+                Runner.printError(
+                    "re-read \(report.boardPages) board page(s) and \(report.threads) thread(s) with \(report.posts) post(s) from \(storage.store)"
+                )
+            }
+            for failure in report.failures { Runner.printError("failed: \(failure)") }
+            if !report.failures.isEmpty { throw ArchiveError.incomplete(failures: report.failures) }
+        }
     }
 }
 
@@ -158,29 +219,50 @@ enum Runner {
         do {
             try await body()
         } catch let error as ArchiveError {
-            if case .incomplete(let failures) = error {
-                for failure in failures { printError("failed: \(failure)") }
-            }
             printError("bbsarchive: error: \(error)")
             throw ExitCode(1)
         }
     }
 
     static func fetch(_ boards: [String], _ forum: ForumOptions, _ storage: StoreOptions, _ fetching: FetchOptions)
-        async throws -> [String]
+        async throws -> [Archiver.Failure]
     {
-        let quiet = fetching.quiet
+        let printer = ProgressPrinter(
+            format: fetching.output.logFormat == .json ? .json : .text, quiet: fetching.output.quiet)
+        var http = CurlHTTPClient.Options()
+        http.timeout = fetching.timeout
         let action = FetchAction(
             boards: boards, source: try forum.makeSource(), storePath: storage.store, rate: fetching.rate,
-            options: Archiver.Options(pages: fetching.pages, connections: fetching.connections))
-        let report = try await action.run { line in if !quiet { printError(line) } }
-        if !quiet {
-            printError(
-                "fetched \(report.boardPages) board page(s), \(report.threadsFetched) thread(s) with \(report.posts) post(s), "
-                    + "\(report.media) attachment(s); \(report.threadsUnchanged) thread(s) unchanged; store: \(storage.store)"
-            )
+            options: Archiver.Options(
+                pages: fetching.pages, connections: fetching.connections, stopAfterUnchanged: fetching.stopAfter),
+            retry: RetryPolicy(attempts: fetching.tries), respectRobots: !fetching.ignoreRobots,
+            cookies: fetching.cookies, http: http)
+        let report: Archiver.Report
+        do {
+            report = try await action.run(events: printer.handle)
+        } catch {
+            printer.finish()
+            throw error
+        }
+        printer.finish()
+        if !fetching.output.quiet {
+            printer.summary(
+                "fetched \(report.boardPages) list page(s) and \(report.threadsFetched) thread(s) (\(report.threadPages) page(s), "
+                    + "\(report.posts) post(s)), \(report.media) attachment(s); \(report.threadsUnchanged) thread(s) unchanged; "
+                    + "store: \(storage.store)")
         }
         return report.failures
+    }
+
+    /// Ends a run that had failures: one error alone is said as itself;
+    /// several are listed (unless the live output showed them), then summed up.
+    static func report(_ failures: [Archiver.Failure], listed: Bool) throws {
+        guard let first = failures.first else { return }
+        if failures.count == 1 { throw first.error }
+        if !listed {
+            for failure in failures { printError("failed: \(failure)") }
+        }
+        throw ArchiveError.incomplete(failures: failures.map(\.description))
     }
 
     static func build(_ storage: StoreOptions, _ building: BuildOptions, quiet: Bool) async throws {

@@ -24,6 +24,10 @@ static inline CURLcode bbs_curl_setopt_write(CURL *handle, CURLoption option, bb
     return curl_easy_setopt(handle, option, value);
 }
 
+static inline CURLMcode bbs_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
 static inline CURLcode bbs_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

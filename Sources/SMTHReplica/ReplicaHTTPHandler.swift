@@ -72,7 +72,9 @@ struct ReplicaHTTPHandler: HTTPHandler {
         let parts = request.path.split(separator: "/")
         guard parts.count >= 2, parts[0] == "board" || parts[0] == "article", parts[1] == board else { return false }
         let cookies = request.headers.values(for: .cookie).joined(separator: "; ")
-        return !cookies.split(separator: ";").contains { $0.trimmingCharacters(in: .whitespaces) == faults.sessionCookie }
+        return !cookies.split(separator: ";").contains {
+            $0.trimmingCharacters(in: .whitespaces) == faults.sessionCookie
+        }
     }
 
     private static func plain(_ code: Int, _ phrase: String, retryAfter: Int?) -> HTTPResponse {

@@ -48,7 +48,8 @@ struct SMTHReplicaCommand: AsyncParsableCommand {
     @Option(help: "Serve this file as /robots.txt.")
     var robots: String?
 
-    @Option(name: .customLong("login-board"), help: "A board that needs the session cookie (KBS_SESSION=replica-session).")
+    @Option(
+        name: .customLong("login-board"), help: "A board that needs the session cookie (KBS_SESSION=replica-session).")
     var loginBoard: String?
 
     @Flag(name: .customLong("wrong-charset"), help: "Send charset=GBK for the UTF-8 pages.")

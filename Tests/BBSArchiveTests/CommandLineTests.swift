@@ -98,7 +98,7 @@ import Testing
         let folder = try Fixtures.temporaryFolder("cli")
         let outcome = try run([
             "fetch", "Geography", "--forum-url", "http://127.0.0.1:\(port)", "--store",
-            folder.appendingPathComponent("a.sqlite").path,
+            folder.appendingPathComponent("a.sqlite").path, "--quiet",
         ])
         expectOneLineError(outcome, containing: "is not an SMTH mobile board or thread page")
         task.cancel()

@@ -1,125 +1,270 @@
 import CCurl
 import Foundation
 
-/// An `HTTPClient` on libcurl's easy interface.
+/// An `HTTPClient` on libcurl's multi interface.
 ///
-/// Each request runs `curl_easy_perform` on a Dispatch worker so the Swift
-/// concurrency pool never blocks on the network. Only http and https are
-/// allowed, redirects are limited, and bodies past `maxBodyBytes` are
-/// refused, so a misbehaving server cannot fill the disk or the memory.
-public struct CurlHTTPClient: HTTPClient {
+/// One background thread drives every transfer through a single multi
+/// handle, so connections are kept alive and reused across requests (and
+/// HTTP/2 streams share one connection where the server offers it). Only
+/// http and https are allowed, redirects are limited, stalled transfers are
+/// cut off, and bodies past `maxBodyBytes` are refused, so a misbehaving
+/// server can neither hang the archive nor fill the disk.
+public final class CurlHTTPClient: HTTPClient {
     public struct Options: Sendable {
         public var userAgent = BBSArchiveVersion.userAgent
+        /// Seconds to wait for a connection.
         public var connectTimeout = 15
+        /// Seconds a whole transfer may take.
         public var timeout = 120
+        /// A transfer slower than 1 byte a second for this many seconds is cut off.
+        public var stallTimeout = 30
         public var maxRedirects = 5
         public var maxBodyBytes = 64 << 20
+        /// Connections kept open at most, in total and per host.
+        public var maxConnections = 8
+        /// Cookies to send, chosen per URL (a browser's export or a header value).
+        public var cookies: CookieJar?
 
         public init() {}
     }
 
     public let options: Options
+    private let engine: CurlMultiEngine?
 
     public init(options: Options = Options()) {
         Curl.initialize()
         self.options = options
+        engine = CurlMultiEngine(maxConnections: options.maxConnections)
     }
 
-    public func get(_ url: String) async throws(ArchiveError) -> HTTPResponse {
+    deinit {
+        engine?.stop()
+    }
+
+    public func get(_ url: String, headers: [(name: String, value: String)]) async throws(ArchiveError)
+        -> HTTPResponse
+    {
         let options = self.options
+        guard let engine = self.engine else {
+            throw .unreachable(url: url, reason: "libcurl could not start (out of memory?)")
+        }
         let result: Result<HTTPResponse, ArchiveError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Self.perform(url, options: options))
+            guard let transfer = Transfer(url: url, headers: headers, options: options, continuation: continuation)
+            else {
+                continuation.resume(
+                    returning: .failure(.unreachable(url: url, reason: "libcurl could not start a transfer")))
+                return
             }
+            engine.submit(transfer)
         }
         return try result.get()
     }
+}
 
-    private static func perform(_ url: String, options: Options) -> Result<HTTPResponse, ArchiveError> {
-        guard let handle = curl_easy_init() else {
-            return .failure(.unreachable(url: url, reason: "libcurl could not start a transfer"))
-        }
-        defer { curl_easy_cleanup(handle) }
+/// Runs the multi handle on its own thread until stopped.
+private final class CurlMultiEngine: @unchecked Sendable {
+    // @unchecked: `incoming` and `stopping` are only touched while holding
+    // `lock`; `active` and the multi handle only on the engine's thread.
+    private let multi: UnsafeMutableRawPointer
+    private let lock = NSLock()
+    private var incoming: [Transfer] = []
+    private var stopping = false
+    private var active: [UnsafeMutableRawPointer: Transfer] = [:]
 
-        let buffer = ResponseBuffer(limit: options.maxBodyBytes)
-        let opaque = Unmanaged.passUnretained(buffer).toOpaque()
-        var errorText = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        let fetchedAt = Date()
+    init?(maxConnections: Int) {
+        guard let multi = curl_multi_init() else { return nil }
+        self.multi = multi
+        bbs_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, maxConnections))
+        bbs_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maxConnections))
+        let thread = Thread { [self] in run() }
+        thread.name = "bbsarchive.curl"
+        thread.start()
+    }
 
-        let code: CURLcode = errorText.withUnsafeMutableBufferPointer { errorBuffer in
-            bbs_curl_setopt_string(handle, CURLOPT_URL, url)
-            bbs_curl_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent)
-            bbs_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-            bbs_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-            bbs_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-            bbs_curl_setopt_long(handle, CURLOPT_MAXREDIRS, options.maxRedirects)
-            bbs_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, options.connectTimeout)
-            bbs_curl_setopt_long(handle, CURLOPT_TIMEOUT, options.timeout)
-            bbs_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-            // An empty string asks for every encoding this libcurl can decode.
-            bbs_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
-            bbs_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer.baseAddress)
-            bbs_curl_setopt_write(handle, CURLOPT_WRITEFUNCTION, curlWriteBody)
-            bbs_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, opaque)
-            bbs_curl_setopt_write(handle, CURLOPT_HEADERFUNCTION, curlWriteHeader)
-            bbs_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, opaque)
-            return curl_easy_perform(handle)
+    func submit(_ transfer: Transfer) {
+        let accepted = lock.withLock {
+            guard !stopping else { return false }
+            incoming.append(transfer)
+            return true
         }
-        guard code == CURLE_OK else {
-            let detail = String(decoding: errorText.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let summary = String(cString: curl_easy_strerror(code))
-            var reason = detail.isEmpty ? summary : "\(summary) (\(detail))"
-            if buffer.overflowed { reason = "the response is larger than \(options.maxBodyBytes >> 20) MB" }
-            return .failure(.unreachable(url: url, reason: reason))
+        if accepted {
+            curl_multi_wakeup(multi)
+        } else {
+            transfer.fail(.unreachable(url: transfer.url, reason: "the HTTP client was shut down"))
         }
-        var status = 0
-        bbs_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        var effective: UnsafeMutablePointer<CChar>?
-        bbs_curl_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &effective)
-        let finalURL = effective.map { String(cString: $0) } ?? url
-        return .success(
-            HTTPResponse(
-                url: finalURL, status: status, headers: buffer.headers, body: buffer.body, fetchedAt: fetchedAt))
+    }
+
+    func stop() {
+        lock.withLock { stopping = true }
+        curl_multi_wakeup(multi)
+    }
+
+    private func run() {
+        while true {
+            let (batch, stop) = lock.withLock {
+                defer { incoming = [] }
+                return (incoming, stopping)
+            }
+            if stop {
+                for transfer in batch + Array(active.values) {
+                    curl_multi_remove_handle(multi, transfer.easy)
+                    transfer.fail(.unreachable(url: transfer.url, reason: "the HTTP client was shut down"))
+                }
+                active = [:]
+                break
+            }
+            for transfer in batch {
+                curl_multi_add_handle(multi, transfer.easy)
+                active[transfer.easy] = transfer
+            }
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                    let transfer = active.removeValue(forKey: easy)
+                else { continue }
+                let code = message.pointee.data.result
+                curl_multi_remove_handle(multi, easy)
+                transfer.finish(code)
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        curl_multi_cleanup(multi)
     }
 }
 
-/// Collects one transfer's bytes; owned by the `perform` call that uses it.
-private final class ResponseBuffer {
-    let limit: Int
-    var body = Data()
-    var headers: [(name: String, value: String)] = []
-    var overflowed = false
+/// One request in flight: its easy handle and everything libcurl writes to.
+/// Lives until `finish` or `fail`, which resume the waiting task exactly once.
+private final class Transfer: @unchecked Sendable {
+    // @unchecked: after `init` only the engine's thread touches a transfer.
+    let url: String
+    let easy: UnsafeMutableRawPointer
+    private let options: CurlHTTPClient.Options
+    private var continuation: CheckedContinuation<Result<HTTPResponse, ArchiveError>, Never>?
+    private let errorText: UnsafeMutablePointer<CChar>
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let fetchedAt = Date()
+    fileprivate var body = Data()
+    fileprivate var headers: [(name: String, value: String)] = []
+    fileprivate var overflowed = false
 
-    init(limit: Int) { self.limit = limit }
+    init?(
+        url: String, headers extra: [(name: String, value: String)], options: CurlHTTPClient.Options,
+        continuation: CheckedContinuation<Result<HTTPResponse, ArchiveError>, Never>
+    ) {
+        guard let easy = curl_easy_init() else { return nil }
+        self.url = url
+        self.easy = easy
+        self.options = options
+        self.continuation = continuation
+        errorText = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorText.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+
+        let opaque = Unmanaged.passUnretained(self).toOpaque()
+        bbs_curl_setopt_string(easy, CURLOPT_URL, url)
+        bbs_curl_setopt_string(easy, CURLOPT_USERAGENT, options.userAgent)
+        bbs_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        bbs_curl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        bbs_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
+        bbs_curl_setopt_long(easy, CURLOPT_MAXREDIRS, options.maxRedirects)
+        bbs_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, options.connectTimeout)
+        bbs_curl_setopt_long(easy, CURLOPT_TIMEOUT, options.timeout)
+        bbs_curl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
+        bbs_curl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, options.stallTimeout)
+        bbs_curl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        // An empty string asks for every encoding this libcurl can decode (gzip, br, ...).
+        bbs_curl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+        bbs_curl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorText)
+        bbs_curl_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlWriteBody)
+        bbs_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, opaque)
+        bbs_curl_setopt_write(easy, CURLOPT_HEADERFUNCTION, curlWriteHeader)
+        bbs_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, opaque)
+        if let cookie = options.cookies?.header(for: url) {
+            bbs_curl_setopt_string(easy, CURLOPT_COOKIE, cookie)
+        }
+        for (name, value) in extra {
+            headerList = curl_slist_append(headerList, "\(name): \(value)")
+        }
+        if let headerList {
+            bbs_curl_setopt_pointer(easy, CURLOPT_HTTPHEADER, headerList)
+        }
+    }
+
+    deinit {
+        curl_easy_cleanup(easy)
+        curl_slist_free_all(headerList)
+        errorText.deallocate()
+    }
+
+    func finish(_ code: CURLcode) {
+        guard code == CURLE_OK else {
+            let detail = String(cString: errorText)
+            let summary = String(cString: curl_easy_strerror(code))
+            var reason = detail.isEmpty ? summary : "\(summary) (\(detail))"
+            if overflowed { reason = "the response is larger than \(options.maxBodyBytes >> 20) MB" }
+            let error: ArchiveError =
+                Self.neverConnected.contains(code.rawValue)
+                ? .unreachable(url: url, reason: reason) : .transfer(url: url, reason: reason)
+            fail(error)
+            return
+        }
+        var status = 0
+        bbs_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var effective: UnsafeMutablePointer<CChar>?
+        bbs_curl_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective)
+        let finalURL = effective.map { String(cString: $0) } ?? url
+        resume(
+            .success(HTTPResponse(url: finalURL, status: status, headers: headers, body: body, fetchedAt: fetchedAt)))
+    }
+
+    func fail(_ error: ArchiveError) {
+        resume(.failure(error))
+    }
+
+    private func resume(_ result: Result<HTTPResponse, ArchiveError>) {
+        continuation?.resume(returning: result)
+        continuation = nil
+    }
+
+    /// Errors where no connection to the server was ever made.
+    private static let neverConnected: Set<UInt32> = [
+        CURLE_COULDNT_RESOLVE_HOST.rawValue, CURLE_COULDNT_RESOLVE_PROXY.rawValue,
+        CURLE_COULDNT_CONNECT.rawValue, CURLE_UNSUPPORTED_PROTOCOL.rawValue, CURLE_URL_MALFORMAT.rawValue,
+    ]
 }
 
 private let curlWriteBody: bbs_curl_write_callback = { data, size, count, userdata in
     guard let data, let userdata else { return 0 }
-    let buffer = Unmanaged<ResponseBuffer>.fromOpaque(userdata).takeUnretainedValue()
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
-    guard buffer.body.count + length <= buffer.limit else {
-        buffer.overflowed = true
+    guard transfer.body.count + length <= transfer.maxBodyBytes else {
+        transfer.overflowed = true
         return 0  // makes libcurl abort the transfer
     }
-    data.withMemoryRebound(to: UInt8.self, capacity: length) { buffer.body.append($0, count: length) }
+    data.withMemoryRebound(to: UInt8.self, capacity: length) { transfer.body.append($0, count: length) }
     return length
 }
 
 private let curlWriteHeader: bbs_curl_write_callback = { data, size, count, userdata in
     guard let data, let userdata else { return 0 }
-    let buffer = Unmanaged<ResponseBuffer>.fromOpaque(userdata).takeUnretainedValue()
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
     let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
         String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
     }
     if line.hasPrefix("HTTP/") {
-        buffer.headers = []  // a new response after a redirect: keep only the last one's
+        transfer.headers = []  // a new response after a redirect: keep only the last one's
     } else if let colon = line.firstIndex(of: ":") {
         let name = line[..<colon].trimmingCharacters(in: .whitespaces)
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        buffer.headers.append((name, value))
+        transfer.headers.append((name, value))
     }
     return length
+}
+
+extension Transfer {
+    fileprivate var maxBodyBytes: Int { options.maxBodyBytes }
 }
 
 /// libcurl's one-time global set-up.

@@ -26,8 +26,16 @@ public struct HTTPResponse: Sendable {
 
 /// Fetches URLs. The seam between the pipeline and the network.
 public protocol HTTPClient: Sendable {
-    /// A transport failure throws; any HTTP status is a response.
-    func get(_ url: String) async throws(ArchiveError) -> HTTPResponse
+    /// GETs `url` with extra request headers. A transport failure throws
+    /// (`unreachable` when no connection was made, `transfer` when one
+    /// broke); any HTTP status is a response.
+    func get(_ url: String, headers: [(name: String, value: String)]) async throws(ArchiveError) -> HTTPResponse
+}
+
+extension HTTPClient {
+    public func get(_ url: String) async throws(ArchiveError) -> HTTPResponse {
+        try await get(url, headers: [])
+    }
 }
 
 /// What bbsarchive calls itself on the wire.

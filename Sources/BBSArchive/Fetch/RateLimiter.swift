@@ -1,26 +1,42 @@
 import Foundation
 
-/// Spaces requests evenly: at most `requestsPerSecond`, shared by every
-/// task that calls `acquire()`. A rate of 0 or less means no limit (for a
+/// Spaces requests to each host evenly, shared by every task that asks:
+/// at most `requestsPerSecond` per host, or fewer when the host's robots.txt
+/// sets a `Crawl-delay`, and none at all while the host has asked everyone
+/// to wait (`Retry-After` on a 429 or 503). A rate of 0 means no limit (for a
 /// local replica only; never point that at a real forum).
 public actor RateLimiter {
     private let interval: Duration
-    private var nextSlot: ContinuousClock.Instant
+    private var nextSlot: [String: ContinuousClock.Instant] = [:]
+    private var hostInterval: [String: Duration] = [:]
 
     public init(requestsPerSecond: Double) {
+        // A hair slower than asked, so that no window of one second ever
+        // sees one request too many when timings jitter.
         interval =
-            requestsPerSecond > 0 ? .nanoseconds(Int64(1_000_000_000 / requestsPerSecond)) : .zero
-        nextSlot = .now
+            requestsPerSecond > 0 ? .nanoseconds(Int64(1_010_000_000 / requestsPerSecond)) : .zero
     }
 
-    /// Waits for the next free slot.
-    public func acquire() async {
-        guard interval > .zero else { return }
+    /// Waits for the host's next free slot.
+    public func acquire(host: String) async {
+        let spacing = max(interval, hostInterval[host] ?? .zero)
         let now = ContinuousClock.now
-        let slot = max(now, nextSlot)
-        nextSlot = slot + interval
+        let slot = max(now, nextSlot[host] ?? now)
+        guard spacing > .zero || slot > now else { return }
+        nextSlot[host] = slot + spacing
         if slot > now {
             try? await Task.sleep(until: slot, clock: .continuous)
         }
+    }
+
+    /// Leaves at least `seconds` between requests to `host` from now on.
+    public func setMinimumInterval(_ seconds: Double, host: String) {
+        hostInterval[host] = .milliseconds(Int64(seconds * 1000))
+    }
+
+    /// Holds every request to `host` for `duration`.
+    public func pause(host: String, for duration: Duration) {
+        let until = ContinuousClock.now + duration
+        if until > (nextSlot[host] ?? .now) { nextSlot[host] = until }
     }
 }

@@ -18,6 +18,12 @@ public struct FetchedPage: Sendable {
     }
 }
 
+/// A page of a forum, named by forum ids.
+public enum PageAddress: Sendable, Equatable {
+    case board(String, page: Int)
+    case thread(String, gid: Int, page: Int)
+}
+
 /// One forum front end: where its pages are and how to read them.
 ///
 /// This is the seam a new forum plugs into: the fetch pipeline and the
@@ -31,6 +37,10 @@ public protocol ForumSource: Sendable {
     func threadURL(board: String, gid: Int, page: Int) -> String
     /// The thread's address on the live forum, for "original" links.
     func originalThreadURL(board: String, gid: Int) -> String
+    /// Posts on one thread page of the forum, to find the page a post is on.
+    var postsPerThreadPage: Int { get }
+    /// What a URL of this source addresses, for re-reading stored captures.
+    func address(of url: String) -> PageAddress?
     /// Reads a fetched page as whatever forum page it is.
     func parse(_ page: FetchedPage) throws(ArchiveError) -> ForumPage
 }

@@ -7,6 +7,12 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownBoard(String, message: String)
     /// The host could not be reached at all (DNS, refused, timed out).
     case unreachable(url: String, reason: String)
+    /// A connection was made but the transfer broke (timeout, reset, cut short).
+    case transfer(url: String, reason: String)
+    /// The site's robots.txt asks crawlers to leave this page alone.
+    case robotsDisallowed(url: String)
+    /// The board needs a logged-in reader.
+    case needsLogin(board: String, cookies: CookieState)
     /// The server answered with an HTTP error status.
     case httpStatus(url: String, status: Int)
     /// The page is not a page of the expected forum and kind.
@@ -28,6 +34,13 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Some pages failed; the rest of the run went on.
     case incomplete(failures: [String])
 
+    /// What the reader gave to get past a login wall.
+    public enum CookieState: Equatable, Sendable {
+        case none
+        case expired(String)
+        case rejected(String)
+    }
+
     public var description: String {
         switch self {
         case .unknownBoard(let board, let message):
@@ -35,6 +48,23 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
                 "board \"\(board)\" does not exist on this forum (it says: \(message)); check the board's id (case matters) and --forum-url"
         case .unreachable(let url, let reason):
             return "cannot reach \(url): \(reason); check --forum-url and your network, then run the same command again"
+        case .transfer(let url, let reason):
+            return "fetching \(url) failed: \(reason); run the same command again to retry"
+        case .robotsDisallowed(let url):
+            return
+                "robots.txt of the site disallows \(url), so bbsarchive leaves it alone; pass --ignore-robots only if the site's owners allow you"
+        case .needsLogin(let board, let cookies):
+            switch cookies {
+            case .none:
+                return
+                    "board \"\(board)\" needs a login: log in with a browser, export its cookies as cookies.txt and pass --cookies FILE (bbsarchive never logs in by itself)"
+            case .expired(let origin):
+                return
+                    "board \"\(board)\" needs a login and the cookies in \(origin) have expired: log in again in the browser and export them again"
+            case .rejected(let origin):
+                return
+                    "board \"\(board)\" did not accept the cookies in \(origin) (logged out or expired?): log in again in the browser and export them again"
+            }
         case .httpStatus(let url, let status):
             return "the forum answered HTTP \(status) for \(url); check --forum-url, or try again later"
         case .notAForumPage(let url, let expected):

@@ -5,35 +5,135 @@ public struct FetchAction: Sendable {
     public var boards: [String]
     public var source: any ForumSource
     public var storePath: String
+    /// Requests a second per host; 0 is no limit.
     public var rate: Double
     public var options: Archiver.Options
-    public var client: any HTTPClient
+    public var retry: RetryPolicy
+    public var respectRobots: Bool
+    /// `--cookies`: a cookies.txt path or a `Cookie:` header value.
+    public var cookies: String?
+    /// Settings of the libcurl client (timeouts); connections and cookies
+    /// are filled in from the options above.
+    public var http: CurlHTTPClient.Options
 
     public init(
         boards: [String], source: any ForumSource, storePath: String, rate: Double,
-        options: Archiver.Options = .init(), client: any HTTPClient = CurlHTTPClient()
+        options: Archiver.Options = .init(), retry: RetryPolicy = RetryPolicy(), respectRobots: Bool = true,
+        cookies: String? = nil, http: CurlHTTPClient.Options = .init()
     ) {
         self.boards = boards
         self.source = source
         self.storePath = storePath
         self.rate = rate
         self.options = options
-        self.client = client
+        self.retry = retry
+        self.respectRobots = respectRobots
+        self.cookies = cookies
+        self.http = http
     }
 
     /// Runs the fetch. Pages that failed are in the report; the caller
     /// decides how to tell the user (see `ArchiveError.incomplete`).
-    public func run(log: @escaping @Sendable (String) -> Void) async throws(ArchiveError) -> Archiver.Report {
+    public func run(events: @escaping ProgressSink) async throws(ArchiveError) -> Archiver.Report {
         guard !boards.isEmpty else {
             throw .invalidOption("name at least one board, e.g. `bbsarchive fetch Geography`")
         }
         guard rate >= 0, rate.isFinite else {
             throw .invalidOption("--rate must be a number of requests a second, 0 or more")
         }
+        let host = URLComponents(string: source.baseURL)?.host ?? ""
+        var http = self.http
+        var options = self.options
+        http.maxConnections = max(1, options.connections)
+        if let cookies {
+            let jar = try CookieJar(argument: cookies, forumHost: host)
+            http.cookies = jar
+            options.cookies = jar.allExpired(forHost: host) ? .expired(jar.origin) : .rejected(jar.origin)
+            if jar.allExpired(forHost: host) {
+                events(
+                    .note("every cookie in \(jar.origin) for \(host) has expired; boards that need a login will fail"))
+            }
+        }
+        if !respectRobots {
+            events(.note("--ignore-robots: robots.txt is not read; make sure the site's owners allow this"))
+        }
         let store = try ArchiveStore(path: storePath)
-        let fetcher = Fetcher(client: client, limiter: RateLimiter(requestsPerSecond: rate), store: store)
-        let archiver = Archiver(source: source, fetcher: fetcher, options: options, log: log)
+        let fetcher = Fetcher(
+            client: CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate), store: store,
+            policy: retry, respectRobots: respectRobots, events: events)
+        let archiver = Archiver(source: source, fetcher: fetcher, options: options, events: events)
         return try await archiver.run(boards: boards)
+    }
+}
+
+/// `bbsarchive reparse`: rebuild the models from the raw captures, without
+/// the network, so a better parser improves an old archive.
+public struct ReparseAction: Sendable {
+    public var storePath: String
+
+    public init(storePath: String) {
+        self.storePath = storePath
+    }
+
+    public struct Report: Sendable, Equatable {
+        public var boardPages = 0
+        public var threads = 0
+        public var posts = 0
+        /// `URL: reason` for captures that no longer parse.
+        public var failures: [String] = []
+    }
+
+    public func run(events: @escaping ProgressSink = { _ in }) throws(ArchiveError) -> Report {
+        guard FileManager.default.fileExists(atPath: storePath) else { throw .noStore(path: storePath) }
+        let store = try ArchiveStore(path: storePath)
+        var report = Report()
+        for board in try store.boards() {
+            guard let name = board.source else { continue }
+            let source = try ForumSources.make(name, baseURL: board.baseURL)
+            var pending: (gid: Int, pages: [ThreadPage])?
+            func flush() throws(ArchiveError) {
+                guard let thread = pending else { return }
+                let pages = thread.pages.sorted { $0.page.current < $1.page.current }
+                try store.saveThread(board: board.name, pages: pages, summary: nil)
+                report.threads += 1
+                report.posts += pages.reduce(0) { $0 + $1.posts.count }
+                pending = nil
+            }
+            let boardPath =
+                source.boardURL(board: board.name, page: 1).split(separator: "?").first.map(String.init) ?? ""
+            let threadPath =
+                source.threadURL(board: board.name, gid: 0, page: 1)
+                .split(separator: "?").first.map { String($0.dropLast(1)) } ?? ""
+            for marker in [boardPath, threadPath] where !marker.isEmpty {
+                try store.forEachLatestCapture(containing: marker) { (response) throws(ArchiveError) in
+                    guard let address = source.address(of: response.url) else { return }
+                    let page = FetchedPage(
+                        url: response.url, body: response.body, contentType: response.header("Content-Type"),
+                        fetchedAt: response.fetchedAt)
+                    do throws(ArchiveError) {
+                        switch (address, try source.parse(page)) {
+                        case (.board(let b, _), .board(var parsed)) where b == board.name:
+                            parsed.board = board.name
+                            try store.saveBoardPage(parsed, source: source)
+                            report.boardPages += 1
+                        case (.thread(let b, let gid, _), .thread(var parsed)) where b == board.name:
+                            parsed.board = board.name
+                            parsed.gid = gid
+                            if pending?.gid != gid { try flush() }
+                            pending = (gid, (pending?.pages ?? []) + [parsed])
+                        default:
+                            break
+                        }
+                    } catch {
+                        if case .storeUnavailable = error { throw error }
+                        report.failures.append("\(response.url): \(error)")
+                    }
+                }
+                try flush()
+            }
+            events(.note("\(board.name): re-read \(report.threads) thread(s) from the stored pages"))
+        }
+        return report
     }
 }
 

@@ -3,20 +3,44 @@ import Foundation
 /// The fetch half of the pipeline: walks boards, fetches their thread lists,
 /// threads and attachments, and fills the store.
 ///
-/// A thread is stored whole or not at all, and a thread whose listing has
-/// not changed since it was archived is not fetched again, so a run that
-/// stops anywhere can simply be started again.
+/// Everything it needs to go on lives in the store: list pages walked,
+/// threads archived with the listing they were archived at, attachments
+/// stored. So a run killed at any moment continues where it stopped when
+/// started again, and a later run fetches only what changed: it walks the
+/// board newest activity first, stops after a run of unchanged threads, and
+/// fetches a grown thread only from the page its last archived post is on.
 public struct Archiver: Sendable {
     public struct Options: Sendable {
         /// Board list pages to walk per board; `nil` walks them all.
         public var pages: Int?
         /// Threads fetched at the same time (the rate limit still applies).
-        public var connections: Int = 4
+        public var connections: Int
+        /// On a board archived before, stop walking its list after this many
+        /// unchanged threads in a row; 0 walks the whole list.
+        public var stopAfterUnchanged: Int
+        /// An interrupted walk younger than this is resumed, not restarted.
+        public var resumeWindow: TimeInterval
+        /// What the reader gave for login walls, for the message.
+        public var cookies: ArchiveError.CookieState
 
-        public init(pages: Int? = nil, connections: Int = 4) {
+        public init(
+            pages: Int? = nil, connections: Int = 4, stopAfterUnchanged: Int = 30,
+            resumeWindow: TimeInterval = 12 * 3600,
+            cookies: ArchiveError.CookieState = .none
+        ) {
             self.pages = pages
             self.connections = connections
+            self.stopAfterUnchanged = stopAfterUnchanged
+            self.resumeWindow = resumeWindow
+            self.cookies = cookies
         }
+    }
+
+    /// One thing that could not be archived in this run.
+    public struct Failure: Sendable, Equatable, CustomStringConvertible {
+        public var url: String
+        public var error: ArchiveError
+        public var description: String { "\(url): \(error)" }
     }
 
     /// What a fetch run did.
@@ -24,89 +48,130 @@ public struct Archiver: Sendable {
         public var boardPages = 0
         public var threadsFetched = 0
         public var threadsUnchanged = 0
+        public var threadPages = 0
         public var posts = 0
         public var media = 0
-        /// `URL: reason` for every page that failed.
-        public var failures: [String] = []
+        public var failures: [Failure] = []
     }
 
     public let source: any ForumSource
     public let fetcher: Fetcher
     public let options: Options
-    public let log: @Sendable (String) -> Void
+    public let events: ProgressSink
 
     public init(
         source: any ForumSource, fetcher: Fetcher, options: Options = Options(),
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        events: @escaping ProgressSink = { _ in }
     ) {
         self.source = source
         self.fetcher = fetcher
         self.options = options
-        self.log = log
+        self.events = events
     }
 
     private var store: ArchiveStore { fetcher.store }
 
-    /// Archives the boards one after another. A board that cannot be read at
-    /// all (unknown, unreachable) stops the run with that error; single
-    /// threads that fail are listed in the report and the run goes on.
+    /// Archives the boards one after another. A board that cannot be read
+    /// (unknown, login wall, disallowed) is a failure of its own and the
+    /// next board goes on; an unreachable forum or an unusable store stops
+    /// the run.
     public func run(boards: [String]) async throws(ArchiveError) -> Report {
         var report = Report()
         for board in boards {
-            try await archiveBoard(board, into: &report)
+            do {
+                try await archiveBoard(board, into: &report)
+            } catch {
+                switch error {
+                case .storeUnavailable, .unreachable:
+                    throw error
+                default:
+                    fail(source.boardURL(board: board, page: 1), error, board: board, into: &report)
+                }
+            }
         }
         try await fetchMedia(into: &report)
         return report
     }
 
+    // MARK: Boards
+
     private func archiveBoard(_ board: String, into report: inout Report) async throws(ArchiveError) {
         let before = report
-        let firstURL = source.boardURL(board: board, page: 1)
-        let first = try await boardPage(firstURL, board: board)
-        try store.saveBoardPage(first, source: source)
-        report.boardPages += 1
-        let lastPage = min(first.page.total, options.pages ?? Int.max)
-        log("\(board): \(first.title ?? board), \(first.page.total) list page(s), walking \(lastPage)")
+        let resumed = try store.beginWalk(board: board, resumeWindow: options.resumeWindow)
+        if resumed > 0 {
+            events(.note("\(board): resuming an interrupted run after list page \(resumed)"))
+        }
+        let reachedEnd = try await walkList(board, from: resumed + 1, into: &report)
 
-        var summaries = first.threads
-        if lastPage >= 2 {
-            for number in 2...lastPage {
-                let url = source.boardURL(board: board, page: number)
-                do {
-                    let page = try await boardPage(url, board: board)
-                    guard page.page.current == number else { break }
-                    try store.saveBoardPage(page, source: source)
-                    summaries += page.threads
-                    report.boardPages += 1
-                } catch {
-                    if case .storeUnavailable = error { throw error }
-                    report.failures.append("\(url): \(error)")
+        let pending = try store.threadsNeedingFetch(board: board)
+        report.threadsUnchanged += max(0, try store.threadCount(board: board) - pending.count)
+        events(.note("\(board): \(pending.count) thread(s) new or changed"))
+        try await fetchThreads(board: board, pending, into: &report)
+        try store.finishWalk(board: board, reachedEnd: reachedEnd)
+        events(
+            .note(
+                "\(board): \(report.threadsFetched - before.threadsFetched) thread(s) fetched with "
+                    + "\(report.posts - before.posts) post(s), \(report.failures.count - before.failures.count) failed")
+        )
+    }
+
+    /// Walks the list from page `first`, newest activity first. On a board
+    /// whose whole list was read before, stops after `stopAfterUnchanged`
+    /// unchanged threads in a row: everything further down is older and
+    /// already archived. Returns whether the walk covered the whole list.
+    private func walkList(_ board: String, from first: Int, into report: inout Report) async throws(ArchiveError)
+        -> Bool
+    {
+        var incremental = false
+        if options.stopAfterUnchanged > 0 { incremental = try store.listCovered(board: board) }
+        var lastPage = options.pages ?? Int.max
+        var forumPages = Int.max
+        var unchangedInARow = 0
+        var number = first
+        while number <= lastPage {
+            let url = source.boardURL(board: board, page: number)
+            let page: BoardPage
+            do {
+                page = try await boardPage(url, board: board)
+            } catch {
+                // Page 1 tells whether the board can be read at all.
+                if number == 1 { throw error }
+                if case .storeUnavailable = error { throw error }
+                fail(url, error, board: board, into: &report)
+                number += 1
+                continue
+            }
+            // A forum that answers another page than the one asked for (it
+            // clamps, or its pager lies) has no more pages.
+            guard page.page.current == number else { return true }
+            try store.saveBoardPage(page, source: source)
+            try store.markWalked(board: board, page: number)
+            try store.clearFailure(url: url)
+            report.boardPages += 1
+            forumPages = page.page.total
+            lastPage = min(lastPage, forumPages)
+            events(
+                .stage(
+                    name: "\(board) list pages", done: number, total: lastPage == Int.max ? nil : lastPage, failed: 0))
+
+            if incremental {
+                for thread in page.threads where !thread.sticky {
+                    unchangedInARow = try store.isArchived(board: board, summary: thread) ? unchangedInARow + 1 : 0
+                }
+                if unchangedInARow >= options.stopAfterUnchanged {
+                    events(.note("\(board): \(unchangedInARow) unchanged threads in a row; the rest is archived"))
+                    return true
                 }
             }
+            number += 1
         }
-
-        var seen = Set<Int>()
-        summaries = summaries.filter { seen.insert($0.gid).inserted }
-        var pending: [ThreadSummary] = []
-        for summary in summaries {
-            if try store.isArchived(board: board, summary: summary) {
-                report.threadsUnchanged += 1
-            } else {
-                pending.append(summary)
-            }
-        }
-        log("\(board): \(summaries.count) threads listed, \(pending.count) new or changed")
-        try await fetchThreads(board: board, pending, into: &report)
-        log(
-            "\(board): \(report.threadsFetched - before.threadsFetched) threads fetched with "
-                + "\(report.posts - before.posts) posts, \(report.failures.count - before.failures.count) failed")
+        return number > forumPages
     }
 
     private func boardPage(_ url: String, board: String) async throws(ArchiveError) -> BoardPage {
         let fetched = try await fetcher.fetchPage(url)
-        switch try source.parse(fetched) {
+        switch try parse(fetched, board: board) {
         case .board(var page):
-            if page.board.isEmpty { page.board = board }
             // The forum may spell the board differently (case); keep the
             // name the user asked for so permalinks stay stable.
             page.board = board
@@ -116,56 +181,107 @@ public struct Archiver: Sendable {
         }
     }
 
+    /// Parses, turning the forum's "you may not read this" into a login error.
+    private func parse(_ page: FetchedPage, board: String) throws(ArchiveError) -> ForumPage {
+        do {
+            return try source.parse(page)
+        } catch {
+            if case .forumError(_, let message) = error,
+                message.contains("无权") || message.contains("登录") || message.contains("登陆")
+            {
+                throw .needsLogin(board: board, cookies: options.cookies)
+            }
+            throw error
+        }
+    }
+
+    // MARK: Threads
+
     /// Fetches threads with a bounded number in flight.
-    private func fetchThreads(board: String, _ summaries: [ThreadSummary], into report: inout Report)
-        async throws(ArchiveError)
-    {
+    private func fetchThreads(
+        board: String, _ pending: [(summary: ThreadSummary, archivedPosts: Int)], into report: inout Report
+    ) async throws(ArchiveError) {
+        guard !pending.isEmpty else { return }
         let width = max(1, options.connections)
-        let outcomes: [ThreadOutcome] = await withTaskGroup(of: ThreadOutcome.self) { group in
-            var results: [ThreadOutcome] = []
-            var iterator = summaries.makeIterator()
+        var done = 0
+        var failed = 0
+        var fatal: ArchiveError?
+        var outcomes: [ThreadOutcome] = []
+        await withTaskGroup(of: ThreadOutcome.self) { group in
+            var iterator = pending.makeIterator()
             for _ in 0..<width {
                 guard let next = iterator.next() else { break }
-                group.addTask { await self.archiveThread(board: board, summary: next) }
-            }
-            while let outcome = await group.next() {
-                results.append(outcome)
-                if let next = iterator.next() {
-                    group.addTask { await self.archiveThread(board: board, summary: next) }
+                group.addTask {
+                    await self.archiveThread(board: board, next.summary, archivedPosts: next.archivedPosts)
                 }
             }
-            return results
+            while let outcome = await group.next() {
+                done += 1
+                if case .failed = outcome { failed += 1 }
+                if case .fatal(let error) = outcome {
+                    fatal = error
+                    group.cancelAll()
+                    break
+                }
+                outcomes.append(outcome)
+                events(.stage(name: "\(board) threads", done: done, total: pending.count, failed: failed))
+                if let next = iterator.next() {
+                    group.addTask {
+                        await self.archiveThread(board: board, next.summary, archivedPosts: next.archivedPosts)
+                    }
+                }
+            }
         }
         for outcome in outcomes {
             switch outcome {
-            case .stored(let posts):
+            case .stored(let posts, let pages):
                 report.threadsFetched += 1
+                report.threadPages += pages
                 report.posts += posts
-            case .failed(let failure):
-                report.failures.append(failure)
-            case .fatal(let error):
-                throw error
+            case .failed(let url, let error):
+                fail(url, error, board: board, into: &report)
+            case .fatal:
+                break
             }
         }
+        if let fatal { throw fatal }
     }
 
     private enum ThreadOutcome: Sendable {
-        case stored(posts: Int)
-        case failed(String)
+        case stored(posts: Int, pages: Int)
+        case failed(String, ArchiveError)
         case fatal(ArchiveError)
     }
 
-    private func archiveThread(board: String, summary: ThreadSummary) async -> ThreadOutcome {
+    /// Fetches a thread, or for a thread archived before only the pages
+    /// from the one its last archived post is on, and stores it.
+    private func archiveThread(board: String, _ summary: ThreadSummary, archivedPosts: Int) async -> ThreadOutcome {
         var url = source.threadURL(board: board, gid: summary.gid, page: 1)
-        do {
-            var pages = [try await threadPage(url)]
+        do throws(ArchiveError) {
+            var pages: [ThreadPage] = []
+            var start = 1
+            if archivedPosts > 0 {
+                start = (archivedPosts - 1) / max(1, source.postsPerThreadPage) + 1
+                url = source.threadURL(board: board, gid: summary.gid, page: start)
+                let page = try await threadPage(url, board: board)
+                let known = try store.archivedFloors(board: board, gid: summary.gid)
+                // The page must overlap what is stored; if posts were deleted
+                // in between, the positions moved: read the thread whole.
+                if page.page.current == start, page.posts.contains(where: { known.contains($0.floor) }) {
+                    pages.append(page)
+                } else {
+                    start = 1
+                }
+            }
+            if pages.isEmpty {
+                url = source.threadURL(board: board, gid: summary.gid, page: 1)
+                pages.append(try await threadPage(url, board: board))
+            }
             let total = pages[0].page.total
-            if total >= 2 {
-                for number in 2...total {
+            if total > start {
+                for number in (start + 1)...total {
                     url = source.threadURL(board: board, gid: summary.gid, page: number)
-                    let page = try await threadPage(url)
-                    // A forum that answers another page than the one asked
-                    // for (it clamps, or its pager lies) has no more pages.
+                    let page = try await threadPage(url, board: board)
                     guard page.page.current == number else { break }
                     pages.append(page)
                 }
@@ -175,35 +291,69 @@ public struct Archiver: Sendable {
                 pages[index].gid = summary.gid
             }
             try store.saveThread(board: board, pages: pages, summary: summary)
-            return .stored(posts: pages.reduce(0) { $0 + $1.posts.count })
+            try store.clearFailure(url: source.threadURL(board: board, gid: summary.gid, page: 1))
+            return .stored(posts: pages.reduce(0) { $0 + $1.posts.count }, pages: pages.count)
         } catch {
-            if case .storeUnavailable = error { return .fatal(error) }
-            return .failed("\(url): \(error)")
+            switch error {
+            case .storeUnavailable, .needsLogin: return .fatal(error)
+            default: return .failed(url, error)
+            }
         }
     }
 
-    private func threadPage(_ url: String) async throws(ArchiveError) -> ThreadPage {
+    private func threadPage(_ url: String, board: String) async throws(ArchiveError) -> ThreadPage {
         let fetched = try await fetcher.fetchPage(url)
-        guard case .thread(let page) = try source.parse(fetched) else {
+        guard case .thread(let page) = try parse(fetched, board: board) else {
             throw .notAForumPage(url: url, expected: "a thread page of \(source.id)")
         }
         return page
     }
 
-    /// Fetches every attachment not stored yet; each file is kept once.
+    // MARK: Attachments
+
+    /// Fetches every attachment not stored yet; each file is kept once. An
+    /// image whose original cannot be had is kept at the largest thumbnail
+    /// size the forum still serves, and says so.
     private func fetchMedia(into report: inout Report) async throws(ArchiveError) {
         let missing = try store.missingMedia()
         guard !missing.isEmpty else { return }
-        log("attachments: \(missing.count) to fetch")
-        for url in missing {
-            do {
-                let response = try await fetcher.fetch(url)
-                try store.saveMedia(url: url, response: response)
+        events(.note("attachments: \(missing.count) to fetch"))
+        var failed = 0
+        for (index, url) in missing.enumerated() {
+            do throws(ArchiveError) {
+                try await fetchAttachment(url)
+                try store.clearFailure(url: url)
                 report.media += 1
             } catch {
                 if case .storeUnavailable = error { throw error }
-                report.failures.append("\(url): \(error)")
+                failed += 1
+                fail(url, error, board: nil, into: &report)
             }
+            events(.stage(name: "attachments", done: index + 1, total: missing.count, failed: failed))
         }
+    }
+
+    private func fetchAttachment(_ url: String) async throws(ArchiveError) {
+        do {
+            try store.saveMedia(url: url, response: try await fetcher.fetch(url))
+        } catch {
+            guard case .httpStatus(_, let status) = error, status == 404 || status == 410, url.contains("/att/") else {
+                throw error
+            }
+            for variant in ["large", "middle"] {
+                if let response = try? await fetcher.fetch(url + "/" + variant) {
+                    try store.saveMedia(url: url, response: response, variant: variant)
+                    events(.note("\(url): the original is gone; kept the \(variant) thumbnail"))
+                    return
+                }
+            }
+            throw error
+        }
+    }
+
+    private func fail(_ url: String, _ error: ArchiveError, board: String?, into report: inout Report) {
+        report.failures.append(Failure(url: url, error: error))
+        events(.failure(url: url, reason: "\(error)"))
+        try? store.recordFailure(url: url, board: board, reason: "\(error)")
     }
 }

@@ -110,11 +110,6 @@ extension ArchiveStore {
         }
     }
 
-    /// The bytes stored under a content hash.
-    public func blob(hash: String) throws(ArchiveError) -> Data? {
-        try read { db in try Data.fetchOne(db, sql: "SELECT bytes FROM blob WHERE hash = ?", arguments: [hash]) }
-    }
-
     public func counts() throws(ArchiveError) -> StoreCounts {
         try read { db in
             func count(_ table: String) throws -> Int {
@@ -127,5 +122,4 @@ extension ArchiveStore {
                 blobs: try count("blob"))
         }
     }
-
 }

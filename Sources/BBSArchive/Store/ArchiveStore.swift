@@ -83,14 +83,77 @@ public final class ArchiveStore: Sendable {
                 arguments: [board, summary.gid])
             guard let row, let replies: Int = row["archivedReplies"], let last: Int64 = row["archivedLastReplyAt"]
             else { return false }
-            return replies == summary.replies && last == Self.seconds(summary.lastReplyAt)
+            return replies == summary.replies && Self.sameListedTime(last, Self.seconds(summary.lastReplyAt))
         }
     }
 
-    /// Stores every page of one thread at once, so a thread is either
-    /// wholly archived or not at all, and marks it archived as `summary`.
+    /// Board lists print today's times to the second and older ones as a
+    /// date; the same post read on two days must still count as unchanged.
+    static func sameListedTime(_ a: Int64, _ b: Int64) -> Bool {
+        if a == b { return true }
+        let day: Int64 = 86_400
+        let localA = a + Int64(BeijingTime.offsetSeconds)
+        let localB = b + Int64(BeijingTime.offsetSeconds)
+        let eitherIsMidnight = localA % day == 0 || localB % day == 0
+        return eitherIsMidnight && localA / day == localB / day
+    }
+
+    /// Threads the store knows on a board, archived or not.
+    public func threadCount(board: String) throws(ArchiveError) -> Int {
+        try read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM thread WHERE board = ?", arguments: [board]) ?? 0
+        }
+    }
+
+    /// Whether a finished walk ever read the board's list to its end: only
+    /// then may a later walk stop early at threads it has seen before.
+    public func listCovered(board: String) throws(ArchiveError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT coveredAll FROM crawl WHERE board = ?", arguments: [board]) ?? false
+        }
+    }
+
+    /// Threads whose listing differs from what was archived (new, grown,
+    /// or failed before), newest activity first, with how many posts the
+    /// store already has of each.
+    public func threadsNeedingFetch(board: String) throws(ArchiveError) -> [(
+        summary: ThreadSummary, archivedPosts: Int
+    )] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.gid, t.title, t.replies, t.sticky, t.marked, t.author, t.postedAt, t.lastReplier,
+                      t.lastReplyAt, t.archivedReplies, t.archivedLastReplyAt,
+                      (SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid) AS archivedPosts
+                    FROM thread t WHERE t.board = ?
+                    ORDER BY t.lastReplyAt DESC, t.gid DESC
+                    """,
+                arguments: [board]
+            ).compactMap { row in
+                let replies: Int = row["replies"]
+                let last: Int64 = row["lastReplyAt"]
+                if let archived: Int = row["archivedReplies"], let archivedLast: Int64 = row["archivedLastReplyAt"],
+                    archived == replies, Self.sameListedTime(archivedLast, last)
+                {
+                    return nil
+                }
+                let summary = ThreadSummary(
+                    gid: row["gid"], title: row["title"], replies: replies, sticky: row["sticky"],
+                    marked: row["marked"],
+                    author: row["author"], postedAt: Self.date(row["postedAt"]), lastReplier: row["lastReplier"],
+                    lastReplyAt: Self.date(last))
+                return (summary, row["archivedPosts"])
+            }
+        }
+    }
+
+    /// Stores pages of one thread at once, so a thread's new pages are
+    /// either all stored or not at all. With `summary`, marks the thread
+    /// archived as the board listed it; posts stored before are kept.
     public func saveThread(board: String, pages: [ThreadPage], summary: ThreadSummary?) throws(ArchiveError) {
         guard let first = pages.first else { return }
+        let now = Self.seconds(Date())
         try write { db in
             try db.execute(
                 sql: """
@@ -103,20 +166,170 @@ public final class ArchiveStore: Sendable {
                     first.posts.first?.author, Self.seconds(first.posts.first?.postedAt ?? Date()),
                     pages.last?.posts.last?.author, Self.seconds(pages.last?.posts.last?.postedAt ?? Date()),
                 ])
+            var changed = false
             for page in pages {
                 for post in page.posts {
-                    try Self.upsertPost(db, board: board, gid: first.gid, post: post)
+                    changed = try Self.upsertPost(db, board: board, gid: first.gid, post: post) || changed
                 }
             }
             try db.execute(
-                sql: """
-                    UPDATE thread SET pages = ?, archivedReplies = ?, archivedLastReplyAt = ?
-                    WHERE board = ? AND gid = ?
-                    """,
-                arguments: [
-                    first.page.total, summary?.replies, summary.map { Self.seconds($0.lastReplyAt) }, board, first.gid,
-                ])
+                sql: "UPDATE thread SET pages = ? WHERE board = ? AND gid = ?",
+                arguments: [pages.map(\.page.total).max(), board, first.gid])
+            if changed {
+                try db.execute(
+                    sql: "UPDATE thread SET changedAt = ? WHERE board = ? AND gid = ?",
+                    arguments: [now, board, first.gid])
+            }
+            if let summary {
+                try db.execute(
+                    sql: """
+                        UPDATE thread SET archivedReplies = ?, archivedLastReplyAt = ? WHERE board = ? AND gid = ?
+                        """,
+                    arguments: [summary.replies, Self.seconds(summary.lastReplyAt), board, first.gid])
+            }
         }
+    }
+
+    /// The floors of a thread the store holds.
+    public func archivedFloors(board: String, gid: Int) throws(ArchiveError) -> Set<Int> {
+        try read { db in
+            Set(
+                try Int.fetchAll(
+                    db, sql: "SELECT floor FROM post WHERE board = ? AND gid = ?", arguments: [board, gid]))
+        }
+    }
+
+    // MARK: Crawl state
+
+    /// Starts (or resumes) walking a board's list. Returns how many list
+    /// pages an unfinished walk begun within `resumeWindow` had already
+    /// stored; 0 starts afresh.
+    public func beginWalk(board: String, resumeWindow: TimeInterval) throws(ArchiveError) -> Int {
+        let now = Date()
+        var walked = 0
+        try write { db in
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT startedAt, walkedPages, finishedAt FROM crawl WHERE board = ?", arguments: [board]),
+                (row["finishedAt"] as Int64?) == nil,
+                Double(Self.seconds(now) - (row["startedAt"] as Int64)) < resumeWindow
+            {
+                walked = row["walkedPages"]
+                return
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO crawl (board, startedAt, walkedPages, finishedAt) VALUES (?, ?, 0, NULL)
+                    ON CONFLICT (board) DO UPDATE SET startedAt = excluded.startedAt, walkedPages = 0, finishedAt = NULL
+                    """,
+                arguments: [board, Self.seconds(now)])
+        }
+        return walked
+    }
+
+    /// Records that list page `page` of the walk is stored.
+    public func markWalked(board: String, page: Int) throws(ArchiveError) {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?", arguments: [page, board])
+        }
+    }
+
+    /// Ends the walk; `reachedEnd` says the list was read to its last page
+    /// (or to threads a complete earlier walk had read).
+    public func finishWalk(board: String, reachedEnd: Bool) throws(ArchiveError) {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE crawl SET finishedAt = ?, coveredAll = max(coveredAll, ?) WHERE board = ?",
+                arguments: [Self.seconds(Date()), reachedEnd, board])
+        }
+    }
+
+    /// Remembers a page that failed, for the next run's report.
+    public func recordFailure(url: String, board: String?, reason: String) throws(ArchiveError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO failure (url, board, reason, attempts, lastTriedAt) VALUES (?, ?, ?, 1, ?)
+                    ON CONFLICT (url) DO UPDATE SET reason = excluded.reason, attempts = attempts + 1,
+                      lastTriedAt = excluded.lastTriedAt
+                    """,
+                arguments: [url, board, reason, Self.seconds(Date())])
+        }
+    }
+
+    public func clearFailure(url: String) throws(ArchiveError) {
+        try write { db in try db.execute(sql: "DELETE FROM failure WHERE url = ?", arguments: [url]) }
+    }
+
+    /// Pages that failed and have not succeeded since: `(url, reason, attempts)`.
+    public func failures() throws(ArchiveError) -> [(url: String, reason: String, attempts: Int)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT url, reason, attempts FROM failure ORDER BY url").map {
+                ($0["url"], $0["reason"], $0["attempts"])
+            }
+        }
+    }
+
+    // MARK: Captures
+
+    /// The newest capture of `url`, for conditional requests and re-parsing.
+    public func latestCapture(url: String) throws(ArchiveError) -> HTTPResponse? {
+        try read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT fetchedAt, status, headers, hash FROM capture WHERE url = ? ORDER BY id DESC LIMIT 1",
+                    arguments: [url]),
+                let body = try Self.blobBytes(db, hash: row["hash"])
+            else { return nil }
+            return Self.response(url: url, row: row, body: body)
+        }
+    }
+
+    /// Calls `body` with the newest successful capture of every URL whose
+    /// path contains `marker`, in URL order, one at a time (the store is
+    /// not read into memory whole).
+    public func forEachLatestCapture(containing marker: String, _ body: (HTTPResponse) throws(ArchiveError) -> Void)
+        throws(ArchiveError)
+    {
+        let urls: [String] = try read { db in
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT DISTINCT url FROM capture WHERE instr(url, ?) > 0 AND status BETWEEN 200 AND 299 ORDER BY url",
+                arguments: [marker])
+        }
+        for url in urls {
+            let response: HTTPResponse? = try read { db in
+                guard
+                    let row = try Row.fetchOne(
+                        db,
+                        sql: """
+                            SELECT fetchedAt, status, headers, hash FROM capture
+                            WHERE url = ? AND status BETWEEN 200 AND 299 ORDER BY id DESC LIMIT 1
+                            """,
+                        arguments: [url]),
+                    let bytes = try Self.blobBytes(db, hash: row["hash"])
+                else { return nil }
+                return Self.response(url: url, row: row, body: bytes)
+            }
+            if let response { try body(response) }
+        }
+    }
+
+    /// The bytes stored under a content hash.
+    public func blob(hash: String) throws(ArchiveError) -> Data? {
+        try read { db in try Self.blobBytes(db, hash: hash) }
+    }
+
+    private static func response(url: String, row: Row, body: Data) -> HTTPResponse {
+        let text: String = row["headers"]
+        let headers = text.split(separator: "\n").compactMap { line -> (name: String, value: String)? in
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            return parts.count == 2 ? (parts[0], parts[1]) : nil
+        }
+        return HTTPResponse(
+            url: url, status: row["status"], headers: headers, body: body, fetchedAt: date(row["fetchedAt"]))
     }
 
     /// Attachment URLs whose bytes are not stored yet.
@@ -131,8 +344,10 @@ public final class ArchiveStore: Sendable {
         }
     }
 
-    /// Stores an attachment's bytes under their hash and links the URL to them.
-    public func saveMedia(url: String, response: HTTPResponse) throws(ArchiveError) {
+    /// Stores an attachment's bytes under their hash and links the URL to
+    /// them. `variant` is `original`, or the thumbnail size kept when the
+    /// original could not be had.
+    public func saveMedia(url: String, response: HTTPResponse, variant: String = "original") throws(ArchiveError) {
         let hash = SHA256.hex(response.body)
         let mime = response.header("Content-Type")?.split(separator: ";").first.map {
             $0.trimmingCharacters(in: .whitespaces)
@@ -141,10 +356,11 @@ public final class ArchiveStore: Sendable {
             try Self.insertBlob(db, hash: hash, bytes: response.body)
             try db.execute(
                 sql: """
-                    INSERT INTO media (url, hash, mime, fetchedAt) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (url) DO UPDATE SET hash = excluded.hash, mime = excluded.mime, fetchedAt = excluded.fetchedAt
+                    INSERT INTO media (url, hash, mime, variant, fetchedAt) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (url) DO UPDATE SET hash = excluded.hash, mime = excluded.mime,
+                      variant = excluded.variant, fetchedAt = excluded.fetchedAt
                     """,
-                arguments: [url, hash, mime, Self.seconds(response.fetchedAt)])
+                arguments: [url, hash, mime, variant, Self.seconds(response.fetchedAt)])
         }
     }
 
@@ -180,13 +396,36 @@ public final class ArchiveStore: Sendable {
         return "\(error)"
     }
 
+    /// Stores bytes once under their hash; text is deflated when that saves space.
     private static func insertBlob(_ db: Database, hash: String, bytes: Data) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM blob WHERE hash = ?", arguments: [hash]) == nil else { return }
+        var stored = bytes
+        var encoding = "identity"
+        if Deflate.isCompressible(bytes), let packed = Deflate.compress(bytes), packed.count < bytes.count {
+            stored = packed
+            encoding = "deflate"
+        }
         try db.execute(
-            sql: "INSERT INTO blob (hash, size, bytes) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING",
-            arguments: [hash, bytes.count, bytes])
+            sql: "INSERT INTO blob (hash, size, encoding, bytes) VALUES (?, ?, ?, ?)",
+            arguments: [hash, bytes.count, encoding, stored])
     }
 
-    private static func upsertPost(_ db: Database, board: String, gid: Int, post: Post) throws {
+    /// The bytes stored under a content hash, inflated; `nil` if absent.
+    static func blobBytes(_ db: Database, hash: String) throws -> Data? {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT size, encoding, bytes FROM blob WHERE hash = ?", arguments: [hash])
+        else { return nil }
+        let bytes: Data = row["bytes"]
+        switch row["encoding"] as String {
+        case "deflate": return Deflate.decompress(bytes, size: row["size"])
+        default: return bytes
+        }
+    }
+
+    /// Inserts or updates one post and its attachments; returns whether
+    /// anything differed from what was stored.
+    private static func upsertPost(_ db: Database, board: String, gid: Int, post: Post) throws -> Bool {
         try db.execute(sql: "INSERT INTO user (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [post.author])
         try db.execute(
             sql: """
@@ -194,8 +433,23 @@ public final class ArchiveStore: Sendable {
                 ON CONFLICT (board, gid, floor) DO UPDATE SET
                   author = excluded.author, postedAt = excluded.postedAt, body = excluded.body,
                   ip = excluded.ip, editedBy = excluded.editedBy
+                WHERE author IS NOT excluded.author OR postedAt IS NOT excluded.postedAt OR body IS NOT excluded.body
+                  OR ip IS NOT excluded.ip OR editedBy IS NOT excluded.editedBy
                 """,
             arguments: [board, gid, post.floor, post.author, seconds(post.postedAt), post.body, post.ip, post.editedBy])
+        var changed = db.changesCount > 0
+        let stored = try Row.fetchAll(
+            db,
+            sql:
+                "SELECT name, url, kind, size FROM attachment WHERE board = ? AND gid = ? AND floor = ? ORDER BY position",
+            arguments: [board, gid, post.floor]
+        ).map {
+            Attachment(
+                name: $0["name"], url: $0["url"], kind: Attachment.Kind(rawValue: $0["kind"]) ?? .file, size: $0["size"]
+            )
+        }
+        guard stored != post.attachments else { return changed }
+        changed = true
         try db.execute(
             sql: "DELETE FROM attachment WHERE board = ? AND gid = ? AND floor = ?",
             arguments: [board, gid, post.floor])
@@ -210,6 +464,7 @@ public final class ArchiveStore: Sendable {
                     attachment.size,
                 ])
         }
+        return changed
     }
 
     static func thread(_ row: Row) -> StoredThread {
@@ -231,6 +486,7 @@ public final class ArchiveStore: Sendable {
                     CREATE TABLE blob (
                       hash TEXT PRIMARY KEY NOT NULL,
                       size INTEGER NOT NULL,
+                      encoding TEXT NOT NULL DEFAULT 'identity',
                       bytes BLOB NOT NULL
                     );
                     CREATE TABLE capture (
@@ -263,6 +519,7 @@ public final class ArchiveStore: Sendable {
                       pages INTEGER,
                       archivedReplies INTEGER,
                       archivedLastReplyAt INTEGER,
+                      changedAt INTEGER,
                       PRIMARY KEY (board, gid)
                     );
                     CREATE TABLE user (
@@ -298,7 +555,22 @@ public final class ArchiveStore: Sendable {
                       url TEXT PRIMARY KEY NOT NULL,
                       hash TEXT NOT NULL REFERENCES blob (hash),
                       mime TEXT,
+                      variant TEXT NOT NULL DEFAULT 'original',
                       fetchedAt INTEGER NOT NULL
+                    );
+                    CREATE TABLE crawl (
+                      board TEXT PRIMARY KEY NOT NULL,
+                      startedAt INTEGER NOT NULL,
+                      walkedPages INTEGER NOT NULL DEFAULT 0,
+                      finishedAt INTEGER,
+                      coveredAll INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE failure (
+                      url TEXT PRIMARY KEY NOT NULL,
+                      board TEXT,
+                      reason TEXT NOT NULL,
+                      attempts INTEGER NOT NULL DEFAULT 1,
+                      lastTriedAt INTEGER NOT NULL
                     );
                     """)
         }

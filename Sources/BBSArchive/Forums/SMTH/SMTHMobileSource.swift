@@ -26,6 +26,23 @@ public struct SMTHMobileSource: ForumSource {
         "\(baseURL)/article/\(Self.escapePath(board))/\(gid)"
     }
 
+    public var postsPerThreadPage: Int { 10 }
+
+    public func address(of url: String) -> PageAddress? {
+        guard let components = URLComponents(string: url) else { return nil }
+        let page = components.queryItems?.first { $0.name == "p" }?.value.flatMap { Int($0) } ?? 1
+        guard components.queryItems?.contains(where: { $0.name == "au" }) != true else { return nil }
+        let parts = components.path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        switch (parts.first, parts.count) {
+        case ("board", 2):
+            return .board(parts[1], page: page)
+        case ("article", 3):
+            return Int(parts[2]).map { .thread(parts[1], gid: $0, page: page) }
+        default:
+            return nil
+        }
+    }
+
     public func parse(_ page: FetchedPage) throws(ArchiveError) -> ForumPage {
         try SMTHMobileParser(page: page).parse()
     }

@@ -1,0 +1,54 @@
+import Foundation
+
+/// When and how long to wait before trying a failed request again.
+///
+/// Timeouts, broken connections, 5xx and 429 are worth another try, with
+/// exponential back-off and jitter so many workers do not retry in step; a
+/// `Retry-After` from the server is a floor, never cut short.
+public struct RetryPolicy: Sendable {
+    /// Tries in all, the first included.
+    public var attempts: Int
+    public var baseDelay: Duration
+    public var maxDelay: Duration
+    /// A `Retry-After` longer than this ends the tries: the page is recorded
+    /// as failed and the next run tries again.
+    public var maxRetryAfter: Duration
+
+    public init(
+        attempts: Int = 4, baseDelay: Duration = .seconds(2), maxDelay: Duration = .seconds(120),
+        maxRetryAfter: Duration = .seconds(900)
+    ) {
+        self.attempts = max(1, attempts)
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.maxRetryAfter = maxRetryAfter
+    }
+
+    /// HTTP statuses that say "try again later".
+    public static func isRetryable(status: Int) -> Bool {
+        [408, 425, 429, 500, 502, 503, 504].contains(status)
+    }
+
+    /// The wait after the `failures`-th failed try: between half and all of
+    /// `baseDelay · 2^(failures-1)` (capped), and never less than `retryAfter`.
+    public func delay(afterFailures failures: Int, retryAfter: Duration?) -> Duration {
+        let exponent = min(max(0, failures - 1), 20)
+        var backoff = baseDelay * (1 << exponent)
+        if backoff > maxDelay { backoff = maxDelay }
+        let jittered = backoff / 2 + backoff / 2 * Double.random(in: 0...1)
+        guard let retryAfter else { return jittered }
+        return max(retryAfter, jittered)
+    }
+
+    /// `Retry-After` as delta-seconds or an HTTP date.
+    public static func retryAfter(_ value: String?, now: Date = Date()) -> Duration? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Int(value) { return .seconds(max(0, seconds)) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return .milliseconds(max(0, Int64(date.timeIntervalSince(now) * 1000)))
+    }
+}

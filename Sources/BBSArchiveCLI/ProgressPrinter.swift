@@ -1,0 +1,170 @@
+import BBSArchive
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Shows a run's progress on standard error: a live line that rewrites
+/// itself on a terminal, plain lines every few seconds in a log file or a
+/// pipe, or one JSON object a line for machines. Notes, retries and
+/// failures always get a line of their own.
+final class ProgressPrinter: @unchecked Sendable {
+    // @unchecked: all mutable state is only touched while holding `lock`.
+    enum Format { case text, json }
+
+    private let format: Format
+    private let quiet: Bool
+    private let terminal: Bool
+    private let lock = NSLock()
+    private var liveLine = ""
+    private var lastDraw = Date.distantPast
+    private var lastPlain: [String: Date] = [:]
+    private var started: [String: Date] = [:]
+
+    /// Plain (non-terminal) output repeats a stage's line at most this often.
+    private let plainInterval: TimeInterval = 10
+
+    init(format: Format, quiet: Bool) {
+        self.format = format
+        self.quiet = quiet
+        terminal = isatty(STDERR_FILENO) != 0
+    }
+
+    func handle(_ event: ProgressEvent) {
+        if quiet { return }
+        lock.withLock {
+            switch format {
+            case .json: writeLine(Self.json(event, started: &started))
+            case .text: text(event)
+            }
+        }
+    }
+
+    /// A closing line, after the live line is cleared.
+    func summary(_ line: String) {
+        if quiet { return }
+        lock.withLock {
+            switch format {
+            case .json: writeLine(Self.jsonObject(["event": "summary", "message": line]))
+            case .text: writeLine(line)
+            }
+        }
+    }
+
+    /// Clears the live line so whatever comes next starts clean.
+    func finish() {
+        lock.withLock {
+            if terminal, !liveLine.isEmpty {
+                FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+                liveLine = ""
+            }
+        }
+    }
+
+    // MARK: Text
+
+    private func text(_ event: ProgressEvent) {
+        switch event {
+        case .note(let message):
+            writeLine(message)
+        case .retry(let url, let reason, let wait, let attempt, let of):
+            writeLine("retrying \(url) in \(Self.seconds(wait)) (\(reason); try \(attempt) of \(of))")
+        case .failure(let url, let reason):
+            writeLine("failed: \(url): \(reason)")
+        case .stage(let name, let done, let total, let failed):
+            let now = Date()
+            let start = started[name] ?? now
+            if started[name] == nil { started[name] = now }
+            let line = Self.stageLine(
+                name, done: done, total: total, failed: failed, elapsed: now.timeIntervalSince(start))
+            let finished = total.map { done >= $0 } ?? false
+            if terminal {
+                guard finished || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+                lastDraw = now
+                liveLine = line
+                FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
+                if finished {
+                    FileHandle.standardError.write(Data("\n".utf8))
+                    liveLine = ""
+                }
+            } else {
+                guard finished || now.timeIntervalSince(lastPlain[name] ?? .distantPast) >= plainInterval else {
+                    return
+                }
+                lastPlain[name] = now
+                FileHandle.standardError.write(Data((line + "\n").utf8))
+            }
+        }
+    }
+
+    /// Prints a whole line, keeping the live line below it on a terminal.
+    private func writeLine(_ line: String) {
+        if terminal, !liveLine.isEmpty {
+            FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)\n\(liveLine)".utf8))
+        } else {
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+    }
+
+    /// `threads 120/450 · 3.2/s · ETA 1m43s · 2 failed`
+    static func stageLine(_ name: String, done: Int, total: Int?, failed: Int, elapsed: TimeInterval) -> String {
+        var parts = ["\(name) \(done)" + (total.map { "/\($0)" } ?? "")]
+        if elapsed >= 1 {
+            let rate = Double(done) / elapsed
+            parts.append(String(format: "%.1f/s", rate))
+            if let total, rate > 0, done < total {
+                parts.append("ETA " + duration(Double(total - done) / rate))
+            }
+        }
+        if failed > 0 { parts.append("\(failed) failed") }
+        return parts.joined(separator: " · ")
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded(.up))
+        if whole < 60 { return "\(whole)s" }
+        if whole < 3600 { return "\(whole / 60)m\(String(format: "%02d", whole % 60))s" }
+        return "\(whole / 3600)h\(String(format: "%02d", whole / 60 % 60))m"
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return value < 10 ? String(format: "%.1f s", value) : "\(Int(value.rounded())) s"
+    }
+
+    // MARK: JSON
+
+    private static func json(_ event: ProgressEvent, started: inout [String: Date]) -> String {
+        var object: [String: Any]
+        switch event {
+        case .note(let message):
+            object = ["event": "note", "message": message]
+        case .retry(let url, let reason, let wait, let attempt, let of):
+            let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
+            object = ["event": "retry", "url": url, "reason": reason, "wait": seconds, "attempt": attempt, "of": of]
+        case .failure(let url, let reason):
+            object = ["event": "failure", "url": url, "reason": reason]
+        case .stage(let name, let done, let total, let failed):
+            let now = Date()
+            let start = started[name] ?? now
+            if started[name] == nil { started[name] = now }
+            object = ["event": "stage", "stage": name, "done": done, "failed": failed]
+            if let total { object["total"] = total }
+            let elapsed = now.timeIntervalSince(start)
+            if elapsed > 0 { object["rate"] = (Double(done) / elapsed * 100).rounded() / 100 }
+        }
+        return jsonObject(object)
+    }
+
+    static func jsonObject(_ fields: [String: Any]) -> String {
+        var object = fields
+        object["time"] = BeijingTime.iso8601(Date())
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+            return "{}"
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
