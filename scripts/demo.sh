@@ -16,6 +16,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Start afresh: the replica's forum is generated as of now, so an old demo
+# store would hold a forum from another day.
+rm -f "$store" "$store-wal" "$store-shm"
+find "$out" -mindepth 1 ! -name README.md -exec rm -rf {} +
+
 "$bin/smth-replica" --port 0 --seed "$seed" >"$log" &
 replica_pid=$!
 url=""

@@ -43,7 +43,7 @@ public actor ReplicaServer {
         let handler = ReplicaHTTPHandler(responder: responder, faults: faults, clock: clock, recorder: recorder)
         let http = HTTPServer(
             address: try .inet(ip4: "127.0.0.1", port: port),
-            timeout: 15, logger: .disabled, handler: handler)
+            timeout: 15, pool: NoDelaySocketPool(base: HTTPServer.defaultPool()), logger: .disabled, handler: handler)
         let failure = FailureBox()
         let task = Task {
             do { try await http.run() } catch { failure.set(error) }

@@ -202,35 +202,22 @@ public struct Archiver: Sendable {
         board: String, _ pending: [(summary: ThreadSummary, archivedPosts: Int)], into report: inout Report
     ) async throws(ArchiveError) {
         guard !pending.isEmpty else { return }
-        let width = max(1, options.connections)
         var done = 0
         var failed = 0
         var fatal: ArchiveError?
         var outcomes: [ThreadOutcome] = []
-        await withTaskGroup(of: ThreadOutcome.self) { group in
-            var iterator = pending.makeIterator()
-            for _ in 0..<width {
-                guard let next = iterator.next() else { break }
-                group.addTask {
-                    await self.archiveThread(board: board, next.summary, archivedPosts: next.archivedPosts)
-                }
+        await Self.forEach(pending, width: options.connections) { next in
+            await self.archiveThread(board: board, next.summary, archivedPosts: next.archivedPosts)
+        } collect: { outcome in
+            done += 1
+            if case .fatal(let error) = outcome {
+                fatal = error
+                return false
             }
-            while let outcome = await group.next() {
-                done += 1
-                if case .failed = outcome { failed += 1 }
-                if case .fatal(let error) = outcome {
-                    fatal = error
-                    group.cancelAll()
-                    break
-                }
-                outcomes.append(outcome)
-                events(.stage(name: "\(board) threads", done: done, total: pending.count, failed: failed))
-                if let next = iterator.next() {
-                    group.addTask {
-                        await self.archiveThread(board: board, next.summary, archivedPosts: next.archivedPosts)
-                    }
-                }
-            }
+            if case .failed = outcome { failed += 1 }
+            outcomes.append(outcome)
+            events(.stage(name: "\(board) threads", done: done, total: pending.count, failed: failed))
+            return true
         }
         for outcome in outcomes {
             switch outcome {
@@ -318,18 +305,57 @@ public struct Archiver: Sendable {
         let missing = try store.missingMedia()
         guard !missing.isEmpty else { return }
         events(.note("attachments: \(missing.count) to fetch"))
+        var done = 0
         var failed = 0
-        for (index, url) in missing.enumerated() {
+        var fatal: ArchiveError?
+        await Self.forEach(missing, width: options.connections) { url -> (String, ArchiveError?) in
             do throws(ArchiveError) {
-                try await fetchAttachment(url)
-                try store.clearFailure(url: url)
-                report.media += 1
+                try await self.fetchAttachment(url)
+                try self.store.clearFailure(url: url)
+                return (url, nil)
             } catch {
-                if case .storeUnavailable = error { throw error }
+                return (url, error)
+            }
+        } collect: { (url, error) in
+            done += 1
+            if let error {
+                if case .storeUnavailable = error {
+                    fatal = error
+                    return false
+                }
                 failed += 1
                 fail(url, error, board: nil, into: &report)
+            } else {
+                report.media += 1
             }
-            events(.stage(name: "attachments", done: index + 1, total: missing.count, failed: failed))
+            events(.stage(name: "attachments", done: done, total: missing.count, failed: failed))
+            return true
+        }
+        if let fatal { throw fatal }
+    }
+
+    /// Runs `work` on `items` with at most `width` running at once, handing
+    /// each result to `collect` on the calling task; `collect` returning
+    /// `false` stops the rest.
+    private static func forEach<Item: Sendable, Result: Sendable>(
+        _ items: [Item], width: Int, work: @escaping @Sendable (Item) async -> Result,
+        collect: (Result) -> Bool
+    ) async {
+        await withTaskGroup(of: Result.self) { group in
+            var iterator = items.makeIterator()
+            for _ in 0..<max(1, width) {
+                guard let next = iterator.next() else { break }
+                group.addTask { await work(next) }
+            }
+            while let result = await group.next() {
+                guard collect(result) else {
+                    group.cancelAll()
+                    return
+                }
+                if let next = iterator.next() {
+                    group.addTask { await work(next) }
+                }
+            }
         }
     }
 
