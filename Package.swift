@@ -63,6 +63,7 @@ let package = Package(
             dependencies: [
                 "BBSArchive", "BBSArchiveCLI", "SMTHReplica",
                 .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -28,7 +28,7 @@ import Testing
         let countsAfterFirst = try store.counts()
 
         #expect(first.failures.isEmpty, "failures: \(first.failures)")
-        try checkStoreMatchesTruth(store, forum: forum, base: base.absoluteString)
+        try ReplicaTruth.expectStore(store, matches: forum, base: base.absoluteString)
         try checkSite(SiteInspector(root: out), forum: forum)
         #expect(firstBuild.mediaFiles > 0)
 
@@ -51,51 +51,6 @@ import Testing
             #expect(countsAfterSecond.captures == countsAfterFirst.captures)
         }
         await server.stop()
-    }
-
-    /// Every board, thread and post the replica serves is in the store, as served.
-    func checkStoreMatchesTruth(_ store: ArchiveStore, forum: ReplicaForum, base: String) throws {
-        let truth = forum.groundTruth()
-        let boards = try store.boards()
-        #expect(boards.map(\.name).sorted() == truth.boards.map(\.name).sorted())
-        for expected in truth.boards {
-            let board = try #require(boards.first { $0.name == expected.name })
-            #expect(board.title == expected.title)
-            #expect(board.threadCount == expected.threads, "threads of \(expected.name)")
-            #expect(board.postCount == expected.posts, "posts of \(expected.name)")
-            let replicaBoard = try #require(forum.board(named: expected.name))
-            let stored = try store.threads(board: expected.name)
-            // Sticky first, then newest activity first, as the forum lists them.
-            #expect(stored.map(\.gid) == replicaBoard.threads.map(\.gid))
-            for thread in replicaBoard.threads {
-                let posts = try store.posts(board: expected.name, gid: thread.gid)
-                #expect(posts.count == thread.posts.count, "posts of thread \(thread.gid)")
-                let storedThread = try #require(stored.first { $0.gid == thread.gid })
-                #expect(storedThread.title == thread.title)
-                #expect(storedThread.sticky == thread.sticky)
-                // The forum counts a deleted first post among the replies' elders.
-                #expect(storedThread.replies == thread.posts.count - (thread.firstPostDeleted ? 0 : 1))
-                #expect(storedThread.firstPostArchived == !thread.firstPostDeleted)
-                #expect(storedThread.author == (thread.firstPostDeleted ? nil : thread.posts.first?.author))
-                for (post, original) in zip(posts, thread.posts) {
-                    #expect(post.floor == original.floor)
-                    #expect(post.author == original.author)
-                    #expect(post.postedAt == original.postedAt)
-                    #expect(
-                        post.body == Self.trimmed(original.lines).joined(separator: "\n"),
-                        "body of \(thread.gid)#\(post.floor)")
-                    #expect(post.ip == original.ip)
-                    #expect(post.editedBy == original.editedBy)
-                    #expect(post.attachments.map(\.name) == original.attachments.map(\.name))
-                    #expect(post.attachments.map(\.url) == original.attachments.map { base + $0.path })
-                    #expect(post.attachments.map { $0.kind == .image } == original.attachments.map(\.isImage))
-                    for (attachment, bytes) in zip(post.attachments, original.attachments.map(\.bytes)) {
-                        let hash = try #require(attachment.hash, "\(attachment.url) was not fetched")
-                        #expect(try store.blob(hash: hash) == bytes)
-                    }
-                }
-            }
-        }
     }
 
     /// The site reads from disk: every link resolves, no remote images,
@@ -156,11 +111,5 @@ import Testing
         let media = site.files().filter { $0.hasPrefix("media/") }
         #expect(
             Set(media.map { $0.split(separator: "/").last.map { $0.split(separator: ".")[0] } }).count == media.count)
-    }
-
-    static func trimmed(_ lines: [String]) -> [String] {
-        var lines = lines
-        while let last = lines.last, last.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
-        return lines
     }
 }
