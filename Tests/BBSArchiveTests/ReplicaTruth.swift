@@ -51,7 +51,6 @@ enum ReplicaTruth {
         }
     }
 
-
     static func trimmed(_ lines: [String]) -> [String] {
         var lines = lines
         while let last = lines.last, last.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }

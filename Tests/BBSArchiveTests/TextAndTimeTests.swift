@@ -9,6 +9,7 @@ import Testing
 
     @Test func prefersTheHTTPHeader() {
         #expect(TextEncodingDetector.encoding(of: Data("abc".utf8), contentType: "text/html; charset=GBK") == "GB18030")
+        #expect(TextEncodingDetector.encoding(of: gbkBytes, contentType: "text/html; charset=GBK") == "GB18030")
         #expect(
             TextEncodingDetector.encoding(of: Data("abc".utf8), contentType: "text/html;charset=\"utf-8\"") == "UTF-8")
     }
@@ -23,8 +24,10 @@ import Testing
     @Test func thenUTF8ValidityElseGB18030() {
         #expect(TextEncodingDetector.encoding(of: Data("地理".utf8), contentType: nil) == "UTF-8")
         #expect(TextEncodingDetector.encoding(of: gbkBytes, contentType: nil) == "GB18030")
-        // A header that claims UTF-8 over GBK bytes does not win.
+        // A header that claims UTF-8 over GBK bytes does not win, nor one
+        // that claims GBK over UTF-8 Chinese.
         #expect(TextEncodingDetector.encoding(of: gbkBytes, contentType: "text/html; charset=utf-8") == "GB18030")
+        #expect(TextEncodingDetector.encoding(of: Data("地理".utf8), contentType: "text/html; charset=GBK") == "UTF-8")
     }
 
     @Test func decodesGBKPagesThroughLibxml2() throws {

@@ -55,7 +55,10 @@ enum TextEncodingDetector {
         case "utf-8", "utf8":
             return isValidUTF8(body) ? "UTF-8" : "GB18030"
         case "gb2312", "gbk", "x-gbk", "gb18030", "cp936", "euc-cn", "gb_2312-80":
-            return "GB18030"
+            // Chinese text in GBK is practically never valid UTF-8, while
+            // UTF-8 text decoded as GB18030 turns into nonsense without any
+            // error: bytes that are valid UTF-8 beyond ASCII win over the label.
+            return isValidUTF8(body) && body.contains(where: { $0 >= 0x80 }) ? "UTF-8" : "GB18030"
         case "":
             return nil
         default:

@@ -278,7 +278,7 @@ public struct Archiver: Sendable {
                 pages[index].gid = summary.gid
             }
             try store.saveThread(board: board, pages: pages, summary: summary)
-            try store.clearFailure(url: source.threadURL(board: board, gid: summary.gid, page: 1))
+            try store.clearFailure(url: source.originalThreadURL(board: board, gid: summary.gid))
             return .stored(posts: pages.reduce(0) { $0 + $1.posts.count }, pages: pages.count)
         } catch {
             switch error {

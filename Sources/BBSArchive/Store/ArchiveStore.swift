@@ -257,8 +257,14 @@ public final class ArchiveStore: Sendable {
         }
     }
 
+    /// Forgets the failures of `url` and of every page of it (`url?p=N`).
     public func clearFailure(url: String) throws(ArchiveError) {
-        try write { db in try db.execute(sql: "DELETE FROM failure WHERE url = ?", arguments: [url]) }
+        let base = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        try write { db in
+            try db.execute(
+                sql: "DELETE FROM failure WHERE url = ? OR url = ? OR substr(url, 1, ?) = ?",
+                arguments: [url, base, base.count + 1, base + "?"])
+        }
     }
 
     /// Pages that failed and have not succeeded since: `(url, reason, attempts)`.

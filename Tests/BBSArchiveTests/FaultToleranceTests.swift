@@ -1,0 +1,167 @@
+import Foundation
+import SMTHReplica
+import Testing
+
+@testable import BBSArchive
+
+/// The replica misbehaves the way a real forum does on a bad day; the
+/// archive must still end complete, or say exactly what failed and why.
+@Suite(.serialized) struct FaultToleranceTests {
+    static let transientFaults: [ReplicaFaults.Rule] = [
+        .init(.unavailable, paths: .threads, times: 2, every: 4, retryAfter: 1),
+        .init(.tooManyRequests, paths: .all, times: 1, every: 5, retryAfter: 1),
+        .init(.serverError, paths: .all, times: 2, every: 3),
+        .init(.slow, paths: .threads, times: 1, every: 4, delay: .milliseconds(1_600)),
+        .init(.truncated, paths: .all, times: 1, every: 3),
+        .init(.reset, paths: .all, times: 1, every: 3),
+    ]
+
+    @Test(arguments: transientFaults)
+    func transientFaultsEndComplete(_ rule: ReplicaFaults.Rule) async throws {
+        let harness = try await ReplicaHarness.start(faults: ReplicaFaults(rules: [rule]))
+        let retries = RetryCounter()
+        // A one-second timeout makes the slow responses time out once.
+        let report = try await harness.fetch(timeout: 1) { event in
+            if case .retry = event { retries.add() }
+        }
+        await harness.stop()
+        #expect(report.failures.isEmpty, "\(rule.kind): \(report.failures)")
+        #expect(retries.count > 0, "\(rule.kind) never made the archiver retry")
+        try ReplicaTruth.expectStore(try harness.store(), matches: harness.forum, base: harness.base)
+    }
+
+    @Test func aWrongCharsetHeaderDoesNotGarbleText() async throws {
+        let harness = try await ReplicaHarness.start(faults: ReplicaFaults(wrongCharset: true))
+        let report = try await harness.fetch()
+        await harness.stop()
+        #expect(report.failures.isEmpty)
+        try ReplicaTruth.expectStore(try harness.store(), matches: harness.forum, base: harness.base)
+    }
+
+    @Test func permanentFailuresAreReportedKeptAndRetriedNextRun() async throws {
+        let broken = ReplicaFaults.Rule(.serverError, paths: .threads, times: 1_000, every: 4)
+        let first = try await ReplicaHarness.start(faults: ReplicaFaults(rules: [broken]))
+        let report = try await first.fetch(retry: RetryPolicy(attempts: 2, baseDelay: .milliseconds(10)))
+        await first.stop()
+        #expect(!report.failures.isEmpty)
+        for failure in report.failures {
+            #expect(failure.url.contains("/article/"))
+            #expect(failure.error == .httpStatus(url: failure.url, status: 500))
+        }
+        let store = try first.store()
+        let stored = try store.counts()
+        #expect(stored.posts > 0)
+        #expect(try store.failures().count == report.failures.count)
+
+        // The forum recovers: the same command finishes the archive.
+        let healed = try await ReplicaHarness.start(
+            forum: first.forum, faults: ReplicaFaults(), folder: first.folder, port: first.port)
+        let second = try await healed.fetch()
+        await healed.stop()
+        #expect(second.failures.isEmpty)
+        #expect(second.threadsFetched == report.failures.count)
+        #expect(try store.failures().isEmpty)
+        try ReplicaTruth.expectStore(store, matches: healed.forum, base: healed.base)
+    }
+
+    @Test func theCommandLineListsFailuresAndExitsNonZero() async throws {
+        let broken = ReplicaFaults.Rule(.serverError, paths: .threads, times: 1_000, every: 2)
+        let harness = try await ReplicaHarness.start(faults: ReplicaFaults(rules: [broken]))
+        let outcome = try CommandLineTests().run([
+            "fetch", harness.board, "--forum-url", harness.base, "--store", harness.storePath, "--rate", "0",
+            "--tries", "2", "--quiet",
+        ])
+        await harness.stop()
+        #expect(outcome.status == 1)
+        let failed = outcome.stderrLines.filter { $0.hasPrefix("failed: ") }
+        #expect(failed.count >= 2)
+        #expect(failed.allSatisfy { $0.contains("/article/") && $0.contains("HTTP 500") })
+        #expect(outcome.stderrLines.last?.hasPrefix("bbsarchive: error: \(failed.count) page(s) failed") == true)
+    }
+
+    @Test func aLoginWallNamesCookiesAndCookiesOpenIt() async throws {
+        let harness = try await ReplicaHarness.start(faults: ReplicaFaults(loginBoard: ReplicaHarness.small.boardName))
+        let board = harness.board
+        let guest = try await harness.fetch()
+        #expect(guest.failures.map(\.error) == [.needsLogin(board: board, cookies: .none)])
+        #expect("\(guest.failures[0].error)".contains("--cookies"))
+
+        let expired = harness.folder.appendingPathComponent("expired.txt")
+        try "127.0.0.1\tFALSE\t/\tFALSE\t1000\tKBS_SESSION\treplica-session\n".write(
+            to: expired, atomically: true, encoding: .utf8)
+        let stale = try await harness.fetch(cookies: expired.path)
+        #expect(stale.failures.map(\.error) == [.needsLogin(board: board, cookies: .expired(expired.path))])
+
+        let cookies = harness.folder.appendingPathComponent("cookies.txt")
+        try "# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\tKBS_SESSION\treplica-session\n"
+            .write(to: cookies, atomically: true, encoding: .utf8)
+        let member = try await harness.fetch(cookies: cookies.path)
+        #expect(member.failures.isEmpty)
+        try ReplicaTruth.expectStore(try harness.store(), matches: harness.forum, base: harness.base)
+
+        let header = try await ReplicaHarness.start(
+            forum: harness.forum, faults: ReplicaFaults(loginBoard: board),
+            folder: try Fixtures.temporaryFolder("header"))
+        let viaHeader = try await header.fetch(cookies: "KBS_SESSION=replica-session; other=1")
+        #expect(viaHeader.failures.isEmpty)
+        await harness.stop()
+        await header.stop()
+    }
+
+    @Test func robotsTxtIsHonouredUnlessIgnored() async throws {
+        let robots = "User-agent: *\nDisallow: /att/\nCrawl-delay: 0.2\n"
+        let harness = try await ReplicaHarness.start(faults: ReplicaFaults(robots: robots))
+        let report = try await harness.fetch()
+        let log = await harness.server.timedRequestLog()
+        await harness.stop()
+        #expect(log.first?.target == "/robots.txt")
+        #expect(log.filter { $0.target == "/robots.txt" }.count == 1)
+        #expect(!log.contains { $0.target.hasPrefix("/att/") })
+        #expect(!report.failures.isEmpty)
+        #expect(report.failures.allSatisfy { $0.error == .robotsDisallowed(url: $0.url) })
+        // Crawl-delay: 0.2 s between requests, even with --rate 0.
+        let gaps = zip(log.dropFirst(), log.dropFirst(2)).map { $1.at.timeIntervalSince($0.at) }
+        #expect(gaps.allSatisfy { $0 >= 0.19 }, "smallest gap \(gaps.min() ?? 0)")
+
+        let ignoring = try await ReplicaHarness.start(
+            forum: harness.forum, faults: ReplicaFaults(robots: robots), folder: try Fixtures.temporaryFolder("robots"))
+        let all = try await ignoring.fetch(respectRobots: false)
+        let ignoredLog = await ignoring.server.requestLog()
+        await ignoring.stop()
+        #expect(all.failures.isEmpty)
+        #expect(!ignoredLog.contains("/robots.txt"))
+        #expect(ignoredLog.contains { $0.hasPrefix("/att/") })
+    }
+
+    @Test func theRateLimitHoldsInEveryOneSecondWindow() async throws {
+        let config = ReplicaConfig(seed: 5, sections: 1, boardsPerSection: 1, threadsPerBoard: 6, maxPostsPerThread: 8)
+        let harness = try await ReplicaHarness.start(config)
+        let report = try await harness.fetch(rate: 5, options: Archiver.Options(connections: 4))
+        let times = await harness.server.timedRequestLog().map(\.at)
+        await harness.stop()
+        #expect(report.failures.isEmpty)
+        #expect(times.count >= 10)
+        for (index, start) in times.enumerated() {
+            let inWindow = times[index...].prefix { $0.timeIntervalSince(start) < 1 }.count
+            #expect(inWindow <= 5, "\(inWindow) requests within one second from request \(index)")
+        }
+    }
+}
+
+/// Counts events from any task.
+final class RetryCounter: @unchecked Sendable {
+    // @unchecked: `value` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var value = 0
+    func add() { lock.withLock { value += 1 } }
+    var count: Int { lock.withLock { value } }
+}
+
+extension ReplicaConfig {
+    /// The first board's id, which the forum's generator picks deterministically.
+    var boardName: String { ReplicaForum(config: self).boardNames.first ?? "" }
+}
+
+extension ReplicaFaults.Rule: CustomTestStringConvertible {
+    public var testDescription: String { "\(kind.rawValue) on \(paths.rawValue)" }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import SMTHReplica
+import Testing
+
+@testable import BBSArchive
+
+/// A replica on a loopback port and a store in a fresh folder, for tests
+/// that run the real fetch pipeline.
+struct ReplicaHarness {
+    static let small = ReplicaConfig(
+        seed: 11, sections: 1, boardsPerSection: 1, threadsPerBoard: 14, maxPostsPerThread: 14)
+
+    let forum: ReplicaForum
+    let server: ReplicaServer
+    let base: String
+    let folder: URL
+    let storePath: String
+
+    var board: String { forum.boardNames.first ?? "" }
+    var source: SMTHMobileSource { SMTHMobileSource(baseURL: base) }
+
+    static func start(_ config: ReplicaConfig = small, faults: ReplicaFaults = ReplicaFaults()) async throws
+        -> ReplicaHarness
+    {
+        let forum = ReplicaForum(config: config)
+        return try await start(forum: forum, faults: faults, folder: try Fixtures.temporaryFolder("fetch"))
+    }
+
+    /// Serves `forum` (again, on `port` when given, so the forum keeps its
+    /// address) with other faults, keeping the store in `folder`.
+    static func start(forum: ReplicaForum, faults: ReplicaFaults, folder: URL, port: UInt16 = 0) async throws
+        -> ReplicaHarness
+    {
+        let server = ReplicaServer(forum: forum, faults: faults)
+        let base = try await server.start(port: port).absoluteString
+        return ReplicaHarness(
+            forum: forum, server: server, base: base, folder: folder,
+            storePath: folder.appendingPathComponent("archive.sqlite").path)
+    }
+
+    func fetch(
+        boards: [String]? = nil, rate: Double = 0, options: Archiver.Options = Archiver.Options(),
+        retry: RetryPolicy = .fast, respectRobots: Bool = true, cookies: String? = nil, timeout: Int = 10,
+        events: @escaping ProgressSink = { _ in }
+    ) async throws -> Archiver.Report {
+        var http = CurlHTTPClient.Options()
+        http.timeout = timeout
+        return try await FetchAction(
+            boards: boards ?? forum.boardNames, source: source, storePath: storePath, rate: rate, options: options,
+            retry: retry, respectRobots: respectRobots, cookies: cookies, http: http
+        ).run(events: events)
+    }
+
+    func store() throws -> ArchiveStore { try ArchiveStore(path: storePath) }
+
+    var port: UInt16 { UInt16(URLComponents(string: base)?.port ?? 0) }
+
+    func stop() async { await server.stop() }
+}
+
+extension RetryPolicy {
+    /// Quick retries, so fault tests spend their time on the server's own `Retry-After`.
+    static let fast = RetryPolicy(attempts: 4, baseDelay: .milliseconds(20), maxDelay: .milliseconds(200))
+}
