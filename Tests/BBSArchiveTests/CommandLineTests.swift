@@ -22,21 +22,40 @@ import Testing
         return Fixtures.projectRoot.appendingPathComponent(".build/debug/bbsarchive")
     }
 
-    func run(_ arguments: [String]) throws -> Outcome {
+    /// Runs the executable on a Dispatch thread: waiting for a child must
+    /// not hold one of Swift's few cooperative threads, which the in-process
+    /// replica needs to answer that very child.
+    func run(_ arguments: [String]) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    continuation.resume(returning: try Self.runBlocking(arguments))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String]) throws -> Outcome {
         let process = Process()
-        process.executableURL = Self.executable
+        process.executableURL = executable
         process.arguments = arguments
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        // Both pipes are drained at once, so a chatty child never blocks on a full one.
+        let stderrBox = DataBox()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { stderrBox.data = err.fileHandleForReading.readDataToEndOfFile() }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
         process.waitUntilExit()
         return Outcome(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+            stderr: String(decoding: stderrBox.data, as: UTF8.self))
     }
 
     func expectOneLineError(_ outcome: Outcome, containing text: String) {
@@ -59,22 +78,22 @@ import Testing
         ]
         let board = try #require(forum.boardNames.first)
 
-        let good = try run(["archive", board] + common)
+        let good = try await run(["archive", board] + common)
         #expect(good.status == 0, "stderr: \(good.stderr)")
         let before = try ArchiveStore(path: store).counts()
         #expect(before.posts > 0)
 
-        let bad = try run(["archive", "NoSuchBoard"] + common)
+        let bad = try await run(["archive", "NoSuchBoard"] + common)
         expectOneLineError(bad, containing: "board \"NoSuchBoard\" does not exist")
         #expect(try ArchiveStore(path: store).counts().posts == before.posts)
         #expect(try ArchiveStore(path: store).counts().threads == before.threads)
         await server.stop()
     }
 
-    @Test func anUnreachableHostSaysSo() throws {
+    @Test func anUnreachableHostSaysSo() async throws {
         let folder = try Fixtures.temporaryFolder("cli")
         // Port 1 on loopback: nothing listens there, so the connection is refused.
-        let outcome = try run([
+        let outcome = try await run([
             "fetch", "Geography", "--forum-url", "http://127.0.0.1:1", "--store",
             folder.appendingPathComponent("a.sqlite").path,
         ])
@@ -96,7 +115,7 @@ import Testing
             return
         }
         let folder = try Fixtures.temporaryFolder("cli")
-        let outcome = try run([
+        let outcome = try await run([
             "fetch", "Geography", "--forum-url", "http://127.0.0.1:\(port)", "--store",
             folder.appendingPathComponent("a.sqlite").path, "--quiet",
         ])
@@ -104,35 +123,35 @@ import Testing
         task.cancel()
     }
 
-    @Test func aStoreThatCannotBeOpenedSaysSoAndStaysUntouched() throws {
+    @Test func aStoreThatCannotBeOpenedSaysSoAndStaysUntouched() async throws {
         let folder = try Fixtures.temporaryFolder("cli")
-        let missing = try run(["build", "--store", "/nonexistent-folder/a.sqlite", "--out", folder.path])
+        let missing = try await run(["build", "--store", "/nonexistent-folder/a.sqlite", "--out", folder.path])
         expectOneLineError(missing, containing: "there is no store at /nonexistent-folder/a.sqlite")
-        let unwritable = try run(["fetch", "Geography", "--store", "/nonexistent-folder/a.sqlite"])
+        let unwritable = try await run(["fetch", "Geography", "--store", "/nonexistent-folder/a.sqlite"])
         expectOneLineError(unwritable, containing: "cannot open the store /nonexistent-folder/a.sqlite")
 
         let notes = folder.appendingPathComponent("notes.sqlite")
         let original = Data(String(repeating: "not a database\n", count: 100).utf8)
         #expect(FileManager.default.createFile(atPath: notes.path, contents: original))
-        let garbage = try run(["fetch", "Geography", "--forum-url", "http://127.0.0.1:1", "--store", notes.path])
+        let garbage = try await run(["fetch", "Geography", "--forum-url", "http://127.0.0.1:1", "--store", notes.path])
         expectOneLineError(garbage, containing: "it is not a SQLite database")
         #expect(FileManager.default.contents(atPath: notes.path) == original)
     }
 
-    @Test func badOptionsAreRefusedBeforeAnyWork() throws {
+    @Test func badOptionsAreRefusedBeforeAnyWork() async throws {
         let folder = try Fixtures.temporaryFolder("cli")
-        let url = try run([
+        let url = try await run([
             "fetch", "Geography", "--forum-url", "ftp://example.org", "--store",
             folder.appendingPathComponent("a.sqlite").path,
         ])
         expectOneLineError(url, containing: "is not an http(s) address")
-        let source = try run(["parse", "--source", "smth-telnet", "x"])
+        let source = try await run(["parse", "--source", "smth-telnet", "x"])
         expectOneLineError(source, containing: "unknown --source \"smth-telnet\"")
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("a.sqlite").path))
     }
 
-    @Test func parsePrintsTheModelAsJSON() throws {
-        let outcome = try run([
+    @Test func parsePrintsTheModelAsJSON() async throws {
+        let outcome = try await run([
             "parse", "--source", "smth-mobile", "--fetched-at", "2026-08-01T16:00:00+08:00",
             Fixtures.smth.appendingPathComponent("mobile/board-Geography-p1.xhtml").path,
         ])
@@ -141,7 +160,13 @@ import Testing
         #expect(json["kind"] as? String == "board")
         #expect((json["threads"] as? [Any])?.count == 30)
 
-        let missing = try run(["parse", "/nonexistent/page.html"])
+        let missing = try await run(["parse", "/nonexistent/page.html"])
         expectOneLineError(missing, containing: "cannot read /nonexistent/page.html: there is no such file")
     }
+}
+
+/// Bytes handed from one thread to another after a `DispatchGroup` wait.
+private final class DataBox: @unchecked Sendable {
+    // @unchecked: written once before `group.wait()`, read after it.
+    var data = Data()
 }

@@ -67,7 +67,7 @@ import Testing
     @Test func theCommandLineListsFailuresAndExitsNonZero() async throws {
         let broken = ReplicaFaults.Rule(.serverError, paths: .threads, times: 1_000, every: 2)
         let harness = try await ReplicaHarness.start(faults: ReplicaFaults(rules: [broken]))
-        let outcome = try CommandLineTests().run([
+        let outcome = try await CommandLineTests().run([
             "fetch", harness.board, "--forum-url", harness.base, "--store", harness.storePath, "--rate", "0",
             "--tries", "2", "--quiet",
         ])

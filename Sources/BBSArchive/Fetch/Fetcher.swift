@@ -132,43 +132,52 @@ private actor AnsweredHosts {
     func contains(_ host: String) -> Bool { hosts.contains(host) }
 }
 
-/// Fetches each host's robots.txt once and keeps its rules.
+/// Fetches each host's robots.txt once and keeps its rules. A robots.txt
+/// that could not be fetched at all is asked for again after a minute,
+/// not with every page in between.
 private actor RobotsGate {
     private var rules: [String: Task<Result<RobotsTxt, ArchiveError>, Never>] = [:]
+    private var failedAt: [String: ContinuousClock.Instant] = [:]
 
     func rules(forHostOf url: String, fetcher: Fetcher) async throws(ArchiveError) -> RobotsTxt {
         guard let components = URLComponents(string: url), let host = components.host?.lowercased() else {
             return .allowAll
         }
         let key = "\(components.scheme ?? "http")://\(host)\(components.port.map { ":\($0)" } ?? "")"
-        if let task = rules[key] { return try await task.value.get() }
-        let task = Task { () -> Result<RobotsTxt, ArchiveError> in
-            do throws(ArchiveError) {
-                let response = try await fetcher.send(key + "/robots.txt", headers: [])
-                try fetcher.store.saveCapture(response)
-                let robots: RobotsTxt
-                switch response.status {
-                case 200..<300:
-                    robots = RobotsTxt(String(decoding: response.body, as: UTF8.self))
-                case 400..<500:
-                    robots = .allowAll
-                default:
-                    fetcher.events(
-                        .note(
-                            "\(host)/robots.txt answers HTTP \(response.status): fetching nothing from \(host) this run"
-                        ))
-                    robots = .disallowAll
-                }
-                if let delay = robots.crawlDelay, delay > 0 {
-                    await fetcher.limiter.setMinimumInterval(delay, host: host)
-                    fetcher.events(.note("\(host)/robots.txt asks for \(delay) s between requests; going no faster"))
-                }
-                return .success(robots)
-            } catch {
-                return .failure(error)
-            }
+        if let task = rules[key] {
+            let result = await task.value
+            if case .success(let robots) = result { return robots }
+            if let failed = failedAt[key], ContinuousClock.now - failed < .seconds(60) { return try result.get() }
         }
+        let task = Task { await Self.load(key: key, host: host, fetcher: fetcher) }
         rules[key] = task
-        return try await task.value.get()
+        let result = await task.value
+        if case .failure = result { failedAt[key] = .now }
+        return try result.get()
+    }
+
+    private static func load(key: String, host: String, fetcher: Fetcher) async -> Result<RobotsTxt, ArchiveError> {
+        do throws(ArchiveError) {
+            let response = try await fetcher.send(key + "/robots.txt", headers: [])
+            try fetcher.store.saveCapture(response)
+            let robots: RobotsTxt
+            switch response.status {
+            case 200..<300:
+                robots = RobotsTxt(String(decoding: response.body, as: UTF8.self))
+            case 400..<500:
+                robots = .allowAll
+            default:
+                fetcher.events(
+                    .note("\(host)/robots.txt answers HTTP \(response.status): fetching nothing from \(host) this run"))
+                robots = .disallowAll
+            }
+            if let delay = robots.crawlDelay, delay > 0 {
+                await fetcher.limiter.setMinimumInterval(delay, host: host)
+                fetcher.events(.note("\(host)/robots.txt asks for \(delay) s between requests; going no faster"))
+            }
+            return .success(robots)
+        } catch {
+            return .failure(error)
+        }
     }
 }

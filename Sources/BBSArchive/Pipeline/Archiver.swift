@@ -124,20 +124,27 @@ public struct Archiver: Sendable {
     {
         var incremental = false
         if options.stopAfterUnchanged > 0 { incremental = try store.listCovered(board: board) }
-        var lastPage = options.pages ?? Int.max
-        var forumPages = Int.max
+        // A resumed walk knows the list's length from the pages it stored.
+        var forumPages = first > 1 ? (try store.boardPageCount(board: board) ?? Int.max) : Int.max
+        var lastPage = min(options.pages ?? Int.max, forumPages)
         var unchangedInARow = 0
+        var failuresInARow = 0
         var number = first
         while number <= lastPage {
             let url = source.boardURL(board: board, page: number)
             let page: BoardPage
             do {
                 page = try await boardPage(url, board: board)
+                failuresInARow = 0
             } catch {
                 // Page 1 tells whether the board can be read at all.
                 if number == 1 { throw error }
                 if case .storeUnavailable = error { throw error }
                 fail(url, error, board: board, into: &report)
+                failuresInARow += 1
+                // Without a known length, or after several failures in a
+                // row, the forum is having a bad time: the next run goes on.
+                if forumPages == Int.max || failuresInARow >= 3 { return false }
                 number += 1
                 continue
             }

@@ -98,6 +98,11 @@ public final class ArchiveStore: Sendable {
         return eitherIsMidnight && localA / day == localB / day
     }
 
+    /// How many list pages the board had when last walked.
+    public func boardPageCount(board: String) throws(ArchiveError) -> Int? {
+        try read { db in try Int.fetchOne(db, sql: "SELECT pages FROM board WHERE name = ?", arguments: [board]) }
+    }
+
     /// Threads the store knows on a board, archived or not.
     public func threadCount(board: String) throws(ArchiveError) -> Int {
         try read { db in

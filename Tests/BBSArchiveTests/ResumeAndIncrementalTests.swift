@@ -1,0 +1,201 @@
+import Foundation
+import GRDB
+import SMTHReplica
+import Testing
+
+@testable import BBSArchive
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A run can be killed at any moment and continued; a later run fetches and
+/// rewrites only what changed; stored pages can be re-read without the network.
+@Suite(.serialized) struct ResumeAndIncrementalTests {
+    static let config = ReplicaConfig(
+        seed: 21, sections: 1, boardsPerSection: 2, threadsPerBoard: 40, maxPostsPerThread: 16)
+
+    /// Every post of the store, as comparable rows.
+    static func snapshot(_ path: String) throws -> [String] {
+        let queue = try DatabaseQueue(path: path)
+        return try queue.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT board || '/' || gid || '#' || floor || ' ' || author || ' ' || postedAt || ' ' || body
+                    FROM post ORDER BY board, gid, floor
+                    """)
+        }
+    }
+
+    @Test func aKilledRunContinuesWhereItStopped() async throws {
+        let forum = ReplicaForum(config: Self.config)
+        let server = ReplicaServer(forum: forum)
+        let base = try await server.start().absoluteString
+        let folder = try Fixtures.temporaryFolder("kill")
+        let interrupted = folder.appendingPathComponent("interrupted.sqlite").path
+        let arguments = ["fetch"] + forum.boardNames + ["--forum-url", base, "--rate", "40", "--quiet"]
+
+        // Start a run in a child process and kill it mid-way, without warning.
+        let process = Process()
+        process.executableURL = CommandLineTests.executable
+        process.arguments = arguments + ["--store", interrupted]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var postsAtKill = 0
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, process.isRunning {
+            try await Task.sleep(for: .milliseconds(100))
+            postsAtKill = (try? Self.snapshot(interrupted).count) ?? 0
+            if postsAtKill >= 40 { break }
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "the run ended before it could be killed")
+        #expect(postsAtKill > 0)
+        let requestsBefore = await server.requestCount()
+
+        // The same command again finishes the job.
+        let resumed = try await CommandLineTests().run(arguments + ["--store", interrupted])
+        #expect(resumed.status == 0, "stderr: \(resumed.stderr)")
+        let threadRequestsAfterKill = await server.requestLog().dropFirst(requestsBefore).filter {
+            $0.hasPrefix("/article/")
+        }
+
+        // An uninterrupted run for comparison.
+        let whole = folder.appendingPathComponent("whole.sqlite").path
+        let uninterrupted = try await CommandLineTests().run(arguments + ["--store", whole])
+        #expect(uninterrupted.status == 0)
+        await server.stop()
+
+        let resumedPosts = try Self.snapshot(interrupted)
+        #expect(resumedPosts == (try Self.snapshot(whole)))
+        #expect(Set(resumedPosts).count == resumedPosts.count)
+        let truth = forum.groundTruth().boards.reduce(0) { $0 + $1.posts }
+        #expect(resumedPosts.count == truth)
+        // Threads stored before the kill were not fetched again.
+        let totalThreadPages = forum.boardNames.compactMap(forum.board(named:)).flatMap(\.threads)
+            .reduce(0) { $0 + ($1.posts.count + 9) / 10 }
+        #expect(threadRequestsAfterKill.count < totalThreadPages)
+        try ReplicaTruth.expectStore(try ArchiveStore(path: interrupted), matches: forum, base: base)
+    }
+
+    @Test func aSecondRunFetchesAndRewritesOnlyWhatChanged() async throws {
+        let harness = try await ReplicaHarness.start(Self.config)
+        let out = harness.folder.appendingPathComponent("site")
+        let build = BuildAction(
+            storePath: harness.storePath, outputPath: out.path, templatesPath: Fixtures.templates.path)
+        let first = try await harness.fetch()
+        #expect(first.failures.isEmpty)
+        _ = try await build.run()
+        let site = SiteInspector(root: out)
+        let before = try site.fingerprints()
+        let dayBefore = BeijingTime.day(Date())
+
+        // The forum moves on: two threads get replies, one thread is new.
+        let board = harness.board
+        let threads = try #require(harness.forum.board(named: board)).threads.filter { !$0.sticky }
+        let grown = [threads[5].gid, threads[20].gid]
+        let later = Date().addingTimeInterval(1)
+        #expect(harness.forum.addReplies(board: board, gid: grown[0], count: 2, at: later))
+        #expect(harness.forum.addReplies(board: board, gid: grown[1], count: 1, at: later))
+        let added = try #require(harness.forum.addThread(board: board, title: "新主题 <新>", at: later))
+
+        let logStart = await harness.server.requestCount()
+        let second = try await harness.fetch()
+        let served = await harness.server.requestLog().dropFirst(logStart)
+        _ = try await build.run()
+        let after = try site.fingerprints()
+        await harness.stop()
+
+        #expect(second.failures.isEmpty)
+        try ReplicaTruth.expectStore(try harness.store(), matches: harness.forum, base: harness.base)
+        guard BeijingTime.day(Date()) == dayBefore else { return }  // today's times turned into dates meanwhile
+
+        // Fetched: exactly the three threads (only the pages from the last
+        // archived one on), the first list page of the changed board, and
+        // nothing of the other board beyond its first list page.
+        let articles = served.filter { $0.hasPrefix("/article/") }
+        let fetchedThreads = Set(articles.compactMap { SMTHMobileParser.articlePath($0)?.1 })
+        #expect(fetchedThreads == Set(grown + [added]))
+        for gid in grown {
+            let thread = try #require(harness.forum.board(named: board)?.threads.first { $0.gid == gid })
+            let pages = articles.filter { SMTHMobileParser.articlePath($0)?.1 == gid }
+            // Before growing, the last stored post was on page (count - grown - 1) / 10 + 1.
+            let grownBy = gid == grown[0] ? 2 : 1
+            let firstNeeded = (thread.posts.count - grownBy - 1) / 10 + 1
+            #expect(pages.count == (thread.posts.count - 1) / 10 + 1 - firstNeeded + 1, "pages of \(gid): \(pages)")
+        }
+        #expect(!served.contains { $0.hasPrefix("/att/") })
+        #expect(second.threadsFetched == 3)
+
+        // Rewritten: only pages that show the changed threads.
+        let changed = Set(after.keys.filter { before[$0] != after[$0] })
+        let untouchedThreads = threads.map(\.gid).filter { !grown.contains($0) }
+        for gid in untouchedThreads {
+            #expect(!changed.contains("board/\(board)/\(gid).html"), "thread \(gid) was rewritten")
+            #expect(!changed.contains("board/\(board)/\(gid).md"))
+        }
+        for gid in grown + [added] {
+            #expect(changed.contains("board/\(board)/\(gid).md"), "thread \(gid) was not rewritten")
+        }
+        let otherBoard = try #require(harness.forum.boardNames.last)
+        #expect(!changed.contains { $0.hasPrefix("board/\(otherBoard)/") })
+        #expect(changed.count < after.count / 4, "\(changed.count) of \(after.count) files changed")
+    }
+
+    @Test func reparseRebuildsTheModelsFromStoredPages() async throws {
+        let harness = try await ReplicaHarness.start(ReplicaHarness.small)
+        let report = try await harness.fetch()
+        #expect(report.failures.isEmpty)
+        let original = try Self.snapshot(harness.storePath)
+        await harness.stop()
+
+        // Lose the models (as after a parser bug), keep the raw captures.
+        let queue = try DatabaseQueue(path: harness.storePath)
+        try await queue.write { db in
+            try db.execute(sql: "DELETE FROM attachment; DELETE FROM post; UPDATE thread SET title = 'broken'")
+        }
+        #expect(try Self.snapshot(harness.storePath).isEmpty)
+
+        let reparse = try ReparseAction(storePath: harness.storePath).run()
+        #expect(reparse.failures.isEmpty)
+        #expect(reparse.posts == original.count)
+        #expect(try Self.snapshot(harness.storePath) == original)
+        try ReplicaTruth.expectStore(try harness.store(), matches: harness.forum, base: harness.base)
+    }
+
+    @Test func unchangedPagesAnswer304AndKeepTheirCapture() async throws {
+        let harness = try await ReplicaHarness.start(ReplicaHarness.small)
+        let store = try harness.store()
+        let fetcher = Fetcher(client: CurlHTTPClient(), limiter: RateLimiter(requestsPerSecond: 0), store: store)
+        let gid = try #require(harness.forum.board(named: harness.board)?.threads.first?.gid)
+        let url = harness.source.threadURL(board: harness.board, gid: gid, page: 1)
+        let first = try await fetcher.fetch(url, conditional: true)
+        try await Task.sleep(for: .milliseconds(1_100))
+        let second = try await fetcher.fetch(url, conditional: true)
+        let third = try await fetcher.fetch(url, conditional: false)
+        await harness.stop()
+        #expect(first.header("ETag") != nil)
+        // The 304 answer is the stored capture, with its own fetch time.
+        #expect(second.body == first.body)
+        #expect(Int(second.fetchedAt.timeIntervalSince1970) == Int(first.fetchedAt.timeIntervalSince1970))
+        #expect(third.fetchedAt > first.fetchedAt.addingTimeInterval(1))
+        // One capture of the page (the same bytes are kept once) and one of robots.txt.
+        #expect(try store.counts().captures == 2)
+    }
+}
+
+extension SiteInspector {
+    /// Every file's SHA-256 and modification time, by path.
+    func fingerprints() throws -> [String: String] {
+        var result: [String: String] = [:]
+        for path in files() {
+            let url = root.appendingPathComponent(path)
+            let data = try Data(contentsOf: url)
+            let modified = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
+            result[path] = SHA256.hex(data) + " " + String(modified?.timeIntervalSince1970 ?? 0)
+        }
+        return result
+    }
+}
