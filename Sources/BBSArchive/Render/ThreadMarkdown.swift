@@ -9,7 +9,11 @@ enum ThreadMarkdown {
     ) -> String {
         let document = MarkdownDocument()
         document.heading(1, [.text(thread.title)])
-        var about: [MarkdownDocument.Inline] = [.text("\(boardTitle) (\(thread.board)) · \(posts.count) 篇")]
+        let from = SitePaths.threadMarkdown(thread.board, gid: thread.gid)
+        var about: [MarkdownDocument.Inline] = [
+            .link(url: SitePaths.relative(from: from, to: SitePaths.boardMarkdown(thread.board)), text: boardTitle),
+            .text(" (\(thread.board)) · \(posts.count) 篇"),
+        ]
         if let original {
             about += [.text(" · "), .link(url: original, text: "原帖")]
         }
@@ -87,8 +91,11 @@ enum BoardMarkdown {
     static func render(board: StoredBoard, threads: [StoredThread]) -> String {
         let document = MarkdownDocument()
         document.heading(1, [.text("\(board.title ?? board.name) (\(board.name))")])
-        document.paragraph([.text("\(threads.count) 个主题 · \(board.postCount) 篇文章")])
         let from = SitePaths.boardMarkdown(board.name)
+        document.paragraph([
+            .text("\(threads.count) 个主题 · \(board.postCount) 篇文章 · "),
+            .link(url: SitePaths.relative(from: from, to: SitePaths.markdownHome), text: "全部版面"),
+        ])
         document.list(
             threads.map { thread in
                 [
