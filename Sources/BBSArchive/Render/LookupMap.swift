@@ -21,7 +21,8 @@ struct LookupMap {
 
     mutating func add(board: StoredBoard, threads: [StoredThread]) {
         boards[board.name] = Board(
-            dir: SitePaths.component(board.name), title: board.title ?? board.name, threads: threads.map(\.gid).sorted())
+            dir: SitePaths.component(board.name), title: board.title ?? board.name, threads: threads.map(\.gid).sorted()
+        )
         if example == nil, let thread = threads.first(where: { !$0.sticky }) ?? threads.first,
             let source = board.source.flatMap({ try? ForumSources.make($0, baseURL: board.baseURL) })
         {

@@ -38,7 +38,8 @@ extension SiteBuilder {
             }
             for (index, thread) in slice.enumerated() {
                 var rows = listRows
-                rows[index] = try templates.render("threadlist-row", listRow(thread, current: true, withFiles: withFiles))
+                rows[index] = try templates.render(
+                    "threadlist-row", listRow(thread, current: true, withFiles: withFiles))
                 let list = ThreadList(
                     rows: rows.joined(separator: "\n"), boardPage: path, boardTitle: boardTitle, page: number)
                 let original = source?.originalThreadURL(board: thread.board, gid: thread.gid)

@@ -78,7 +78,8 @@ public struct SiteBuilder: Sendable {
         try buildNotFound(run: run)
         try buildSiteFeed(run: run)
         try buildSitemap(run: run)
-        try markdown(SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.siteTitle), run: run)
+        try markdown(
+            SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.siteTitle), run: run)
         try copyAssets(run: run)
         return run.report
     }
@@ -210,7 +211,8 @@ public struct SiteBuilder: Sendable {
     /// a colour code a post may carry) are not allowed in either.
     static func displayable(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" && $0 != "\n" }) else { return text }
-        return String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 || $0 == "\t" || $0 == "\n" }))
+        return String(
+            String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 || $0 == "\t" || $0 == "\n" }))
     }
 }
 
@@ -232,7 +234,9 @@ final class BuildRun {
     init(navigation: SiteNavigation, options: SiteBuilder.Options) {
         self.navigation = navigation
         hot = TopThreads(limit: max(options.hotTopics, options.homeHotTopics)) { a, b in
-            (a.thread.postCount, a.thread.lastReplyAt, a.thread.gid) > (b.thread.postCount, b.thread.lastReplyAt, b.thread.gid)
+            (a.thread.postCount, a.thread.lastReplyAt, a.thread.gid) > (
+                b.thread.postCount, b.thread.lastReplyAt, b.thread.gid
+            )
         }
         recent = TopThreads(limit: max(options.homeRecentThreads, options.feedEntries)) { a, b in
             (a.thread.lastReplyAt, a.thread.gid) > (b.thread.lastReplyAt, b.thread.gid)
