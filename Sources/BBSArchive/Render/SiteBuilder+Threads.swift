@@ -25,10 +25,16 @@ extension SiteBuilder {
         for (index, post) in posts.enumerated() { postsByAuthor[post.author, default: []].append(index) }
         // Every page of a thread (and every author view) is in the board's
         // folder, so one context per post serves them all.
-        let contexts = posts.enumerated().map { index, post in
-            postContext(
-                post, index: index, perPage: perPage, path: threadPath, media: mediaPaths,
-                authorPosts: postsByAuthor[post.author]?.count ?? 1)
+        // The post's text is normalized and its body rendered once, then
+        // shared by the thread's pages, its author views and its Markdown.
+        let bodies = posts.map { PostNormalizer.normalize(Self.displayable($0.body)) }
+        var contexts: [[String: Any]] = []
+        contexts.reserveCapacity(posts.count)
+        for (index, post) in posts.enumerated() {
+            contexts.append(
+                try postContext(
+                    post, body: bodies[index], index: index, perPage: perPage, path: threadPath, media: mediaPaths,
+                    authorPosts: postsByAuthor[post.author]?.count ?? 1))
         }
 
         func threadContext(path: String, pageTitle: String) throws(ArchiveError) -> [String: Any] {
@@ -84,7 +90,7 @@ extension SiteBuilder {
 
         let markdownPath = SitePaths.threadMarkdown(thread.board, gid: thread.gid)
         let text = ThreadMarkdown.render(
-            thread: thread, boardTitle: boardTitle, posts: posts, original: original,
+            thread: thread, boardTitle: boardTitle, posts: posts, bodies: bodies, original: original,
             mediaLink: { url in mediaPaths[url].map { SitePaths.relative(from: markdownPath, to: $0) } })
         try markdown(markdownPath, text, run: run)
 
@@ -92,13 +98,19 @@ extension SiteBuilder {
         let opening = posts.first
         let image = opening?.attachments.first { $0.kind == .image && mediaPaths[$0.url] != nil }
         return ThreadDigest(
-            thread: thread, boardTitle: boardTitle, excerpt: opening.map { Self.excerpt($0.body) } ?? "",
+            thread: thread, boardTitle: boardTitle, excerpt: bodies.first.map { Self.excerpt($0) } ?? "",
             image: image.flatMap { mediaPaths[$0.url] }, imageAlt: image?.name, original: original)
     }
 
+    /// The opening of a normalized post as one short line of text, quotes left out.
+    static func excerpt(_ body: PostBody, limit: Int = 120) -> String {
+        excerpt(blocks: body.blocks, limit: limit)
+    }
+
     private func postContext(
-        _ post: StoredPost, index: Int, perPage: Int, path: String, media: [String: String], authorPosts: Int
-    ) -> [String: Any] {
+        _ post: StoredPost, body: PostBody, index: Int, perPage: Int, path: String, media: [String: String],
+        authorPosts: Int
+    ) throws(ArchiveError) -> [String: Any] {
         let anchor = "a\(post.floor)"
         let permalink =
             SitePaths.relative(from: path, to: SitePaths.thread(post.board, gid: post.gid, page: index / perPage + 1))
@@ -112,8 +124,8 @@ extension SiteBuilder {
                 : permalink,
             "authorPosts": authorPosts,
             "postedAt": BeijingTime.display(post.postedAt), "postedISO": BeijingTime.iso8601(post.postedAt),
-            "blocks": PostNormalizer.normalize(Self.displayable(post.body)).blocks.map(blockContext),
         ]
+        var content: [String: Any] = ["blocks": body.blocks.map(blockContext)]
         if let ip = post.ip { context["ip"] = ip }
         if let editor = post.editedBy { context["editedBy"] = editor }
         var images: [[String: Any]] = []
@@ -131,12 +143,14 @@ extension SiteBuilder {
             ]
             if attachment.kind == .image { images.append(item) } else { files.append(item) }
         }
-        context["images"] = images
-        context["files"] = files
-        context["missing"] = missing
-        context["hasImages"] = !images.isEmpty
-        context["hasFiles"] = !files.isEmpty
-        context["hasMissing"] = !missing.isEmpty
+        content["images"] = images
+        content["files"] = files
+        content["missing"] = missing
+        content["hasImages"] = !images.isEmpty
+        content["hasFiles"] = !files.isEmpty
+        content["hasMissing"] = !missing.isEmpty
+        // Rendered (and escaped) by the post-body template, inserted as is.
+        context["body"] = try templates.render("post-body", content)
         return context
     }
 
@@ -158,10 +172,10 @@ extension SiteBuilder {
     }
 
     /// The opening of a post as one short line of text, quotes left out.
-    static func excerpt(_ body: String, limit: Int = 120) -> String {
+    static func excerpt(blocks: [PostBody.Block], limit: Int) -> String {
         var words: [String] = []
         var length = 0
-        for block in PostNormalizer.normalize(displayable(body)).blocks {
+        for block in blocks {
             guard case .text(let lines) = block else { continue }
             for line in lines {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)

@@ -4,7 +4,7 @@ import Foundation
 /// author and time, its text, quotes as `>` blocks, and its attachments.
 enum ThreadMarkdown {
     static func render(
-        thread: StoredThread, boardTitle: String, posts: [StoredPost], original: String?,
+        thread: StoredThread, boardTitle: String, posts: [StoredPost], bodies: [PostBody]? = nil, original: String?,
         mediaLink: (String) -> String?
     ) -> String {
         let document = MarkdownDocument()
@@ -18,7 +18,7 @@ enum ThreadMarkdown {
             about += [.text(" · "), .link(url: original, text: "原帖")]
         }
         document.paragraph(about)
-        for post in posts {
+        for (index, post) in posts.enumerated() {
             document.rule()
             document.heading(
                 2,
@@ -27,7 +27,8 @@ enum ThreadMarkdown {
                         "\(post.floor == 0 ? "楼主" : "\(post.floor)楼") · \(post.author) · \(BeijingTime.display(post.postedAt))"
                     )
                 ])
-            for block in PostNormalizer.normalize(post.body).blocks {
+            let body = bodies.flatMap { index < $0.count ? $0[index] : nil } ?? PostNormalizer.normalize(post.body)
+            for block in body.blocks {
                 switch block {
                 case .text(let lines):
                     for paragraph in paragraphs(lines) { document.paragraph(joined(paragraph)) }
