@@ -53,7 +53,7 @@ class Chromium:
         arguments = [
             binary, "--headless", "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check",
             "--disable-gpu", "--disable-extensions", "--disable-background-networking", "--disable-sync",
-            "--hide-scrollbars", "--mute-audio", "--allow-file-access-from-files",
+            "--hide-scrollbars", "--mute-audio", "--allow-file-access-from-files", "--disable-dev-shm-usage",
             "--user-data-dir=" + self.profile, "about:blank",
         ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
