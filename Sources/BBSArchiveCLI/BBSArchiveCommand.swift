@@ -101,6 +101,11 @@ struct BuildOptions: ParsableArguments {
 
     @Option(help: "A folder of Mustache templates to use instead of the default ones.")
     var templates: String?
+
+    @Option(
+        name: .customLong("site-url"),
+        help: "Where the site will be published (https://example.org/smth/), for sitemap.xml and the feeds' links.")
+    var siteURL: String?
 }
 
 struct ArchiveCommand: AsyncParsableCommand {
@@ -267,12 +272,16 @@ enum Runner {
 
     static func build(_ storage: StoreOptions, _ building: BuildOptions, quiet: Bool) async throws {
         let report = try await BuildAction(
-            storePath: storage.store, outputPath: building.out, templatesPath: building.templates
+            storePath: storage.store, outputPath: building.out, templatesPath: building.templates,
+            siteURL: building.siteURL
         ).run()
         if !quiet {
             printError(
                 "built \(report.pages) page(s), \(report.markdownFiles) Markdown file(s), \(report.mediaFiles) new media file(s); "
                     + "\(report.written) written, \(report.unchanged) unchanged")
+            if !report.sitemap {
+                printError("no sitemap.xml, and feeds link relative to themselves: pass --site-url to publish them")
+            }
             let index = URL(fileURLWithPath: building.out).appendingPathComponent("index.html").path
             print("open \(index)")
         }

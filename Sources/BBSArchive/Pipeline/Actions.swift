@@ -142,16 +142,27 @@ public struct BuildAction: Sendable {
     public var storePath: String
     public var outputPath: String
     public var templatesPath: String?
+    /// `--site-url`: where the archive is published, for the sitemap and feeds.
+    public var siteURL: String?
 
-    public init(storePath: String, outputPath: String, templatesPath: String?) {
+    public init(storePath: String, outputPath: String, templatesPath: String?, siteURL: String? = nil) {
         self.storePath = storePath
         self.outputPath = outputPath
         self.templatesPath = templatesPath
+        self.siteURL = siteURL
     }
 
     public func run() async throws(ArchiveError) -> SiteBuilder.Report {
         guard FileManager.default.fileExists(atPath: storePath) else {
             throw .noStore(path: storePath)
+        }
+        var options = SiteBuilder.Options()
+        if let siteURL {
+            guard let normalized = SiteBuilder.normalizedSiteURL(siteURL) else {
+                throw .invalidOption(
+                    "--site-url \"\(siteURL)\" is not an http(s) address of a folder, e.g. https://example.org/smth/")
+            }
+            options.siteURL = normalized
         }
         let directory: URL
         if let templatesPath {
@@ -164,7 +175,7 @@ public struct BuildAction: Sendable {
         let templates = try await TemplateSet(directory: directory)
         let store = try ArchiveStore(path: storePath)
         let publisher = try DiskPublisher(root: URL(fileURLWithPath: outputPath))
-        return try SiteBuilder(store: store, templates: templates, publisher: publisher).build()
+        return try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
     }
 }
 

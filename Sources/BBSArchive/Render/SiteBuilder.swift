@@ -2,15 +2,33 @@ import Foundation
 
 /// The render half of the pipeline: reads the store and writes the static
 /// site (HTML through the Mustache templates, Markdown through cmark-gfm,
-/// attachments from their content-addressed blobs).
+/// attachments from their content-addressed blobs, Atom feeds, a sitemap).
 ///
 /// Needs no network. Files whose bytes did not change are not rewritten.
+/// Works board by board and thread by thread: only one board's thread list
+/// and one thread's posts are in memory at a time, plus a few fixed-size
+/// selections (hot topics, recent threads) for the home page and feeds.
 public struct SiteBuilder: Sendable {
     public struct Options: Sendable {
         public var threadsPerPage = 30
+        /// Threads in the list beside each thread on wide screens.
+        public var threadListLength = 60
         public var postsPerPage = 20
         public var postsPerUserPage = 50
         public var siteTitle = "水木社区存档"
+        /// Where the archive is published (`https://example.org/smth/`), for
+        /// the sitemap and the feeds' absolute links. Without it there is no
+        /// sitemap and the feeds link relative to themselves.
+        public var siteURL: String?
+        /// Hot topics on the hot page (cards) and on the home page.
+        public var hotTopics = 48
+        public var homeHotTopics = 10
+        /// Most recently active threads on the home page.
+        public var homeRecentThreads = 20
+        /// Entries of each Atom feed.
+        public var feedEntries = 30
+        /// A quote longer than this many lines is folded into a `<details>`.
+        public var longQuoteLines = 6
 
         public init() {}
     }
@@ -20,6 +38,9 @@ public struct SiteBuilder: Sendable {
         public var pages = 0
         public var markdownFiles = 0
         public var mediaFiles = 0
+        public var feeds = 0
+        /// Whether `sitemap.xml` was written (it needs `--site-url`).
+        public var sitemap = false
         /// Files written because they were new or different.
         public var written = 0
         /// Files left alone because they were already identical.
@@ -40,255 +61,193 @@ public struct SiteBuilder: Sendable {
     }
 
     public func build() throws(ArchiveError) -> Report {
-        var report = Report()
         let boards = try store.boards()
-        var boardRows: [[String: Any]] = []
+        let run = BuildRun(
+            navigation: SiteNavigation(boards: boards, filing: try store.sectionFiling()), options: options)
+        var lookup = LookupMap()
         for board in boards {
             let threads = try store.threads(board: board.name)
-            for thread in threads {
-                try buildThread(thread, board: board, report: &report)
-            }
-            try buildBoard(board, threads: threads, report: &report)
-            boardRows.append(homeRow(board, threads: threads))
+            try buildBoard(board, threads: threads, run: run)
+            lookup.add(board: board, threads: threads)
         }
         for user in try store.users() {
-            try buildUser(user, report: &report)
+            try buildUser(user, run: run)
         }
-        try buildHome(boardRows, report: &report)
-        try copyAssets(report: &report)
-        return report
-    }
-
-    // MARK: Pages
-
-    private func buildHome(_ rows: [[String: Any]], report: inout Report) throws(ArchiveError) {
-        let path = SitePaths.home
-        var context = common(path: path, title: options.siteTitle, crumbs: [])
-        context["boards"] = rows
-        context["boardCount"] = rows.count
-        try page(path, template: "home", context, report: &report)
-    }
-
-    private func homeRow(_ board: StoredBoard, threads: [StoredThread]) -> [String: Any] {
-        var row: [String: Any] = [
-            "name": board.name, "title": board.title ?? board.name,
-            "href": SitePaths.board(board.name), "threads": board.threadCount, "posts": board.postCount,
-        ]
-        if let first = threads.map(\.postedAt).min(), let last = threads.map(\.lastReplyAt).max() {
-            row["from"] = BeijingTime.day(first)
-            row["to"] = BeijingTime.day(last)
-        }
-        return row
-    }
-
-    private func buildBoard(_ board: StoredBoard, threads: [StoredThread], report: inout Report) throws(ArchiveError) {
-        let perPage = options.threadsPerPage
-        let total = max(1, (threads.count + perPage - 1) / perPage)
-        for number in 1...total {
-            let path = SitePaths.board(board.name, page: number)
-            let slice = threads.dropFirst((number - 1) * perPage).prefix(perPage)
-            var context = common(
-                path: path,
-                title: "\(board.title ?? board.name) (\(board.name))" + (number > 1 ? " · 第\(number)页" : ""),
-                crumbs: [(board.title ?? board.name, SitePaths.board(board.name))])
-            context["board"] = ["name": board.name, "title": board.title ?? board.name]
-            context["markdown"] = SitePaths.relative(from: path, to: SitePaths.boardMarkdown(board.name))
-            context["threads"] = slice.map { thread -> [String: Any] in
-                var row: [String: Any] = [
-                    "title": thread.title,
-                    "href": SitePaths.relative(from: path, to: SitePaths.thread(board.name, gid: thread.gid)),
-                    "replies": thread.replies, "sticky": thread.sticky, "marked": thread.marked,
-                    "postedAt": Self.threadStart(thread), "postedISO": BeijingTime.iso8601(thread.postedAt),
-                    "lastReplyAt": BeijingTime.display(thread.lastReplyAt),
-                    "lastReplyISO": BeijingTime.iso8601(thread.lastReplyAt),
-                ]
-                if let author = thread.author {
-                    row["author"] = ["id": author, "href": SitePaths.relative(from: path, to: SitePaths.user(author))]
-                }
-                if let last = thread.lastReplier {
-                    row["lastReplier"] = ["id": last, "href": SitePaths.relative(from: path, to: SitePaths.user(last))]
-                }
-                return row
-            }
-            context["pager"] = Pager.context(current: number, total: total) {
-                SitePaths.relative(from: path, to: SitePaths.board(board.name, page: $0))
-            }
-            try page(path, template: "board", context, report: &report)
-        }
+        try buildHome(run: run)
+        try buildSections(run: run)
+        try buildHot(run: run)
+        try buildLookup(lookup, run: run)
+        try buildNotFound(run: run)
+        try buildSiteFeed(run: run)
+        try buildSitemap(run: run)
         try markdown(
-            SitePaths.boardMarkdown(board.name), BoardMarkdown.render(board: board, threads: threads), report: &report)
+            SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.siteTitle), run: run)
+        try copyAssets(run: run)
+        return run.report
     }
 
-    private func buildThread(_ thread: StoredThread, board: StoredBoard, report: inout Report) throws(ArchiveError) {
-        let posts = try store.posts(board: thread.board, gid: thread.gid)
-        var mediaPaths: [String: String] = [:]
-        for attachment in posts.flatMap(\.attachments) {
-            if let path = try saveMedia(attachment, report: &report) { mediaPaths[attachment.url] = path }
-        }
-        let original = board.source.flatMap { try? ForumSources.make($0, baseURL: board.baseURL) }?
-            .originalThreadURL(board: thread.board, gid: thread.gid)
-        let perPage = options.postsPerPage
-        let total = max(1, (posts.count + perPage - 1) / perPage)
-        let boardTitle = board.title ?? board.name
-        for number in 1...total {
-            let path = SitePaths.thread(thread.board, gid: thread.gid, page: number)
-            var context = common(
-                path: path, title: thread.title + (number > 1 ? " · 第\(number)页" : ""),
-                crumbs: [
-                    (boardTitle, SitePaths.board(board.name)),
-                    (thread.title, SitePaths.thread(thread.board, gid: thread.gid)),
-                ])
-            var about: [String: Any] = [
-                "title": thread.title, "board": board.name, "boardTitle": boardTitle, "posts": posts.count,
-            ]
-            if let original { about["original"] = original }
-            context["thread"] = about
-            context["markdown"] = SitePaths.relative(
-                from: path, to: SitePaths.threadMarkdown(thread.board, gid: thread.gid))
-            context["posts"] = posts.dropFirst((number - 1) * perPage).prefix(perPage).map {
-                postContext($0, path: path, media: mediaPaths)
-            }
-            context["pager"] = Pager.context(current: number, total: total) {
-                SitePaths.relative(from: path, to: SitePaths.thread(thread.board, gid: thread.gid, page: $0))
-            }
-            try page(path, template: "thread", context, report: &report)
-        }
-        let markdownPath = SitePaths.threadMarkdown(thread.board, gid: thread.gid)
-        let text = ThreadMarkdown.render(
-            thread: thread, boardTitle: boardTitle, posts: posts, original: original,
-            mediaLink: { url in mediaPaths[url].map { SitePaths.relative(from: markdownPath, to: $0) } })
-        try markdown(markdownPath, text, report: &report)
+    // MARK: Writing
+
+    /// Renders a page template and writes it; `listed` pages go in the sitemap.
+    func page(_ path: String, template: String, _ context: [String: Any], run: BuildRun, listed: Bool = true)
+        throws(ArchiveError)
+    {
+        let html = try templates.render(template, context)
+        count(try publisher.write(Data(html.utf8), to: path), in: run)
+        run.report.pages += 1
+        if listed { run.sitemapPaths.append(path) }
     }
 
-    private func postContext(_ post: StoredPost, path: String, media: [String: String]) -> [String: Any] {
-        var context: [String: Any] = [
-            "floor": post.floor, "floorLabel": post.floor == 0 ? "楼主" : "\(post.floor)楼",
-            "anchor": "a\(post.floor)",
-            "author": post.author, "authorHref": SitePaths.relative(from: path, to: SitePaths.user(post.author)),
-            "postedAt": BeijingTime.display(post.postedAt), "postedISO": BeijingTime.iso8601(post.postedAt),
-            "blocks": PostNormalizer.normalize(post.body).blocks.map(Self.blockContext),
-        ]
-        if let ip = post.ip { context["ip"] = ip }
-        if let editor = post.editedBy { context["editedBy"] = editor }
-        var images: [[String: Any]] = []
-        var files: [[String: Any]] = []
-        var missing: [[String: Any]] = []
-        for attachment in post.attachments {
-            guard let local = media[attachment.url] else {
-                missing.append(["name": attachment.name, "url": attachment.url, "size": attachment.size ?? ""])
-                continue
-            }
-            let item: [String: Any] = [
-                "name": attachment.name, "href": SitePaths.relative(from: path, to: local),
-                "size": attachment.size ?? "",
-            ]
-            if attachment.kind == .image { images.append(item) } else { files.append(item) }
-        }
-        context["images"] = images
-        context["files"] = files
-        context["missing"] = missing
-        context["hasImages"] = !images.isEmpty
-        context["hasFiles"] = !files.isEmpty
-        context["hasMissing"] = !missing.isEmpty
-        return context
+    func markdown(_ path: String, _ text: String, run: BuildRun) throws(ArchiveError) {
+        count(try publisher.write(Data(text.utf8), to: path), in: run)
+        run.report.markdownFiles += 1
     }
 
-    /// When a thread started: to the second from its first post, or only
-    /// the day when that post was deleted and the board list is all we have.
-    static func threadStart(_ thread: StoredThread) -> String {
-        thread.firstPostArchived ? BeijingTime.display(thread.postedAt) : BeijingTime.day(thread.postedAt)
+    func file(_ path: String, _ data: Data, run: BuildRun) throws(ArchiveError) {
+        count(try publisher.write(data, to: path), in: run)
     }
 
-    private static func blockContext(_ block: PostBody.Block) -> [String: Any] {
-        switch block {
-        case .text(let lines):
-            return ["isText": true, "lines": lines.map { ["text": $0] }]
-        case .quote(let header, let author, let lines):
-            var context: [String: Any] = [
-                "isQuote": true, "lines": lines.map { ["text": $0.text, "depth": $0.depth, "nested": $0.depth > 1] },
-            ]
-            if let header { context["header"] = header }
-            if let author { context["author"] = author }
-            return context
-        }
+    private func count(_ written: Bool, in run: BuildRun) {
+        if written { run.report.written += 1 } else { run.report.unchanged += 1 }
     }
-
-    private func buildUser(_ user: String, report: inout Report) throws(ArchiveError) {
-        let posts = try store.posts(byUser: user)
-        let perPage = options.postsPerUserPage
-        let total = max(1, (posts.count + perPage - 1) / perPage)
-        let threadPage = options.postsPerPage
-        for number in 1...total {
-            let path = SitePaths.user(user, page: number)
-            var context = common(path: path, title: "\(user) 的文章", crumbs: [(user, SitePaths.user(user))])
-            context["user"] = ["id": user, "posts": posts.count]
-            context["posts"] = posts.dropFirst((number - 1) * perPage).prefix(perPage).map { post -> [String: Any] in
-                let target = SitePaths.thread(post.board, gid: post.gid, page: post.position / threadPage + 1)
-                return [
-                    "title": post.threadTitle, "board": post.board,
-                    "href": SitePaths.relative(from: path, to: target) + "#a\(post.floor)",
-                    "floorLabel": post.floor == 0 ? "楼主" : "\(post.floor)楼",
-                    "postedAt": BeijingTime.display(post.postedAt), "postedISO": BeijingTime.iso8601(post.postedAt),
-                ]
-            }
-            context["pager"] = Pager.context(current: number, total: total) {
-                SitePaths.relative(from: path, to: SitePaths.user(user, page: $0))
-            }
-            try page(path, template: "user", context, report: &report)
-        }
-    }
-
-    // MARK: Files
 
     /// Writes an attachment's bytes once under their hash; returns its path,
     /// or `nil` when its bytes were never fetched.
-    private func saveMedia(_ attachment: StoredAttachment, report: inout Report) throws(ArchiveError) -> String? {
+    func saveMedia(_ attachment: StoredAttachment, run: BuildRun) throws(ArchiveError) -> String? {
         guard let hash = attachment.hash else { return nil }
         let path = SitePaths.media(
             hash: hash, extension: SitePaths.mediaExtension(mime: attachment.mime, name: attachment.name))
         if publisher.exists(path) { return path }
         guard let bytes = try store.blob(hash: hash) else { return nil }
         try publisher.write(bytes, to: path)
-        report.mediaFiles += 1
-        report.written += 1
+        run.report.mediaFiles += 1
+        run.report.written += 1
         return path
     }
 
-    private func copyAssets(report: inout Report) throws(ArchiveError) {
+    private func copyAssets(run: BuildRun) throws(ArchiveError) {
         for relative in templates.assetPaths() {
             let source = templates.directory.appendingPathComponent(relative)
             guard let data = FileManager.default.contents(atPath: source.path) else {
                 throw .templates(path: templates.directory.path, reason: "\(relative) cannot be read")
             }
-            count(try publisher.write(data, to: relative), in: &report)
+            try file(relative, data, run: run)
         }
     }
 
-    private func page(_ path: String, template: String, _ context: [String: Any], report: inout Report)
-        throws(ArchiveError)
+    // MARK: Context every page gets
+
+    /// Relative root, title, breadcrumbs, asset links and the board sidebar.
+    /// `board` marks the current board in the sidebar.
+    func common(path: String, title: String, crumbs: [(String, String)], board: String? = nil, run: BuildRun)
+        throws(ArchiveError) -> [String: Any]
     {
-        let html = try templates.render(template, context)
-        count(try publisher.write(Data(html.utf8), to: path), in: &report)
-        report.pages += 1
-    }
-
-    private func markdown(_ path: String, _ text: String, report: inout Report) throws(ArchiveError) {
-        count(try publisher.write(Data(text.utf8), to: path), in: &report)
-        report.markdownFiles += 1
-    }
-
-    private func count(_ written: Bool, in report: inout Report) {
-        if written { report.written += 1 } else { report.unchanged += 1 }
-    }
-
-    /// What every page template gets: relative root, title, breadcrumbs.
-    private func common(path: String, title: String, crumbs: [(String, String)]) -> [String: Any] {
-        [
-            "root": SitePaths.relative(from: path, to: ""),
-            "home": SitePaths.relative(from: path, to: SitePaths.home),
-            "stylesheet": SitePaths.relative(from: path, to: SitePaths.stylesheet),
+        let root = SitePaths.relative(from: path, to: "")
+        func link(_ target: String) -> String { SitePaths.relative(from: path, to: target) }
+        return [
+            "root": root,
+            "home": link(SitePaths.home), "hotHref": link(SitePaths.hot), "lookupHref": link(SitePaths.lookup),
+            "feedHref": link(SitePaths.feed),
+            "stylesheet": link(SitePaths.stylesheet), "bootScript": link(SitePaths.bootScript),
+            "siteScript": link(SitePaths.siteScript), "icon": link(SitePaths.icon),
             "pageTitle": title, "siteTitle": options.siteTitle, "version": BBSArchiveVersion.version,
-            "crumbs": crumbs.map { ["label": $0.0, "href": SitePaths.relative(from: path, to: $0.1)] },
+            "crumbs": crumbs.map { ["label": $0.0, "href": link($0.1)] },
+            "sidebar": try sidebar(root: root, board: board, run: run),
         ]
     }
+
+    /// The board sidebar, rendered once per folder depth and current board
+    /// (its links only depend on those), then reused by every page.
+    private func sidebar(root: String, board: String?, run: BuildRun) throws(ArchiveError) -> String {
+        let key = root + "\u{0}" + (board ?? "")
+        if let cached = run.sidebars[key] { return cached }
+        let groups = run.navigation.groups.map { group -> [String: Any] in
+            var context: [String: Any] = [
+                "name": group.name,
+                "boards": group.boards.map { item -> [String: Any] in
+                    [
+                        "name": item.name, "title": item.title ?? item.name,
+                        "href": root + SitePaths.board(item.name), "isCurrent": item.name == board,
+                    ]
+                },
+                "open": board == nil || group.boards.contains { $0.name == board },
+            ]
+            if let code = group.code { context["href"] = root + SitePaths.section(code) }
+            return context
+        }
+        let html = try templates.render(
+            "sidebar",
+            [
+                "groups": groups, "home": root + SitePaths.home, "hotHref": root + SitePaths.hot,
+                "lookupHref": root + SitePaths.lookup,
+            ])
+        run.sidebars[key] = html
+        return html
+    }
+
+    /// An absolute address under `--site-url`, or `nil` without one.
+    func absolute(_ path: String) -> String? {
+        guard let base = SiteBuilder.normalizedSiteURL(options.siteURL) else { return nil }
+        return base + (path == SitePaths.home ? "" : path)
+    }
+
+    /// `https://example.org/smth` → `https://example.org/smth/`; `nil` for
+    /// anything that is not an absolute http(s) address.
+    public static func normalizedSiteURL(_ text: String?) -> String? {
+        guard let text, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", url.host != nil, url.query == nil, url.fragment == nil
+        else { return nil }
+        return text.hasSuffix("/") ? text : text + "/"
+    }
+
+    /// A thread's start as shown in lists: the exact time when its first
+    /// post is archived, only the day when it was deleted on the forum
+    /// (board lists give older threads' days only).
+    static func threadStart(_ thread: StoredThread) -> String {
+        thread.firstPostArchived ? BeijingTime.display(thread.postedAt) : BeijingTime.day(thread.postedAt)
+    }
+
+    static func floorLabel(_ floor: Int) -> String { floor == 0 ? "楼主" : "\(floor)楼" }
+
+    /// Text fit for HTML and XML: C0 control characters (such as the ESC of
+    /// a colour code a post may carry) are not allowed in either.
+    static func displayable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" && $0 != "\n" }) else { return text }
+        return String(
+            String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 || $0 == "\t" || $0 == "\n" }))
+    }
+}
+
+/// The mutable state of one build: what was written, the sidebars already
+/// rendered, the pages for the sitemap, and the running selections for the
+/// home page, hot topics and feeds. Lives inside one `build()` call.
+final class BuildRun {
+    var report = SiteBuilder.Report()
+    let navigation: SiteNavigation
+    var sidebars: [String: String] = [:]
+    var sitemapPaths: [String] = []
+    /// Most replied threads of the whole archive.
+    var hot: TopThreads
+    /// Most recently active threads of the whole archive (home page and site feed).
+    var recent: TopThreads
+    /// What the home page says about each board.
+    var boardStats: [String: BoardStats] = [:]
+
+    init(navigation: SiteNavigation, options: SiteBuilder.Options) {
+        self.navigation = navigation
+        hot = TopThreads(limit: max(options.hotTopics, options.homeHotTopics)) { a, b in
+            (a.thread.postCount, a.thread.lastReplyAt, a.thread.gid) > (
+                b.thread.postCount, b.thread.lastReplyAt, b.thread.gid
+            )
+        }
+        recent = TopThreads(limit: max(options.homeRecentThreads, options.feedEntries)) { a, b in
+            (a.thread.lastReplyAt, a.thread.gid) > (b.thread.lastReplyAt, b.thread.gid)
+        }
+    }
+}
+
+/// A board's figures for the home and section pages.
+struct BoardStats {
+    var first: Date?
+    var last: Date?
 }

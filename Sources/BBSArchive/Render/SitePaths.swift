@@ -6,6 +6,24 @@ import Foundation
 enum SitePaths {
     static let home = "index.html"
     static let stylesheet = "assets/style.css"
+    /// Applies the reader's stored theme and text settings before the first paint.
+    static let bootScript = "assets/boot.js"
+    /// Everything else the pages do with JavaScript: toggles, history, image viewer.
+    static let siteScript = "assets/site.js"
+    static let lookupScript = "assets/lookup.js"
+    static let icon = "assets/icon.svg"
+    static let hot = "hot.html"
+    static let lookup = "lookup.html"
+    /// The lookup page's map of archived threads, a script so it loads from `file://` too.
+    static let lookupMap = "lookup-map.js"
+    static let notFound = "404.html"
+    static let feed = "feed.xml"
+    static let sitemap = "sitemap.xml"
+    static let markdownHome = "index.md"
+
+    static func section(_ code: String) -> String { "section/\(component(code)).html" }
+
+    static func boardFeed(_ board: String) -> String { "board/\(component(board))/feed.xml" }
 
     static func board(_ board: String, page: Int = 1) -> String {
         page <= 1 ? "board/\(component(board))/index.html" : "board/\(component(board))/page-\(page).html"
@@ -13,8 +31,18 @@ enum SitePaths {
 
     static func boardMarkdown(_ board: String) -> String { "board/\(component(board))/index.md" }
 
+    /// The short list of a board's latest threads shown beside each thread.
+    static func boardList(_ board: String) -> String { "board/\(component(board))/list.html" }
+
     static func thread(_ board: String, gid: Int, page: Int = 1) -> String {
         page <= 1 ? "board/\(component(board))/\(gid).html" : "board/\(component(board))/\(gid)-\(page).html"
+    }
+
+    /// 只看此ID: one author's posts of a thread. Dots separate the parts
+    /// because `component` never lets a dot through from an id.
+    static func authorView(_ board: String, gid: Int, author: String, page: Int = 1) -> String {
+        let base = "board/\(component(board))/\(gid).au.\(component(author))"
+        return page <= 1 ? base + ".html" : base + ".\(page).html"
     }
 
     static func threadMarkdown(_ board: String, gid: Int) -> String { "board/\(component(board))/\(gid).md" }

@@ -8,7 +8,12 @@ import Mustache
 /// broken template fails the build before anything is written.
 public struct TemplateSet: Sendable {
     /// The page templates every template folder must provide.
-    public static let required = ["home", "board", "thread", "user"]
+    public static let required = [
+        "home", "section", "board", "thread", "user", "hot", "lookup", "404", "sidebar", "threadlist", "threadlist-row",
+        "post-body",
+        "feed",
+        "sitemap", "sitemap-index",
+    ]
 
     public let directory: URL
     let library: MustacheLibrary

@@ -4,17 +4,21 @@ import Foundation
 /// author and time, its text, quotes as `>` blocks, and its attachments.
 enum ThreadMarkdown {
     static func render(
-        thread: StoredThread, boardTitle: String, posts: [StoredPost], original: String?,
+        thread: StoredThread, boardTitle: String, posts: [StoredPost], bodies: [PostBody]? = nil, original: String?,
         mediaLink: (String) -> String?
     ) -> String {
         let document = MarkdownDocument()
         document.heading(1, [.text(thread.title)])
-        var about: [MarkdownDocument.Inline] = [.text("\(boardTitle) (\(thread.board)) · \(posts.count) 篇")]
+        let from = SitePaths.threadMarkdown(thread.board, gid: thread.gid)
+        var about: [MarkdownDocument.Inline] = [
+            .link(url: SitePaths.relative(from: from, to: SitePaths.boardMarkdown(thread.board)), text: boardTitle),
+            .text(" (\(thread.board)) · \(posts.count) 篇"),
+        ]
         if let original {
             about += [.text(" · "), .link(url: original, text: "原帖")]
         }
         document.paragraph(about)
-        for post in posts {
+        for (index, post) in posts.enumerated() {
             document.rule()
             document.heading(
                 2,
@@ -23,7 +27,8 @@ enum ThreadMarkdown {
                         "\(post.floor == 0 ? "楼主" : "\(post.floor)楼") · \(post.author) · \(BeijingTime.display(post.postedAt))"
                     )
                 ])
-            for block in PostNormalizer.normalize(post.body).blocks {
+            let body = bodies.flatMap { index < $0.count ? $0[index] : nil } ?? PostNormalizer.normalize(post.body)
+            for block in body.blocks {
                 switch block {
                 case .text(let lines):
                     for paragraph in paragraphs(lines) { document.paragraph(joined(paragraph)) }
@@ -87,8 +92,11 @@ enum BoardMarkdown {
     static func render(board: StoredBoard, threads: [StoredThread]) -> String {
         let document = MarkdownDocument()
         document.heading(1, [.text("\(board.title ?? board.name) (\(board.name))")])
-        document.paragraph([.text("\(threads.count) 个主题 · \(board.postCount) 篇文章")])
         let from = SitePaths.boardMarkdown(board.name)
+        document.paragraph([
+            .text("\(threads.count) 个主题 · \(board.postCount) 篇文章 · "),
+            .link(url: SitePaths.relative(from: from, to: SitePaths.markdownHome), text: "全部版面"),
+        ])
         document.list(
             threads.map { thread in
                 [

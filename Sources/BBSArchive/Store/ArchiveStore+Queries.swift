@@ -122,4 +122,57 @@ extension ArchiveStore {
                 blobs: try count("blob"))
         }
     }
+
+    /// Gids of a board's threads that carry at least one attachment.
+    public func threadsWithAttachments(board: String) throws(ArchiveError) -> Set<Int> {
+        try read { db in
+            Set(try Int.fetchAll(db, sql: "SELECT DISTINCT gid FROM attachment WHERE board = ?", arguments: [board]))
+        }
+    }
+
+    /// The forum's sections (分区) and which section each board is filed
+    /// under, when the store records them.
+    ///
+    /// A nullable read path: a store written before sections were archived
+    /// (no `section` table, no `board.section` column) answers no sections
+    /// and no filing, and the site then shows every board in one group.
+    public func sectionFiling() throws(ArchiveError) -> StoredSectionFiling {
+        try read { db in
+            var filing = StoredSectionFiling(sections: [], boardSection: [:])
+            if try db.tableExists("section") {
+                let columns = Set(try db.columns(in: "section").map(\.name))
+                if columns.contains("code") {
+                    let name = columns.contains("name") ? "name" : "code"
+                    let parent = columns.contains("parent") ? "parent" : "NULL"
+                    filing.sections = try Row.fetchAll(
+                        db, sql: "SELECT code, \(name) AS name, \(parent) AS parent FROM section ORDER BY code"
+                    ).map { row in
+                        let code: String = row["code"]
+                        let name: String? = row["name"]
+                        return StoredSection(code: code, name: name ?? code, parent: row["parent"])
+                    }
+                }
+            }
+            if try db.columns(in: "board").contains(where: { $0.name == "section" }) {
+                for row in try Row.fetchAll(db, sql: "SELECT name, section FROM board WHERE section IS NOT NULL") {
+                    filing.boardSection[row["name"]] = row["section"]
+                }
+            }
+            return filing
+        }
+    }
+}
+
+/// A section (分区) of the forum as the store records it.
+public struct StoredSection: Sendable, Equatable {
+    public var code: String
+    public var name: String
+    /// The enclosing section's code, for nested sections.
+    public var parent: String?
+}
+
+/// The sections and the board → section code filing.
+public struct StoredSectionFiling: Sendable, Equatable {
+    public var sections: [StoredSection]
+    public var boardSection: [String: String]
 }

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Atom feeds (per board and for the whole archive) and the sitemap, both
+/// written through Mustache templates, so every value is escaped for XML.
+extension SiteBuilder {
+    /// The sitemap protocol's limit of addresses in one file.
+    static let sitemapLimit = 50_000
+
+    func buildSiteFeed(run: BuildRun) throws(ArchiveError) {
+        try writeFeed(
+            path: SitePaths.feed, title: options.siteTitle, alternate: SitePaths.home, id: "site",
+            entries: Array(run.recent.items.prefix(options.feedEntries)), run: run)
+    }
+
+    /// Writes one Atom feed. With `--site-url` every link is absolute;
+    /// without it links are relative to the feed file (Atom resolves them
+    /// against the feed's own address) and ids are `urn:bbsarchive:` names.
+    /// An entry's id is the thread's address on the forum when known, so it
+    /// stays the same whether or not the archive is published.
+    func writeFeed(path: String, title: String, alternate: String, id: String, entries: [ThreadDigest], run: BuildRun)
+        throws(ArchiveError)
+    {
+        func link(_ target: String) -> String { absolute(target) ?? SitePaths.relative(from: path, to: target) }
+        let updated = entries.map(\.thread.lastReplyAt).max() ?? Date(timeIntervalSince1970: 0)
+        let context: [String: Any] = [
+            "id": absolute(path) ?? "urn:bbsarchive:\(SitePaths.component(id))",
+            "title": title, "updated": BeijingTime.iso8601(updated), "selfHref": link(path),
+            "alternate": link(alternate), "siteTitle": options.siteTitle, "version": BBSArchiveVersion.version,
+            "entries": entries.map { digest -> [String: Any] in
+                let thread = digest.thread
+                var entry: [String: Any] = [
+                    "id": digest.original
+                        ?? "urn:bbsarchive:thread:\(SitePaths.component(thread.board)):\(thread.gid)",
+                    "title": Self.displayable(thread.title), "updated": BeijingTime.iso8601(thread.lastReplyAt),
+                    "published": BeijingTime.iso8601(thread.postedAt), "author": thread.author ?? "原帖已删除",
+                    "href": link(SitePaths.thread(thread.board, gid: thread.gid)),
+                    "board": thread.board, "boardTitle": digest.boardTitle,
+                    "summary": digest.excerpt.isEmpty ? Self.displayable(thread.title) : digest.excerpt,
+                ]
+                if let author = thread.author { entry["authorHref"] = link(SitePaths.user(author)) }
+                return entry
+            },
+        ]
+        try file(path, Data(try templates.render("feed", context).utf8), run: run)
+        run.report.feeds += 1
+    }
+
+    /// `sitemap.xml` with the absolute address of every page (thread
+    /// filters left out); over 50,000 pages, a sitemap index of several.
+    /// Needs `--site-url`: a sitemap of relative addresses is not valid.
+    func buildSitemap(run: BuildRun) throws(ArchiveError) {
+        guard absolute(SitePaths.home) != nil else { return }
+        let paths = run.sitemapPaths
+        let chunks = stride(from: 0, to: paths.count, by: Self.sitemapLimit).map {
+            Array(paths[$0..<min($0 + Self.sitemapLimit, paths.count)])
+        }
+        func urlset(_ chunk: [String]) throws(ArchiveError) -> Data {
+            let urls = chunk.compactMap { path in absolute(path).map { ["loc": $0] } }
+            return Data(try templates.render("sitemap", ["urls": urls]).utf8)
+        }
+        if chunks.count <= 1 {
+            try file(SitePaths.sitemap, try urlset(chunks.first ?? []), run: run)
+        } else {
+            var parts: [[String: Any]] = []
+            for (index, chunk) in chunks.enumerated() {
+                let name = "sitemap-\(index + 1).xml"
+                try file(name, try urlset(chunk), run: run)
+                parts.append(["loc": absolute(name) ?? name])
+            }
+            try file(
+                SitePaths.sitemap, Data(try templates.render("sitemap-index", ["sitemaps": parts]).utf8), run: run)
+        }
+        run.report.sitemap = true
+    }
+}

@@ -1,0 +1,313 @@
+import Foundation
+import SMTHReplica
+import Testing
+
+@testable import BBSArchive
+
+/// The archive in real browsers: headless Chromium (phone, tablet and
+/// desktop widths, light and dark, with and without stored settings) and
+/// a text browser.
+@Suite struct BrowserTests {
+    static let widths = [390, 820, 1440]
+
+    struct Report: Decodable {
+        struct Load: Decodable {
+            var page: String
+            var width: Int?
+            var scheme: String?
+            var problems: [String]
+            var overflow: Int?
+            var background: String?
+            var visible: [String]?
+        }
+        struct Probe: Decodable {
+            var page: String
+            var value: String?
+            var error: String?
+            var problems: [String]
+        }
+        var loads: [Load]
+        var probes: [Probe]
+        var fatal: String?
+    }
+
+    /// Runs `scripts/browser-check.py` and decodes its report.
+    static func check(site: SiteInspector, pages: [String], probes: [(String, String)]) throws -> Report {
+        let python = try #require(ExternalTool.find("python3"), "no python3 on PATH: run `make setup`")
+        try #require(ExternalTool.find("chromium") != nil, "no chromium on PATH: run `make setup`")
+        var arguments = [
+            Fixtures.projectRoot.appendingPathComponent("scripts/browser-check.py").path, "--site", site.root.path,
+            "--widths", widths.map(String.init).joined(separator: ","), "--schemes", "light,dark", "--timeout", "40",
+        ]
+        for page in pages { arguments += ["--page", page] }
+        for (page, expression) in probes { arguments += ["--probe", page, expression] }
+        let output = try ExternalTool.run(python, arguments, timeout: 300)
+        #expect(!output.timedOut, "the browser check did not finish in 5 minutes")
+        #expect(output.status == 0, "browser-check.py exited \(output.status): \(output.errorText.suffix(800))")
+        return try JSONDecoder().decode(Report.self, from: output.stdout)
+    }
+
+    @Test func pagesLoadWithoutErrorsAtEveryWidthInBothThemes() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let site = built.plain
+        let forum = built.forum
+        let board = try #require(forum.boardNames.first)
+        let long = try #require(forum.board(named: board)?.threads.max { $0.posts.count < $1.posts.count })
+        let withImages = try #require(
+            forum.board(named: board)?.threads.first { thread in
+                thread.posts.prefix(20).flatMap(\.attachments).filter(\.isImage).count >= 2
+            }, "no thread with two images on its first page")
+        let other = try #require(forum.board(named: board)?.threads.first { !$0.sticky && $0.gid != withImages.gid })
+        let threadPage = SitePaths.thread(board, gid: long.gid)
+        let pages = [SitePaths.home, SitePaths.board(board), threadPage]
+
+        // Addresses in both of SMTH's forms, for the lookup page's resolver.
+        let gid = long.gid
+        let forms = [
+            "https://m.newsmth.net/article/\(board)/\(gid)", "m.newsmth.net/article/\(board)/\(gid)?p=2",
+            "https://www.newsmth.net/nForum/#!article/\(board)/\(gid)",
+            "http://www.mysmth.net/nForum/article/\(board.lowercased())/\(gid)?ajax",
+            "https://m.newsmth.net/board/\(board)", "https://www.newsmth.net/nForum/#!board/\(board)?p=3",
+            "https://m.newsmth.net/article/\(board)/1", "https://m.newsmth.net/article/NoSuchBoard/\(gid)",
+            "not a link",
+        ]
+        let formsJSON = String(decoding: try JSONSerialization.data(withJSONObject: forms), as: UTF8.self)
+        let resolve =
+            "JSON.stringify(\(formsJSON).map(u => { const r = BBSArchiveResolve(u); return [r.kind, r.href || ''] }))"
+        let given = "lookup.html?url=" + (forms[2].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        let viewer = """
+            (async () => {
+              const links = document.querySelectorAll('a[data-viewer]');
+              links[0].click();
+              const dialog = document.querySelector('dialog.viewer');
+              const opened = !!(dialog && dialog.open);
+              const before = dialog.querySelector('.caption').textContent;
+              dialog.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));
+              const after = dialog.querySelector('.caption').textContent;
+              dialog.querySelector('.stage').dispatchEvent(new WheelEvent('wheel', {deltaY: -400, clientX: 200, clientY: 300, bubbles: true, cancelable: true}));
+              const zoomed = dialog.querySelector('.stage img').style.transform;
+              const focused = document.activeElement === dialog.querySelector('.close');
+              dialog.querySelector('.close').click();
+              return JSON.stringify({count: links.length, opened, before, after, zoomed, focused, closed: !dialog.open});
+            })()
+            """
+        let toggle = """
+            (() => { document.querySelector('[data-theme-toggle]').click();
+              return JSON.stringify([document.documentElement.getAttribute('data-theme'), localStorage.getItem('bbsarchive.theme'),
+                document.querySelector('header.site .tools').hidden]); })()
+            """
+        let otherKey = SitePaths.thread(board, gid: other.gid)
+        let report = try Self.check(
+            site: site, pages: pages,
+            probes: [
+                ("lookup.html", resolve),
+                (
+                    given,
+                    "document.getElementById('lookup-target') ? document.getElementById('lookup-target').getAttribute('href') : 'none'"
+                ),
+                (SitePaths.thread(board, gid: withImages.gid), viewer),
+                (SitePaths.home, toggle),
+                (otherKey, "document.documentElement.getAttribute('data-theme')"),
+                (
+                    SitePaths.board(board),
+                    "JSON.stringify([...document.querySelectorAll('tr.read')].map(r => r.dataset.key))"
+                ),
+                (
+                    SitePaths.home,
+                    "JSON.stringify([document.getElementById('recent-read').hidden, [...document.querySelectorAll('[data-recent-list] a')].map(a => a.getAttribute('href'))])"
+                ),
+            ])
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+
+        #expect(report.loads.count == pages.count * Self.widths.count * 2)
+        for load in report.loads {
+            let label = "\(load.page) at \(load.width ?? 0)px, \(load.scheme ?? "")"
+            #expect(load.problems.isEmpty, "\(label): \(load.problems)")
+            #expect((load.overflow ?? 1) <= 0, "\(label) scrolls sideways by \(load.overflow ?? -1)px")
+            let visible = load.visible ?? []
+            let width = load.width ?? 0
+            #expect(visible.contains("sidebar") == (width >= 768), "\(label): sidebar \(visible)")
+            #expect(
+                visible.contains("threadlist") == (load.page == threadPage && width >= 1280), "\(label): \(visible)")
+        }
+        for page in pages {
+            for width in Self.widths {
+                let light = report.loads.first { $0.page == page && $0.width == width && $0.scheme == "light" }
+                let dark = report.loads.first { $0.page == page && $0.width == width && $0.scheme == "dark" }
+                #expect(light?.background == "rgb(255, 255, 255)", "\(page) \(width) light: \(light?.background ?? "")")
+                #expect(dark?.background != light?.background, "\(page) \(width) has no dark theme")
+            }
+        }
+
+        try #require(report.probes.count == 7)
+        for probe in report.probes {
+            #expect(probe.error == nil, "\(probe.page): \(probe.error ?? "")")
+            #expect(probe.problems.isEmpty, "\(probe.page): \(probe.problems)")
+        }
+        let threadHref = "board/\(board)/\(gid).html"
+        let boardHref = "board/\(board)/index.html"
+        let resolved = try JSONDecoder().decode([[String]].self, from: Data((report.probes[0].value ?? "").utf8))
+        #expect(
+            resolved == [
+                ["thread", threadHref], ["thread", threadHref], ["thread", threadHref], ["thread", threadHref],
+                ["board", boardHref], ["board", boardHref], ["board", boardHref], ["unknown-board", ""],
+                ["invalid", ""],
+            ])
+        #expect(report.probes[1].value == threadHref)
+
+        struct ViewerState: Decodable {
+            var count: Int
+            var opened: Bool
+            var before: String
+            var after: String
+            var zoomed: String
+            var focused: Bool
+            var closed: Bool
+        }
+        let state = try JSONDecoder().decode(ViewerState.self, from: Data((report.probes[2].value ?? "").utf8))
+        #expect(state.count >= 2)
+        #expect(state.opened && state.closed && state.focused)
+        #expect(state.before.hasPrefix("1 / \(state.count)") && state.after.hasPrefix("2 / \(state.count)"))
+        #expect(state.zoomed.contains("scale(") && !state.zoomed.contains("scale(1)"), "wheel zoom: \(state.zoomed)")
+
+        // The toggle flips from the light system theme and is remembered on the next page.
+        #expect(report.probes[3].value == "[\"dark\",\"dark\",false]")
+        #expect(report.probes[4].value == "dark")
+        // Visited threads are marked in lists and listed on the home page.
+        let read = try JSONDecoder().decode([String].self, from: Data((report.probes[5].value ?? "").utf8))
+        #expect(read.contains(otherKey))
+        #expect(report.probes[6].value?.hasPrefix("[false,[\"\(otherKey)\"") == true, "\(report.probes[6].value ?? "")")
+    }
+
+    @Test func textBrowserReadsThePostsInOrder() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let board = try #require(built.forum.boardNames.first)
+        let thread = try #require(built.forum.board(named: board)?.threads.max { $0.posts.count < $1.posts.count })
+        let w3m = try #require(ExternalTool.find("w3m"), "no w3m on PATH: run `make setup`")
+        let page = built.plain.root.appendingPathComponent(SitePaths.thread(board, gid: thread.gid)).path
+        let output = try ExternalTool.run(
+            w3m, ["-dump", "-cols", "2000", "-T", "text/html", "-I", "UTF-8", "-O", "UTF-8", page], timeout: 60)
+        #expect(output.status == 0 && !output.timedOut)
+        // Text browsers know no `white-space: pre-wrap`: runs of spaces
+        // collapse, and w3m drops them between Chinese characters.
+        func squeezed(_ text: String) -> String { String(text.filter { !$0.isWhitespace }) }
+        let dump = squeezed(output.text)
+        var cursor = dump.startIndex
+        var found = 0
+        for post in thread.posts.prefix(20) {
+            let heading = "\(SiteBuilder.floorLabel(post.floor))\(post.author)"
+            guard let at = dump.range(of: heading, range: cursor..<dump.endIndex) else {
+                Issue.record("\(heading) is missing or out of order in the text dump")
+                continue
+            }
+            cursor = at.upperBound
+            let own = post.lines.first { line in
+                !line.trimmingCharacters(in: .whitespaces).isEmpty && PostNormalizer.quoteDepth(line) == nil
+                    && PostNormalizer.quotedAuthor(line) == nil
+            }
+            if let own {
+                guard let text = dump.range(of: squeezed(own), range: cursor..<dump.endIndex) else {
+                    Issue.record("the text of \(heading) (\(own)) is missing or out of order")
+                    continue
+                }
+                cursor = text.upperBound
+            }
+            found += 1
+        }
+        #expect(found == min(20, thread.posts.count))
+    }
+}
+
+/// Colours of both themes pass WCAG AA (4.5:1 for text, 3:1 for the focus ring).
+@Suite struct ContrastTests {
+    static func palette(_ css: String, after marker: String) -> [String: String] {
+        guard let start = css.range(of: marker), let end = css.range(of: "}", range: start.upperBound..<css.endIndex)
+        else { return [:] }
+        var colours: [String: String] = [:]
+        for line in css[start.upperBound..<end.lowerBound].split(separator: "\n") {
+            let parts = line.trimmingCharacters(in: .whitespaces).split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].hasPrefix("--") else { continue }
+            colours[String(parts[0])] = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: " ;"))
+        }
+        return colours
+    }
+
+    static func luminance(_ hex: String) -> Double? {
+        let digits = hex.dropFirst()
+        guard hex.hasPrefix("#"), digits.count == 6, let value = Int(digits, radix: 16) else { return nil }
+        func channel(_ shift: Int) -> Double {
+            let c = Double((value >> shift) & 0xFF) / 255
+            return c <= 0.03928 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+        }
+        return 0.2126 * channel(16) + 0.7152 * channel(8) + 0.0722 * channel(0)
+    }
+
+    static func ratio(_ a: String, _ b: String) -> Double {
+        guard let x = luminance(a), let y = luminance(b) else { return 0 }
+        return (max(x, y) + 0.05) / (min(x, y) + 0.05)
+    }
+
+    @Test func bothThemesPassAA() throws {
+        let css = try String(
+            contentsOf: Fixtures.templates.appendingPathComponent("assets/style.css"), encoding: .utf8)
+        let light = Self.palette(css, after: ":root[data-theme=\"light\"] {")
+        let dark = Self.palette(css, after: ":root[data-theme=\"dark\"] {")
+        let systemDark = Self.palette(css, after: ":root:not([data-theme=\"light\"]) {")
+        #expect(!light.isEmpty && !dark.isEmpty)
+        #expect(dark == systemDark, "the two copies of the dark palette differ")
+        for (name, palette) in [("light", light), ("dark", dark)] {
+            for text in ["--fg", "--muted", "--link", "--visited", "--accent", "--quote"] {
+                for background in ["--bg", "--panel"] {
+                    let value = Self.ratio(palette[text] ?? "", palette[background] ?? "")
+                    #expect(value >= 4.5, "\(name): \(text) on \(background) is \(value):1")
+                }
+            }
+            let focus = Self.ratio(palette["--focus"] ?? "", palette["--bg"] ?? "")
+            #expect(focus >= 3, "\(name): the focus ring is \(focus):1")
+        }
+    }
+}
+
+/// Boards group by section when the store knows sections, and never vanish.
+@Suite struct SiteNavigationTests {
+    static func board(_ name: String) -> StoredBoard {
+        StoredBoard(name: name, title: name, source: nil, baseURL: nil, threadCount: 1, postCount: 1)
+    }
+
+    @Test func withoutSectionsEveryBoardIsInOneGroup() {
+        let navigation = SiteNavigation(
+            boards: [Self.board("A"), Self.board("B")], filing: StoredSectionFiling(sections: [], boardSection: [:]))
+        #expect(!navigation.hasSections)
+        #expect(navigation.groups.map(\.name) == ["全部版面"])
+        #expect(navigation.groups.first?.boards.map(\.name) == ["A", "B"])
+        #expect(navigation.groups.first?.code == nil)
+    }
+
+    @Test func sectionsGroupBoardsAndKeepUnfiledOnes() {
+        let filing = StoredSectionFiling(
+            sections: [
+                StoredSection(code: "0", name: "本站系统", parent: nil),
+                StoredSection(code: "1", name: "社会信息", parent: nil),
+                StoredSection(code: "9", name: "空分区", parent: nil),
+            ],
+            boardSection: ["A": "1", "B": "0", "C": "7"])
+        let navigation = SiteNavigation(boards: ["A", "B", "C"].map(Self.board), filing: filing)
+        #expect(navigation.hasSections)
+        #expect(navigation.groups.map(\.name) == ["本站系统", "社会信息", "其他版面"])
+        #expect(navigation.groups.map { $0.boards.map(\.name) } == [["B"], ["A"], ["C"]])
+        #expect(navigation.group(code: "1")?.boards.map(\.name) == ["A"])
+    }
+
+    @Test func topThreadsKeepsTheBestInOrder() {
+        var top = TopThreads(limit: 3) { $0.thread.postCount > $1.thread.postCount }
+        for (gid, posts) in [(1, 5), (2, 9), (3, 1), (4, 7), (5, 9), (6, 2)] {
+            let thread = StoredThread(
+                board: "A", gid: gid, title: "t", sticky: false, marked: false, author: "a", postedAt: Date(),
+                lastReplier: nil, lastReplyAt: Date(), postCount: posts, firstPostArchived: true)
+            if top.wants(thread, boardTitle: "A") {
+                top.offer(ThreadDigest(thread: thread, boardTitle: "A", excerpt: ""))
+            }
+        }
+        #expect(top.items.map(\.thread.gid) == [2, 5, 4])
+    }
+}
