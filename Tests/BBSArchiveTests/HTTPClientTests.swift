@@ -1,0 +1,132 @@
+import FlyingFox
+import Foundation
+import SMTHReplica
+import Testing
+
+@testable import BBSArchive
+@testable import BBSArchiveCLI
+
+/// The libcurl client against small servers of the test's own.
+@Suite struct HTTPClientTests {
+    /// Starts a server whose every answer is `respond(request)`.
+    static func serve(_ respond: @escaping @Sendable (FlyingFox.HTTPRequest) -> FlyingFox.HTTPResponse) async throws
+        -> (HTTPServer, Task<Void, any Error>, String)
+    {
+        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), logger: .disabled)
+        await server.appendRoute("GET *") { request in respond(request) }
+        let task = Task { try await server.run() }
+        try await server.waitUntilListening()
+        guard case .ip4(_, let port) = await server.listeningAddress else {
+            throw ArchiveError.invalidOption("no port")
+        }
+        return (server, task, "http://127.0.0.1:\(port)")
+    }
+
+    static func gzip(_ data: Data) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-c", "-n"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(data)
+        try input.fileHandleForWriting.close()
+        let packed = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return packed
+    }
+
+    @Test func asksForAndDecodesCompressedBodies() async throws {
+        let page = Data(String(repeating: "<li>水木社区 compressed transfer</li>", count: 500).utf8)
+        let packed = try Self.gzip(page)
+        #expect(packed.count < page.count / 5)
+        let (server, task, base) = try await Self.serve { request in
+            let accepts = request.headers[HTTPHeader("Accept-Encoding")] ?? ""
+            guard accepts.contains("gzip") else { return FlyingFox.HTTPResponse(statusCode: .badRequest) }
+            return FlyingFox.HTTPResponse(
+                statusCode: .ok, headers: [.contentType: "text/html; charset=utf-8", .contentEncoding: "gzip"],
+                body: packed)
+        }
+        let response = try await CurlHTTPClient().get(base + "/board/A")
+        await server.stop()
+        task.cancel()
+        #expect(response.status == 200)
+        #expect(response.body == page)
+    }
+
+    @Test func sendsItsNameAndRefusesEndlessRedirects() async throws {
+        let (server, task, base) = try await Self.serve { request in
+            if request.path == "/agent" {
+                return FlyingFox.HTTPResponse(
+                    statusCode: .ok, body: Data((request.headers[HTTPHeader("User-Agent")] ?? "").utf8))
+            }
+            var headers = HTTPHeaders()
+            headers[.location] = "/loop"
+            return FlyingFox.HTTPResponse(statusCode: .found, headers: headers)
+        }
+        let client = CurlHTTPClient()
+        let agent = try await client.get(base + "/agent")
+        #expect(String(decoding: agent.body, as: UTF8.self) == BBSArchiveVersion.userAgent)
+        await #expect(throws: ArchiveError.self) { _ = try await client.get(base + "/loop") }
+        await server.stop()
+        task.cancel()
+    }
+
+    @Test func refusesBodiesLargerThanTheLimit() async throws {
+        let (server, task, base) = try await Self.serve { _ in
+            FlyingFox.HTTPResponse(statusCode: .ok, body: Data(count: 300_000))
+        }
+        var options = CurlHTTPClient.Options()
+        options.maxBodyBytes = 100_000
+        do {
+            _ = try await CurlHTTPClient(options: options).get(base + "/big")
+            Issue.record("a body over the limit was accepted")
+        } catch {
+            #expect("\(error)".contains("larger than"))
+        }
+        await server.stop()
+        task.cancel()
+    }
+}
+
+/// What the command line prints while it works.
+@Suite(.serialized) struct ProgressOutputTests {
+    @Test func jsonLogsAreOneEventALine() async throws {
+        let harness = try await ReplicaHarness.start()
+        let outcome = try await CommandLineTests().run([
+            "fetch", harness.board, "--forum-url", harness.base, "--store", harness.storePath, "--rate", "0",
+            "--log-format", "json",
+        ])
+        await harness.stop()
+        #expect(outcome.status == 0)
+        let events = try outcome.stderrLines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(events.allSatisfy { $0["event"] is String && $0["time"] is String })
+        let stages = events.filter { $0["event"] as? String == "stage" }
+        #expect(stages.contains { ($0["stage"] as? String)?.hasSuffix("threads") == true && $0["total"] is Int })
+        #expect(events.last?["event"] as? String == "summary")
+    }
+
+    @Test func plainLogsNameEachStageAndEndWithASummary() async throws {
+        let harness = try await ReplicaHarness.start()
+        let outcome = try await CommandLineTests().run([
+            "fetch", harness.board, "--forum-url", harness.base, "--store", harness.storePath, "--rate", "0",
+        ])
+        await harness.stop()
+        #expect(outcome.status == 0)
+        // Not a terminal: whole lines, no carriage returns or escape codes.
+        #expect(!outcome.stderr.contains("\r") && !outcome.stderr.contains("\u{1B}"))
+        #expect(outcome.stderrLines.contains { $0.contains("threads 14/14") })
+        #expect(outcome.stderrLines.last?.hasPrefix("fetched ") == true)
+    }
+
+    @Test func stageLinesShowRateAndTimeLeft() {
+        #expect(
+            ProgressPrinter.stageLine("threads", done: 120, total: 450, failed: 2, elapsed: 40)
+                == "threads 120/450 · 3.0/s · ETA 1m50s · 2 failed")
+        #expect(ProgressPrinter.stageLine("list pages", done: 3, total: nil, failed: 0, elapsed: 0.5) == "list pages 3")
+    }
+}
