@@ -31,7 +31,9 @@ public struct Fetcher: Sendable {
     /// throw after the capture is kept. With `conditional`, the newest
     /// capture's `ETag` / `Last-Modified` are sent, and a 304 answers with
     /// that capture (its body and its fetch time).
-    public func fetch(_ url: String, conditional: Bool = false) async throws(ArchiveError) -> HTTPResponse {
+    public func fetch(_ url: String, conditional: Bool = false, headers extra: [(name: String, value: String)] = [])
+        async throws(ArchiveError) -> HTTPResponse
+    {
         if let robots {
             let rules: RobotsTxt
             do {
@@ -44,7 +46,7 @@ public struct Fetcher: Sendable {
             let target = Self.pathAndQuery(url)
             guard rules.allows(target) else { throw .robotsDisallowed(url: url) }
         }
-        var headers: [(name: String, value: String)] = []
+        var headers = extra
         let cached = conditional ? try store.latestCapture(url: url) : nil
         if let cached, (200..<300).contains(cached.status) {
             if let tag = cached.header("ETag") { headers.append(("If-None-Match", tag)) }
@@ -62,8 +64,10 @@ public struct Fetcher: Sendable {
     }
 
     /// Fetches a page and hands it over ready to parse.
-    public func fetchPage(_ url: String, conditional: Bool = true) async throws(ArchiveError) -> FetchedPage {
-        let response = try await fetch(url, conditional: conditional)
+    public func fetchPage(
+        _ url: String, conditional: Bool = true, headers: [(name: String, value: String)] = []
+    ) async throws(ArchiveError) -> FetchedPage {
+        let response = try await fetch(url, conditional: conditional, headers: headers)
         return FetchedPage(
             url: response.url, body: response.body, contentType: response.header("Content-Type"),
             fetchedAt: response.fetchedAt)

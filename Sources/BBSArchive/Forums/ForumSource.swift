@@ -41,19 +41,27 @@ public protocol ForumSource: Sendable {
     var postsPerThreadPage: Int { get }
     /// What a URL of this source addresses, for re-reading stored captures.
     func address(of url: String) -> PageAddress?
+    /// Headers every request to this front end carries.
+    var requestHeaders: [(name: String, value: String)] { get }
+    /// The page listing the forum's sections and their boards, if any.
+    var sectionsURL: String? { get }
+    /// The forum's hot topics (十大), if any.
+    var hotURL: String? { get }
     /// Reads a fetched page as whatever forum page it is.
     func parse(_ page: FetchedPage) throws(ArchiveError) -> ForumPage
 }
 
 /// The forum sources bbsarchive knows, by `--source` name.
 public enum ForumSources {
-    public static let names = ["smth-mobile"]
+    public static let names = ["smth-mobile", "smth-nforum"]
 
     /// The source named `name`, talking to `baseURL` (or its real site).
     public static func make(_ name: String, baseURL: String?) throws(ArchiveError) -> any ForumSource {
         switch name {
         case "smth-mobile":
             return SMTHMobileSource(baseURL: baseURL ?? SMTHMobileSource.defaultBaseURL)
+        case "smth-nforum":
+            return SMTHNForumSource(baseURL: baseURL ?? SMTHNForumSource.defaultBaseURL)
         default:
             throw .invalidOption(
                 "unknown --source \"\(name)\"; choose one of: \(names.joined(separator: ", "))")

@@ -74,24 +74,56 @@ public struct Attachment: Sendable, Equatable, Codable {
     }
 }
 
+/// A reader's rating of a post (nForum's likes block).
+public struct Like: Sendable, Equatable, Codable {
+    /// -5…+5; 0 when the reader left a message without a score.
+    public var score: Int
+    public var user: String
+    public var message: String
+    /// To the minute, as the forum prints it.
+    public var at: Date?
+
+    public init(score: Int, user: String, message: String, at: Date?) {
+        self.score = score
+        self.user = user
+        self.message = message
+        self.at = at
+    }
+}
+
 /// One post as a thread page shows it.
 public struct Post: Sendable, Equatable {
     /// 0 for the first post (楼主), N for reply N.
     public var floor: Int
     public var author: String
     public var postedAt: Date
-    /// The post text with lines joined by `\n`: body and quote, without the
-    /// attachment links and without the trailing `FROM` / `修改` lines.
+    /// The post's own text with lines joined by `\n`: its body and quote,
+    /// without the header, the signature, the attachment links and the
+    /// trailing `FROM` / `※ 来源` / `修改` lines. Colours are kept as the
+    /// BBS stores them, as ANSI SGR codes (`ESC[1;31m`).
     public var body: String
     public var attachments: [Attachment]
     /// The masked IP of the `FROM` line, e.g. `101.90.125.*`.
     public var ip: String?
-    /// Who last edited the post, from a `修改:` line.
+    /// Who last edited the post, from a `修改` line.
     public var editedBy: String?
+    /// The author's nickname, where the page shows it (nForum).
+    public var nick: String?
+    /// The post's own title from its header (`Re: …` for most replies).
+    public var title: String?
+    /// The lines after the last `--`: `nil` when the page does not show
+    /// signatures (mobile), empty when the post has none.
+    public var signature: String?
+    /// The forum's id of the post, where the page shows it.
+    public var postID: Int?
+    /// When the post was last edited, where the page says so.
+    public var editedAt: Date?
+    public var likes: [Like]
 
     public init(
         floor: Int, author: String, postedAt: Date, body: String,
-        attachments: [Attachment] = [], ip: String? = nil, editedBy: String? = nil
+        attachments: [Attachment] = [], ip: String? = nil, editedBy: String? = nil, nick: String? = nil,
+        title: String? = nil, signature: String? = nil, postID: Int? = nil, editedAt: Date? = nil, likes: [Like] = []
     ) {
         self.floor = floor
         self.author = author
@@ -100,6 +132,12 @@ public struct Post: Sendable, Equatable {
         self.attachments = attachments
         self.ip = ip
         self.editedBy = editedBy
+        self.nick = nick
+        self.title = title
+        self.signature = signature
+        self.postID = postID
+        self.editedAt = editedAt
+        self.likes = likes
     }
 }
 
@@ -112,8 +150,38 @@ public struct ThreadPage: Sendable, Equatable {
     public var posts: [Post]
 }
 
+/// A section (分区) and what it lists: boards and nested sections.
+public struct SectionPage: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable, Codable {
+        public var code: String
+        public var name: String
+        /// The enclosing section's code, `nil` for a top-level section.
+        public var parent: String?
+        /// Board ids filed directly under this section.
+        public var boards: [String]
+    }
+
+    public var sections: [Entry]
+    /// Board id → Chinese title, as the list shows them.
+    public var boardTitles: [String: String]
+}
+
+/// The forum's hot topics (十大).
+public struct HotTopicsPage: Sendable, Equatable {
+    public struct Topic: Sendable, Equatable, Codable {
+        public var board: String
+        public var gid: Int
+        public var title: String
+        public var replies: Int?
+    }
+
+    public var topics: [Topic]
+}
+
 /// What a forum page turned out to be.
 public enum ForumPage: Sendable, Equatable {
     case board(BoardPage)
     case thread(ThreadPage)
+    case sections(SectionPage)
+    case hot(HotTopicsPage)
 }

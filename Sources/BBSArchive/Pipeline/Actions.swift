@@ -195,7 +195,7 @@ public struct ParseAction: Sendable {
     public func run(client: any HTTPClient = CurlHTTPClient()) async throws(ArchiveError) -> String {
         let page: FetchedPage
         if input.hasPrefix("http://") || input.hasPrefix("https://") {
-            let response = try await client.get(input)
+            let response = try await client.get(input, headers: source.requestHeaders)
             guard (200..<300).contains(response.status) else { throw .httpStatus(url: input, status: response.status) }
             page = FetchedPage(
                 url: response.url, body: response.body, contentType: response.header("Content-Type"),

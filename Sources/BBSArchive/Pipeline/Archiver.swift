@@ -90,7 +90,25 @@ public struct Archiver: Sendable {
             }
         }
         try await fetchMedia(into: &report)
+        await fetchSections()
         return report
+    }
+
+    // MARK: Sections
+
+    /// Files the boards under the forum's sections, for the site's section
+    /// pages. Nice to have: a failure is told and the run goes on.
+    private func fetchSections() async {
+        guard let url = source.sectionsURL else { return }
+        do throws(ArchiveError) {
+            let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
+            guard case .sections(let page) = try source.parse(fetched) else {
+                throw .notAForumPage(url: url, expected: "the forum's list of sections")
+            }
+            try store.saveSections(page)
+        } catch {
+            events(.note("the forum's sections could not be read (\(error)); boards are archived without them"))
+        }
     }
 
     // MARK: Boards
@@ -176,14 +194,14 @@ public struct Archiver: Sendable {
     }
 
     private func boardPage(_ url: String, board: String) async throws(ArchiveError) -> BoardPage {
-        let fetched = try await fetcher.fetchPage(url)
+        let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
         switch try parse(fetched, board: board) {
         case .board(var page):
             // The forum may spell the board differently (case); keep the
             // name the user asked for so permalinks stay stable.
             page.board = board
             return page
-        case .thread:
+        default:
             throw .notAForumPage(url: url, expected: "a board page of \(source.id)")
         }
     }
@@ -296,7 +314,7 @@ public struct Archiver: Sendable {
     }
 
     private func threadPage(_ url: String, board: String) async throws(ArchiveError) -> ThreadPage {
-        let fetched = try await fetcher.fetchPage(url)
+        let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
         guard case .thread(let page) = try parse(fetched, board: board) else {
             throw .notAForumPage(url: url, expected: "a thread page of \(source.id)")
         }

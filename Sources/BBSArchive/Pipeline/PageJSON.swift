@@ -11,6 +11,8 @@ enum PageJSON {
             switch page {
             case .board(let board): data = try encoder.encode(Board(board))
             case .thread(let thread): data = try encoder.encode(Thread(thread))
+            case .sections(let sections): data = try encoder.encode(Sections(page: sections))
+            case .hot(let hot): data = try encoder.encode(Hot(page: hot))
             }
         } catch {
             throw .invalidOption("the page model could not be written as JSON: \(error)")
@@ -82,16 +84,68 @@ enum PageJSON {
             var c = encoder.container(keyedBy: Key.self)
             try c.encode(post.floor, forKey: .floor)
             try c.encode(post.author, forKey: .author)
+            try c.encodeIfPresent(post.nick, forKey: .nick)
+            try c.encodeIfPresent(post.postID, forKey: .id)
+            try c.encodeIfPresent(post.title, forKey: .title)
             try c.encode(BeijingTime.iso8601(post.postedAt), forKey: .postedAt)
             try c.encode(post.body, forKey: .body)
+            let quotes = PostNormalizer.normalize(post.body).blocks.compactMap { block -> QuoteJSON? in
+                guard case .quote(_, let author, let lines) = block else { return nil }
+                return QuoteJSON(
+                    author: author, lines: lines.map { String(repeating: ": ", count: $0.depth - 1) + $0.text })
+            }
+            if let first = quotes.first { try c.encode(first, forKey: .quote) }
+            try c.encodeIfPresent(post.signature, forKey: .signature)
             try c.encode(post.attachments, forKey: .attachments)
             try c.encode(post.ip, forKey: .ip)
             try c.encode(post.editedBy, forKey: .editedBy)
+            try c.encodeIfPresent(post.editedAt.map(BeijingTime.iso8601), forKey: .editedAt)
+            if !post.likes.isEmpty {
+                try c.encode(
+                    post.likes.map {
+                        LikeJSON(
+                            score: $0.score, user: $0.user, message: $0.message, at: $0.at.map(BeijingTime.iso8601))
+                    }, forKey: .likes)
+            }
+        }
+    }
+
+    struct QuoteJSON: Encodable {
+        let author: String?
+        let lines: [String]
+    }
+
+    struct LikeJSON: Encodable {
+        let score: Int
+        let user: String
+        let message: String
+        let at: String?
+    }
+
+    struct Sections: Encodable {
+        let page: SectionPage
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode("sections", forKey: .kind)
+            try c.encode(page.sections, forKey: .sections)
+            try c.encode(page.boardTitles, forKey: .boards)
+        }
+    }
+
+    struct Hot: Encodable {
+        let page: HotTopicsPage
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode("hot", forKey: .kind)
+            try c.encode(page.topics, forKey: .topics)
         }
     }
 
     enum Key: String, CodingKey {
         case kind, board, gid, title, page, threads, replies, sticky, marked, author, postedAt, lastReplier,
-            lastReplyAt, posts, floor, body, attachments, ip, editedBy
+            lastReplyAt, posts, floor, body, attachments, ip, editedBy, editedAt, nick, id, quote, signature, likes,
+            sections, boards, topics
     }
 }

@@ -27,7 +27,8 @@ extension SiteBuilder {
         // folder, so one context per post serves them all.
         // The post's text is normalized and its body rendered once, then
         // shared by the thread's pages, its author views and its Markdown.
-        let bodies = posts.map { PostNormalizer.normalize(Self.displayable($0.body)) }
+        // Colour codes stay in: the page shows them, the Markdown drops them.
+        let bodies = posts.map { PostNormalizer.normalize($0.body) }
         var contexts: [[String: Any]] = []
         contexts.reserveCapacity(posts.count)
         for (index, post) in posts.enumerated() {
@@ -126,6 +127,31 @@ extension SiteBuilder {
             "postedAt": BeijingTime.display(post.postedAt), "postedISO": BeijingTime.iso8601(post.postedAt),
         ]
         var content: [String: Any] = ["blocks": body.blocks.map(blockContext)]
+        if let nick = post.nick, !nick.isEmpty { context["nick"] = Self.displayable(nick) }
+        if let signature = post.signature, !signature.isEmpty {
+            content["signature"] = signature.split(separator: "\n", omittingEmptySubsequences: false).map {
+                ["segments": Self.segmentContexts(String($0))]
+            }
+            content["hasSignature"] = true
+        }
+        if !post.likes.isEmpty {
+            content["likes"] = [
+                "count": post.likes.count,
+                "items": post.likes.map { like -> [String: Any] in
+                    var item: [String: Any] = [
+                        "score": like.score > 0 ? "+\(like.score)" : like.score < 0 ? "\(like.score)" : "",
+                        "scoreClass": like.score > 0 ? "up" : like.score < 0 ? "down" : "none",
+                        "user": like.user, "message": Self.displayable(like.message),
+                        "userHref": SitePaths.relative(from: path, to: SitePaths.user(like.user)),
+                    ]
+                    if let at = like.at {
+                        item["at"] = String(BeijingTime.display(at).prefix(16))
+                        item["atISO"] = BeijingTime.iso8601(at)
+                    }
+                    return item
+                },
+            ]
+        }
         if let ip = post.ip { context["ip"] = ip }
         if let editor = post.editedBy { context["editedBy"] = editor }
         var images: [[String: Any]] = []
@@ -157,17 +183,31 @@ extension SiteBuilder {
     private func blockContext(_ block: PostBody.Block) -> [String: Any] {
         switch block {
         case .text(let lines):
-            return ["isText": true, "lines": lines.map { ["text": $0] }]
+            return ["isText": true, "lines": lines.map { ["segments": Self.segmentContexts($0)] }]
         case .quote(let header, let author, let lines):
             var context: [String: Any] = [
-                "isQuote": true, "lines": lines.map { ["text": $0.text, "depth": $0.depth, "nested": $0.depth > 1] },
+                "isQuote": true,
+                "lines": lines.map {
+                    ["segments": Self.segmentContexts($0.text), "depth": $0.depth, "nested": $0.depth > 1]
+                },
                 "lineCount": lines.count,
                 // Long quotes fold away (a <details>, so without JavaScript too).
                 "isLong": lines.count > options.longQuoteLines,
             ]
-            if let header { context["header"] = header }
+            if let header { context["header"] = InlineText.plain(header) }
             if let author { context["author"] = author }
             return context
+        }
+    }
+
+    /// One line as template items: text, with its link and CSS classes.
+    static func segmentContexts(_ line: String) -> [[String: Any]] {
+        InlineText.segments(line).map { segment in
+            var item: [String: Any] = ["text": segment.text]
+            if let link = segment.link { item["segHref"] = link }
+            let classes = segment.classes
+            if !classes.isEmpty { item["segClass"] = classes }
+            return item
         }
     }
 
@@ -178,7 +218,7 @@ extension SiteBuilder {
         for block in blocks {
             guard case .text(let lines) = block else { continue }
             for line in lines {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                let trimmed = InlineText.plain(line).trimmingCharacters(in: .whitespaces)
                 guard !trimmed.isEmpty else { continue }
                 words.append(trimmed)
                 length += trimmed.count

@@ -24,7 +24,7 @@ enum ThreadMarkdown {
                 2,
                 [
                     .text(
-                        "\(post.floor == 0 ? "楼主" : "\(post.floor)楼") · \(post.author) · \(BeijingTime.display(post.postedAt))"
+                        "\(post.floor == 0 ? "楼主" : "\(post.floor)楼") · \(post.author)\(post.nick.map { " (\($0))" } ?? "") · \(BeijingTime.display(post.postedAt))"
                     )
                 ])
             let body = bodies.flatMap { index < $0.count ? $0[index] : nil } ?? PostNormalizer.normalize(post.body)
@@ -34,7 +34,7 @@ enum ThreadMarkdown {
                     for paragraph in paragraphs(lines) { document.paragraph(joined(paragraph)) }
                 case .quote(let header, _, let lines):
                     var quoted: [[MarkdownDocument.Inline]] = []
-                    if let header { quoted.append([.text(header)]) }
+                    if let header { quoted.append([.text(InlineText.plain(header))]) }
                     if !lines.isEmpty {
                         quoted.append(joined(lines.map { String(repeating: ": ", count: $0.depth - 1) + $0.text }))
                     }
@@ -54,6 +54,21 @@ enum ThreadMarkdown {
                         .text("附件 (未存档): "), .link(url: attachment.url, text: attachment.name), .text(size),
                     ])
                 }
+            }
+            if let signature = post.signature, !signature.isEmpty {
+                document.paragraph([.text("--")])
+                document.paragraph(
+                    joined(signature.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)))
+            }
+            if !post.likes.isEmpty {
+                document.list(
+                    post.likes.map { like in
+                        [
+                            .text(
+                                "[\(like.score > 0 ? "+" : "")\(like.score == 0 ? "" : String(like.score))] \(like.user): \(like.message)"
+                            )
+                        ]
+                    })
             }
             var origin: [String] = []
             if let editor = post.editedBy { origin.append("修改: \(editor)") }
@@ -81,7 +96,7 @@ enum ThreadMarkdown {
         var inlines: [MarkdownDocument.Inline] = []
         for (index, line) in lines.enumerated() {
             if index > 0 { inlines.append(.lineBreak) }
-            inlines.append(.text(line))
+            inlines.append(.text(InlineText.plain(line)))
         }
         return inlines
     }

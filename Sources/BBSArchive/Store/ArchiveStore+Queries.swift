@@ -66,19 +66,33 @@ extension ArchiveStore {
                         name: row["name"], url: row["url"], kind: kind, size: row["size"], hash: row["hash"],
                         mime: row["mime"]))
             }
+            var likes: [Int: [Like]] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT floor, score, user, message, at FROM post_like WHERE board = ? AND gid = ? ORDER BY floor, position",
+                arguments: [board, gid])
+            {
+                let at: Int64? = row["at"]
+                likes[row["floor"], default: []].append(
+                    Like(score: row["score"], user: row["user"], message: row["message"], at: at.map(Self.date)))
+            }
             return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT floor, author, postedAt, body, ip, editedBy FROM post
+                    SELECT floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID, editedAt FROM post
                     WHERE board = ? AND gid = ? ORDER BY floor
                     """,
                 arguments: [board, gid]
             ).map { row in
                 let floor: Int = row["floor"]
+                let editedAt: Int64? = row["editedAt"]
                 return StoredPost(
                     board: board, gid: gid, floor: floor, author: row["author"],
                     postedAt: Self.date(row["postedAt"]), body: row["body"], ip: row["ip"], editedBy: row["editedBy"],
-                    attachments: attachments[floor] ?? [])
+                    attachments: attachments[floor] ?? [], nick: row["nick"], title: row["title"],
+                    signature: row["signature"], postID: row["postID"], editedAt: editedAt.map(Self.date),
+                    likes: likes[floor] ?? [])
             }
         }
     }

@@ -438,17 +438,42 @@ public final class ArchiveStore: Sendable {
     /// anything differed from what was stored.
     private static func upsertPost(_ db: Database, board: String, gid: Int, post: Post) throws -> Bool {
         try db.execute(sql: "INSERT INTO user (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [post.author])
+        // The mobile site shows no colours: reading a post there after the
+        // desktop site must not wash the colours out of the stored text.
+        var body = post.body
+        if let stored = try String.fetchOne(
+            db, sql: "SELECT body FROM post WHERE board = ? AND gid = ? AND floor = ?",
+            arguments: [board, gid, post.floor]),
+            stored != body, !body.contains("\u{1B}"), ANSIText.strip(stored) == body
+        {
+            body = stored
+        }
+        // Fields only the desktop pages show are kept when the mobile site is read later.
         try db.execute(
             sql: """
-                INSERT INTO post (board, gid, floor, author, postedAt, body, ip, editedBy) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO post (board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID, editedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (board, gid, floor) DO UPDATE SET
                   author = excluded.author, postedAt = excluded.postedAt, body = excluded.body,
-                  ip = excluded.ip, editedBy = excluded.editedBy
+                  ip = excluded.ip, editedBy = coalesce(excluded.editedBy, editedBy),
+                  nick = coalesce(excluded.nick, nick), title = coalesce(excluded.title, title),
+                  signature = coalesce(excluded.signature, signature), postID = coalesce(excluded.postID, postID),
+                  editedAt = coalesce(excluded.editedAt, editedAt)
                 WHERE author IS NOT excluded.author OR postedAt IS NOT excluded.postedAt OR body IS NOT excluded.body
-                  OR ip IS NOT excluded.ip OR editedBy IS NOT excluded.editedBy
+                  OR ip IS NOT excluded.ip OR editedBy IS NOT coalesce(excluded.editedBy, editedBy)
+                  OR nick IS NOT coalesce(excluded.nick, nick) OR title IS NOT coalesce(excluded.title, title)
+                  OR signature IS NOT coalesce(excluded.signature, signature)
+                  OR postID IS NOT coalesce(excluded.postID, postID) OR editedAt IS NOT coalesce(excluded.editedAt, editedAt)
                 """,
-            arguments: [board, gid, post.floor, post.author, seconds(post.postedAt), post.body, post.ip, post.editedBy])
+            arguments: [
+                board, gid, post.floor, post.author, seconds(post.postedAt), body, post.ip, post.editedBy, post.nick,
+                post.title, post.signature, post.postID, post.editedAt.map(seconds),
+            ])
         var changed = db.changesCount > 0
+        // Likes are shown only by pages that show signatures too.
+        if post.signature != nil {
+            changed = try replaceLikes(db, board: board, gid: gid, post: post) || changed
+        }
         let stored = try Row.fetchAll(
             db,
             sql:
@@ -476,6 +501,49 @@ public final class ArchiveStore: Sendable {
                 ])
         }
         return changed
+    }
+
+    private static func replaceLikes(_ db: Database, board: String, gid: Int, post: Post) throws -> Bool {
+        let stored = try Row.fetchAll(
+            db,
+            sql:
+                "SELECT score, user, message, at FROM post_like WHERE board = ? AND gid = ? AND floor = ? ORDER BY position",
+            arguments: [board, gid, post.floor]
+        ).map { row -> Like in
+            let at: Int64? = row["at"]
+            return Like(score: row["score"], user: row["user"], message: row["message"], at: at.map(date))
+        }
+        guard stored != post.likes else { return false }
+        try db.execute(
+            sql: "DELETE FROM post_like WHERE board = ? AND gid = ? AND floor = ?", arguments: [board, gid, post.floor])
+        for (position, like) in post.likes.enumerated() {
+            try db.execute(
+                sql: """
+                    INSERT INTO post_like (board, gid, floor, position, score, user, message, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    board, gid, post.floor, position, like.score, like.user, like.message, like.at.map(seconds),
+                ])
+        }
+        return true
+    }
+
+    /// Records the forum's sections and files the boards the store has under them.
+    public func saveSections(_ page: SectionPage) throws(ArchiveError) {
+        try write { db in
+            for section in page.sections {
+                try db.execute(
+                    sql: """
+                        INSERT INTO section (code, name, parent) VALUES (?, ?, ?)
+                        ON CONFLICT (code) DO UPDATE SET name = excluded.name, parent = coalesce(excluded.parent, parent)
+                        """,
+                    arguments: [section.code, section.name, section.parent])
+                for board in section.boards {
+                    try db.execute(
+                        sql: "UPDATE board SET section = ? WHERE name = ?", arguments: [section.code, board])
+                }
+            }
+        }
     }
 
     static func thread(_ row: Row) -> StoredThread {
@@ -514,7 +582,13 @@ public final class ArchiveStore: Sendable {
                       title TEXT,
                       pages INTEGER,
                       source TEXT,
-                      baseURL TEXT
+                      baseURL TEXT,
+                      section TEXT
+                    );
+                    CREATE TABLE section (
+                      code TEXT PRIMARY KEY NOT NULL,
+                      name TEXT NOT NULL,
+                      parent TEXT
                     );
                     CREATE TABLE thread (
                       board TEXT NOT NULL REFERENCES board (name),
@@ -545,8 +619,25 @@ public final class ArchiveStore: Sendable {
                       body TEXT NOT NULL,
                       ip TEXT,
                       editedBy TEXT,
+                      nick TEXT,
+                      title TEXT,
+                      signature TEXT,
+                      postID INTEGER,
+                      editedAt INTEGER,
                       PRIMARY KEY (board, gid, floor),
                       FOREIGN KEY (board, gid) REFERENCES thread (board, gid)
+                    );
+                    CREATE TABLE post_like (
+                      board TEXT NOT NULL,
+                      gid INTEGER NOT NULL,
+                      floor INTEGER NOT NULL,
+                      position INTEGER NOT NULL,
+                      score INTEGER NOT NULL,
+                      user TEXT NOT NULL,
+                      message TEXT NOT NULL,
+                      at INTEGER,
+                      PRIMARY KEY (board, gid, floor, position),
+                      FOREIGN KEY (board, gid, floor) REFERENCES post (board, gid, floor)
                     );
                     CREATE INDEX post_by_author ON post (author, postedAt);
                     CREATE TABLE attachment (

@@ -45,6 +45,13 @@ public struct StoredPost: Sendable, Equatable {
     public var ip: String?
     public var editedBy: String?
     public var attachments: [StoredAttachment]
+    /// What only the desktop pages show (`nil` / empty when archived from mobile).
+    public var nick: String?
+    public var title: String?
+    public var signature: String?
+    public var postID: Int?
+    public var editedAt: Date?
+    public var likes: [Like] = []
 }
 
 /// An attachment and, once fetched, the content hash of its bytes.

@@ -25,6 +25,8 @@ struct SMTHMobileParser {
         if let list, isBoardPage(document) {
             return .board(parseBoard(document, list: list))
         }
+        if let sections = parseSections(document) { return .sections(sections) }
+        if let hot = parseHot(document) { return .hot(hot) }
         if let message = forumMessage(in: document) {
             if message.contains("版面不存在") || message.contains("错误的版") {
                 throw .unknownBoard(Self.boardName(inURL: page.url) ?? "?", message: message)
@@ -150,6 +152,53 @@ struct SMTHMobileParser {
         return Post(
             floor: floor, author: author, postedAt: postedAt, body: result.text,
             attachments: result.attachments, ip: result.ip, editedBy: result.editedBy)
+    }
+
+    // MARK: Sections and hot topics
+
+    /// `/section`: `li.f` section headings (`/section/{code}`), then the
+    /// boards filed under each (`/board/{B}`, text `中文名(B)`).
+    private func parseSections(_ document: HTMLDocument) -> SectionPage? {
+        let items = document.select("//ul[\(XPath.hasClass("slist"))]/li")
+        guard items.contains(where: { $0.first("a[contains(@href, '/section/')]") != nil }) else { return nil }
+        var sections: [SectionPage.Entry] = []
+        var titles: [String: String] = [:]
+        for item in items {
+            if let link = item.first("a[contains(@href, '/section/')]"), let href = link.attribute("href") {
+                let code = String(href.split(separator: "/").last ?? "")
+                var name = Self.normalizeSpaces(link.text)
+                if name.hasPrefix(code + " ") { name = String(name.dropFirst(code.count + 1)) }
+                let parent = item.hasClass("f") ? nil : sections.last(where: { $0.parent == nil })?.code
+                sections.append(.init(code: code, name: name, parent: parent, boards: []))
+            } else if let link = item.first("a[contains(@href, '/board/')]"), let href = link.attribute("href"),
+                let board = Self.boardName(inURL: href), !sections.isEmpty
+            {
+                sections[sections.count - 1].boards.append(board)
+                let text = Self.normalizeSpaces(link.text)
+                titles[board] = text.hasSuffix("(\(board))") ? String(text.dropLast(board.count + 2)) : text
+            }
+        }
+        return SectionPage(sections: sections, boardTitles: titles)
+    }
+
+    /// `/hot`: links to threads, each `title(replies)`.
+    private func parseHot(_ document: HTMLDocument) -> HotTopicsPage? {
+        guard document.first("//ul[\(XPath.hasClass("list"))]") == nil else { return nil }
+        let links = document.select("//ul[\(XPath.hasClass("slist"))]/li//a[contains(@href, '/article/')]")
+        guard !links.isEmpty else { return nil }
+        let topics = links.compactMap { link -> HotTopicsPage.Topic? in
+            guard let href = link.attribute("href"), let (board, gid) = Self.articlePath(href) else { return nil }
+            var title = Self.normalizeSpaces(link.text)
+            var replies: Int?
+            if title.hasSuffix(")"), let open = title.lastIndex(of: "("),
+                let count = Int(title[title.index(after: open)..<title.index(before: title.endIndex)])
+            {
+                replies = count
+                title = String(title[..<open])
+            }
+            return HotTopicsPage.Topic(board: board, gid: gid, title: title, replies: replies)
+        }
+        return HotTopicsPage(topics: topics)
     }
 
     // MARK: Shared

@@ -28,6 +28,12 @@ public struct SMTHMobileSource: ForumSource {
 
     public var postsPerThreadPage: Int { 10 }
 
+    public var requestHeaders: [(name: String, value: String)] { [] }
+
+    public var sectionsURL: String? { "\(baseURL)/section" }
+
+    public var hotURL: String? { "\(baseURL)/hot" }
+
     public func address(of url: String) -> PageAddress? {
         guard let components = URLComponents(string: url) else { return nil }
         let page = components.queryItems?.first { $0.name == "p" }?.value.flatMap { Int($0) } ?? 1

@@ -1,0 +1,148 @@
+import Foundation
+
+/// Turns the `td.a-content` of an nForum post into the lines of the whole
+/// post text, with colours back as ANSI codes, and its attachments.
+///
+/// Lines are joined by `<br />`; `&nbsp;` is a space that counts, while
+/// ASCII whitespace at the start of a line or around a newline is only the
+/// markup's indentation. The classes nForum puts on every quote line
+/// (`f006`) and on the 来源 line (`f000`, `f007`) are presentation, not
+/// colours the author chose, and are dropped.
+struct NForumTextReader {
+    let baseURL: String
+
+    private var lines: [String] = []
+    private var current = ""
+    /// Whether the line has text yet (colour codes alone do not count).
+    private var lineStarted = false
+    private var attachments: [Attachment] = []
+
+    init(baseURL: String) {
+        self.baseURL = baseURL
+    }
+
+    mutating func read(_ node: HTMLNode) {
+        if node.isText {
+            append(node.text)
+            return
+        }
+        guard node.isElement else { return }
+        switch node.name {
+        case "br":
+            endLine()
+        case "script", "style":
+            return
+        case "font":
+            if let style = node.attribute("style"),
+                style.replacingOccurrences(of: " ", with: "").contains("display:none")
+            {
+                return  // the post's id, hidden before 发信人
+            }
+            let colour = node.classes.lazy.compactMap { ANSIText.style(forFontClass: String($0)) }.first
+            let presentational = colour.map { style in isPresentational(style, node) } ?? true
+            if let colour, !presentational {
+                current += ANSIText.codes(for: colour)
+                for child in node.children { read(child) }
+                current += ANSIText.codes(for: .plain)
+            } else {
+                for child in node.children { read(child) }
+            }
+        case "a":
+            let href = node.attribute("href") ?? ""
+            if PostBodyReader.isAttachmentPath(href) {
+                let url = absolute(PostBodyReader.fullSizePath(href))
+                if node.first(".//img") != nil {
+                    attachments.append(Attachment(name: Self.lastComponent(url), url: url, kind: .image, size: nil))
+                } else {
+                    attachments.append(Attachment(name: node.text, url: url, kind: .file, size: takeFileSize()))
+                }
+            } else {
+                for child in node.children { read(child) }
+            }
+        case "img":
+            if let src = node.attribute("src"), PostBodyReader.isAttachmentPath(src) {
+                let url = absolute(PostBodyReader.fullSizePath(src))
+                attachments.append(Attachment(name: Self.lastComponent(url), url: url, kind: .image, size: nil))
+            } else {
+                current += node.attribute("alt") ?? ""
+            }
+        default:
+            for child in node.children { read(child) }
+        }
+    }
+
+    mutating func finish() -> (lines: [String], attachments: [Attachment]) {
+        if !current.isEmpty { endLine() }
+        return (lines, attachments)
+    }
+
+    private mutating func append(_ text: String) {
+        var text = text
+        // Indentation of the markup: a newline and the blanks after it.
+        if text.contains("\n") {
+            text = text.split(separator: "\n", omittingEmptySubsequences: false)
+                .enumerated()
+                .map { index, piece in index == 0 ? String(piece) : String(piece.drop { $0 == " " || $0 == "\t" }) }
+                .joined()
+        }
+        if !lineStarted {
+            text = String(text.drop { $0 == " " || $0 == "\t" || $0 == "\r" })
+            lineStarted = !text.isEmpty
+        }
+        current += text.replacingOccurrences(of: "\u{00A0}", with: " ")
+    }
+
+    private mutating func endLine() {
+        lines.append(Self.tidyCodes(current))
+        current = ""
+        lineStarted = false
+    }
+
+    /// `附件(812B)` written just before a file link is its size.
+    private mutating func takeFileSize() -> String? {
+        guard let range = current.range(of: "附件(", options: .backwards),
+            let close = current[range.upperBound...].firstIndex(of: ")")
+        else { return nil }
+        let size = String(current[range.upperBound..<close])
+        current.removeSubrange(range.lowerBound...)
+        current = String(current.reversed().drop { $0 == " " }.reversed())
+        return size
+    }
+
+    private func isPresentational(_ style: ANSIText.Style, _ node: HTMLNode) -> Bool {
+        let normalized = style.normalized
+        if normalized == .plain || (normalized.foreground == 0 && normalized.background == nil) { return true }
+        if normalized == ANSIText.Style(foreground: 6, background: nil) {
+            let text = node.text.drop { $0.isWhitespace }
+            return text.hasPrefix(": ") || text.hasPrefix(":") || text.hasPrefix("【 在") || text.hasPrefix("【在")
+        }
+        return false
+    }
+
+    /// Drops codes that colour nothing (a start right before a reset, or a
+    /// reset at the very start of a line).
+    private static func tidyCodes(_ line: String) -> String {
+        guard line.contains("\u{1B}") else { return line }
+        let runs = ANSIText.runs(line)
+        var out = ""
+        var open = ANSIText.Style.plain
+        for run in runs {
+            if run.style != open {
+                out += ANSIText.codes(for: run.style)
+                open = run.style
+            }
+            out += run.text
+        }
+        if open != .plain { out += ANSIText.codes(for: .plain) }
+        return out
+    }
+
+    private func absolute(_ href: String) -> String {
+        guard let base = URL(string: baseURL), let url = URL(string: href, relativeTo: base) else { return href }
+        return url.absoluteString
+    }
+
+    private static func lastComponent(_ url: String) -> String {
+        url.split(separator: "/").last.map(String.init) ?? url
+    }
+}

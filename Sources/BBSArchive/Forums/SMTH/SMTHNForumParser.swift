@@ -1,0 +1,224 @@
+import Foundation
+
+/// Reads nForum `?ajax` fragments: board lists, threads with the whole post
+/// text, section lists, hot topics and error pages.
+struct SMTHNForumParser {
+    let page: FetchedPage
+
+    func parse() throws(ArchiveError) -> ForumPage {
+        let encoding = TextEncodingDetector.encoding(of: page.body, contentType: page.contentType)
+        let document: HTMLDocument
+        do {
+            document = try HTMLDocument(data: page.body, url: page.url, encoding: encoding)
+        } catch {
+            throw .notAForumPage(url: page.url, expected: "an SMTH nForum page (it is empty or not HTML)")
+        }
+        if document.first("//table[\(XPath.hasClass("article"))]") != nil {
+            return .thread(parseThread(document))
+        }
+        if let table = document.first("//table[\(XPath.hasClass("board-list"))]") {
+            if table.first(".//td[\(XPath.hasClass("title_9"))]") != nil || isBoardPage(document) {
+                return .board(parseBoard(document, table: table))
+            }
+            if table.first(".//td[\(XPath.hasClass("title_1"))]") != nil {
+                return .sections(parseSection(table))
+            }
+        }
+        if let hot = parseHot(document) { return .hot(hot) }
+        if let message = errorMessage(document) {
+            if message.contains("版名") || message.contains("版面不存在") {
+                throw .unknownBoard(SMTHMobileParser.boardName(inURL: page.url) ?? "?", message: message)
+            }
+            throw .forumError(url: page.url, message: message)
+        }
+        if document.first("//script[contains(., '#!')]") != nil, document.first("//div") == nil {
+            throw .notAForumPage(
+                url: page.url, expected: "an nForum fragment (the page is a JavaScript shell: ask with ?ajax)")
+        }
+        throw .notAForumPage(url: page.url, expected: "an SMTH nForum board or thread page")
+    }
+
+    // MARK: Board lists
+
+    private func isBoardPage(_ document: HTMLDocument) -> Bool {
+        document.first("//li[\(XPath.hasClass("page-pre"))]")?.text.contains("主题数") == true
+    }
+
+    private func parseBoard(_ document: HTMLDocument, table: HTMLNode) -> BoardPage {
+        var name = SMTHMobileParser.boardName(inURL: page.url)
+        var threads: [ThreadSummary] = []
+        for row in table.select(".//tbody/tr | ./tr[td]") {
+            guard let link = row.first("td[\(XPath.hasClass("title_9"))]/a[contains(@href, '/article/')]"),
+                let href = link.attribute("href"), let (board, gid) = SMTHMobileParser.articlePath(href)
+            else { continue }
+            if name == nil { name = board }
+            let dates = row.select("td[\(XPath.hasClass("title_10"))]")
+            let people = row.select("td[\(XPath.hasClass("title_12"))]")
+            let counts = row.select("td[\(XPath.hasClass("title_11"))]")
+            let postedText = Self.clean(dates.first?.text ?? "")
+            let lastText = Self.clean(dates.dropFirst().first?.text ?? "")
+            guard let postedAt = SMTHTimeParser.parse(postedText, fetchedAt: page.fetchedAt) else { continue }
+            let author = people.first.map { Self.person($0) } ?? nil
+            let lastReplier = people.dropFirst().first.map { Self.person($0) } ?? nil
+            // Score, likes, replies: the reply count is the third.
+            let replies = counts.count >= 3 ? Int(Self.clean(counts[2].text)) ?? 0 : 0
+            threads.append(
+                ThreadSummary(
+                    gid: gid, title: link.text, replies: replies, sticky: row.hasClass("top"),
+                    marked: row.first(".//samp[contains(@class, 'ico-pos-article-m')]") != nil,
+                    author: author == SMTHMobileParser.deletedAuthor ? nil : author, postedAt: postedAt,
+                    lastReplier: lastReplier,
+                    lastReplyAt: SMTHTimeParser.parse(lastText, fetchedAt: page.fetchedAt) ?? postedAt))
+        }
+        return BoardPage(board: name ?? "", title: nil, page: pageInfo(document), threads: threads)
+    }
+
+    /// `|&ensp;<a>id</a>` or plain text such as 原帖已删除.
+    private static func person(_ cell: HTMLNode) -> String? {
+        let text = cell.first("a")?.text ?? cell.text
+        let name = clean(text).trimmingCharacters(in: CharacterSet(charactersIn: "| "))
+        return name.isEmpty ? nil : name
+    }
+
+    // MARK: Threads
+
+    private func parseThread(_ document: HTMLDocument) -> ThreadPage {
+        var title = document.first("//div[\(XPath.hasClass("b-head"))]//span[\(XPath.hasClass("n-left"))]")?.text ?? ""
+        title = Self.clean(title)
+        for prefix in ["文章主题:", "文章主题："] where title.hasPrefix(prefix) {
+            title = Self.clean(String(title.dropFirst(prefix.count)))
+        }
+        var board = ""
+        var gid = 0
+        if let (b, g) = SMTHMobileParser.articlePath(page.url) { (board, gid) = (b, g) }
+        var posts: [Post] = []
+        for table in document.select("//table[\(XPath.hasClass("article"))]") {
+            if let post = parsePost(table) { posts.append(post) }
+        }
+        return ThreadPage(board: board, gid: gid, title: title, page: pageInfo(document), posts: posts)
+    }
+
+    private func parsePost(_ table: HTMLNode) -> Post? {
+        guard
+            let author = table.first(".//span[\(XPath.hasClass("a-u-name"))]")?.text.trimmingCharacters(
+                in: .whitespacesAndNewlines),
+            !author.isEmpty
+        else { return nil }
+        var floor = 0
+        if let position = table.first(".//span[\(XPath.hasClass("a-pos"))]")?.text {
+            floor = position.contains("楼主") ? 0 : Int(position.filter(\.isNumber)) ?? 0
+        } else if let anchor = table.first("preceding-sibling::a[@name][1]")?.attribute("name") {
+            floor = Int(anchor.filter(\.isNumber)) ?? 0
+        }
+        let postID = table.first(".//a[\(XPath.hasClass("a-post"))]")?.attribute("href")
+            .flatMap { Int($0.split(separator: "/").last.map(String.init) ?? "") }
+        let nick = table.first(".//div[\(XPath.hasClass("a-u-uid"))]").map { Self.clean($0.text) }
+
+        var reader = NForumTextReader(baseURL: page.url)
+        let content = table.first(".//td[\(XPath.hasClass("a-content"))]")
+        if let content {
+            for child in content.children where !(child.isElement && child.hasClass("likes")) {
+                reader.read(child)
+            }
+        }
+        let (lines, attachments) = reader.finish()
+        let text = PostText.split(lines)
+        let likes = content?.select(".//div[\(XPath.hasClass("likes"))]//li").compactMap(Self.like) ?? []
+        guard let postedAt = text.header?.postedAt else { return nil }
+        return Post(
+            floor: floor, author: text.header?.author ?? author, postedAt: postedAt,
+            body: text.body.joined(separator: "\n"), attachments: attachments, ip: text.ip, editedBy: text.editedBy,
+            nick: text.header?.nick ?? nick, title: text.header?.title,
+            signature: text.signature.map { $0.joined(separator: "\n") } ?? "", postID: postID,
+            editedAt: text.editedAt, likes: likes)
+    }
+
+    /// `<span class="like_score_1">[+5]</span><span class="like_user">u:</span>
+    /// <span class="like_msg">…</span><span class="like_time">(2016-03-28 01:47)</span>`.
+    private static func like(_ item: HTMLNode) -> Like? {
+        guard let user = item.first("span[\(XPath.hasClass("like_user"))]")?.text else { return nil }
+        let scoreText = clean(item.first("span[starts-with(@class, 'like_score')]")?.text ?? "")
+        let score =
+            Int(scoreText.filter { $0.isNumber || $0 == "-" || $0 == "+" }.replacingOccurrences(of: "+", with: "")) ?? 0
+        let message = item.first("span[\(XPath.hasClass("like_msg"))]")?.text ?? ""
+        let timeText = clean(item.first("span[\(XPath.hasClass("like_time"))]")?.text ?? "")
+            .trimmingCharacters(in: CharacterSet(charactersIn: "()（）"))
+        return Like(
+            score: score, user: clean(user).trimmingCharacters(in: CharacterSet(charactersIn: ":：")),
+            message: message, at: SMTHTimeParser.parse(timeText, fetchedAt: Date()))
+    }
+
+    // MARK: Sections and hot topics
+
+    private func parseSection(_ table: HTMLNode) -> SectionPage {
+        let code = sectionCode(page.url) ?? ""
+        var entry = SectionPage.Entry(code: code, name: code, parent: nil, boards: [])
+        var titles: [String: String] = [:]
+        var nested: [SectionPage.Entry] = []
+        for row in table.select(".//tr[td]") {
+            guard let link = row.first("td[\(XPath.hasClass("title_1"))]//a"), let href = link.attribute("href") else {
+                continue
+            }
+            if let sub = sectionCode(href) {
+                nested.append(SectionPage.Entry(code: sub, name: Self.clean(link.text), parent: code, boards: []))
+            } else if let board = SMTHMobileParser.boardName(inURL: href) {
+                entry.boards.append(board)
+                titles[board] = Self.clean(link.text)
+            }
+        }
+        return SectionPage(sections: [entry] + nested, boardTitles: titles)
+    }
+
+    private func sectionCode(_ url: String) -> String? {
+        guard let range = url.range(of: "/section/") else { return nil }
+        let code = url[range.upperBound...].prefix { $0 != "?" && $0 != "/" && $0 != "#" }
+        return code.isEmpty ? nil : String(code)
+    }
+
+    private func parseHot(_ document: HTMLDocument) -> HotTopicsPage? {
+        guard let block = document.first("//*[@id='top10']") else { return nil }
+        var topics: [HotTopicsPage.Topic] = []
+        for link in block.select(".//a[contains(@href, '/article/')]") {
+            guard let href = link.attribute("href"), let (board, gid) = SMTHMobileParser.articlePath(href) else {
+                continue
+            }
+            let title = link.attribute("title") ?? link.text
+            let after = link.nextSibling.map(\.text) ?? ""
+            let replies = after.contains("(") ? Int(after.filter(\.isNumber)) : nil
+            topics.append(.init(board: board, gid: gid, title: Self.clean(title), replies: replies))
+        }
+        return HotTopicsPage(topics: topics)
+    }
+
+    // MARK: Shared
+
+    /// `li.page-select` is the current page; the highest page link the total.
+    private func pageInfo(_ document: HTMLDocument) -> PageInfo {
+        let current = document.first("//li[\(XPath.hasClass("page-select"))]").flatMap { Int(Self.clean($0.text)) } ?? 1
+        var total = current
+        for link in document.select("//ul[\(XPath.hasClass("pagination"))]//a[@href]") {
+            guard let href = link.attribute("href"), let range = href.range(of: "p=") else { continue }
+            if let number = Int(href[range.upperBound...].prefix { $0.isNumber }) { total = max(total, number) }
+        }
+        return PageInfo(current: current, total: total)
+    }
+
+    private func errorMessage(_ document: HTMLDocument) -> String? {
+        if let cell = document.first("//table[\(XPath.hasClass("error"))]//td") {
+            return Self.clean(cell.text)
+        }
+        if let div = document.first("//div[\(XPath.hasClass("error"))]") {
+            return Self.clean(div.text)
+        }
+        return nil
+    }
+
+    /// Text without the pretty-printing whitespace and with `&nbsp;`,
+    /// `&ensp;` and `&emsp;` as plain spaces, trimmed.
+    static func clean(_ text: String) -> String {
+        let spaced = text.map { character -> Character in
+            character.isWhitespace ? " " : character
+        }
+        return String(spaced).split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+
+/// A stretch of one line of post text with one look: its colours (from
+/// ANSI codes), UBB emphasis, and the link it belongs to, if any.
+public struct InlineSegment: Sendable, Equatable {
+    public var text: String
+    /// An http(s), ftp or mailto address this text links to.
+    public var link: String?
+    public var style: ANSIText.Style = .plain
+    public var bold = false
+    public var italic = false
+    public var underline = false
+    /// An emoticon such as `em01`, shown as its code (the forum's images
+    /// are not archived).
+    public var emoticon: String?
+
+    /// CSS classes for the look, e.g. `fg9 bg4 b`.
+    public var classes: String {
+        var names: [String] = []
+        if let fg = style.foreground { names.append("fg\(fg)") }
+        if let bg = style.background { names.append("bg\(bg)") }
+        if bold { names.append("b") }
+        if italic { names.append("i") }
+        if underline { names.append("u") }
+        if emoticon != nil { names.append("em") }
+        return names.joined(separator: " ")
+    }
+}
+
+/// Reads the inline markup of SMTH post text: ANSI colour codes, UBB tags
+/// (`[b]`, `[i]`, `[u]`, `[color=…]`, `[size=…]`, `[url=…]`, `[email=…]`,
+/// `[img=…]`), emoticons (`[em01]`) and bare web addresses.
+///
+/// Only web and mail addresses become links; everything else stays text,
+/// so a post can never smuggle markup or a `javascript:` link into a page.
+public enum InlineText {
+    public static func segments(_ line: String) -> [InlineSegment] {
+        let clean = removingControlCharacters(line)
+        // Most lines have nothing to read: one plain segment.
+        if !clean.contains("\u{1B}"), !clean.contains("["), !clean.contains("://"), !clean.contains("www.") {
+            return clean.isEmpty ? [] : [InlineSegment(text: clean)]
+        }
+        var result: [InlineSegment] = []
+        for run in ANSIText.runs(clean) {
+            for segment in ubb(run.text) {
+                var segment = segment
+                segment.style = run.style
+                if segment.link == nil, segment.emoticon == nil {
+                    result += autolink(segment)
+                } else {
+                    result.append(segment)
+                }
+            }
+        }
+        return result.filter { !$0.text.isEmpty }
+    }
+
+    /// The line's text as a reader sees it: no codes, UBB tags kept as written.
+    public static func plain(_ line: String) -> String {
+        removingControlCharacters(ANSIText.strip(line))
+    }
+
+    // MARK: UBB
+
+    private struct State {
+        var bold = false
+        var italic = false
+        var underline = false
+        var link: String?
+    }
+
+    private static func ubb(_ text: String) -> [InlineSegment] {
+        guard text.contains("[") else { return [InlineSegment(text: text)] }
+        var segments: [InlineSegment] = []
+        var state = State()
+        var stack: [(tag: String, state: State)] = []
+        var current = ""
+        func flush() {
+            guard !current.isEmpty else { return }
+            segments.append(
+                InlineSegment(
+                    text: current, link: state.link, bold: state.bold, italic: state.italic,
+                    underline: state.underline))
+            current = ""
+        }
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "[") {
+            current += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "]"), rest.distance(from: open, to: close) <= 512 else {
+                current += rest[open...]
+                rest = ""
+                break
+            }
+            let tag = String(rest[rest.index(after: open)..<close])
+            let lower = tag.lowercased()
+            rest = rest[rest.index(after: close)...]
+            let name = lower.split(separator: "=", maxSplits: 1).first.map(String.init) ?? lower
+            let value = tag.split(separator: "=", maxSplits: 1).dropFirst().first.map(String.init)
+            switch name {
+            case "b", "i", "u", "color", "size", "url", "email", "img", "font":
+                flush()
+                stack.append((name, state))
+                switch name {
+                case "b": state.bold = true
+                case "i": state.italic = true
+                case "u": state.underline = true
+                case "url", "img": state.link = value.flatMap(safeLink) ?? (value == nil ? "" : nil)
+                case "email": state.link = value.map { "mailto:" + $0 }.flatMap(safeLink)
+                default: break
+                }
+            case "/b", "/i", "/u", "/color", "/size", "/url", "/email", "/img", "/font":
+                let closing = String(name.dropFirst())
+                guard let index = stack.lastIndex(where: { $0.tag == closing }) else {
+                    current += "[\(tag)]"
+                    continue
+                }
+                // `[url]http://…[/url]`: the text is the address.
+                if (closing == "url" || closing == "img"), state.link == "" {
+                    state.link = safeLink(current)
+                }
+                flush()
+                state = stack[index].state
+                stack.removeSubrange(index...)
+            default:
+                if lower.hasPrefix("em"), lower.count <= 6, lower.dropFirst(2).allSatisfy(\.isNumber), lower.count > 2 {
+                    flush()
+                    segments.append(InlineSegment(text: "[\(tag)]", emoticon: lower))
+                } else {
+                    current += "[\(tag)]"
+                }
+            }
+        }
+        current += rest
+        flush()
+        return segments.map { segment in
+            var segment = segment
+            if segment.link == "" { segment.link = nil }
+            return segment
+        }
+    }
+
+    // MARK: Bare addresses
+
+    private static func autolink(_ segment: InlineSegment) -> [InlineSegment] {
+        let text = segment.text
+        guard text.contains("://") || text.contains("www.") else { return [segment] }
+        var result: [InlineSegment] = []
+        var rest = Substring(text)
+        while let start = nextAddress(in: rest) {
+            let end = rest[start...].firstIndex(where: { !isAddressCharacter($0) }) ?? rest.endIndex
+            var address = String(rest[start..<end])
+            // Trailing punctuation belongs to the sentence.
+            while let last = address.last, ".,;:!?)".contains(last) { address.removeLast() }
+            let addressEnd = rest.index(start, offsetBy: address.count)
+            let target = address.hasPrefix("www.") ? "http://" + address : address
+            if !rest[..<start].isEmpty {
+                var before = segment
+                before.text = String(rest[..<start])
+                result.append(before)
+            }
+            var link = segment
+            link.text = address
+            link.link = safeLink(target)
+            result.append(link)
+            rest = rest[addressEnd...]
+        }
+        if !rest.isEmpty {
+            var after = segment
+            after.text = String(rest)
+            result.append(after)
+        }
+        return result
+    }
+
+    private static func nextAddress(in text: Substring) -> Substring.Index? {
+        let candidates = ["https://", "http://", "ftp://", "www."].compactMap { text.range(of: $0)?.lowerBound }
+        return candidates.min()
+    }
+
+    private static func isAddressCharacter(_ c: Character) -> Bool {
+        guard c.isASCII, !c.isWhitespace else { return false }
+        return !"<>\"'`[]{}|\\^".contains(c)
+    }
+
+    /// Only http(s), ftp and mailto addresses are links.
+    static func safeLink(_ address: String) -> String? {
+        let trimmed = address.trimmingCharacters(in: .whitespaces)
+        let lower = trimmed.lowercased()
+        guard ["http://", "https://", "ftp://", "mailto:"].contains(where: { lower.hasPrefix($0) }),
+            URL(string: trimmed) != nil
+        else { return nil }
+        return trimmed
+    }
+
+    private static func removingControlCharacters(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\u{1B}" && $0 != "\t" }) else {
+            return text
+        }
+        return String(
+            String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 || $0 == "\u{1B}" || $0 == "\t" }))
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+
+/// The parts of a whole BBS post text (as the desktop site shows it):
+///
+/// ```
+/// 发信人: schower (昵称), 信区: WorkLife
+/// 标  题: 帖子标题
+/// 发信站: 水木社区 (Fri Mar 25 11:52:04 2016), 站内
+///
+/// 正文……
+/// --
+/// 签名档
+/// ※ 修改:·user 于 Mar 29 09:43:17 2016 修改本文·[FROM: 111.203.75.*]
+/// ※ 来源:·水木社区 http://www.newsmth.net·[FROM: 104.224.134.*]
+/// ```
+public struct PostText: Sendable, Equatable {
+    public struct Header: Sendable, Equatable {
+        public var author: String
+        public var nick: String?
+        public var board: String?
+        public var title: String?
+        public var site: String?
+        public var postedAt: Date?
+    }
+
+    public var header: Header?
+    public var body: [String]
+    /// The lines after the last `--`; empty when there is a `--` and nothing
+    /// after it, `nil` when the text has no `--` at all.
+    public var signature: [String]?
+    public var ip: String?
+    public var editedBy: String?
+    public var editedAt: Date?
+
+    /// Splits the lines of a whole post text.
+    public static func split(_ lines: [String]) -> PostText {
+        var lines = lines
+        var header: Header?
+        if let first = lines.first, first.hasPrefix("发信人:") {
+            var headerLines: [String] = []
+            while let line = lines.first, !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                headerLines.append(line)
+                lines.removeFirst()
+            }
+            header = parseHeader(headerLines)
+        }
+
+        var ip: String?
+        var editedBy: String?
+        var editedAt: Date?
+        trimTrailingBlanks(&lines)
+        while let last = lines.last, last.trimmingCharacters(in: .whitespaces).hasPrefix("※ ") {
+            let line = last.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("※ 来源:") || line.hasPrefix("※ 来源："), ip == nil {
+                ip = fromAddress(line)
+            } else if line.hasPrefix("※ 修改:") || line.hasPrefix("※ 修改："), editedBy == nil {
+                (editedBy, editedAt) = editNote(line)
+                if ip == nil { ip = fromAddress(line) }
+            }
+            lines.removeLast()
+            trimTrailingBlanks(&lines)
+        }
+
+        var signature: [String]?
+        if let separator = lines.lastIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "--" }) {
+            var after = Array(lines[(separator + 1)...])
+            trimTrailingBlanks(&after)
+            while let first = after.first, first.trimmingCharacters(in: .whitespaces).isEmpty { after.removeFirst() }
+            signature = after
+            lines.removeSubrange(separator...)
+        }
+        while let first = lines.first, first.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeFirst() }
+        trimTrailingBlanks(&lines)
+        return PostText(
+            header: header, body: lines, signature: signature, ip: ip, editedBy: editedBy, editedAt: editedAt)
+    }
+
+    static func parseHeader(_ lines: [String]) -> Header? {
+        guard let first = lines.first, let colon = first.range(of: "发信人:") else { return nil }
+        var rest = first[colon.upperBound...].trimmingCharacters(in: .whitespaces)
+        var board: String?
+        if let range = rest.range(of: ", 信区:", options: .backwards) ?? rest.range(of: "，信区:", options: .backwards) {
+            board = rest[range.upperBound...].trimmingCharacters(in: .whitespaces)
+            rest = String(rest[..<range.lowerBound])
+        }
+        var author = rest
+        var nick: String?
+        if let open = rest.firstIndex(of: "("), rest.hasSuffix(")") {
+            author = rest[..<open].trimmingCharacters(in: .whitespaces)
+            nick = String(rest[rest.index(after: open)..<rest.index(before: rest.endIndex)])
+        }
+        var header = Header(author: author, nick: nick, board: board)
+        for line in lines.dropFirst() {
+            let compact = line.replacingOccurrences(of: " ", with: "")
+            if compact.hasPrefix("标题:"), let colon = line.firstIndex(of: ":") {
+                header.title = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            } else if compact.hasPrefix("发信站:"), let colon = line.firstIndex(of: ":") {
+                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                if let open = value.firstIndex(of: "("), let close = value.firstIndex(of: ")"), open < close {
+                    header.site = value[..<open].trimmingCharacters(in: .whitespaces)
+                    header.postedAt = bbsTime(String(value[value.index(after: open)..<close]))
+                } else {
+                    header.site = value
+                }
+            }
+        }
+        return header
+    }
+
+    /// `Fri Mar 25 11:52:04 2016` (the day may be padded with a space) or,
+    /// without the weekday, `Mar 29 09:43:17 2016`; Beijing time.
+    static func bbsTime(_ text: String) -> Date? {
+        var fields = text.split(separator: " ").map(String.init)
+        if fields.count == 5 { fields.removeFirst() }
+        guard fields.count == 4, let month = months.firstIndex(of: fields[0].prefix(3).lowercased()),
+            let day = Int(fields[1]), let year = Int(fields[3])
+        else { return nil }
+        let clock = fields[2].split(separator: ":").compactMap { Int($0) }
+        guard clock.count == 3 else { return nil }
+        return BeijingTime.date(
+            .init(year: year, month: month + 1, day: day, hour: clock[0], minute: clock[1], second: clock[2]))
+    }
+
+    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+    /// `…[FROM: 101.90.125.*]` → `101.90.125.*`.
+    static func fromAddress(_ line: String) -> String? {
+        guard let range = line.range(of: "FROM:", options: .backwards) else { return nil }
+        let rest = line[range.upperBound...].trimmingCharacters(in: .whitespaces)
+        let address = rest.prefix { $0 != "]" && $0 != " " }
+        return address.isEmpty ? nil : String(address)
+    }
+
+    /// `※ 修改:·user 于 Mar 29 09:43:17 2016 修改本文·[FROM: …]` → (user, time).
+    static func editNote(_ line: String) -> (String?, Date?) {
+        guard let colon = line.firstIndex(where: { $0 == ":" || $0 == "：" }) else { return (nil, nil) }
+        let rest = line[line.index(after: colon)...].drop { $0 == "·" || $0 == " " }
+        guard let on = rest.range(of: " 于 ") else {
+            let user = rest.prefix { $0 != " " && $0 != "·" }
+            return (user.isEmpty ? nil : String(user), nil)
+        }
+        let user = String(rest[..<on.lowerBound])
+        let timeText = rest[on.upperBound...].prefix { $0 != "修" }.trimmingCharacters(in: .whitespaces)
+        return (user.isEmpty ? nil : user, bbsTime(timeText))
+    }
+
+    private static func trimTrailingBlanks(_ lines: inout [String]) {
+        while let last = lines.last, last.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
+    }
+}
