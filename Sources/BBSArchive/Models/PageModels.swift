@@ -25,10 +25,12 @@ public struct ThreadSummary: Sendable, Equatable, Codable {
     public var postedAt: Date
     public var lastReplier: String?
     public var lastReplyAt: Date
+    /// Whether the list marks the thread as carrying attachments (nForum only).
+    public var hasAttachment: Bool
 
     public init(
         gid: Int, title: String, replies: Int, sticky: Bool, marked: Bool = false,
-        author: String?, postedAt: Date, lastReplier: String?, lastReplyAt: Date
+        author: String?, postedAt: Date, lastReplier: String?, lastReplyAt: Date, hasAttachment: Bool = false
     ) {
         self.gid = gid
         self.title = title
@@ -39,6 +41,7 @@ public struct ThreadSummary: Sendable, Equatable, Codable {
         self.postedAt = postedAt
         self.lastReplier = lastReplier
         self.lastReplyAt = lastReplyAt
+        self.hasAttachment = hasAttachment
     }
 }
 
@@ -50,6 +53,8 @@ public struct BoardPage: Sendable, Equatable {
     public var title: String?
     public var page: PageInfo
     public var threads: [ThreadSummary]
+    /// The board's thread count, where the page states it (nForum: 主题数).
+    public var threadCount: Int? = nil
 }
 
 /// A file attached to a post.

@@ -26,7 +26,7 @@ struct NForumTextReader {
             append(node.text)
             return
         }
-        guard node.isElement else { return }
+        guard node.isElement, !node.hasClass("likes") else { return }
         switch node.name {
         case "br":
             endLine()

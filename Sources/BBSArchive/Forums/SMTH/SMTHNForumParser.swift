@@ -68,9 +68,12 @@ struct SMTHNForumParser {
                     marked: row.first(".//samp[contains(@class, 'ico-pos-article-m')]") != nil,
                     author: author == SMTHMobileParser.deletedAuthor ? nil : author, postedAt: postedAt,
                     lastReplier: lastReplier,
-                    lastReplyAt: SMTHTimeParser.parse(lastText, fetchedAt: page.fetchedAt) ?? postedAt))
+                    lastReplyAt: SMTHTimeParser.parse(lastText, fetchedAt: page.fetchedAt) ?? postedAt,
+                    hasAttachment: row.first(".//samp[\(XPath.hasClass("tag-att"))]") != nil))
         }
-        return BoardPage(board: name ?? "", title: nil, page: pageInfo(document), threads: threads)
+        let count = document.first("//li[\(XPath.hasClass("page-pre"))]/i").flatMap { Int(Self.clean($0.text)) }
+        return BoardPage(
+            board: name ?? "", title: nil, page: pageInfo(document), threads: threads, threadCount: count)
     }
 
     /// `|&ensp;<a>id</a>` or plain text such as 原帖已删除.
@@ -114,16 +117,9 @@ struct SMTHNForumParser {
             .flatMap { Int($0.split(separator: "/").last.map(String.init) ?? "") }
         let nick = table.first(".//div[\(XPath.hasClass("a-u-uid"))]").map { Self.clean($0.text) }
 
-        var reader = NForumTextReader(baseURL: page.url)
         let content = table.first(".//td[\(XPath.hasClass("a-content"))]")
-        if let content {
-            for child in content.children where !(child.isElement && child.hasClass("likes")) {
-                reader.read(child)
-            }
-        }
-        let (lines, attachments) = reader.finish()
-        let text = PostText.split(lines)
-        let likes = content?.select(".//div[\(XPath.hasClass("likes"))]//li").compactMap(Self.like) ?? []
+        let (text, attachments, likes) =
+            content.map { Self.readContent($0, baseURL: page.url) } ?? (PostText.split([]), [], [])
         guard let postedAt = text.header?.postedAt else { return nil }
         return Post(
             floor: floor, author: text.header?.author ?? author, postedAt: postedAt,
@@ -131,6 +127,17 @@ struct SMTHNForumParser {
             nick: text.header?.nick ?? nick, title: text.header?.title,
             signature: text.signature.map { $0.joined(separator: "\n") } ?? "", postID: postID,
             editedAt: text.editedAt, likes: likes)
+    }
+
+    /// The whole post text, attachments and likes of a `td.a-content`.
+    static func readContent(_ content: HTMLNode, baseURL: String) -> (PostText, [Attachment], [Like]) {
+        var reader = NForumTextReader(baseURL: baseURL)
+        for child in content.children where !(child.isElement && child.hasClass("likes")) {
+            reader.read(child)
+        }
+        let (lines, attachments) = reader.finish()
+        let likes = content.select(".//div[\(XPath.hasClass("likes"))]//li").compactMap(like)
+        return (PostText.split(lines), attachments, likes)
     }
 
     /// `<span class="like_score_1">[+5]</span><span class="like_user">u:</span>

@@ -1,0 +1,215 @@
+import Foundation
+import Testing
+
+@testable import BBSArchive
+
+/// The desktop front end (nForum) over the real captured pages: the facts
+/// PROVENANCE.md lists, in UTF-8 as captured and re-encoded as GBK.
+@Suite struct NForumParserTests {
+    let fetchedAt = Fixtures.beijing(2016, 5, 5, 22, 0, 0)
+    let source = SMTHNForumSource()
+
+    /// The file's bytes as captured, or converted to GB18030 and labelled GBK as the live site sends them.
+    static func bytes(_ relative: String, gbk: Bool) throws -> (Data, String) {
+        let utf8 = try Fixtures.data(relative)
+        guard gbk else { return (utf8, "text/html; charset=utf-8") }
+        return (try Iconv.convert(utf8, to: "GB18030"), "text/html; charset=GBK")
+    }
+
+    func board(gbk: Bool) throws -> BoardPage {
+        let (body, type) = try Self.bytes("nforum/board-FamilyLife-p2.html", gbk: gbk)
+        let page = FetchedPage(
+            url: "https://www.newsmth.net/nForum/board/FamilyLife?ajax&p=2", body: body, contentType: type,
+            fetchedAt: fetchedAt)
+        guard case .board(let board) = try source.parse(page) else { throw ArchiveError.invalidOption("not a board") }
+        return board
+    }
+
+    @Test(arguments: [false, true])
+    func readsTheFamilyLifeBoardPage(gbk: Bool) throws {
+        let board = try board(gbk: gbk)
+        #expect(board.board == "FamilyLife")
+        #expect(board.page.current == 2)
+        #expect(board.page.total == 1217)
+        #expect(board.threadCount == 36495)
+        let first = try #require(board.threads.first)
+        #expect(first.gid == 1_757_972_219)
+        #expect(first.title == "2岁女孩找妈妈 其父母终于被找到")
+        #expect(first.hasAttachment)
+        #expect(first.replies == 14)
+        #expect(first.author == "Muscle")
+        #expect(first.postedAt == Fixtures.beijing(2016, 5, 5))
+        #expect(first.lastReplier == "kxxx")
+        #expect(first.lastReplyAt == Fixtures.beijing(2016, 5, 5, 21, 38, 58))
+        #expect(board.threads.count == 30)
+        #expect(!board.threads[1].hasAttachment)
+    }
+
+    @Test func gbkAndUTF8GiveTheSameModels() throws {
+        #expect(try board(gbk: true) == (try board(gbk: false)))
+        #expect(try post(gbk: true) == (try post(gbk: false)))
+    }
+
+    /// The real `td.a-content`, set in a hand-made thread page around it.
+    func post(gbk: Bool) throws -> Post {
+        let content = String(decoding: try Fixtures.data("nforum/post-content.html"), as: UTF8.self)
+        let html = """
+            <div class="b-head corner"><span class="n-left">文章主题:&ensp;如果面对国民党酷刑，你会变节吗</span></div>
+            <div class="b-content corner"><div class="a-wrap corner"><a name="a0"></a><table class="article">
+            <tr class="a-head"><td class="a-left"><span class="a-u-name"><a href="/nForum/user/query/schower">schower</a></span></td>
+            <td class="a-right"><span class="a-pos">楼主</span> <a href="/nForum/article/WorkLife/post/1234" class="a-post">回复</a></td></tr>
+            <tr class="a-body"><td class="a-left"><div class="a-u-uid">schower</div></td>
+            """ + content + "</tr></table></div></div>"
+        var body = Data(html.utf8)
+        var type = "text/html; charset=utf-8"
+        if gbk {
+            body = try Iconv.convert(body, to: "GB18030")
+            type = "text/html; charset=GBK"
+        }
+        let page = FetchedPage(
+            url: "https://www.newsmth.net/nForum/article/WorkLife/1234?ajax", body: body, contentType: type,
+            fetchedAt: fetchedAt)
+        guard case .thread(let thread) = try source.parse(page), let post = thread.posts.first else {
+            throw ArchiveError.invalidOption("not a thread")
+        }
+        #expect(thread.title == "如果面对国民党酷刑，你会变节吗")
+        return post
+    }
+
+    @Test(arguments: [false, true])
+    func readsTheWholePostText(gbk: Bool) throws {
+        let post = try post(gbk: gbk)
+        #expect(post.author == "schower")
+        #expect(post.nick == "schower")
+        #expect(post.title == "如果面对国民党酷刑，你会变节吗")
+        #expect(post.postedAt == Fixtures.beijing(2016, 3, 25, 11, 52, 4))
+        #expect(post.body.hasPrefix("你是个热血青年，入可党，但被国民党抓住了"))
+        #expect(!post.body.contains("发信人") && !post.body.contains("※") && !post.body.contains("--"))
+        #expect(!PostNormalizer.normalize(post.body).blocks.contains { if case .quote = $0 { true } else { false } })
+        #expect(post.signature == "")
+        #expect(post.ip == "101.90.125.*")
+        #expect(post.postID == 1234)
+        #expect(!post.body.contains("\u{1B}"))
+        #expect(post.likes.count == 36)
+        let first = try #require(post.likes.first)
+        #expect(
+            first
+                == Like(
+                    score: 0, user: "fly891198061", message: "无法忍受，我不会变节，先斗智，不行就自杀！来个痛快的~！",
+                    at: Fixtures.beijing(2016, 3, 27, 15, 4)))
+        #expect(post.likes.first { $0.user == "Puritan" }?.score == 5)
+        #expect(post.likes.first { $0.user == "virus27" }?.score == -5)
+        #expect(post.likes.last?.user == "xyfhs")
+    }
+
+    @Test func splitsHeaderBodySignatureAndOrigin() {
+        let text = PostText.split([
+            "发信人: alice (爱丽丝 (A)), 信区: Test", "标  题: Re: 你好", "发信站: 水木社区 (Mon Mar  5 09:07:01 2018), 站内", "",
+            "【 在 bob (Bob) 的大作中提到: 】", ": 原文", "正文", "--", "", "签名一行", "",
+            "※ 修改:·alice 于 Mar  5 10:00:00 2018 修改本文·[FROM: 1.2.3.*]",
+            "※ 来源:·水木社区 http://www.newsmth.net·[FROM: 5.6.7.*]",
+        ])
+        #expect(text.header?.author == "alice")
+        #expect(text.header?.nick == "爱丽丝 (A)")
+        #expect(text.header?.board == "Test")
+        #expect(text.header?.title == "Re: 你好")
+        #expect(text.header?.site == "水木社区")
+        #expect(text.header?.postedAt == Fixtures.beijing(2018, 3, 5, 9, 7, 1))
+        #expect(text.body == ["【 在 bob (Bob) 的大作中提到: 】", ": 原文", "正文"])
+        #expect(text.signature == ["签名一行"])
+        #expect(text.ip == "5.6.7.*")
+        #expect(text.editedBy == "alice")
+        #expect(text.editedAt == Fixtures.beijing(2018, 3, 5, 10))
+    }
+
+    @Test func turnsFontClassesBackIntoColourCodes() throws {
+        let html = """
+            <table class="article"><tr class="a-head"><td><span class="a-u-name"><a>u</a></span><span class="a-pos">第3楼</span></td></tr>
+            <tr class="a-body"><td class="a-content"><p><font style="display: none">99</font>发信人: u (nick), 信区: B<br />标&nbsp;&nbsp;题: t<br />发信站: 水木社区 (Fri Mar 25 11:52:04 2016), 站内<br />&nbsp;&nbsp;<br />普通<font class="f009">红</font>普通<font class="f407">蓝底</font><br /><font class="f006">: 引文</font><br />--<br /><font class="f007">※ 来源:·水木社区 <a href="http://www.newsmth.net">http://www.newsmth.net</a>·[FROM: 1.1.1.*]</font></p></td></tr></table>
+            """
+        let page = FetchedPage(
+            url: "http://x/nForum/article/B/1?ajax", body: Data(html.utf8), contentType: nil, fetchedAt: fetchedAt)
+        guard case .thread(let thread) = try source.parse(page), let post = thread.posts.first else {
+            Issue.record("not a thread")
+            return
+        }
+        #expect(post.floor == 3)
+        #expect(post.body == "普通\u{1B}[1;31m红\u{1B}[m普通\u{1B}[44m蓝底\u{1B}[m\n: 引文")
+        #expect(
+            ANSIText.runs(post.body.components(separatedBy: "\n")[0]).map(\.style) == [
+                .plain, ANSIText.Style(foreground: 9, background: nil), .plain,
+                ANSIText.Style(foreground: nil, background: 4),
+            ])
+        #expect(post.ip == "1.1.1.*")
+    }
+
+    @Test func readsErrorPages() throws {
+        let html = String(decoding: try Fixtures.data("nforum/error-pages.html"), as: UTF8.self)
+        let parts = html.components(separatedBy: "<body>").filter { $0.contains("table class=\"error\"") }
+        #expect(parts.count == 2)
+        let missing = FetchedPage(
+            url: "http://x/nForum/article/Nope/1?ajax", body: Data(parts[0].utf8), contentType: nil,
+            fetchedAt: fetchedAt)
+        #expect(throws: ArchiveError.unknownBoard("Nope", message: "错误的版名或者文章号!")) { try source.parse(missing) }
+        let login = FetchedPage(
+            url: "http://x/nForum/board/Secret?ajax", body: Data(parts[1].utf8), contentType: nil, fetchedAt: fetchedAt)
+        #expect {
+            try source.parse(login)
+        } throws: { error in
+            guard case ArchiveError.forumError(_, let message) = error else { return false }
+            return message.hasPrefix("您还没有登录")
+        }
+    }
+
+    @Test func knowsItsAddresses() {
+        let nforum = SMTHNForumSource(baseURL: "http://127.0.0.1:8080/nForum/")
+        #expect(nforum.boardURL(board: "Geo", page: 2) == "http://127.0.0.1:8080/nForum/board/Geo?ajax&p=2")
+        #expect(
+            nforum.address(of: "http://127.0.0.1:8080/nForum/article/Geo/12?ajax&p=3")
+                == .thread("Geo", gid: 12, page: 3))
+        #expect(nforum.requestHeaders.first?.name == "X-Requested-With")
+    }
+}
+
+@Suite struct InlineTextTests {
+    @Test func readsColoursUBBLinksAndEmoticons() {
+        let segments = InlineText.segments(
+            "a\u{1B}[1;31m红[b]粗[/b]\u{1B}[m [url=http://x.org/?a=1&b=2]链接[/url] [em01] see https://y.org/p?q=1, ok")
+        #expect(
+            segments.map(\.text) == ["a", "红", "粗", " ", "链接", " ", "[em01]", " see ", "https://y.org/p?q=1", ", ok"])
+        #expect(segments[1].style.foreground == 9 && !segments[1].bold)
+        #expect(segments[2].bold && segments[2].style.foreground == 9)
+        #expect(segments[4].link == "http://x.org/?a=1&b=2")
+        #expect(segments[6].emoticon == "em01")
+        #expect(segments[8].link == "https://y.org/p?q=1")
+    }
+
+    @Test func neverLinksScripts() {
+        let segments = InlineText.segments("[url=javascript:alert(1)]点我[/url] [img=data:text/html,x][/img]")
+        #expect(segments.allSatisfy { $0.link == nil })
+        #expect(InlineText.plain("\u{1B}[31m红\u{1B}[m") == "红")
+    }
+}
+
+/// glibc's iconv, for converting test pages the way the live site encodes them.
+enum Iconv {
+    static func convert(_ data: Data, to encoding: String) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/iconv")
+        process.arguments = ["-f", "UTF-8", "-t", encoding]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        let writer = DispatchQueue.global()
+        writer.async {
+            input.fileHandleForWriting.write(data)
+            try? input.fileHandleForWriting.close()
+        }
+        let converted = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ArchiveError.invalidOption("iconv failed") }
+        return converted
+    }
+}
