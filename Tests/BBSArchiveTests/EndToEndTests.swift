@@ -30,6 +30,13 @@ import Testing
         #expect(first.failures.isEmpty, "failures: \(first.failures)")
         try ReplicaTruth.expectStore(store, matches: forum, base: base.absoluteString)
         try checkSite(SiteInspector(root: out), forum: forum)
+        // The forum's sections are archived and each has its page.
+        let filing = try store.sectionFiling()
+        for section in forum.sections {
+            #expect(filing.sections.contains { $0.code == section.code && $0.name == section.name })
+            for board in section.boardNames { #expect(filing.boardSection[board] == section.code) }
+            #expect(SiteInspector(root: out).exists("section/\(section.code).html"))
+        }
         #expect(firstBuild.mediaFiles > 0)
 
         // A second run adds nothing: no new rows, and no file is rewritten.
