@@ -48,7 +48,7 @@ build: setup-core
 
 test: setup
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 
 # Starts the SMTH replica on loopback, archives its boards into site/,
 # stops the replica and says which file to open.

@@ -106,6 +106,9 @@ struct BuildOptions: ParsableArguments {
         name: .customLong("site-url"),
         help: "Where the site will be published (https://example.org/smth/), for sitemap.xml and the feeds' links.")
     var siteURL: String?
+
+    @Flag(help: "Render every page again, not only those whose threads changed since the last build.")
+    var full = false
 }
 
 struct ArchiveCommand: AsyncParsableCommand {
@@ -271,14 +274,19 @@ enum Runner {
     }
 
     static func build(_ storage: StoreOptions, _ building: BuildOptions, quiet: Bool) async throws {
-        let report = try await BuildAction(
+        var action = BuildAction(
             storePath: storage.store, outputPath: building.out, templatesPath: building.templates,
-            siteURL: building.siteURL
-        ).run()
+            siteURL: building.siteURL)
+        action.full = building.full
+        let report = try await action.run()
         if !quiet {
+            let skipped =
+                report.skippedThreads + report.skippedUsers > 0
+                ? "; \(report.skippedThreads) thread(s) and \(report.skippedUsers) user(s) unchanged since the last build"
+                : ""
             printError(
                 "built \(report.pages) page(s), \(report.markdownFiles) Markdown file(s), \(report.mediaFiles) new media file(s); "
-                    + "\(report.written) written, \(report.unchanged) unchanged")
+                    + "\(report.written) written, \(report.unchanged) unchanged" + skipped)
             if !report.sitemap {
                 printError("no sitemap.xml, and feeds link relative to themselves: pass --site-url to publish them")
             }

@@ -11,10 +11,7 @@ public actor RateLimiter {
     private var hostInterval: [String: Duration] = [:]
 
     public init(requestsPerSecond: Double) {
-        // A hair slower than asked, so that no window of one second ever
-        // sees one request too many when timings jitter.
-        interval =
-            requestsPerSecond > 0 ? .nanoseconds(Int64(1_010_000_000 / requestsPerSecond)) : .zero
+        interval = requestsPerSecond > 0 ? Self.padded(1 / requestsPerSecond) : .zero
     }
 
     /// Waits for the host's next free slot.
@@ -31,7 +28,13 @@ public actor RateLimiter {
 
     /// Leaves at least `seconds` between requests to `host` from now on.
     public func setMinimumInterval(_ seconds: Double, host: String) {
-        hostInterval[host] = .milliseconds(Int64(seconds * 1000))
+        hostInterval[host] = Self.padded(seconds)
+    }
+
+    /// A hair slower than asked, so that no window of one second ever sees
+    /// one request too many when timings jitter.
+    private static func padded(_ seconds: Double) -> Duration {
+        .nanoseconds(Int64(seconds * 1.02 * 1_000_000_000))
     }
 
     /// Holds every request to `host` for `duration`.

@@ -144,6 +144,8 @@ public struct BuildAction: Sendable {
     public var templatesPath: String?
     /// `--site-url`: where the archive is published, for the sitemap and feeds.
     public var siteURL: String?
+    /// Render every page, even those whose inputs did not change.
+    public var full = false
 
     public init(storePath: String, outputPath: String, templatesPath: String?, siteURL: String? = nil) {
         self.storePath = storePath
@@ -157,6 +159,7 @@ public struct BuildAction: Sendable {
             throw .noStore(path: storePath)
         }
         var options = SiteBuilder.Options()
+        options.incremental = !full
         if let siteURL {
             guard let normalized = SiteBuilder.normalizedSiteURL(siteURL) else {
                 throw .invalidOption(

@@ -33,10 +33,17 @@ extension SiteBuilder {
 
             for thread in slice {
                 let original = source?.originalThreadURL(board: thread.board, gid: thread.gid)
+                let wantsDigest =
+                    run.hot.wants(thread, boardTitle: boardTitle)
+                    || run.recent.wants(thread, boardTitle: boardTitle) || feedGids.contains(thread.gid)
+                if !wantsDigest, isUnchanged(thread, run: run) {
+                    let pages = max(1, (thread.postCount + options.postsPerPage - 1) / max(1, options.postsPerPage))
+                    run.sitemapPaths += (1...pages).map { SitePaths.thread(thread.board, gid: thread.gid, page: $0) }
+                    run.report.skippedThreads += 1
+                    continue
+                }
                 let digest = try buildThread(
-                    thread, board: board, original: original, run: run,
-                    wantsDigest: run.hot.wants(thread, boardTitle: boardTitle)
-                        || run.recent.wants(thread, boardTitle: boardTitle) || feedGids.contains(thread.gid))
+                    thread, board: board, original: original, run: run, wantsDigest: wantsDigest)
                 if let digest {
                     run.hot.offer(digest)
                     run.recent.offer(digest)
@@ -73,6 +80,16 @@ extension SiteBuilder {
             row["lastReplier"] = ["id": last, "href": SitePaths.relative(from: path, to: SitePaths.user(last))]
         }
         return row
+    }
+
+    /// Whether nothing a thread's pages show changed since the last build:
+    /// then they are left as they are. Times in the store are whole
+    /// seconds, so a change in the second before that build counts too.
+    private func isUnchanged(_ thread: StoredThread, run: BuildRun) -> Bool {
+        guard let since = run.unchangedSince, let changed = thread.changedAt,
+            changed.timeIntervalSince1970 + 1 < since.timeIntervalSince1970
+        else { return false }
+        return publisher.exists(SitePaths.thread(thread.board, gid: thread.gid))
     }
 
     /// The board's latest threads, shown in a frame beside every thread on

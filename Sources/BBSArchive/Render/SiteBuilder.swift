@@ -29,6 +29,10 @@ public struct SiteBuilder: Sendable {
         public var feedEntries = 30
         /// A quote longer than this many lines is folded into a `<details>`.
         public var longQuoteLines = 6
+        /// Leave the pages of threads and users that did not change since
+        /// the last build of this folder (with the same templates and
+        /// options) as they are, without rendering them again.
+        public var incremental = true
 
         public init() {}
     }
@@ -45,6 +49,10 @@ public struct SiteBuilder: Sendable {
         public var written = 0
         /// Files left alone because they were already identical.
         public var unchanged = 0
+        /// Threads and users whose pages were not rendered again, because
+        /// nothing they show changed since the last build.
+        public var skippedThreads = 0
+        public var skippedUsers = 0
     }
 
     public let store: ArchiveStore
@@ -61,16 +69,32 @@ public struct SiteBuilder: Sendable {
     }
 
     public func build() throws(ArchiveError) -> Report {
+        let started = Date()
         let boards = try store.boards()
-        let run = BuildRun(
-            navigation: SiteNavigation(boards: boards, filing: try store.sectionFiling()), options: options)
+        let filing = try store.sectionFiling()
+        let run = BuildRun(navigation: SiteNavigation(boards: boards, filing: filing), options: options)
+        let fingerprint = self.fingerprint(boards: boards, filing: filing)
+        if options.incremental, let previous = BuildState.load(from: publisher), previous.fingerprint == fingerprint {
+            run.unchangedSince = Date(timeIntervalSince1970: previous.builtAt)
+        }
         var lookup = LookupMap()
         for board in boards {
             let threads = try store.threads(board: board.name)
             try buildBoard(board, threads: threads, run: run)
             lookup.add(board: board, threads: threads)
         }
+        let changedUsers = try run.unchangedSince.map { since throws(ArchiveError) in
+            try store.usersWithChanges(since: since)
+        }
+        let postCounts = changedUsers == nil ? [:] : try store.postCountsByUser()
         for user in try store.users() {
+            if let changedUsers, !changedUsers.contains(user), publisher.exists(SitePaths.user(user)) {
+                let pages = max(
+                    1, ((postCounts[user] ?? 0) + options.postsPerUserPage - 1) / max(1, options.postsPerUserPage))
+                run.sitemapPaths += (1...pages).map { SitePaths.user(user, page: $0) }
+                run.report.skippedUsers += 1
+                continue
+            }
             try buildUser(user, run: run)
         }
         try buildHome(run: run)
@@ -83,7 +107,29 @@ public struct SiteBuilder: Sendable {
         try markdown(
             SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.siteTitle), run: run)
         try copyAssets(run: run)
+        // Written last: a build that stopped part way leaves the old state,
+        // and the next build renders everything that changed since then.
+        try BuildState(fingerprint: fingerprint, builtAt: started.timeIntervalSince1970).save(to: publisher)
         return run.report
+    }
+
+    /// Everything besides the store that every page depends on: the
+    /// program's version, the options, the templates and assets, and the
+    /// boards and sections in the sidebar. Any change rebuilds every page.
+    private func fingerprint(boards: [StoredBoard], filing: StoredSectionFiling) -> String {
+        var text = "bbsarchive \(BBSArchiveVersion.version)\n\(options)\n"
+        for relative in templates.allFilePaths() {
+            let data = FileManager.default.contents(atPath: templates.directory.appendingPathComponent(relative).path)
+            text += "\(relative) \(data.map(SHA256.hex) ?? "-")\n"
+        }
+        for board in boards {
+            text += "board \(board.name)|\(board.title ?? "")|\(board.source ?? "")|\(board.baseURL ?? "")\n"
+        }
+        for section in filing.sections { text += "section \(section.code)|\(section.name)|\(section.parent ?? "")\n" }
+        for (board, section) in filing.boardSection.sorted(by: { $0.key < $1.key }) {
+            text += "filed \(board)|\(section)\n"
+        }
+        return SHA256.hex(Data(text.utf8))
     }
 
     // MARK: Writing
@@ -232,6 +278,9 @@ final class BuildRun {
     var recent: TopThreads
     /// What the home page says about each board.
     var boardStats: [String: BoardStats] = [:]
+    /// When the last build of this folder, with the same templates and
+    /// options, started; `nil` renders everything.
+    var unchangedSince: Date?
 
     init(navigation: SiteNavigation, options: SiteBuilder.Options) {
         self.navigation = navigation
@@ -250,4 +299,22 @@ final class BuildRun {
 struct BoardStats {
     var first: Date?
     var last: Date?
+}
+
+/// What a build leaves in the output folder for the next one.
+struct BuildState: Codable {
+    static let path = ".bbsarchive-build.json"
+
+    var fingerprint: String
+    /// When that build started (Unix seconds).
+    var builtAt: Double
+
+    static func load(from publisher: any SitePublisher) -> BuildState? {
+        publisher.read(path).flatMap { try? JSONDecoder().decode(BuildState.self, from: $0) }
+    }
+
+    func save(to publisher: any SitePublisher) throws(ArchiveError) {
+        guard let data = try? JSONEncoder().encode(self) else { return }
+        try publisher.write(data, to: Self.path)
+    }
 }

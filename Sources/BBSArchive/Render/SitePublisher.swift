@@ -8,6 +8,8 @@ public protocol SitePublisher: Sendable {
     func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool
     /// Whether a file exists at `path` (used to skip content-addressed media).
     func exists(_ path: String) -> Bool
+    /// The bytes of the file at `path`, if there is one.
+    func read(_ path: String) -> Data?
 }
 
 /// Writes the site into a folder. A file whose bytes are unchanged is left
@@ -42,6 +44,10 @@ public struct DiskPublisher: SitePublisher {
         FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path)
     }
 
+    public func read(_ path: String) -> Data? {
+        FileManager.default.contents(atPath: root.appendingPathComponent(path).path)
+    }
+
     private static func reason(_ error: any Error) -> String {
         (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
     }
@@ -65,4 +71,6 @@ public final class MemoryPublisher: SitePublisher, @unchecked Sendable {
     }
 
     public func exists(_ path: String) -> Bool { lock.withLock { storage[path] != nil } }
+
+    public func read(_ path: String) -> Data? { lock.withLock { storage[path] } }
 }

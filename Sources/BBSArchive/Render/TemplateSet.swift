@@ -44,6 +44,19 @@ public struct TemplateSet: Sendable {
         return text
     }
 
+    /// Every file of the templates folder, relative to it, in order.
+    func allFilePaths() -> [String] {
+        guard
+            let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey])
+        else { return [] }
+        var paths: [String] = []
+        for case let url as URL in walker {
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+            paths.append(String(url.path.dropFirst(directory.path.count).drop { $0 == "/" }))
+        }
+        return paths.sorted()
+    }
+
     /// Files under `assets/` (stylesheets, scripts, icons), as paths relative
     /// to the templates folder.
     func assetPaths() -> [String] {

@@ -34,7 +34,7 @@ extension ArchiveStore {
                       coalesce(l.author, t.lastReplier) AS lastReplier,
                       coalesce(l.postedAt, t.lastReplyAt) AS lastReplyAt,
                       (SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid) AS posts,
-                      f.floor IS NOT NULL AS firstPostArchived
+                      f.floor IS NOT NULL AS firstPostArchived, t.changedAt
                     FROM thread t
                     LEFT JOIN post f ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
                     LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor =
@@ -94,6 +94,32 @@ extension ArchiveStore {
                     signature: row["signature"], postID: row["postID"], editedAt: editedAt.map(Self.date),
                     likes: likes[floor] ?? [])
             }
+        }
+    }
+
+    /// Users with a post in a thread that changed at or after `date`: the
+    /// users whose pages may read differently since then.
+    public func usersWithChanges(since date: Date) throws(ArchiveError) -> Set<String> {
+        try read { db in
+            Set(
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT DISTINCT p.author FROM thread t JOIN post p ON p.board = t.board AND p.gid = t.gid
+                        WHERE t.changedAt >= ?
+                        """,
+                    arguments: [Self.seconds(date)]))
+        }
+    }
+
+    /// How many posts each user has in the store.
+    public func postCountsByUser() throws(ArchiveError) -> [String: Int] {
+        try read { db in
+            var counts: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT author, count(*) AS n FROM post GROUP BY author") {
+                counts[row["author"]] = row["n"]
+            }
+            return counts
         }
     }
 

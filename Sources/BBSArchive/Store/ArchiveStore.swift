@@ -58,9 +58,11 @@ public final class ArchiveStore: Sendable {
             for thread in page.threads {
                 try db.execute(
                     sql: """
-                        INSERT INTO thread (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO thread
+                          (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, changedAt)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         ON CONFLICT (board, gid) DO UPDATE SET
+                          changedAt = CASE WHEN title IS NOT excluded.title THEN excluded.changedAt ELSE changedAt END,
                           title = excluded.title, replies = excluded.replies, sticky = excluded.sticky,
                           marked = excluded.marked, author = excluded.author, postedAt = excluded.postedAt,
                           lastReplier = excluded.lastReplier, lastReplyAt = excluded.lastReplyAt
@@ -68,7 +70,7 @@ public final class ArchiveStore: Sendable {
                     arguments: [
                         page.board, thread.gid, thread.title, thread.replies, thread.sticky, thread.marked,
                         thread.author, Self.seconds(thread.postedAt), thread.lastReplier,
-                        Self.seconds(thread.lastReplyAt),
+                        Self.seconds(thread.lastReplyAt), Self.seconds(Date()),
                     ])
             }
         }
@@ -164,7 +166,9 @@ public final class ArchiveStore: Sendable {
                 sql: """
                     INSERT INTO thread (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt)
                     VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?, ?)
-                    ON CONFLICT (board, gid) DO UPDATE SET title = excluded.title
+                    ON CONFLICT (board, gid) DO UPDATE SET
+                      changedAt = CASE WHEN title IS NOT excluded.title THEN \(now) ELSE changedAt END,
+                      title = excluded.title
                     """,
                 arguments: [
                     board, first.gid, first.title, max(0, pages.reduce(0) { $0 + $1.posts.count } - 1),
@@ -551,7 +555,7 @@ public final class ArchiveStore: Sendable {
             board: row["board"], gid: row["gid"], title: row["title"], sticky: row["sticky"], marked: row["marked"],
             author: row["author"], postedAt: date(row["postedAt"]), lastReplier: row["lastReplier"],
             lastReplyAt: date(row["lastReplyAt"]), postCount: row["posts"],
-            firstPostArchived: row["firstPostArchived"])
+            firstPostArchived: row["firstPostArchived"], changedAt: (row["changedAt"] as Int64?).map(date))
     }
 
     static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }

@@ -29,6 +29,8 @@ public struct StoredThread: Sendable, Equatable {
     /// Whether floor 0 is archived. When it is not (deleted on the forum),
     /// `postedAt` comes from the board list and may be exact to the day only.
     public var firstPostArchived: Bool
+    /// When its posts or title last changed in the store.
+    public var changedAt: Date?
 
     /// Replies as the forum counts them: every post after the first.
     public var replies: Int { firstPostArchived ? max(0, postCount - 1) : postCount }
