@@ -235,7 +235,8 @@ enum NForumMarkup {
         html += #"<a href="/nForum/article/\#(b)/post/\#(post.id)" class="a-post">回复</a></td></tr>"# + "\n"
 
         html += #"<tr class="a-body"><td class="a-left">"#
-        html += #"<div class="a-u-img"><img src="//images.newsmth.net/nForum/uploadFace/\#(initial)/\#(id).jpg" /></div>"#
+        html +=
+            #"<div class="a-u-img"><img src="//images.newsmth.net/nForum/uploadFace/\#(initial)/\#(id).jpg" /></div>"#
         html += #"<div class="a-u-uid">\#(MobileMarkup.escape(post.nick))</div>"#
         html += #"<dl class="a-u-info"><dt>身份</dt><dd>用户</dd><dt>文章</dt><dd>\#(profile?.postCount ?? 0)</dd>"#
         html += #"<dt>积分</dt><dd>\#(profile?.score ?? 0)</dd></dl></td>"# + "\n"
@@ -272,14 +273,16 @@ enum NForumMarkup {
     static func sectionPage(_ forum: ReplicaForum, code: String) -> String? {
         guard let section = forum.sections.first(where: { $0.code == code }) else { return nil }
         var html = prologue
-        html += #"<div class="b-head corner"><span class="n-left">分区:&ensp;\#(MobileMarkup.escape(section.name))</span></div>"#
+        html +=
+            #"<div class="b-head corner"><span class="n-left">分区:&ensp;\#(MobileMarkup.escape(section.name))</span></div>"#
         html += "\n" + #"<div class="b-content corner">"# + "\n"
         html += #"<table class="board-list corner" cellpadding="0" cellspacing="0">"# + "\n<thead>\n<tr>"
         html += #"<th class="title_1">版面名称</th><th class="title_2">英文名称</th>"#
         html += "</tr>\n</thead>\n<tbody>\n"
         for child in forum.sections where child.parent == section.code {
             let c = MobileMarkup.escape(child.code)
-            html += #"<tr><td class="title_1"><a href="/nForum/section/\#(c)">\#(MobileMarkup.escape(child.name))</a></td>"#
+            html +=
+                #"<tr><td class="title_1"><a href="/nForum/section/\#(c)">\#(MobileMarkup.escape(child.name))</a></td>"#
             html += #"<td class="title_2">[目录]</td></tr>"# + "\n"
         }
         for name in section.boardNames {
@@ -299,7 +302,8 @@ enum NForumMarkup {
         for topic in forum.hotTopics() {
             guard let thread = forum.generated(named: topic.board)?.thread(gid: topic.gid) else { continue }
             let title = MobileMarkup.escape(thread.title)
-            html += #"<li><a href="/nForum/article/\#(MobileMarkup.escape(topic.board))/\#(topic.gid)" title="\#(title)">"#
+            html +=
+                #"<li><a href="/nForum/article/\#(MobileMarkup.escape(topic.board))/\#(topic.gid)" title="\#(title)">"#
             html += title + "</a>&ensp;(\(thread.listedReplies))</li>\n"
         }
         html += "</ul></div>\n"

@@ -39,7 +39,8 @@ enum NForumPostText {
         let path = MobileMarkup.escape("/nForum/att/\(board)/\(postID)/\(attachment.pos)")
         let name = MobileMarkup.escape(attachment.name)
         if attachment.isImage {
-            return #"<a target="_blank" href="\#(path)"><img border="0" title="单击此在新窗口浏览图片" src="\#(path)/large" alt="\#(name)" class="resizeable" /></a>"#
+            return
+                #"<a target="_blank" href="\#(path)"><img border="0" title="单击此在新窗口浏览图片" src="\#(path)/large" alt="\#(name)" class="resizeable" /></a>"#
         }
         return #"附件(\#(attachment.sizeText))&nbsp;<a href="\#(path)">\#(name)</a>"#
     }
