@@ -42,6 +42,32 @@ enum BeijingClock {
         dateText(seconds) + " " + timeText(seconds)
     }
 
+    /// "2026-08-01 16:45", as nForum prints the time of a like.
+    static func minuteText(_ seconds: Int64) -> String {
+        String(dateTimeText(seconds).dropLast(3))
+    }
+
+    /// "Fri Mar  5 11:52:04 2016": the post header's 发信站 time, in the
+    /// C library's ctime layout (English names, the day padded with a space).
+    static func postHeaderText(_ seconds: Int64) -> String {
+        let days = day(seconds)
+        // 1970-01-01 was a Thursday.
+        let weekday = Int(((days % 7) + 7 + 4) % 7)
+        return weekdayNames[weekday] + " " + editText(seconds)
+    }
+
+    /// "Mar  5 11:52:04 2016": the time in a `※ 修改` line.
+    static func editText(_ seconds: Int64) -> String {
+        let (y, m, d) = civil(day(seconds))
+        let dayText = d < 10 ? " \(d)" : "\(d)"
+        return "\(monthNames[m - 1]) \(dayText) \(timeText(seconds)) \(y)"
+    }
+
+    private static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let monthNames = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
+
     /// What a board listing prints: the time when the instant falls on the
     /// same Beijing day as `reference` (when the page is served), else the date.
     static func listingText(_ seconds: Int64, reference: Int64) -> String {

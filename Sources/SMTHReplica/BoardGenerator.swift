@@ -165,6 +165,13 @@ struct BoardGenerator {
         } else {
             attachmentOnlyPost = visible.first { $0 != scriptPost }
         }
+        // The same for the cases added with nForum; each exists once per board
+        // whatever the seed, on a post that has text.
+        let textPosts = visible.filter { $0 != attachmentOnlyPost }
+        let emptyQuotePost = textPosts.first { $0.floor > 0 }
+        let colourPost = textPosts.isEmpty ? nil : textPosts[textPosts.count * 3 / 4]
+        let ubbPost = textPosts.isEmpty ? nil : textPosts[textPosts.count / 5]
+        let manyLikesPost = textPosts.isEmpty ? nil : textPosts[textPosts.count / 4]
         var sharedImagePosts = Set<PostRef>()
         if visible.count >= 3 {
             for ref in [visible[visible.count / 3], visible[visible.count * 2 / 3]] where ref != attachmentOnlyPost {
@@ -177,6 +184,12 @@ struct BoardGenerator {
         // content-addressed store sees duplicates.
         let sharedPatterns = [ImagePattern.random(using: &rng), ImagePattern.random(using: &rng)]
         let sharedPNGs = sharedPatterns.map { $0.png() }
+
+        // Decorations added with nForum (colours, UBB, likes, edit times) draw
+        // from a stream of their own, so the posts, times and attachments a
+        // seed gave before stay as they were.
+        var deco = SeededRandom(seed: config.seed, stream: 0x2_0000 + UInt64(max(0, boardIndex)))
+        let todayPosts = order.filter { $0.time >= todayStart }.count
 
         // 4. Titles and bodies.
         var threads = [ReplicaThread]()
@@ -233,6 +246,10 @@ struct BoardGenerator {
                     if ref == scriptPost {
                         lines.insert(TextCorpus.scriptLine, at: min(1, lines.count))
                     }
+                    decorate(
+                        &lines, colour: ref == colourPost, ubb: ref == ubbPost,
+                        emptyQuote: ref == emptyQuotePost ? thread[max(0, draft.floor - 1)].author : nil,
+                        rng: &deco)
                     if sharedImagePosts.contains(ref) {
                         attachImage(sharedPatterns[0], bytes: sharedPNGs[0])
                     } else if rng.chance(1.0 / 6.0) {
@@ -251,6 +268,20 @@ struct BoardGenerator {
                     }
                 }
 
+                let ip = "\(rng.int(1...223)).\(rng.int(0...255)).\(rng.int(0...255)).*"
+                let editedBy = rng.chance(0.12) ? draft.author : nil
+                // Edited a minute to two days later, never after "now".
+                let editedAt = editedBy.map { _ in
+                    Date(
+                        timeIntervalSince1970: TimeInterval(
+                            max(draft.time + 1, min(now, draft.time + deco.int64(from: 60, to: 2 * Self.day)))))
+                }
+                var likeCount = 0
+                if ref == manyLikesPost {
+                    likeCount = deco.int(20...40)
+                } else if deco.chance(0.08) {
+                    likeCount = deco.int(1...6)
+                }
                 posts.append(
                     ReplicaPost(
                         id: draft.id,
@@ -259,8 +290,13 @@ struct BoardGenerator {
                         postedAt: Date(timeIntervalSince1970: TimeInterval(draft.time)),
                         lines: lines,
                         attachments: attachments,
-                        ip: "\(rng.int(1...223)).\(rng.int(0...255)).\(rng.int(0...255)).*",
-                        editedBy: rng.chance(0.12) ? draft.author : nil))
+                        ip: ip,
+                        editedBy: editedBy,
+                        nick: users.nick(of: draft.author),
+                        title: draft.floor == 0 ? titleText : Self.replyTitle(titleText),
+                        signature: users.signature(of: draft.author),
+                        editedAt: editedAt,
+                        likes: likes(count: likeCount, after: draft.time, now: now, rng: &deco)))
             }
 
             threads.append(
@@ -276,7 +312,69 @@ struct BoardGenerator {
 
         // 5. Listing order: sticky first, then by last activity, newest first.
         threads.sort(by: ReplicaBoard.listingOrder)
-        return GeneratedBoard(board: ReplicaBoard(name: name, title: title, threads: threads))
+        var board = ReplicaBoard(name: name, title: title, threads: threads)
+        board.moderators = moderators
+        board.todayPosts = todayPosts
+        return GeneratedBoard(board: board)
+    }
+
+    /// `Re: {title}` for a reply, without piling up `Re: Re: `.
+    static func replyTitle(_ title: String) -> String {
+        title.hasPrefix("Re: ") ? title : "Re: " + title
+    }
+
+    /// Adds the text features of real posts that nForum shows and the mobile
+    /// site flattens: ANSI colours, UBB tags and bare URLs, characters beyond
+    /// GBK, and (once a board) a quote header with nothing quoted under it.
+    private func decorate(
+        _ lines: inout [String], colour: Bool, ubb: Bool, emptyQuote quotedAuthor: String?,
+        rng: inout SeededRandom
+    ) {
+        // New lines go after a leading quote block, among the post's own text.
+        let quoteEnd = lines.firstIndex { !($0.hasPrefix("【 在 ") || $0.hasPrefix(": ")) } ?? lines.count
+        func insert(_ line: String) {
+            lines.insert(line, at: rng.int(from: quoteEnd, to: lines.count))
+        }
+        if colour || rng.chance(1.0 / 8.0) {
+            for _ in 0..<rng.int(1...2) {
+                let template = rng.pick(TextCorpus.colourLines, or: "")
+                insert(template.replacingOccurrences(of: "{s}", with: rng.pick(TextCorpus.chineseSentences, or: "")))
+            }
+        }
+        if ubb || rng.chance(0.06) {
+            insert(rng.pick(TextCorpus.ubbLines, or: ""))
+        }
+        if rng.chance(0.02) {
+            insert(rng.pick(TextCorpus.beyondGBKLines, or: ""))
+        }
+        if let quotedAuthor {
+            if quoteEnd > 0 {
+                // Keep the header, drop what it quoted.
+                lines.removeSubrange(1..<quoteEnd)
+            } else {
+                lines.insert("【 在 \(quotedAuthor) (\(users.nick(of: quotedAuthor))) 的大作中提到: 】", at: 0)
+            }
+        }
+    }
+
+    /// `count` ratings after the post was written and before "now", in whole
+    /// minutes, oldest first; most are plain likes (score 0).
+    private func likes(count: Int, after posted: Int64, now: Int64, rng: inout SeededRandom) -> [ReplicaLike] {
+        guard count > 0 else { return [] }
+        let first = (posted / 60 + 1) * 60
+        let last = max(first, now / 60 * 60)
+        var times = (0..<count).map { _ in rng.int64(from: first / 60, to: last / 60) * 60 }
+        times.sort()
+        return times.map { time in
+            var score = 0
+            if rng.chance(0.3) {
+                score = rng.int(1...5) * (rng.chance(0.5) ? 1 : -1)
+            }
+            return ReplicaLike(
+                score: score, user: users.random(using: &rng),
+                message: rng.pick(TextCorpus.likeMessages, or: "赞"),
+                at: Date(timeIntervalSince1970: TimeInterval(time)))
+        }
     }
 
     private static func roles(threadCount: Int, maxPosts: Int) -> [Role] {
@@ -317,7 +415,10 @@ struct BoardGenerator {
         let source = posts.isEmpty ? nil : posts[rng.below(posts.count)]
         let author = source?.author ?? thread[max(0, floor - 1)].author
         var lines = ["【 在 \(author) (\(users.nick(of: author))) 的大作中提到: 】"]
-        let own = (source?.lines ?? []).filter { !$0.isEmpty && !$0.hasPrefix(":") && !$0.hasPrefix("【") }
+        // Quoting drops colours: a quote shows in the quote colour alone.
+        let own = (source?.lines ?? []).map(ANSIText.strip).filter {
+            !$0.isEmpty && !$0.hasPrefix(":") && !$0.hasPrefix("【")
+        }
         let nested = (source?.lines ?? []).filter { $0.hasPrefix(": ") }
         for i in 0..<rng.int(1...3) {
             if i < own.count {

@@ -132,7 +132,8 @@ enum MobileMarkup {
 
     /// A post's body as the mobile site prints it.
     static func body(_ post: ReplicaPost) -> String {
-        var html = post.lines.map(textLine).joined(separator: "<br />")
+        // The mobile site shows no colours: ANSI codes are dropped.
+        var html = post.plainLines.map(textLine).joined(separator: "<br />")
         var tail = ""
         for attachment in post.attachments {
             let path = escape(attachment.path)
@@ -199,6 +200,11 @@ enum MobileMarkup {
         for section in sections {
             main +=
                 #"<li class="f"><a href="/section/\#(escape(section.code))">\#(escape(section.code))&nbsp;\#(escape(section.name))</a></li>"#
+            for child in forum.sections where child.parent == section.code {
+                main += (row % 2 == 0 ? "<li>" : #"<li class="hla">"#)
+                main += #"目录|<a href="/section/\#(escape(child.code))">\#(escape(child.name))</a></li>"#
+                row += 1
+            }
             for name in section.boardNames {
                 let title = forum.title(ofBoard: name) ?? name
                 main += (row % 2 == 0 ? "<li>" : #"<li class="hla">"#)
@@ -208,6 +214,19 @@ enum MobileMarkup {
         }
         main += "</ul>"
         return page(menu: "分区", main: main)
+    }
+
+    /// `/hot`: the forum's hot topics (十大), each with its reply count.
+    static func hotPage(_ forum: ReplicaForum) -> String {
+        var main = #"<div class="sec nav">十大热门话题</div><ul class="slist sec">"#
+        for (i, topic) in forum.hotTopics().enumerated() {
+            guard let thread = forum.generated(named: topic.board)?.thread(gid: topic.gid) else { continue }
+            main += (i % 2 == 0 ? "<li>" : #"<li class="hla">"#)
+            main += #"<a href="/article/\#(escape(topic.board))/\#(topic.gid)">"#
+            main += escape(thread.title) + "(\(thread.listedReplies))</a></li>"
+        }
+        main += "</ul>"
+        return page(menu: "十大", main: main)
     }
 
     static func userPage(_ id: String, nick: String?) -> String {

@@ -55,9 +55,10 @@ public struct ReplicaFaults: Sendable {
             let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
             switch paths {
             case .all: break
-            case .boards: guard path.hasPrefix("/board/") else { return false }
-            case .threads: guard path.hasPrefix("/article/") else { return false }
-            case .media: guard path.hasPrefix("/att/") else { return false }
+            // Each kind covers the mobile route and its nForum twin.
+            case .boards: guard path.hasPrefix("/board/") || path.hasPrefix("/nForum/board/") else { return false }
+            case .threads: guard path.hasPrefix("/article/") || path.hasPrefix("/nForum/article/") else { return false }
+            case .media: guard path.hasPrefix("/att/") || path.hasPrefix("/nForum/att/") else { return false }
             }
             return every <= 1 || ReplicaFaults.hash(target) % UInt64(every) == 0
         }
@@ -70,7 +71,8 @@ public struct ReplicaFaults: Sendable {
     public var loginBoard: String?
     /// The cookie (`name=value`) that opens `loginBoard`.
     public var sessionCookie: String
-    /// Send `charset=GBK` in `Content-Type` although pages are UTF-8.
+    /// Label pages with the wrong charset: `charset=GBK` on the mobile
+    /// site's UTF-8 pages, `charset=UTF-8` on nForum's GBK pages.
     public var wrongCharset: Bool
     /// Answer `If-None-Match` with 304 when the page has not changed.
     public var conditionalRequests: Bool
@@ -126,8 +128,13 @@ public struct ReplicaFaults: Sendable {
 
     /// FNV-1a, 64 bits: a stable choice of targets across runs and machines.
     static func hash(_ text: String) -> UInt64 {
+        hash(bytes: text.utf8)
+    }
+
+    /// The same over raw bytes, for bodies that are not UTF-8 (nForum's GBK).
+    static func hash<Bytes: Sequence>(bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
         var value: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
+        for byte in bytes {
             value ^= UInt64(byte)
             value = value &* 0x100_0000_01b3
         }

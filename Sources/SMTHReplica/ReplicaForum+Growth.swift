@@ -39,24 +39,26 @@ extension ReplicaForum {
         switch change {
         case .replies(let gid, let count, let time):
             guard let index = board.threads.firstIndex(where: { $0.gid == gid }) else { return }
+            let title = BoardGenerator.replyTitle(board.threads[index].title)
             for _ in 0..<count {
                 let id = Self.nextPostID(in: board)
                 let floor = (board.threads[index].posts.last?.floor ?? 0) + 1
-                board.threads[index].posts.append(newPost(id: id, floor: floor, at: time))
+                board.threads[index].posts.append(newPost(id: id, floor: floor, title: title, at: time))
             }
         case .thread(let gid, let title, let time):
-            let post = newPost(id: gid, floor: 0, at: time)
+            let post = newPost(id: gid, floor: 0, title: title, at: time)
             board.threads.append(
                 ReplicaThread(gid: gid, title: title, sticky: false, firstPostDeleted: false, posts: [post]))
         }
     }
 
-    private func newPost(id: Int, floor: Int, at time: Date) -> ReplicaPost {
+    private func newPost(id: Int, floor: Int, title: String, at time: Date) -> ReplicaPost {
         let author = users.ids.isEmpty ? "guest" : users.ids[(id &+ floor) % users.ids.count]
         return ReplicaPost(
             id: id, floor: floor, author: author, postedAt: time,
             lines: ["新的回复，第\(floor)楼。", "A new reply, number \(floor)."], attachments: [],
-            ip: "10.0.\(floor % 256).*", editedBy: nil)
+            ip: "10.0.\(floor % 256).*", editedBy: nil, nick: users.nick(of: author), title: title,
+            signature: users.signature(of: author), editedAt: nil, likes: [])
     }
 
     private static func nextPostID(in board: ReplicaBoard) -> Int {
@@ -90,10 +92,18 @@ final class GrowthLog: @unchecked Sendable {
 
     private let lock = NSLock()
     private var changes: [String: [Change]] = [:]
+    private var total = 0
+
+    /// How many changes were made to the whole forum: a cheap way to tell
+    /// whether something derived from every board must be worked out again.
+    var version: Int { lock.withLock { total } }
     private var rebuilt: [String: (version: Int, board: GeneratedBoard)] = [:]
 
     func append(_ change: Change, to board: String) {
-        lock.withLock { changes[board, default: []].append(change) }
+        lock.withLock {
+            changes[board, default: []].append(change)
+            total += 1
+        }
     }
 
     /// The board rebuilt with its changes, reusing the last rebuild while no

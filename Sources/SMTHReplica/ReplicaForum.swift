@@ -12,6 +12,10 @@ public final class ReplicaForum: Sendable {
     let users: UserPool
     private let boardInfo: [String: (index: Int, title: String)]
     private let cache = BoardCache(capacity: 8)
+    private let hot = HotTopicsCache()
+
+    /// The code of the nested section; not a number, like the real site's.
+    static let nestedSectionCode = "Club"
     /// New replies and threads added since generation (`addReplies`, `addThread`).
     let growth = GrowthLog()
 
@@ -42,11 +46,21 @@ public final class ReplicaForum: Sendable {
         for s in 0..<(total == 0 ? 0 : sectionCount) {
             let catalogueName = TextCorpus.sections[s % TextCorpus.sections.count]
             let round = s / TextCorpus.sections.count
+            var boards = Array(names[(s * perSection)..<((s + 1) * perSection)])
+            // Sections nest on the real site (目录). The first section files
+            // its last board one level down, so every forum with two boards
+            // to a section has one nested section.
+            var nested: ReplicaSection?
+            if s == 0, boards.count >= 2, let last = boards.popLast() {
+                nested = ReplicaSection(
+                    code: Self.nestedSectionCode, name: "社团俱乐部", boardNames: [last], parent: String(s))
+            }
             sections.append(
                 ReplicaSection(
                     code: String(s),
                     name: round == 0 ? catalogueName : "\(catalogueName)\(round + 1)",
-                    boardNames: Array(names[(s * perSection)..<((s + 1) * perSection)])))
+                    boardNames: boards))
+            if let nested { sections.append(nested) }
         }
         self.sections = sections
         users = UserPool(seed: config.seed)
@@ -77,17 +91,43 @@ public final class ReplicaForum: Sendable {
 }
 
 extension ReplicaForum {
+    /// The forum's hot topics (十大): the ten non-sticky threads with the
+    /// most replies among those with a post in the two days before the
+    /// config's `now`, most replies first, then the smaller gid, then board
+    /// order. Replies count as on the board listings. New replies and threads
+    /// (`addReplies`, `addThread`) count too.
+    public func hotTopics() -> [(board: String, gid: Int)] {
+        let version = growth.version
+        if let cached = hot.value(version: version) { return cached }
+        let since = config.now.addingTimeInterval(-2 * 86_400)
+        var candidates = [(replies: Int, gid: Int, order: Int, board: String)]()
+        for (order, name) in boardNames.enumerated() {
+            guard let board = generatedWithoutCaching(name)?.board else { continue }
+            for thread in board.threads where !thread.sticky {
+                guard let last = thread.posts.last, last.postedAt >= since else { continue }
+                candidates.append((thread.listedReplies, thread.gid, order, name))
+            }
+        }
+        candidates.sort { ($1.replies, $0.gid, $0.order) < ($0.replies, $1.gid, $1.order) }
+        let topics = candidates.prefix(10).map { (board: $0.board, gid: $0.gid) }
+        hot.store(topics, version: version)
+        return topics
+    }
+
+    /// A board with its changes, from the cache when it is there; boards not
+    /// in the cache are generated without entering it, so walking a big
+    /// forum does not evict the boards being served.
+    func generatedWithoutCaching(_ name: String) -> GeneratedBoard? {
+        guard let info = boardInfo[name] else { return nil }
+        return grown(
+            cache.value(for: name) ?? makeGenerator(name: name, index: info.index, title: info.title).generate())
+    }
+
     /// What a complete archive of the forum holds, board by board.
     public func groundTruth() -> GroundTruth {
         GroundTruth(
             boards: boardNames.compactMap { name in
-                guard let info = boardInfo[name] else { return nil }
-                // Boards not in the cache are generated without entering it, so
-                // walking a big forum does not evict the boards being served.
-                let generated = grown(
-                    cache.value(for: name)
-                        ?? makeGenerator(name: name, index: info.index, title: info.title).generate())
-                let board = generated.board
+                guard let board = generatedWithoutCaching(name)?.board else { return nil }
                 var posts = 0, images = 0, files = 0
                 for thread in board.threads {
                     posts += thread.posts.count
@@ -101,6 +141,21 @@ extension ReplicaForum {
                     name: board.name, title: board.title, threads: board.threads.count,
                     posts: posts, images: images, files: files)
             })
+    }
+}
+
+/// The last hot-topic list and the growth version it was worked out for.
+private final class HotTopicsCache: @unchecked Sendable {
+    // @unchecked: `entry` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var entry: (version: Int, topics: [(board: String, gid: Int)])?
+
+    func value(version: Int) -> [(board: String, gid: Int)]? {
+        lock.withLock { entry?.version == version ? entry?.topics : nil }
+    }
+
+    func store(_ topics: [(board: String, gid: Int)], version: Int) {
+        lock.withLock { entry = (version, topics) }
     }
 }
 

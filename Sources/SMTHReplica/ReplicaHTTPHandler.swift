@@ -35,8 +35,8 @@ struct ReplicaHTTPHandler: HTTPHandler {
         }
 
         var page: ReplicaResponse
-        if isBehindLoginWall(request) {
-            page = .html(MobileMarkup.noPermission())
+        if let wall = loginWall(request) {
+            page = wall
         } else {
             let query = request.query.map { (name: $0.name, value: $0.value) }
             page = responder.respond(path: request.path, query: query, now: clock())
@@ -44,10 +44,13 @@ struct ReplicaHTTPHandler: HTTPHandler {
 
         var headers: HTTPHeaders = [.contentType: page.contentType]
         if faults.wrongCharset, page.contentType.hasPrefix("text/html") {
-            headers[.contentType] = "text/html; charset=GBK"
+            // The other label than the bytes': GBK for the mobile site's
+            // UTF-8, UTF-8 for nForum's GBK.
+            headers[.contentType] =
+                page.contentType.hasSuffix("charset=GBK") ? "text/html; charset=UTF-8" : "text/html; charset=GBK"
         }
         if faults.conditionalRequests, page.status == 200 {
-            let tag = "\"\(String(ReplicaFaults.hash(String(decoding: page.body, as: UTF8.self)), radix: 16))\""
+            let tag = "\"\(String(ReplicaFaults.hash(bytes: page.body), radix: 16))\""
             headers[HTTPHeader("ETag")] = tag
             if request.headers[HTTPHeader("If-None-Match")]?.contains(tag) == true {
                 return HTTPResponse(statusCode: HTTPStatusCode(304, phrase: "Not Modified"), headers: headers)
@@ -67,14 +70,20 @@ struct ReplicaHTTPHandler: HTTPHandler {
         }
     }
 
-    private func isBehindLoginWall(_ request: HTTPRequest) -> Bool {
-        guard let board = faults.loginBoard else { return false }
-        let parts = request.path.split(separator: "/")
-        guard parts.count >= 2, parts[0] == "board" || parts[0] == "article", parts[1] == board else { return false }
+    /// The no-permission page when the request is for the login board's list
+    /// or threads (on either front end) and lacks the session cookie.
+    private func loginWall(_ request: HTTPRequest) -> ReplicaResponse? {
+        guard let board = faults.loginBoard else { return nil }
+        var parts = request.path.split(separator: "/")
+        let desktop = parts.first == "nForum"
+        if desktop { parts.removeFirst() }
+        guard parts.count >= 2, parts[0] == "board" || parts[0] == "article", parts[1] == board else { return nil }
         let cookies = request.headers.values(for: .cookie).joined(separator: "; ")
-        return !cookies.split(separator: ";").contains {
+        let hasSession = cookies.split(separator: ";").contains {
             $0.trimmingCharacters(in: .whitespaces) == faults.sessionCookie
         }
+        guard !hasSession else { return nil }
+        return desktop ? .gbk(NForumMarkup.noPermission()) : .html(MobileMarkup.noPermission())
     }
 
     private static func plain(_ code: Int, _ phrase: String, retryAfter: Int?) -> HTTPResponse {

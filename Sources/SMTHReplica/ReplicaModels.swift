@@ -2,10 +2,21 @@ import Foundation
 
 /// A section (分区) of the forum and the boards filed under it.
 public struct ReplicaSection: Sendable {
-    /// "0", "1", ... as in `/section/{code}`.
+    /// "0", "1", ... as in `/section/{code}`; a nested section (目录) has an
+    /// ASCII id instead, as on the real site.
     public var code: String
     public var name: String
+    /// The boards filed directly in this section (not those of nested sections).
     public var boardNames: [String]
+    /// The enclosing section's code for a nested section, nil at the top level.
+    public var parent: String?
+
+    init(code: String, name: String, boardNames: [String], parent: String? = nil) {
+        self.code = code
+        self.name = name
+        self.boardNames = boardNames
+        self.parent = parent
+    }
 }
 
 /// One generated board.
@@ -16,6 +27,11 @@ public struct ReplicaBoard: Sendable {
     public var title: String
     /// Listing order: sticky threads first, then by newest last activity.
     public var threads: [ReplicaThread]
+    /// 版主, shown in the nForum board header.
+    public var moderators: [String] = []
+    /// Posts written today (Beijing time, as of the config's `now`), for
+    /// nForum's board header.
+    var todayPosts = 0
 }
 
 public struct ReplicaThread: Sendable {
@@ -56,6 +72,63 @@ public struct ReplicaPost: Sendable {
     public var ip: String
     /// Who edited the post (always the author here), nil when never edited.
     public var editedBy: String?
+    /// The author's nickname (昵称) from the user pool; it may hold spaces,
+    /// brackets, `&` and `<`.
+    public var nick: String
+    /// The thread title on floor 0, `Re: {thread title}` on replies.
+    public var title: String
+    /// The author's signature (签名档), 0–3 lines, the same on every post of
+    /// the author; lines may carry ANSI colour codes.
+    public var signature: [String]
+    /// When the post was last edited: set exactly when `editedBy` is, later than `postedAt`.
+    public var editedAt: Date?
+    /// Readers' ratings (评价) shown under the post on nForum, oldest first.
+    public var likes: [ReplicaLike]
+
+    /// `lines` without ANSI colour codes: the text the mobile site shows.
+    public var plainLines: [String] {
+        lines.map(ANSIText.strip)
+    }
+
+    /// The whole post text as the BBS stores it and nForum shows it: the
+    /// three header lines, an empty line, the body, `--`, the signature, the
+    /// `※ 修改` line when edited and the `※ 来源` line. ANSI codes are kept;
+    /// attachments are not part of the text (nForum shows them between the
+    /// body and `--`).
+    public func articleText(board: String) -> [String] {
+        var text = [
+            "发信人: \(author) (\(nick)), 信区: \(board)",
+            "标  题: \(title)",
+            "发信站: 水木社区 (\(BeijingClock.postHeaderText(BeijingClock.seconds(postedAt)))), 站内",
+            "",
+        ]
+        text += lines
+        text.append("--")
+        text += signature
+        if let editor = editedBy {
+            let when = BeijingClock.editText(BeijingClock.seconds(editedAt ?? postedAt))
+            text.append("※ 修改:·\(editor) 于 \(when) 修改本文·[FROM: \(ip)]")
+        }
+        text.append("※ 来源:·水木社区 http://www.newsmth.net·[FROM: \(ip)]")
+        return text
+    }
+}
+
+/// One reader's rating of a post (nForum's 评价 / Like).
+public struct ReplicaLike: Sendable, Equatable {
+    /// 0 for a plain like, else -5…+5 without 0.
+    public var score: Int
+    public var user: String
+    public var message: String
+    /// Whole minutes.
+    public var at: Date
+
+    public init(score: Int, user: String, message: String, at: Date) {
+        self.score = score
+        self.user = user
+        self.message = message
+        self.at = at
+    }
 }
 
 public struct ReplicaAttachment: Sendable {

@@ -10,10 +10,16 @@ struct ReplicaResponse: Sendable {
         ReplicaResponse(status: status, contentType: "text/html; charset=utf-8", body: Data(text.utf8))
     }
 
+    /// An nForum page: GBK bytes (GB18030 for what GBK lacks), labelled GBK.
+    static func gbk(_ text: String, status: Int = 200) -> ReplicaResponse {
+        ReplicaResponse(status: status, contentType: "text/html; charset=GBK", body: GBKEncoding.encode(text))
+    }
+
     static let notFound = html("<html><body><p>404 Not Found</p></body></html>", status: 404)
 }
 
-/// Maps the mobile site's routes to pages of a forum.
+/// Maps the mobile site's routes to pages of a forum, and hands `/nForum/…`
+/// to `NForumResponder`.
 struct ReplicaResponder: Sendable {
     let forum: ReplicaForum
 
@@ -27,8 +33,14 @@ struct ReplicaResponder: Sendable {
         let page = value("p").map(Self.pageNumber) ?? 1
 
         switch parts.first {
-        case nil, "index", "hot":
+        case nil, "index":
             return parts.count <= 1 ? .html(MobileMarkup.homePage(forum)) : .notFound
+
+        case "hot":
+            return parts.count == 1 ? .html(MobileMarkup.hotPage(forum)) : .notFound
+
+        case "nForum":
+            return NForumResponder(forum: forum).respond(Array(parts.dropFirst()), query: query, now: now)
 
         case "section":
             guard parts.count <= 2,
@@ -88,7 +100,7 @@ struct ReplicaResponder: Sendable {
     }
 
     /// `/att/{B}/{id}/{pos}[/middle|/small|/large]`.
-    private func attachment(_ parts: [String]) -> ReplicaResponse {
+    func attachment(_ parts: [String]) -> ReplicaResponse {
         guard parts.count == 4 || parts.count == 5,
             let id = Int(parts[2]), let pos = Int(parts[3]),
             let generated = forum.generated(named: parts[1]),

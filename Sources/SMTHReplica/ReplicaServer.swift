@@ -2,7 +2,8 @@ import FlyingFox
 import FlyingSocks
 import Foundation
 
-/// Serves a `ReplicaForum` as SMTH's mobile site on 127.0.0.1.
+/// Serves a `ReplicaForum` on 127.0.0.1 as SMTH's mobile site and, under
+/// `/nForum/`, as the desktop site's `?ajax` fragments.
 public actor ReplicaServer {
     public enum ServerError: Error, CustomStringConvertible {
         case alreadyStarted

@@ -101,4 +101,54 @@ enum TextCorpus {
 
     /// The one body line per board that would run script if left unescaped.
     static let scriptLine = "试试这个：<script>alert(1)</script> 会不会弹窗"
+
+    // MARK: - Decorations drawn from a stream of their own (see BoardGenerator)
+
+    /// Nicknames a parser can trip over: spaces, brackets, `&`, `<`.
+    static let awkwardNicks: [String] = [
+        "Delivery Done!", "Tom & Jerry", "小鱼(Fish)", "<无名氏>", "哈 哈  哈", "a&b<c>",
+        "(括号)开头", "  前面有空格", "R&D 部门", "Joe (the plumber)",
+    ]
+
+    /// Signature lines; `\u{1B}[…m` are the ANSI codes as the BBS stores them.
+    static let signatureLines: [String] = [
+        "人生若只如初见", "Stay hungry, stay foolish.", "\u{1B}[1;34m蓝色的签名档\u{1B}[m",
+        "我的博客：http://example.com/blog?id=1&lang=zh", "\u{1B}[33m★\u{1B}[m 路漫漫其修远兮 \u{1B}[33m★\u{1B}[m",
+        "  两个空格开头的签名", "-- 不是分隔线的横线 --", "<签名> & 更多",
+        "\u{1B}[1;32;40m绿字黑底\u{1B}[0m 普通字",
+    ]
+
+    /// Body lines with colours; `{s}` becomes a sentence. Every line ends
+    /// with the colour reset, as posts written in the web editor do.
+    static let colourLines: [String] = [
+        "普通\u{1B}[1;31m红色的字\u{1B}[m普通",
+        "\u{1B}[1;31m{s}\u{1B}[m",
+        "前面是普通字，\u{1B}[33m{s}\u{1B}[0m后面也是普通字",
+        "\u{1B}[44m蓝底白字\u{1B}[m {s}",
+        "\u{1B}[1;32;40m{s}\u{1B}[m",
+        "\u{1B}[1;33m重要\u{1B}[m：\u{1B}[35m{s}\u{1B}[m",
+        "{s}\u{1B}[1;35m（完）\u{1B}[0m",
+        "  \u{1B}[32m缩进  的绿字\u{1B}[m  后面两个空格",
+    ]
+
+    /// UBB tags, emoticons and bare URLs, which the BBS keeps as plain text.
+    static let ubbLines: [String] = [
+        "[b]粗体[/b]和[i]斜体[/i]",
+        "[color=red]红[/color]色的UBB",
+        "看这里：[url=http://example.com/a?x=1&y=2]链接[/url]",
+        "哈哈[em01][em02]",
+        "原文在 http://example.com/path?a=1&b=2 可以看到",
+        "https://example.org/新闻/2016 里也有",
+        "[size=5]大字[/size] [email=a@example.com]写信[/email]",
+    ]
+
+    /// Lines with characters GBK lacks (GB18030 gives them four bytes).
+    static let beyondGBKLines: [String] = [
+        "表情👍也能存吗", "生僻字𠮷野家",
+    ]
+
+    static let likeMessages: [String] = [
+        "说得好", "同意", "楼主多虑了", "不敢苟同", "顶！", "学习了，谢谢分享",
+        "看看 <这个> & 那个", "呵呵", "赞👍", "有道理，不过还要看具体情况",
+    ]
 }

@@ -4,6 +4,17 @@
 struct UserPool: Sendable {
     let ids: [String]
     let nicks: [String: String]
+    /// About a third of the users sign their posts; the others are absent.
+    let signatures: [String: [String]]
+    /// What the user query shows besides the nick.
+    let profiles: [String: Profile]
+
+    struct Profile: Sendable {
+        var gender: String
+        var postCount: Int
+        var loginCount: Int
+        var score: Int
+    }
 
     init(seed: UInt64, count: Int = 160) {
         var rng = SeededRandom(seed: seed, stream: 0x05E7)
@@ -32,8 +43,34 @@ struct UserPool: Sendable {
         for id in ids {
             nicks[id] = rng.pick(TextCorpus.nickParts, or: "小") + rng.pick(TextCorpus.nickParts, or: "鱼")
         }
+
+        // Everything added since the first version draws from a stream of its
+        // own, so the ids and most nicks stay what they were for a seed.
+        var extra = SeededRandom(seed: seed, stream: 0x05E8)
+        var signatures = [String: [String]]()
+        var profiles = [String: Profile]()
+        for id in ids {
+            if extra.chance(1.0 / 8.0) {
+                nicks[id] = extra.pick(TextCorpus.awkwardNicks, or: "无名")
+            }
+            if extra.chance(1.0 / 3.0) {
+                // Distinct lines, in catalogue order from a random start.
+                let catalogue = TextCorpus.signatureLines
+                let start = extra.below(catalogue.count)
+                signatures[id] = (0..<min(catalogue.count, extra.int(1...3))).map {
+                    catalogue[(start + $0 * 2) % catalogue.count]
+                }
+            }
+            profiles[id] = Profile(
+                gender: extra.chance(0.6) ? "m" : "f",
+                postCount: extra.int(1...20_000),
+                loginCount: extra.int(10...30_000),
+                score: extra.int(0...80_000))
+        }
         self.ids = ids
         self.nicks = nicks
+        self.signatures = signatures
+        self.profiles = profiles
     }
 
     func random(using rng: inout SeededRandom) -> String {
@@ -42,5 +79,9 @@ struct UserPool: Sendable {
 
     func nick(of id: String) -> String {
         nicks[id] ?? id
+    }
+
+    func signature(of id: String) -> [String] {
+        signatures[id] ?? []
     }
 }

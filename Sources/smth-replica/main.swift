@@ -3,13 +3,14 @@ import Dispatch
 import Foundation
 import SMTHReplica
 
-/// Serves a seeded replica of SMTH's mobile site on 127.0.0.1, for trying the
-/// archiver and for end-to-end tests without touching the real forum.
+/// Serves a seeded replica of SMTH (the mobile site and the desktop nForum
+/// fragments) on 127.0.0.1, for trying the archiver and for end-to-end tests
+/// without touching the real forum.
 @main
 struct SMTHReplicaCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "smth-replica",
-        abstract: "Serve a deterministic replica of SMTH's mobile site on 127.0.0.1.",
+        abstract: "Serve a deterministic replica of SMTH (mobile site and nForum) on 127.0.0.1.",
         discussion: """
             Prints the base URL (e.g. http://127.0.0.1:41234) as the first line on \
             standard output, then serves until SIGINT or SIGTERM.
@@ -52,7 +53,9 @@ struct SMTHReplicaCommand: AsyncParsableCommand {
         name: .customLong("login-board"), help: "A board that needs the session cookie (KBS_SESSION=replica-session).")
     var loginBoard: String?
 
-    @Flag(name: .customLong("wrong-charset"), help: "Send charset=GBK for the UTF-8 pages.")
+    @Flag(
+        name: .customLong("wrong-charset"),
+        help: "Mislabel pages: charset=GBK on the UTF-8 mobile pages, charset=UTF-8 on the GBK nForum pages.")
     var wrongCharset = false
 
     func run() async throws {
