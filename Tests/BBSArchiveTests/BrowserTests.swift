@@ -201,7 +201,7 @@ import Testing
                 continue
             }
             cursor = at.upperBound
-            let own = post.lines.first { line in
+            let own = post.plainLines.first { line in
                 !line.trimmingCharacters(in: .whitespaces).isEmpty && PostNormalizer.quoteDepth(line) == nil
                     && PostNormalizer.quotedAuthor(line) == nil
             }

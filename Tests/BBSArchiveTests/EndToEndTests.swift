@@ -33,7 +33,10 @@ import Testing
         // The forum's sections are archived and each has its page.
         let filing = try store.sectionFiling()
         for section in forum.sections {
-            #expect(filing.sections.contains { $0.code == section.code && $0.name == section.name })
+            #expect(
+                filing.sections.contains {
+                    $0.code == section.code && $0.name == section.name && $0.parent == section.parent
+                })
             for board in section.boardNames { #expect(filing.boardSection[board] == section.code) }
             #expect(SiteInspector(root: out).exists("section/\(section.code).html"))
         }

@@ -35,7 +35,7 @@ enum ReplicaTruth {
                     #expect(post.author == original.author)
                     #expect(post.postedAt == original.postedAt)
                     #expect(
-                        post.body == Self.trimmed(original.lines).joined(separator: "\n"),
+                        post.body == Self.trimmed(original.plainLines).joined(separator: "\n"),
                         "body of \(thread.gid)#\(post.floor)")
                     #expect(post.ip == original.ip)
                     #expect(post.editedBy == original.editedBy)

@@ -163,17 +163,27 @@ struct SMTHMobileParser {
         guard items.contains(where: { $0.first("a[contains(@href, '/section/')]") != nil }) else { return nil }
         var sections: [SectionPage.Entry] = []
         var titles: [String: String] = [:]
+        // Boards belong to the last heading (`li.f`); a 目录 row inside a
+        // section only names a nested section, listed under its own heading.
+        var current: Int?
         for item in items {
             if let link = item.first("a[contains(@href, '/section/')]"), let href = link.attribute("href") {
                 let code = String(href.split(separator: "/").last ?? "")
                 var name = Self.normalizeSpaces(link.text)
                 if name.hasPrefix(code + " ") { name = String(name.dropFirst(code.count + 1)) }
-                let parent = item.hasClass("f") ? nil : sections.last(where: { $0.parent == nil })?.code
-                sections.append(.init(code: code, name: name, parent: parent, boards: []))
+                let heading = item.hasClass("f")
+                let parent = heading ? nil : current.map { sections[$0].code }
+                if let known = sections.firstIndex(where: { $0.code == code }) {
+                    if sections[known].parent == nil { sections[known].parent = parent }
+                    if heading { current = known }
+                } else {
+                    sections.append(.init(code: code, name: name, parent: parent, boards: []))
+                    if heading { current = sections.count - 1 }
+                }
             } else if let link = item.first("a[contains(@href, '/board/')]"), let href = link.attribute("href"),
-                let board = Self.boardName(inURL: href), !sections.isEmpty
+                let board = Self.boardName(inURL: href), let current
             {
-                sections[sections.count - 1].boards.append(board)
+                sections[current].boards.append(board)
                 let text = Self.normalizeSpaces(link.text)
                 titles[board] = text.hasSuffix("(\(board))") ? String(text.dropLast(board.count + 2)) : text
             }
