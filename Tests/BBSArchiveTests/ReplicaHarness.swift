@@ -39,14 +39,16 @@ struct ReplicaHarness {
     }
 
     func fetch(
-        boards: [String]? = nil, rate: Double = 0, options: Archiver.Options = Archiver.Options(),
+        boards: [String]? = nil, source: (any ForumSource)? = nil, rate: Double = 0,
+        options: Archiver.Options = Archiver.Options(),
         retry: RetryPolicy = .fast, respectRobots: Bool = true, cookies: String? = nil, timeout: Int = 10,
         events: @escaping ProgressSink = { _ in }
     ) async throws -> Archiver.Report {
         var http = CurlHTTPClient.Options()
         http.timeout = timeout
         return try await FetchAction(
-            boards: boards ?? forum.boardNames, source: source, storePath: storePath, rate: rate, options: options,
+            boards: boards ?? forum.boardNames, source: source ?? self.source, storePath: storePath, rate: rate,
+            options: options,
             retry: retry, respectRobots: respectRobots, cookies: cookies, http: http
         ).run(events: events)
     }

@@ -51,8 +51,9 @@ struct NForumTextReader {
             let href = node.attribute("href") ?? ""
             if PostBodyReader.isAttachmentPath(href) {
                 let url = absolute(PostBodyReader.fullSizePath(href))
-                if node.first(".//img") != nil {
-                    attachments.append(Attachment(name: Self.lastComponent(url), url: url, kind: .image, size: nil))
+                if let image = node.first(".//img") {
+                    let name = image.attribute("alt").flatMap { $0.isEmpty ? nil : $0 } ?? Self.lastComponent(url)
+                    attachments.append(Attachment(name: name, url: url, kind: .image, size: nil))
                 } else {
                     attachments.append(Attachment(name: node.text, url: url, kind: .file, size: takeFileSize()))
                 }
