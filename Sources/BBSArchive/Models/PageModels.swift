@@ -183,10 +183,22 @@ public struct HotTopicsPage: Sendable, Equatable {
     public var topics: [Topic]
 }
 
+/// A user as the forum describes them (mobile user page or nForum's user JSON).
+public struct UserProfile: Sendable, Equatable, Codable {
+    public var id: String
+    public var nick: String?
+    public var level: String?
+    public var posts: Int?
+    public var gender: String?
+    public var faceURL: String?
+    public var lastLoginAt: Date?
+}
+
 /// What a forum page turned out to be.
 public enum ForumPage: Sendable, Equatable {
     case board(BoardPage)
     case thread(ThreadPage)
     case sections(SectionPage)
     case hot(HotTopicsPage)
+    case user(UserProfile)
 }

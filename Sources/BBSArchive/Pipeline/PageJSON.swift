@@ -13,6 +13,7 @@ enum PageJSON {
             case .thread(let thread): data = try encoder.encode(Thread(thread))
             case .sections(let sections): data = try encoder.encode(Sections(page: sections))
             case .hot(let hot): data = try encoder.encode(Hot(page: hot))
+            case .user(let profile): data = try encoder.encode(User(profile: profile))
             }
         } catch {
             throw .invalidOption("the page model could not be written as JSON: \(error)")
@@ -133,6 +134,22 @@ enum PageJSON {
         }
     }
 
+    struct User: Encodable {
+        let profile: UserProfile
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode("user", forKey: .kind)
+            try c.encode(profile.id, forKey: .id)
+            try c.encodeIfPresent(profile.nick, forKey: .nick)
+            try c.encodeIfPresent(profile.level, forKey: .level)
+            try c.encodeIfPresent(profile.posts, forKey: .posts)
+            try c.encodeIfPresent(profile.gender, forKey: .gender)
+            try c.encodeIfPresent(profile.faceURL, forKey: .face)
+            try c.encodeIfPresent(profile.lastLoginAt.map(BeijingTime.iso8601), forKey: .lastLoginAt)
+        }
+    }
+
     struct Hot: Encodable {
         let page: HotTopicsPage
 
@@ -146,6 +163,6 @@ enum PageJSON {
     enum Key: String, CodingKey {
         case kind, board, gid, title, page, threads, replies, sticky, marked, author, postedAt, lastReplier,
             lastReplyAt, posts, floor, body, attachments, ip, editedBy, editedAt, nick, id, quote, signature, likes,
-            sections, boards, topics
+            sections, boards, topics, level, gender, face, lastLoginAt
     }
 }

@@ -9,6 +9,7 @@ struct SMTHMobileParser {
     let page: FetchedPage
 
     func parse() throws(ArchiveError) -> ForumPage {
+        if let profile = try UserProfileReader.json(page.body, url: page.url) { return .user(profile) }
         let encoding = TextEncodingDetector.encoding(of: page.body, contentType: page.contentType)
         let document: HTMLDocument
         do {
@@ -25,6 +26,7 @@ struct SMTHMobileParser {
         if let list, isBoardPage(document) {
             return .board(parseBoard(document, list: list))
         }
+        if let profile = parseUser(document) { return .user(profile) }
         if let sections = parseSections(document) { return .sections(sections) }
         if let hot = parseHot(document) { return .hot(hot) }
         if let message = forumMessage(in: document) {
@@ -152,6 +154,29 @@ struct SMTHMobileParser {
         return Post(
             floor: floor, author: author, postedAt: postedAt, body: result.text,
             attachments: result.attachments, ip: result.ip, editedBy: result.editedBy)
+    }
+
+    // MARK: Users
+
+    /// `/user/query/{id}`: the breadcrumb says 用户-{id}; `昵称:` gives the nick.
+    private func parseUser(_ document: HTMLDocument) -> UserProfile? {
+        guard let menu = document.first("//div[\(XPath.hasClass("menu"))]"),
+            let range = menu.text.range(of: "用户-")
+        else { return nil }
+        let id = String(menu.text[range.upperBound...].prefix { $0 != "|" && !$0.isWhitespace })
+        guard !id.isEmpty else { return nil }
+        var profile = UserProfile(id: id)
+        for item in document.select("//ul[\(XPath.hasClass("list"))]/li") {
+            let text = Self.normalizeSpaces(item.text)
+            for (label, apply) in [
+                ("昵称:", { (value: String) in profile.nick = value }),
+                ("身份:", { (value: String) in profile.level = value }),
+                ("文章:", { (value: String) in profile.posts = Int(value) }),
+            ] where text.hasPrefix(label) {
+                apply(String(text.dropFirst(label.count)))
+            }
+        }
+        return profile
     }
 
     // MARK: Sections and hot topics

@@ -6,6 +6,7 @@ struct SMTHNForumParser {
     let page: FetchedPage
 
     func parse() throws(ArchiveError) -> ForumPage {
+        if let profile = try UserProfileReader.json(page.body, url: page.url) { return .user(profile) }
         let encoding = TextEncodingDetector.encoding(of: page.body, contentType: page.contentType)
         let document: HTMLDocument
         do {
