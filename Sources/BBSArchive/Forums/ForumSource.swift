@@ -18,6 +18,19 @@ public struct FetchedPage: Sendable {
     }
 }
 
+extension FetchedPage {
+    /// The page parsed as HTML in the encoding its header, declaration or
+    /// bytes say; a page that is no HTML at all is `expected`'s error.
+    func document(expected: String) throws(ArchiveError) -> HTMLDocument {
+        let encoding = TextEncodingDetector.encoding(of: body, contentType: contentType)
+        do {
+            return try HTMLDocument(data: body, url: url, encoding: encoding)
+        } catch {
+            throw .notAForumPage(url: url, expected: "\(expected) (it is empty or not HTML)")
+        }
+    }
+}
+
 /// A page of a forum, named by forum ids.
 public enum PageAddress: Sendable, Equatable {
     case board(String, page: Int)

@@ -10,13 +10,7 @@ struct SMTHMobileParser {
 
     func parse() throws(ArchiveError) -> ForumPage {
         if let profile = try UserProfileReader.json(page.body, url: page.url) { return .user(profile) }
-        let encoding = TextEncodingDetector.encoding(of: page.body, contentType: page.contentType)
-        let document: HTMLDocument
-        do {
-            document = try HTMLDocument(data: page.body, url: page.url, encoding: encoding)
-        } catch {
-            throw .notAForumPage(url: page.url, expected: "an SMTH mobile page (it is empty or not HTML)")
-        }
+        let document = try page.document(expected: "an SMTH mobile page")
         let list = document.first("//ul[\(XPath.hasClass("list"))]")
         if let list, let heading = list.first("li[\(XPath.hasClass("f"))]"),
             heading.text.hasPrefix("主题:") || heading.text.hasPrefix("主题：")

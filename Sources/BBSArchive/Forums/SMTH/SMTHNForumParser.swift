@@ -7,13 +7,7 @@ struct SMTHNForumParser {
 
     func parse() throws(ArchiveError) -> ForumPage {
         if let profile = try UserProfileReader.json(page.body, url: page.url) { return .user(profile) }
-        let encoding = TextEncodingDetector.encoding(of: page.body, contentType: page.contentType)
-        let document: HTMLDocument
-        do {
-            document = try HTMLDocument(data: page.body, url: page.url, encoding: encoding)
-        } catch {
-            throw .notAForumPage(url: page.url, expected: "an SMTH nForum page (it is empty or not HTML)")
-        }
+        let document = try page.document(expected: "an SMTH nForum page")
         if document.first("//table[\(XPath.hasClass("article"))]") != nil {
             return .thread(parseThread(document))
         }
