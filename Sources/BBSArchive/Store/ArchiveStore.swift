@@ -543,8 +543,10 @@ public final class ArchiveStore: Sendable {
                         """,
                     arguments: [section.code, section.name, section.parent])
                 for board in section.boards {
+                    // The list also names boards in Chinese, which nForum's board pages do not.
                     try db.execute(
-                        sql: "UPDATE board SET section = ? WHERE name = ?", arguments: [section.code, board])
+                        sql: "UPDATE board SET section = ?, title = coalesce(title, ?) WHERE name = ?",
+                        arguments: [section.code, page.boardTitles[board], board])
                 }
             }
         }
