@@ -114,7 +114,8 @@ func libxml2Pass(_ pages: [SavedPage]) -> Int {
     for page in pages {
         let document: htmlDocPtr? = page.body.withUnsafeBytes { raw in
             guard let base = raw.baseAddress, raw.count > 0 else { return nil }
-            return htmlReadMemory(base.assumingMemoryBound(to: CChar.self), Int32(raw.count), page.url, "UTF-8", options)
+            return htmlReadMemory(
+                base.assumingMemoryBound(to: CChar.self), Int32(raw.count), page.url, "UTF-8", options)
         }
         if let document { xmlFreeDoc(document) } else { failures += 1 }
     }
@@ -204,32 +205,32 @@ let hugoConfig = """
 
 let hugoLayouts: [String: String] = [
     "_default/baseof.html": """
-        <!DOCTYPE html>
-        <html lang="zh-CN"><head><meta charset="utf-8"><title>{{ .Title }} · {{ .Site.Title }}</title>
-        <link rel="stylesheet" href="{{ "assets/style.css" | relURL }}"></head>
-        <body><nav><a href="{{ "/" | relURL }}">{{ .Site.Title }}</a></nav>
-        <main>{{ block "main" . }}{{ end }}</main></body></html>
+    <!DOCTYPE html>
+    <html lang="zh-CN"><head><meta charset="utf-8"><title>{{ .Title }} · {{ .Site.Title }}</title>
+    <link rel="stylesheet" href="{{ "assets/style.css" | relURL }}"></head>
+    <body><nav><a href="{{ "/" | relURL }}">{{ .Site.Title }}</a></nav>
+    <main>{{ block "main" . }}{{ end }}</main></body></html>
 
-        """,
+    """,
     "_default/list.html": """
-        {{ define "main" }}<h1>{{ .Title }}</h1>
-        {{ $pager := .Paginate .Pages }}<ul>
-        {{ range $pager.Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a>
-        ({{ .Params.replies }}) {{ .Params.starter }} · {{ .Date.Format "2006-01-02 15:04" }}</li>
-        {{ end }}</ul>
-        {{ template "_internal/pagination.html" . }}{{ end }}
+    {{ define "main" }}<h1>{{ .Title }}</h1>
+    {{ $pager := .Paginate .Pages }}<ul>
+    {{ range $pager.Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a>
+    ({{ .Params.replies }}) {{ .Params.starter }} · {{ .Date.Format "2006-01-02 15:04" }}</li>
+    {{ end }}</ul>
+    {{ template "_internal/pagination.html" . }}{{ end }}
 
-        """,
+    """,
     "_default/single.html": """
-        {{ define "main" }}<article><h1>{{ .Title }}</h1>{{ .Content }}</article>{{ end }}
+    {{ define "main" }}<article><h1>{{ .Title }}</h1>{{ .Content }}</article>{{ end }}
 
-        """,
+    """,
     "index.html": """
-        {{ define "main" }}<h1>{{ .Site.Title }}</h1><ul>
-        {{ range (.Site.GetPage "/board").Sections }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a>
-        {{ len .Pages }} threads</li>{{ end }}</ul>{{ end }}
+    {{ define "main" }}<h1>{{ .Site.Title }}</h1><ul>
+    {{ range (.Site.GetPage "/board").Sections }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a>
+    {{ len .Pages }} threads</li>{{ end }}</ul>{{ end }}
 
-        """,
+    """,
 ]
 
 func runHugoExport(_ arguments: Arguments) throws {

@@ -194,6 +194,11 @@ def section(data):
                     f"| {posts_label(b['posts'])} | {spread(b['wall'])} | {spread(h['wall'])} | {f(h['ratio'])}× | "
                     f"{f(b['pages'])} | {f(h['html'])} | {f(mb(h['maxrss_kb']))} MB | {code(h['command'])} |")
             out.append("")
+            if data.get("hugoSkipped"):
+                out.append(f"Hugo is not run at {', '.join(data['hugoSkipped'])} posts: its peak RSS grows with the "
+                           f"site ({f(mb(hugos[-1]['hugo']['maxrss_kb']))} MB at {posts_label(hugos[-1]['posts'])}), "
+                           f"too much for a machine shared with other work.")
+                out.append("")
             worst = max(hugos, key=lambda x: x["hugo"]["ratio"] or 0)
             targets.append(("Faster than Hugo on the same content",
                             ", ".join(f"{f(b['hugo']['ratio'])}× Hugo's time at {posts_label(b['posts'])}"
