@@ -106,10 +106,19 @@ def stats(values):
 
 
 def loadavg():
+    """Load average (1, 5, 15 min) and, where the kernel has them, the share of
+    the last 60 s in which some task waited for CPU or for I/O (PSI)."""
     try:
-        return [round(x, 2) for x in os.getloadavg()]
+        state = {"load": [round(x, 2) for x in os.getloadavg()]}
     except OSError:
         return None
+    for kind in ("cpu", "io"):
+        try:
+            text = Path(f"/proc/pressure/{kind}").read_text()
+            state[f"{kind}Pressure60"] = float(re.search(r"^some .*avg60=([0-9.]+)", text, re.M).group(1))
+        except (OSError, AttributeError, ValueError):
+            pass
+    return state
 
 
 def rel(path):

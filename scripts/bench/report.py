@@ -71,6 +71,17 @@ def code(text):
     return "`" + text.replace("`", "'") + "`"
 
 
+def load_text(state):
+    if isinstance(state, list):  # older results: the load average alone
+        return "load " + "/".join(str(x) for x in state)
+    text = "load " + "/".join(str(x) for x in state.get("load", []))
+    if "cpuPressure60" in state:
+        text += f", CPU waited {state['cpuPressure60']:.0f}%"
+    if "ioPressure60" in state:
+        text += f", I/O waited {state['ioPressure60']:.0f}%"
+    return text
+
+
 def section(data):
     out = []
     m = data["machine"]
@@ -80,14 +91,16 @@ def section(data):
         f"Measured {data['date']} on {m.get('nproc')} × {m.get('cpu', '?')}, {m.get('memory_gb', '?')} GB RAM, "
         f"{m.get('os', '?')} (kernel {m.get('kernel', '?')}); commit {m.get('commit', '?')}; "
         f"{m['tools'].get('swift') or 'swift ?'}. The whole run took {data['seconds'] / 60:.1f} min. "
-        f"Load average (1, 5, 15 min) at the start {data['loadavg'].get('start')}, at the end "
-        f"{data['loadavg'].get('end')}: other work on the machine shows up in the spread of the runs.")
+        f"The machine is shared with other work, which shows up in the spread of the runs: "
+        + "; ".join(f"{k} {load_text(v)}" for k, v in data["loadavg"].items() if v) + ".")
     out.append("")
     out.append(
         f"Reproduce: `make bench BENCH_SCALE={data['scale']}` (release build). Each replica below runs with "
         f"`--seed {data['replicaSeed']} --now {data['replicaNow']}`, so it serves the same bytes every time; "
         f"`$URL` is the first line the replica prints. Timings are the median of the runs, with (min–max); "
-        f"peak RSS and CPU time come from `/usr/bin/time`.")
+        f"peak RSS and CPU time come from `/usr/bin/time`. Load is the 1/5/15-minute load average; *CPU/I/O "
+        f"waited* is the share of the last minute in which some task waited for a CPU or for the disk "
+        f"(`/proc/pressure`).")
     out.append("")
 
     targets = []
@@ -287,10 +300,12 @@ def section(data):
             f"{code(fe['commands']['httrack'])} |")
         out.append("")
         out.append(
-            "wget runs with `--no-http-keep-alive`: on a kept-alive connection the replica's second response "
-            "arrives ~40 ms late (Nagle/delayed ACK in the replica's server), which would measure the replica, not "
-            "wget. httrack 3.49 waits about a second per link whose type it has to learn (extension-less URLs such as "
-            "`/article/B/123`), so it runs once, under a time cap, and its rate is what it managed in that time.")
+            "wget runs with `--no-http-keep-alive`: on a kept-alive connection the replica answers the second "
+            "request ~40 ms late (`curl` of two URLs on one connection: 1 ms, then 43 ms; a Nagle/delayed-ACK "
+            "stall in the replica's server), which would measure the replica, not wget. httrack 3.49 fetches about "
+            "one page a second here whatever its `-c`/`-%c` settings (it does the same against `python3 -m "
+            "http.server` serving static `.html` files), so it runs once, under a time cap, and its rate is what "
+            "it managed in that time.")
         out.append("")
 
     # 6. Size
