@@ -1,4 +1,4 @@
-# bbsarchive: make setup · build · test · demo · screenshots · lint · clean
+# bbsarchive: make setup · build · test · demo · bench · screenshots · lint · clean
 SWIFT ?= swift
 PYTHON ?= python3
 # The C libraries bbsarchive links, as Debian packages: all `make demo` needs.
@@ -10,7 +10,7 @@ TEST_PACKAGES := chromium fonts-noto-cjk w3m python3 python3-pip default-jre-hea
 # apt-get needs root: use sudo when not already root.
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo)
 
-.PHONY: setup setup-core build test demo screenshots lint clean
+.PHONY: setup setup-core build test demo bench screenshots lint clean
 
 # Everything the build, the demo and the tests need; installs only what is
 # missing, after refreshing the package lists (a new machine's may be empty
@@ -64,9 +64,20 @@ screenshots: setup
 	./scripts/demo.sh
 	./scripts/screenshots.sh site screenshots
 
+# Benchmarks on the replica, at BENCH_SCALE (tiny: a CI smoke run; default:
+# a few minutes; large: about a million posts), beside xmllint, Hugo, wget
+# and httrack; writes BENCHMARKS.md and benchmarks/$(BENCH_SCALE).json.
+# Never part of `make test`.
+BENCH_SCALE ?= default
+BENCH_PACKAGES := hugo wget httrack libxml2-utils time python3
+bench: setup-core
+	@$(call apt_install,$(BENCH_PACKAGES))
+	$(SWIFT) build -c release
+	$(PYTHON) scripts/bench/bench.py --scale $(BENCH_SCALE)
+
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 
 clean:
-	rm -rf .build demo.sqlite demo.sqlite-wal demo.sqlite-shm screenshots
+	rm -rf .build .bench demo.sqlite demo.sqlite-wal demo.sqlite-shm screenshots
 	find site -mindepth 1 ! -name README.md -exec rm -rf {} +

@@ -58,6 +58,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // make bench: parser throughput and the Hugo export, in process, over the public API.
+        .executableTarget(name: "bbsarchive-bench", dependencies: ["BBSArchive", "CLibXML2"]),
+
         .testTarget(
             name: "BBSArchiveTests",
             dependencies: [

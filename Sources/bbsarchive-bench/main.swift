@@ -1,0 +1,309 @@
+import BBSArchive
+import CLibXML2
+import Foundation
+
+// bbsarchive-bench: the in-process half of `make bench` (scripts/bench/bench.py
+// runs everything else). It uses only the public API of BBSArchive.
+//
+//   bbsarchive-bench parse --pages DIR [--runs N] [--fetched-at ISO8601]
+//       Parses every page listed in DIR/manifest.tsv (file<TAB>URL) with the
+//       SMTH mobile parser, and with libxml2's bare htmlReadMemory (the same
+//       options the parser uses), alternating, N timed passes each after one
+//       warm-up pass. Prints JSON.
+//
+//   bbsarchive-bench hugo-export --store FILE --site DIR --dest DIR
+//       Writes a minimal Hugo site into DEST from a store and the Markdown
+//       copies a `bbsarchive build` wrote into SITE: one content page per
+//       thread (front matter from the store), one section per board, the
+//       media as static files. Prints JSON counts.
+
+enum BenchError: Error, CustomStringConvertible {
+    case usage(String)
+    case failed(String)
+
+    var description: String {
+        switch self {
+        case .usage(let text): "usage: \(text)"
+        case .failed(let text): text
+        }
+    }
+}
+
+struct Arguments {
+    var values: [String: String] = [:]
+
+    init(_ list: ArraySlice<String>) throws {
+        var iterator = list.makeIterator()
+        while let name = iterator.next() {
+            guard name.hasPrefix("--"), let value = iterator.next() else {
+                throw BenchError.usage("options come as --name value pairs, not \(name)")
+            }
+            values[String(name.dropFirst(2))] = value
+        }
+    }
+
+    func required(_ name: String) throws -> String {
+        guard let value = values[name] else { throw BenchError.usage("--\(name) is required") }
+        return value
+    }
+}
+
+func seconds(_ duration: Duration) -> Double {
+    let parts = duration.components
+    return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+}
+
+func printJSON(_ object: Any) throws {
+    let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    FileHandle.standardOutput.write(data)
+    FileHandle.standardOutput.write(Data("\n".utf8))
+}
+
+// MARK: Parse
+
+struct SavedPage {
+    var url: String
+    var body: Data
+}
+
+func loadPages(_ directory: String) throws -> [SavedPage] {
+    let folder = URL(fileURLWithPath: directory)
+    let manifest = folder.appendingPathComponent("manifest.tsv")
+    guard let text = try? String(contentsOf: manifest, encoding: .utf8) else {
+        throw BenchError.failed("cannot read \(manifest.path)")
+    }
+    var pages: [SavedPage] = []
+    for line in text.split(separator: "\n") {
+        let fields = line.split(separator: "\t", maxSplits: 1)
+        guard fields.count == 2 else { continue }
+        let path = folder.appendingPathComponent(String(fields[0])).path
+        guard let body = FileManager.default.contents(atPath: path) else {
+            throw BenchError.failed("cannot read \(path)")
+        }
+        pages.append(SavedPage(url: String(fields[1]), body: body))
+    }
+    return pages
+}
+
+/// One pass of the SMTH mobile parser over every page; returns (threads, boards, failures).
+func parsePass(_ pages: [SavedPage], source: SMTHMobileSource, fetchedAt: Date) -> (Int, Int, Int) {
+    var threads = 0
+    var boards = 0
+    var failures = 0
+    for page in pages {
+        let fetched = FetchedPage(
+            url: page.url, body: page.body, contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
+        do {
+            switch try source.parse(fetched) {
+            case .thread: threads += 1
+            case .board: boards += 1
+            default: failures += 1
+            }
+        } catch {
+            failures += 1
+        }
+    }
+    return (threads, boards, failures)
+}
+
+/// One pass of libxml2's HTML parser alone: build the tree, free it.
+func libxml2Pass(_ pages: [SavedPage]) -> Int {
+    let options = Int32(
+        HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
+            | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue)
+    var failures = 0
+    for page in pages {
+        let document: htmlDocPtr? = page.body.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress, raw.count > 0 else { return nil }
+            return htmlReadMemory(
+                base.assumingMemoryBound(to: CChar.self), Int32(raw.count), page.url, "UTF-8", options)
+        }
+        if let document { xmlFreeDoc(document) } else { failures += 1 }
+    }
+    return failures
+}
+
+func runParse(_ arguments: Arguments) throws {
+    let pages = try loadPages(try arguments.required("pages"))
+    guard let first = pages.first else { throw BenchError.failed("no pages in the manifest") }
+    let runs = Int(arguments.values["runs"] ?? "5") ?? 5
+    let fetchedAt = arguments.values["fetched-at"].flatMap(BeijingTime.parseISO8601) ?? Date()
+    // The pages' own URLs carry the replica's address; the source only needs a base.
+    let base = URL(string: first.url).map { "\($0.scheme ?? "http")://\($0.host ?? "127.0.0.1"):\($0.port ?? 80)" }
+    let source = SMTHMobileSource(baseURL: base ?? "http://127.0.0.1")
+    xmlInitParser()
+
+    let (threads, boards, failures) = parsePass(pages, source: source, fetchedAt: fetchedAt)
+    let rawFailures = libxml2Pass(pages)
+    var parserRuns: [Double] = []
+    var libxml2Runs: [Double] = []
+    let clock = ContinuousClock()
+    for _ in 0..<max(1, runs) {
+        parserRuns.append(seconds(clock.measure { _ = parsePass(pages, source: source, fetchedAt: fetchedAt) }))
+        libxml2Runs.append(seconds(clock.measure { _ = libxml2Pass(pages) }))
+    }
+    try printJSON([
+        "pages": pages.count, "bytes": pages.reduce(0) { $0 + $1.body.count },
+        "threadPages": threads, "boardPages": boards, "parserFailures": failures, "libxml2Failures": rawFailures,
+        "runs": ["parser": parserRuns, "libxml2": libxml2Runs],
+    ])
+}
+
+// MARK: Hugo export
+
+func yamlString(_ text: String) -> String {
+    // A JSON string is a valid YAML double-quoted scalar.
+    let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data()
+    let array = String(decoding: data, as: UTF8.self)
+    return String(array.dropFirst().dropLast())
+}
+
+func iso8601(_ date: Date) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.timeZone = TimeZone(secondsFromGMT: 8 * 3600)
+    return formatter.string(from: date)
+}
+
+func write(_ text: String, to url: URL) throws {
+    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data(text.utf8).write(to: url)
+}
+
+/// Copies (hard-links where it can) every file under `from` into `to`.
+func linkTree(from: URL, to: URL) throws -> Int {
+    let manager = FileManager.default
+    guard let walker = manager.enumerator(at: from, includingPropertiesForKeys: [.isRegularFileKey]) else { return 0 }
+    var count = 0
+    for case let file as URL in walker {
+        guard (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+        let relative = String(file.path.dropFirst(from.path.count).drop { $0 == "/" })
+        let target = to.appendingPathComponent(relative)
+        try manager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if (try? manager.linkItem(at: file, to: target)) == nil {
+            try manager.copyItem(at: file, to: target)
+        }
+        count += 1
+    }
+    return count
+}
+
+let hugoConfig = """
+    baseURL = "/"
+    title = "水木社区存档 (Hugo)"
+    languageCode = "zh-cn"
+    paginate = 30
+    uglyURLs = true
+    relativeURLs = true
+    disableKinds = ["RSS", "sitemap", "robotsTXT", "404"]
+
+    [taxonomies]
+      author = "authors"
+
+    [markup.goldmark.extensions]
+      definitionList = false
+
+    """
+
+let hugoLayouts: [String: String] = [
+    "_default/baseof.html": """
+    <!DOCTYPE html>
+    <html lang="zh-CN"><head><meta charset="utf-8"><title>{{ .Title }} · {{ .Site.Title }}</title>
+    <link rel="stylesheet" href="{{ "assets/style.css" | relURL }}"></head>
+    <body><nav><a href="{{ "/" | relURL }}">{{ .Site.Title }}</a></nav>
+    <main>{{ block "main" . }}{{ end }}</main></body></html>
+
+    """,
+    "_default/list.html": """
+    {{ define "main" }}<h1>{{ .Title }}</h1>
+    {{ $pager := .Paginate .Pages }}<ul>
+    {{ range $pager.Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a>
+    ({{ .Params.replies }}) {{ .Params.starter }} · {{ .Date.Format "2006-01-02 15:04" }}</li>
+    {{ end }}</ul>
+    {{ template "_internal/pagination.html" . }}{{ end }}
+
+    """,
+    "_default/single.html": """
+    {{ define "main" }}<article><h1>{{ .Title }}</h1>{{ .Content }}</article>{{ end }}
+
+    """,
+    "index.html": """
+    {{ define "main" }}<h1>{{ .Site.Title }}</h1><ul>
+    {{ range (.Site.GetPage "/board").Sections }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a>
+    {{ len .Pages }} threads</li>{{ end }}</ul>{{ end }}
+
+    """,
+]
+
+func runHugoExport(_ arguments: Arguments) throws {
+    let store = try ArchiveStore(path: try arguments.required("store"))
+    let site = URL(fileURLWithPath: try arguments.required("site"))
+    let dest = URL(fileURLWithPath: try arguments.required("dest"))
+    let manager = FileManager.default
+    try? manager.removeItem(at: dest)
+    try write(hugoConfig, to: dest.appendingPathComponent("hugo.toml"))
+    for (path, text) in hugoLayouts {
+        try write(text, to: dest.appendingPathComponent("layouts").appendingPathComponent(path))
+    }
+    let content = dest.appendingPathComponent("content")
+    try write("---\ntitle: \"水木社区存档\"\n---\n", to: content.appendingPathComponent("_index.md"))
+    try write("---\ntitle: \"版面\"\n---\n", to: content.appendingPathComponent("board/_index.md"))
+
+    var threads = 0
+    var posts = 0
+    var markdownBytes = 0
+    var missing = 0
+    for board in try store.boards() {
+        let folder = content.appendingPathComponent("board").appendingPathComponent(board.name)
+        try write(
+            "---\ntitle: \(yamlString("\(board.title ?? board.name) (\(board.name))"))\n---\n",
+            to: folder.appendingPathComponent("_index.md"))
+        for thread in try store.threads(board: board.name) {
+            let source = site.appendingPathComponent("board/\(board.name)/\(thread.gid).md")
+            guard let data = manager.contents(atPath: source.path) else {
+                missing += 1
+                continue
+            }
+            // The page template prints the title; drop the copy's `# title` line.
+            var body = String(decoding: data, as: UTF8.self)
+            if body.hasPrefix("# "), let newline = body.firstIndex(of: "\n") {
+                body = String(body[body.index(after: newline)...])
+            }
+            let threadPosts = try store.posts(board: board.name, gid: thread.gid)
+            var authors: [String] = []
+            for post in threadPosts where !authors.contains(post.author) { authors.append(post.author) }
+            var front = "---\ntitle: \(yamlString(thread.title))\n"
+            front += "date: \(iso8601(thread.lastReplyAt))\n"
+            front += "replies: \(thread.replies)\n"
+            front += "starter: \(yamlString(thread.author ?? "原帖已删除"))\n"
+            if thread.sticky { front += "weight: 1\n" }
+            front += "authors: [\(authors.map(yamlString).joined(separator: ", "))]\n---\n"
+            let page = front + body
+            try write(page, to: folder.appendingPathComponent("\(thread.gid).md"))
+            threads += 1
+            posts += threadPosts.count
+            markdownBytes += page.utf8.count
+        }
+    }
+    let media = try linkTree(
+        from: site.appendingPathComponent("media"), to: dest.appendingPathComponent("static/media"))
+    _ = try linkTree(from: site.appendingPathComponent("assets"), to: dest.appendingPathComponent("static/assets"))
+    try printJSON([
+        "threads": threads, "posts": posts, "markdownBytes": markdownBytes, "media": media, "missingMarkdown": missing,
+    ])
+}
+
+// MARK: Main
+
+let commandLine = CommandLine.arguments
+do {
+    guard commandLine.count >= 2 else { throw BenchError.usage("bbsarchive-bench parse|hugo-export --option value…") }
+    let arguments = try Arguments(commandLine.dropFirst(2))
+    switch commandLine[1] {
+    case "parse": try runParse(arguments)
+    case "hugo-export": try runHugoExport(arguments)
+    default: throw BenchError.usage("bbsarchive-bench parse|hugo-export --option value…")
+    }
+} catch {
+    FileHandle.standardError.write(Data("bbsarchive-bench: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,1101 @@
+#!/usr/bin/env python3
+"""make bench: bbsarchive's benchmarks, on the SMTH replica, next to the tools
+people use instead.
+
+    python3 scripts/bench/bench.py --scale tiny|default|large [--only parse,fetch,...]
+
+Writes the raw figures to benchmarks/<scale>.json and regenerates
+BENCHMARKS.md from every benchmarks/*.json present. Work files go under
+.bench/ (never committed). Exits non-zero only when bbsarchive itself (or the
+replica) fails; slow figures and missed targets never fail it.
+
+Everything talks to 127.0.0.1 only. Python 3.11 standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import http.client
+import http.server
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+WORK = ROOT / ".bench"
+RESULTS = ROOT / "benchmarks"
+REPORT = ROOT / "BENCHMARKS.md"
+
+# The replica is pinned to one moment, so every run serves the same bytes and
+# a restarted replica serves the same forum (needed by the incremental bench).
+SEED = 1
+NOW = "2025-06-01T12:00:00+08:00"
+BEIJING = dt.timezone(dt.timedelta(hours=8))
+
+
+def forum(sections, boards, threads, posts=25):
+    return {"sections": sections, "boards": boards, "threads": threads, "posts": posts}
+
+
+# Replica shapes: about 7.25 posts a thread with --posts 25.
+SCALES = {
+    "tiny": {
+        "runs": 2,
+        "fetch_forum": forum(1, 2, 60),  # ~900 posts; also the only build tier
+        "tiers": [],
+        "incremental_tier": "fetch",
+        "hugo_tiers": ["fetch"],
+        "httrack_cap": 10,
+        "connections": [1, 4, 16],
+    },
+    "default": {
+        "runs": 3,
+        "fetch_forum": forum(2, 2, 350),  # ~10k posts: the 10k build tier
+        "tiers": [("100k", forum(4, 5, 716))],  # ~100k posts
+        "incremental_tier": "100k",
+        "hugo_tiers": ["fetch", "100k"],
+        "httrack_cap": 30,
+        "connections": [1, 4, 16],
+    },
+    "large": {
+        "runs": 3,
+        "fetch_forum": forum(2, 2, 350),
+        "tiers": [("100k", forum(4, 5, 716)), ("1M", forum(10, 10, 1432))],  # ~100k, ~1M posts
+        "incremental_tier": "100k",
+        # Not at 1M: Hugo's peak RSS grows with the site (~1.8 GB at 100k posts),
+        # too much for a machine shared with other work.
+        "hugo_tiers": ["fetch", "100k"],
+        "httrack_cap": 30,
+        "connections": [1, 4, 16],
+        # The 1M tier builds this many times (each takes minutes).
+        "runs_1M": 2,
+    },
+}
+
+BENCHES = ["parse", "fetch", "build", "hugo", "incremental", "size"]
+
+
+# MARK: - Small helpers
+
+
+def log(message):
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def stats(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def loadavg():
+    """Load average (1, 5, 15 min) and, where the kernel has them, the share of
+    the last 60 s in which some task waited for CPU or for I/O (PSI)."""
+    try:
+        state = {"load": [round(x, 2) for x in os.getloadavg()]}
+    except OSError:
+        return None
+    for kind in ("cpu", "io"):
+        try:
+            text = Path(f"/proc/pressure/{kind}").read_text()
+            state[f"{kind}Pressure60"] = float(re.search(r"^some .*avg60=([0-9.]+)", text, re.M).group(1))
+        except (OSError, AttributeError, ValueError):
+            pass
+    return state
+
+
+def rel(path):
+    path = Path(path)
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def shell_join(args):
+    """A command line to paste into bash; arguments naming $URL or $PROXY keep them expandable."""
+    out = []
+    for a in args:
+        a = str(a)
+        if re.fullmatch(r"[A-Za-z0-9_./:=,+%@-]+", a):
+            out.append(a)
+        elif "$URL" in a or "$PROXY" in a:
+            out.append('"' + a.replace("\\", "\\\\").replace('"', '\\"') + '"')
+        else:
+            out.append("'" + a.replace("'", "'\\''") + "'")
+    return " ".join(out)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_is_free(port):
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def rmtree(path):
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def run_timed(args, cwd=None, check=True, timeout=None, label=None):
+    """Runs a command under /usr/bin/time: wall (monotonic), user, sys, peak RSS."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time", delete=False) as t:
+        time_file = t.name
+    full = ["/usr/bin/time", "-o", time_file, "-f", "%U %S %M"] + [str(a) for a in args]
+    start = time.monotonic()
+    # A session of its own, so a timeout stops the command and not only /usr/bin/time.
+    proc = subprocess.Popen(full, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        timed_out = True
+    wall = time.monotonic() - start
+    user = system = rss = None
+    try:
+        fields = Path(time_file).read_text().strip().splitlines()[-1].split()
+        user, system, rss = float(fields[0]), float(fields[1]), int(fields[2])
+    except (OSError, IndexError, ValueError):
+        pass
+    finally:
+        os.unlink(time_file)
+    result = {
+        "wall": wall, "user": user, "sys": system, "cpu": (user or 0) + (system or 0) if user is not None else None,
+        "maxrss_kb": rss, "status": proc.returncode, "timed_out": timed_out,
+        "stdout": stdout, "stderr": stderr,
+    }
+    if check and proc.returncode != 0:
+        tail = "\n".join((stderr or "").strip().splitlines()[-15:])
+        raise BenchFailure(f"{label or args[0]} failed with status {proc.returncode}:\n{tail}")
+    return result
+
+
+class BenchFailure(Exception):
+    pass
+
+
+# MARK: - Binaries and the replica
+
+
+class Binaries:
+    def __init__(self):
+        out = subprocess.run(
+            ["swift", "build", "-c", os.environ.get("BENCH_CONFIG", "release"), "--show-bin-path"],
+            cwd=ROOT, capture_output=True, text=True, check=True)
+        self.dir = Path(out.stdout.strip())
+        self.bbsarchive = self.dir / "bbsarchive"
+        self.replica = self.dir / "smth-replica"
+        self.bench = self.dir / "bbsarchive-bench"
+        for b in (self.bbsarchive, self.replica, self.bench):
+            if not b.exists():
+                raise BenchFailure(f"{b} is missing: run `swift build -c release` first (make bench does)")
+        self.templates = ROOT / "templates"
+
+    def fingerprint(self):
+        h = hashlib.sha256()
+        for b in (self.bbsarchive, self.replica):
+            h.update(b.read_bytes())
+        return h.hexdigest()[:16]
+
+
+def replica_args(shape):
+    return ["--seed", SEED, "--sections", shape["sections"], "--boards", shape["boards"],
+            "--threads", shape["threads"], "--posts", shape["posts"], "--now", NOW]
+
+
+class Replica:
+    """smth-replica on loopback; stopped (SIGTERM, then SIGKILL) on exit."""
+
+    def __init__(self, bins, shape, port=0):
+        self.bins, self.shape, self.port = bins, shape, port
+        self.proc = None
+        self.url = None
+
+    def command(self, port="0"):
+        return [self.bins.replica, "--port", port] + replica_args(self.shape)
+
+    def __enter__(self):
+        self.proc = subprocess.Popen([str(a) for a in self.command(self.port)], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("http://"):
+            err = self.proc.stderr.read() if self.proc.poll() is not None else ""
+            self.stop()
+            raise BenchFailure(f"the replica did not start: {line} {err}")
+        self.url = line
+        return self
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def boards(self):
+        out = subprocess.run([str(a) for a in [self.bins.replica] + replica_args(self.shape) + ["--list-boards"]],
+                             capture_output=True, text=True, check=True)
+        return out.stdout.split()
+
+    def truth(self):
+        with urllib.request.urlopen(self.url + "/_replica/truth.json", timeout=120) as r:
+            data = json.load(r)
+        boards = data["boards"]
+        return {k: sum(b[k] for b in boards) for k in ("threads", "posts", "images", "files")} | {
+            "boards": len(boards)}
+
+
+def replica_command_text(shape):
+    return shell_join([".build/release/smth-replica", "--port", "0"] + replica_args(shape))
+
+
+# MARK: - Output parsing
+
+BUILT = re.compile(r"built (\d+) page\(s\), (\d+) Markdown file\(s\), (\d+) new media file\(s\); "
+                   r"(\d+) written, (\d+) unchanged")
+FETCHED = re.compile(r"fetched (\d+) board page\(s\), (\d+) thread\(s\) with (\d+) post\(s\), "
+                     r"(\d+) attachment\(s\); (\d+) thread\(s\) unchanged")
+
+
+def built_report(stderr):
+    m = BUILT.search(stderr or "")
+    if not m:
+        return None
+    keys = ["pages", "markdown", "media", "written", "unchanged"]
+    return dict(zip(keys, map(int, m.groups())))
+
+
+def fetched_report(stderr):
+    m = FETCHED.search(stderr or "")
+    if not m:
+        return None
+    keys = ["boardPages", "threads", "posts", "attachments", "unchanged"]
+    return dict(zip(keys, map(int, m.groups())))
+
+
+def capture_count(store):
+    try:
+        con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+        try:
+            return con.execute("SELECT count(*) FROM capture").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return None
+
+
+def snapshot(folder):
+    state = {}
+    for dirpath, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(dirpath, name)
+            st = os.stat(path)
+            state[os.path.relpath(path, folder)] = (st.st_ino, st.st_mtime_ns, st.st_size)
+    return state
+
+
+def changed_files(before, after):
+    return sorted(p for p, s in after.items() if before.get(p) != s) + sorted(
+        "(removed) " + p for p in before if p not in after)
+
+
+def tree_size(folder):
+    """Apparent bytes and bytes on disk (allocated blocks), by kind of file."""
+    kinds = {}
+    for dirpath, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(dirpath, name)
+            st = os.stat(path)
+            relpath = os.path.relpath(path, folder)
+            if relpath.startswith("media/"):
+                kind = "media"
+            elif name.endswith(".html"):
+                kind = "html"
+            elif name.endswith(".md"):
+                kind = "markdown"
+            else:
+                kind = "other"
+            k = kinds.setdefault(kind, {"files": 0, "bytes": 0, "disk": 0})
+            k["files"] += 1
+            k["bytes"] += st.st_size
+            k["disk"] += st.st_blocks * 512
+    return kinds
+
+
+def store_size(store):
+    size = {"files": 0, "bytes": 0, "disk": 0}
+    for suffix in ("", "-wal", "-shm"):
+        p = Path(str(store) + suffix)
+        if p.exists():
+            st = p.stat()
+            size["files"] += 1
+            size["bytes"] += st.st_size
+            size["disk"] += st.st_blocks * 512
+    return size
+
+
+def machine():
+    info = {"nproc": os.cpu_count(), "kernel": platform.release(), "python": platform.python_version()}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                info["memory_gb"] = round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    try:
+        info["os"] = dict(re.findall(r'^(\w+)="?([^"\n]*)"?', Path("/etc/os-release").read_text(), re.M)).get(
+            "PRETTY_NAME")
+    except OSError:
+        pass
+
+    def first_line(args, stream="stdout"):
+        try:
+            p = subprocess.run(args, capture_output=True, text=True, timeout=60)
+            text = (p.stdout if stream == "stdout" else p.stderr) or p.stdout or p.stderr
+            return text.strip().splitlines()[0] if text.strip() else None
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+
+    info["tools"] = {
+        "swift": first_line(["swift", "--version"]),
+        "hugo": first_line(["hugo", "version"]),
+        "wget": first_line(["wget", "--version"]),
+        "httrack": first_line(["httrack", "--version"]),
+        "xmllint": first_line(["xmllint", "--version"], "stderr"),
+    }
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "Sources", "Package.swift", "templates"],
+                               cwd=ROOT, capture_output=True, text=True)
+        info["commit"] = commit.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
+    except OSError:
+        pass
+    return info
+
+
+# MARK: - 1. Parse
+
+
+def crawl_pages(url, boards, folder):
+    """Saves every board list page and thread page of the boards, as fetched."""
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest = []
+
+    def get(path):
+        with urllib.request.urlopen(url + path, timeout=60) as r:
+            return r.read()
+
+    def total_pages(body):
+        m = re.search(rb'<a class="plant">(\d+)/(\d+)</a>', body)
+        return int(m.group(2)) if m else 1
+
+    def save(name, path, body):
+        (folder / name).write_bytes(body)
+        manifest.append(f"{name}\t{url}{path}")
+
+    for board in boards:
+        first = get(f"/board/{board}?p=1")
+        save(f"board-{board}-1.html", f"/board/{board}?p=1", first)
+        gids = []
+        pages = [first]
+        for p in range(2, total_pages(first) + 1):
+            body = get(f"/board/{board}?p={p}")
+            save(f"board-{board}-{p}.html", f"/board/{board}?p={p}", body)
+            pages.append(body)
+        for body in pages:
+            for gid in re.findall(rb'href="/article/' + board.encode() + rb'/(\d+)"', body):
+                if gid not in gids:
+                    gids.append(gid)
+        for gid in (g.decode() for g in gids):
+            path = f"/article/{board}/{gid}?p=1"
+            body = get(path)
+            save(f"thread-{board}-{gid}-1.html", path, body)
+            for p in range(2, total_pages(body) + 1):
+                path = f"/article/{board}/{gid}?p={p}"
+                save(f"thread-{board}-{gid}-{p}.html", path, get(path))
+    (folder / "manifest.tsv").write_text("\n".join(manifest) + "\n")
+    return len(manifest)
+
+
+def bench_parse(ctx, url, boards):
+    folder = ctx.work / "parse" / "pages"
+    rmtree(folder)
+    count = crawl_pages(url, boards, folder)
+    log(f"parse: {count} saved replica pages")
+    runs = max(5, ctx.runs)
+    files = [line.split("\t")[0] for line in (folder / "manifest.tsv").read_text().splitlines() if line]
+    xmllint_runs = []
+    xmllint_errors = None
+    parser_runs = []
+    libxml2_runs = []
+    data = None
+    # Alternating, so a change in the machine's load hits both sides alike:
+    # one bbsarchive-bench pass (after its warm-up pass), then one xmllint
+    # process over every file.
+    subprocess.run(["xmllint", "--html", "--noout"] + files, cwd=folder, capture_output=True)  # warm-up
+    for _ in range(runs):
+        result = run_timed([ctx.bins.bench, "parse", "--pages", folder, "--runs", 1, "--fetched-at", NOW],
+                           label="bbsarchive-bench parse")
+        data = json.loads(result["stdout"])
+        parser_runs += data["runs"]["parser"]
+        libxml2_runs += data["runs"]["libxml2"]
+        r = run_timed(["xmllint", "--html", "--noout"] + files, cwd=folder, check=False)
+        xmllint_runs.append(r["wall"])
+        xmllint_errors = len([ln for ln in r["stderr"].splitlines() if ": " in ln and "error" in ln.lower()])
+    data["runs"] = {"parser": parser_runs, "libxml2": libxml2_runs}
+    mb = data["bytes"] / 1e6
+    out = {
+        "pages": data["pages"], "bytes": data["bytes"], "threadPages": data["threadPages"],
+        "boardPages": data["boardPages"], "parserFailures": data["parserFailures"],
+        "parser": stats(data["runs"]["parser"]), "libxml2": stats(data["runs"]["libxml2"]),
+        "xmllint": stats(xmllint_runs), "xmllintErrorLines": xmllint_errors,
+        "commands": {
+            "pages": f"the replica ({replica_command_text(ctx.scale['fetch_forum'])}): every list and thread "
+                     f"page of {', '.join(boards)}, saved to {rel(folder)} by scripts/bench/bench.py",
+            "parser": shell_join([".build/release/bbsarchive-bench", "parse", "--pages", rel(folder), "--runs", 1]),
+            "xmllint": f"cd {rel(folder)} && /usr/bin/time -v xmllint --html --noout *.html",
+        },
+    }
+    for key in ("parser", "libxml2", "xmllint"):
+        s = out[key]
+        s["pagesPerSecond"] = data["pages"] / s["median"]
+        s["mbPerSecond"] = mb / s["median"]
+    out["ratioToXmllint"] = out["parser"]["median"] / out["xmllint"]["median"]
+    out["ratioToLibxml2"] = out["parser"]["median"] / out["libxml2"]["median"]
+    log(f"parse: parser {out['parser']['pagesPerSecond']:.0f} pages/s, xmllint "
+        f"{out['xmllint']['pagesPerSecond']:.0f} pages/s, ratio {out['ratioToXmllint']:.2f}")
+    return out
+
+
+# MARK: - 5. Fetch
+
+
+def bench_fetch(ctx, replica, boards, truth):
+    folder = ctx.work / "fetch"
+    rmtree(folder)
+    folder.mkdir(parents=True)
+    url = replica.url
+    runs = {f"bbsarchive-{c}": [] for c in ctx.scale["connections"]}
+    runs["wget"] = []
+    kept_store = None
+    for i in range(ctx.runs):
+        for c in ctx.scale["connections"]:
+            store = folder / f"fetch-c{c}-{i}.sqlite"
+            r = run_timed([ctx.bins.bbsarchive, "fetch", *boards, "--forum-url", url, "--store", store,
+                           "--rate", "0", "--connections", c], label=f"bbsarchive fetch --connections {c}")
+            report = fetched_report(r["stderr"])
+            requests = capture_count(store)
+            runs[f"bbsarchive-{c}"].append({k: r[k] for k in ("wall", "user", "sys", "cpu", "maxrss_kb")} | {
+                "report": report, "requests": requests})
+            log(f"fetch: --connections {c}: {r['wall']:.2f} s, {requests} requests")
+            if c == 4 and kept_store is None:
+                kept_store = store
+            else:
+                for suffix in ("", "-wal", "-shm"):
+                    Path(str(store) + suffix).unlink(missing_ok=True)
+        mirror = folder / f"wget-{i}"
+        r = run_timed(wget_command(url, boards, mirror), check=False)
+        pages = count_mirror(mirror)
+        runs["wget"].append({k: r[k] for k in ("wall", "user", "sys", "cpu", "maxrss_kb", "status")} | pages)
+        log(f"fetch: wget: {r['wall']:.2f} s, {pages['files']} files")
+        rmtree(mirror)
+
+    mirror = folder / "httrack"
+    cap = ctx.scale["httrack_cap"]
+    r = run_timed(httrack_command(url, boards, mirror, cap), check=False, timeout=cap + 60)
+    pages = count_mirror(mirror / url.split("//", 1)[1].replace(":", "_"))
+    httrack = {k: r[k] for k in ("wall", "user", "sys", "cpu", "maxrss_kb", "status", "timed_out")} | pages
+    httrack["cap"] = cap
+    log(f"fetch: httrack: {r['wall']:.2f} s (cap {cap} s), {pages['files']} files")
+    rmtree(mirror)
+
+    out = {"forum": ctx.scale["fetch_forum"] | truth, "tools": {}, "httrack": httrack}
+    for name, rows in runs.items():
+        wall = stats([row["wall"] for row in rows])
+        entry = {"wall": wall, "runs": rows, "maxrss_kb": max(row["maxrss_kb"] or 0 for row in rows)}
+        if name.startswith("bbsarchive"):
+            requests = rows[-1]["requests"]
+            entry["connections"] = int(name.split("-")[1])
+            entry["requests"] = requests
+            if requests:
+                entry["pagesPerSecond"] = requests / wall["median"]
+                entry["cpuPerPageMs"] = statistics.median(row["cpu"] / row["requests"] * 1000 for row in rows)
+        else:
+            files = rows[-1]["files"]
+            entry["requests"] = files
+            entry["html"] = rows[-1]["html"]
+            entry["pagesPerSecond"] = files / wall["median"] if files else None
+            entry["cpuPerPageMs"] = statistics.median(row["cpu"] / row["files"] * 1000 for row in rows if row["files"])
+        out["tools"][name] = entry
+    if httrack["files"]:
+        httrack["pagesPerSecond"] = httrack["files"] / httrack["wall"]
+    out["commands"] = {
+        "replica": replica_command_text(ctx.scale["fetch_forum"]) + "   # URL= the line it prints",
+        "bbsarchive": "rm -f fetch.sqlite && /usr/bin/time -v " + shell_join(
+            [".build/release/bbsarchive", "fetch", *boards, "--forum-url", "$URL", "--store", "fetch.sqlite",
+             "--rate", "0", "--connections", "N"]),
+        "wget": "rm -rf wget-mirror && /usr/bin/time -v " + shell_join(wget_command("$URL", boards, "wget-mirror")),
+        "httrack": "rm -rf httrack-mirror && /usr/bin/time -v " + shell_join(
+            httrack_command("$URL", boards, "httrack-mirror", cap)),
+    }
+    return out, kept_store
+
+
+def board_alternatives(boards):
+    return "(" + "|".join(re.escape(b) for b in boards) + ")"
+
+
+def wget_command(url, boards, mirror):
+    alt = board_alternatives(boards)
+    # --no-http-keep-alive: on a kept-alive connection the replica's second
+    # response waits ~40 ms (delayed ACK), which would measure the replica.
+    return ["wget", "--mirror", "--no-http-keep-alive", "-e", "robots=off", "-q", "-P", str(mirror),
+            "--accept-regex",
+            rf"^{url}/(board/{alt}(\?p=[0-9]+)?|article/{alt}/[0-9]+(\?p=[0-9]+)?|att/{alt}/[0-9]+/[0-9]+)$"] + [
+        f"{url}/board/{b}" for b in boards]
+
+
+def httrack_command(url, boards, mirror, cap):
+    filters = ["-*"]
+    for b in boards:
+        filters += [f"+*/board/{b}", f"+*/board/{b}?p=*", f"+*/article/{b}/*", f"-*/article/{b}/*au=*",
+                    f"+*/att/{b}/*"]
+    filters += ["-*/att/*/middle", "-*/att/*/small"]
+    return (["httrack"] + [f"{url}/board/{b}" for b in boards]
+            + ["-O", str(mirror), "-q", "-%v0", "-s0", "-r99", "-c16", "-%c1000", "-%!", "-A1000000000",
+               f"-E{cap}"] + filters)
+
+
+def count_mirror(folder):
+    files = html = 0
+    for dirpath, _, names in os.walk(folder):
+        for name in names:
+            if name.endswith(".tmp"):
+                continue
+            path = os.path.join(dirpath, name)
+            if "/att/" in path:
+                files += 1
+            elif "/board/" in path or "/article/" in path:
+                files += 1
+                html += 1
+    return {"files": files, "html": html}
+
+
+# MARK: - Tier stores
+
+
+class Tier:
+    def __init__(self, name, shape, store, meta):
+        self.name, self.shape, self.store, self.meta = name, shape, Path(store), meta
+
+    @property
+    def posts(self):
+        return self.meta["truth"]["posts"]
+
+
+def tier_store(ctx, name, shape):
+    """A store of the replica forum `shape`, fetched once and cached by binaries and shape."""
+    key = hashlib.sha256((ctx.bins.fingerprint() + json.dumps(shape, sort_keys=True) + NOW).encode()).hexdigest()[:12]
+    cache = WORK / "cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    store = cache / f"{name}-{key}.sqlite"
+    meta_file = cache / f"{name}-{key}.json"
+    if store.exists() and meta_file.exists() and not os.environ.get("BENCH_FRESH"):
+        log(f"tier {name}: cached store {rel(store)}")
+        return Tier(name, shape, store, json.loads(meta_file.read_text()))
+    for old in cache.glob(f"{name}-*"):
+        old.unlink()
+    port = free_port()
+    with Replica(ctx.bins, shape, port=port) as replica:
+        boards = replica.boards()
+        truth = replica.truth()
+        log(f"tier {name}: fetching {truth['posts']} posts in {truth['threads']} threads from the replica")
+        r = run_timed([ctx.bins.bbsarchive, "fetch", *boards, "--forum-url", replica.url, "--store", store,
+                       "--rate", "0", "--connections", "4", "--quiet"], label=f"bbsarchive fetch ({name})")
+    meta = {"url": replica.url, "port": port, "boards": boards, "truth": truth, "shape": shape,
+            "fetch": {k: r[k] for k in ("wall", "user", "sys", "maxrss_kb")}, "requests": capture_count(store)}
+    meta_file.write_text(json.dumps(meta, indent=1))
+    return Tier(name, shape, store, meta)
+
+
+# MARK: - 2. Build (and 3. Hugo)
+
+
+def build_command(bins, store, out):
+    return [bins.bbsarchive, "build", "--store", store, "--out", out, "--templates", bins.templates]
+
+
+def bench_build(ctx, tier, hugo):
+    folder = ctx.work / "build" / tier.name
+    rmtree(folder)
+    folder.mkdir(parents=True)
+    out = folder / "site"
+    runs = ctx.scale.get(f"runs_{tier.name}", ctx.runs)
+    rows = []
+    hugo_rows = []
+    hugo_site = folder / "hugo"
+    hugo_public = folder / "hugo-public"
+    export = None
+    for i in range(runs):
+        rmtree(out)
+        r = run_timed(build_command(ctx.bins, tier.store, out), label=f"bbsarchive build ({tier.name})")
+        report = built_report(r["stderr"])
+        rows.append({k: r[k] for k in ("wall", "user", "sys", "cpu", "maxrss_kb")} | {"report": report})
+        log(f"build {tier.name}: {r['wall']:.2f} s, peak {r['maxrss_kb'] / 1024:.0f} MB")
+        if hugo:
+            if export is None:
+                e = run_timed([ctx.bins.bench, "hugo-export", "--store", tier.store, "--site", out, "--dest",
+                               hugo_site], label="bbsarchive-bench hugo-export")
+                export = json.loads(e["stdout"])
+            rmtree(hugo_public)
+            h = run_timed(hugo_command(hugo_site, hugo_public.resolve()), check=False, label="hugo",
+                          timeout=3600)
+            files = sum(len(f) for _, _, f in os.walk(hugo_public))
+            htmls = sum(1 for d, _, f in os.walk(hugo_public) for n in f if n.endswith(".html"))
+            hugo_rows.append({k: h[k] for k in ("wall", "user", "sys", "cpu", "maxrss_kb", "status")} | {
+                "files": files, "html": htmls})
+            log(f"hugo {tier.name}: {h['wall']:.2f} s, {htmls} HTML pages, status {h['status']}")
+    # A rebuild with nothing changed: every page rendered again, none written.
+    noop = run_timed(build_command(ctx.bins, tier.store, out), label="bbsarchive build (no change)")
+    files = sum(len(f) for _, _, f in os.walk(out))
+    report = rows[-1]["report"] or {}
+    wall = stats([row["wall"] for row in rows])
+    result = {
+        "tier": tier.name, "posts": tier.posts, "threads": tier.meta["truth"]["threads"],
+        "boards": tier.meta["truth"]["boards"], "runs": rows, "wall": wall,
+        "cpu": stats([row["cpu"] for row in rows]),
+        "maxrss_kb": max(row["maxrss_kb"] or 0 for row in rows),
+        "pages": report.get("pages"), "markdown": report.get("markdown"), "filesWritten": report.get("written"),
+        "filesInSite": files,
+        "noopRebuild": {k: noop[k] for k in ("wall", "user", "sys", "cpu", "maxrss_kb")} | {
+            "report": built_report(noop["stderr"])},
+        "store": rel(tier.store), "out": rel(out),
+        "command": "rm -rf site && /usr/bin/time -v " + shell_join(
+            [".build/release/bbsarchive", "build", "--store", rel(tier.store), "--out", "site"]),
+    }
+    if report.get("pages"):
+        result["pagesPerSecond"] = report["pages"] / wall["median"]
+    if report.get("written"):
+        result["filesPerSecond"] = report["written"] / wall["median"]
+    if hugo:
+        hw = stats([row["wall"] for row in hugo_rows if row["status"] == 0])
+        result["hugo"] = {
+            "export": export, "runs": hugo_rows, "wall": hw,
+            "maxrss_kb": max(row["maxrss_kb"] or 0 for row in hugo_rows),
+            "html": hugo_rows[-1]["html"], "files": hugo_rows[-1]["files"],
+            "ratio": wall["median"] / hw["median"] if hw else None,
+            "command": f".build/release/bbsarchive-bench hugo-export --store {rel(tier.store)} --site site "
+                       f"--dest hugo-site && rm -rf public && /usr/bin/time -v "
+                       + shell_join(hugo_command("hugo-site", "public")).replace("'$PWD/public'", '"$PWD/public"'),
+        }
+        rmtree(hugo_public)
+    return result
+
+
+def hugo_command(site, public):
+    # --destination is taken relative to --source unless it is absolute.
+    public = Path(public)
+    return ["hugo", "--quiet", "--buildFuture", "--source", str(site), "--destination",
+            str(public.resolve()) if public.is_absolute() else f"$PWD/{public}"]
+
+
+# MARK: - 4. Incremental
+
+
+class ReplyProxy:
+    """Sits in front of the replica and, once `replies` > 0, serves one thread
+    with that many new replies at its end: the thread's page gains the posts,
+    its board list row shows the new count and last reply and moves to the top
+    (below the sticky rows), as on the real forum. Every other page passes
+    through unchanged."""
+
+    def __init__(self, port, upstream_port, board, target):
+        self.upstream_port = upstream_port
+        self.board = board
+        self.target = target
+        self.replies = 0
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                conn = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=120)
+                try:
+                    conn.request("GET", self.path)
+                    response = conn.getresponse()
+                    body = response.read()
+                    status = response.status
+                    content_type = response.getheader("Content-Type", "text/html; charset=utf-8")
+                finally:
+                    conn.close()
+                if proxy.replies > 0 and status == 200:
+                    body = proxy.rewrite(self.path, body)
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        http.server.ThreadingHTTPServer.allow_reuse_address = True
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def new_posts(self):
+        t = self.target
+        posts = []
+        for k in range(1, self.replies + 1):
+            when = t["lastTime"] + dt.timedelta(minutes=10 * k)
+            posts.append({"floor": t["lastFloor"] + k, "author": t["starter"], "time": when})
+        return posts
+
+    def rewrite(self, path, body):
+        parsed = urllib.parse.urlsplit(path)
+        query = urllib.parse.parse_qs(parsed.query)
+        page = query.get("p", ["1"])[0]
+        b, gid = self.board, self.target["gid"]
+        if parsed.path == f"/board/{b}" and page in ("1", "0", ""):
+            return self.rewrite_board(body)
+        if parsed.path == f"/article/{b}/{gid}" and "au" not in query:
+            return self.rewrite_thread(body)
+        return body
+
+    def rewrite_board(self, body):
+        text = body.decode("utf-8")
+        start = text.index('<ul class="list sec">') + len('<ul class="list sec">')
+        end = text.index("</ul>", start)
+        rows = re.findall(r"<li(?: class=\"hla\")?>.*?</li>", text[start:end])
+        b, gid = self.board, self.target["gid"]
+        index = next((i for i, row in enumerate(rows) if f'href="/article/{b}/{gid}"' in row), None)
+        if index is None:
+            return body
+        row = rows.pop(index)
+        last = self.new_posts()[-1]
+        row = re.sub(r"</a>\((\d+)\)</div>", lambda m: f"</a>({int(m.group(1)) + self.replies})</div>", row, count=1)
+        head, _ = row.rsplit("|", 1)
+        author = last["author"]
+        row = (head + "|" + last["time"].strftime("%Y-%m-%d") + f'&nbsp;<a href="/user/query/{author}">'
+               f"{author}</a></div></li>")
+        sticky = sum(1 for r in rows if 'class="top"' in r)
+        rows.insert(sticky, row)
+        rows = [re.sub(r"^<li(?: class=\"hla\")?>", "<li>" if i % 2 == 0 else '<li class="hla">', r)
+                for i, r in enumerate(rows)]
+        return (text[:start] + "".join(rows) + text[end:]).encode("utf-8")
+
+    def rewrite_thread(self, body):
+        text = body.decode("utf-8")
+        start = text.index('<ul class="list sec">')
+        end = text.index("</ul>", start)
+        b, gid = self.board, self.target["gid"]
+        existing = text.count('<div class="nav hl">', start, end)
+        items = []
+        for k, post in enumerate(self.new_posts()):
+            cls = "<li>" if (existing + k) % 2 == 0 else '<li class="hla">'
+            a = post["author"]
+            items.append(
+                f'{cls}<a name="a{post["floor"]}"></a><div class="nav hl"><div><a class="plant">{post["floor"]}楼</a>|'
+                f'<a href="/user/query/{a}">{a}</a>|<a class="plant">{post["time"].strftime("%Y-%m-%d %H:%M:%S")}'
+                f'</a>|<a href="/article/{b}/{gid}?au={a}">只看此ID</a></div></div><div class="sp">'
+                f'make bench: new reply {post["floor"]}<br />FROM 127.0.0.*</div></li>')
+        return (text[:end] + "".join(items) + text[end:]).encode("utf-8")
+
+
+def pick_target(url, board, room):
+    """A thread on the first list page of `board`, not sticky, whose single
+    page has room for `room` more posts."""
+
+    def get(path):
+        with urllib.request.urlopen(url + path, timeout=60) as r:
+            return r.read().decode("utf-8")
+
+    listing = get(f"/board/{board}?p=1")
+    for row in re.findall(r"<li(?: class=\"hla\")?>.*?</li>", listing):
+        m = re.search(rf'href="/article/{re.escape(board)}/(\d+)"( class="top")?>.*?</a>\((\d+)\)', row)
+        if not m or m.group(2) or "原帖已删除" in row:
+            continue
+        gid, replies = int(m.group(1)), int(m.group(3))
+        if replies + 1 + room > 10:
+            continue
+        page = get(f"/article/{board}/{gid}?p=1")
+        if '<a class="plant">1/1</a>' not in page:
+            continue
+        floors = re.findall(r'<a class="plant">(楼主|\d+楼)</a>', page)
+        times = re.findall(r'<a class="plant">(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)</a>', page)
+        starter = re.search(r'<div class="nav hl"><div><a class="plant">[^<]*</a>\|<a href="/user/query/([^"]+)"',
+                            page)
+        if not floors or not times or not starter:
+            continue
+        last_floor = 0 if floors[-1] == "楼主" else int(floors[-1][:-1])
+        return {"gid": gid, "replies": replies, "lastFloor": last_floor, "starter": starter.group(1),
+                "lastTime": dt.datetime.strptime(times[-1], "%Y-%m-%d %H:%M:%S")}
+    raise BenchFailure(f"no thread on the first page of {board} has room for {room} more replies")
+
+
+def categorize(paths, board, gid, author):
+    kinds = {}
+    for p in paths:
+        if p.startswith(f"board/{board}/{gid}"):
+            kind = "thread"
+        elif p.startswith(f"board/{board}/index") or p.startswith(f"board/{board}/page-"):
+            kind = "board list"
+        elif p.startswith(f"user/{author}.") or p.startswith(f"user/{author}-"):
+            kind = "replier's user page"
+        elif p == "index.html":
+            kind = "home"
+        else:
+            kind = "other"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return kinds
+
+
+def bench_incremental(ctx, tier, build):
+    folder = ctx.work / "incremental"
+    rmtree(folder)
+    folder.mkdir(parents=True)
+    store = folder / "store.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        if Path(str(tier.store) + suffix).exists():
+            shutil.copy2(str(tier.store) + suffix, str(store) + suffix)
+    out = folder / "site"
+    shutil.move(str(ROOT / build["out"]), out)  # the last full build of this store
+    boards = tier.meta["boards"]
+    board = boards[0]
+    runs = ctx.runs
+    port = tier.meta["port"]
+    refreshed = False
+    if not port_is_free(port):
+        port = 0
+        refreshed = True
+    with Replica(ctx.bins, tier.shape) as replica:
+        target = pick_target(replica.url, board, runs)
+        upstream = int(replica.url.rsplit(":", 1)[1])
+        proxy = ReplyProxy(port, upstream, board, target)
+        try:
+            fetch_cmd = [ctx.bins.bbsarchive, "fetch", *boards, "--forum-url", proxy.url, "--store", store, "--rate",
+                         "0", "--connections", "4"]
+            build_cmd = build_command(ctx.bins, store, out)
+
+            def update(label):
+                before = snapshot(out)
+                f = run_timed(fetch_cmd, label=f"bbsarchive fetch ({label})")
+                b = run_timed(build_cmd, label=f"bbsarchive build ({label})")
+                changed = changed_files(before, snapshot(out))
+                return {"fetch": {k: f[k] for k in ("wall", "cpu", "maxrss_kb")} | {"report": fetched_report(f["stderr"])},
+                        "build": {k: b[k] for k in ("wall", "cpu", "maxrss_kb")} | {"report": built_report(b["stderr"])},
+                        "total": f["wall"] + b["wall"], "changed": len(changed), "changedFiles": changed[:40],
+                        "kinds": categorize(changed, board, target["gid"], target["starter"])}
+
+            if refreshed:
+                log("incremental: the store's forum port is taken; refreshing the archive through the proxy first")
+                update("refresh")
+            nochange = update("no change")
+            log(f"incremental: no change: fetch {nochange['fetch']['wall']:.2f} s + build "
+                f"{nochange['build']['wall']:.2f} s, {nochange['changed']} files changed")
+            replies = []
+            for k in range(1, runs + 1):
+                proxy.replies = k
+                r = update(f"reply {k}")
+                replies.append(r)
+                log(f"incremental: reply {k}: fetch {r['fetch']['wall']:.2f} s + build {r['build']['wall']:.2f} s, "
+                    f"{r['changed']} files changed {r['kinds']}")
+        finally:
+            proxy.close()
+    full = build["wall"]["median"]
+    total = stats([r["total"] for r in replies])
+    return {
+        "tier": tier.name, "posts": tier.posts, "board": board, "thread": target["gid"],
+        "threadRepliesBefore": target["replies"], "refreshedFirst": refreshed,
+        "noChange": nochange, "replies": replies,
+        "fetch": stats([r["fetch"]["wall"] for r in replies]),
+        "build": stats([r["build"]["wall"] for r in replies]),
+        "total": total, "changed": stats([r["changed"] for r in replies]),
+        "threadsFetched": [((r["fetch"]["report"] or {}).get("threads")) for r in replies],
+        "filesInSite": sum(len(f) for _, _, f in os.walk(out)),
+        "fullBuild": full, "fractionOfFullBuild": total["median"] / full,
+        "buildFractionOfFullBuild": stats([r["build"]["wall"] for r in replies])["median"] / full,
+        "commands": {
+            "setup": f"copy {build['store']} to store.sqlite and its full build to site/; serve the replica behind "
+                     f"the reply proxy of scripts/bench/bench.py (ReplyProxy) at the store's forum address",
+            "update": shell_join([".build/release/bbsarchive", "fetch", *boards, "--forum-url", "$PROXY", "--store",
+                                  "store.sqlite", "--rate", "0"])
+                      + " && " + shell_join([".build/release/bbsarchive", "build", "--store", "store.sqlite", "--out",
+                                             "site"]),
+        },
+        "out": rel(out), "store": rel(store),
+    }
+
+
+# MARK: - 6. Size
+
+
+def bench_size(tier, site):
+    kinds = tree_size(site)
+    store = store_size(tier.store)
+    per = 1000 / tier.posts
+    total = {"bytes": sum(k["bytes"] for k in kinds.values()) + store["bytes"],
+             "disk": sum(k["disk"] for k in kinds.values()) + store["disk"]}
+    return {"tier": tier.name, "posts": tier.posts, "site": kinds, "store": store, "total": total,
+            "perThousandPosts": {
+                **{k: {"bytes": v["bytes"] * per, "disk": v["disk"] * per} for k, v in kinds.items()},
+                "store": {"bytes": store["bytes"] * per, "disk": store["disk"] * per},
+                "total": {"bytes": total["bytes"] * per, "disk": total["disk"] * per}},
+            "command": f"du -sb {rel(site)} {rel(tier.store)}   # and du -s for blocks on disk"}
+
+
+# MARK: - The run
+
+
+class Context:
+    def __init__(self, scale_name, only):
+        self.scale_name = scale_name
+        self.scale = SCALES[scale_name]
+        self.runs = int(os.environ.get("BENCH_RUNS") or self.scale["runs"])
+        self.only = only
+        self.bins = Binaries()
+        self.work = WORK / scale_name
+
+    def wants(self, name):
+        return name in self.only
+
+
+def run(ctx):
+    started = time.monotonic()
+    rmtree(ctx.work)
+    ctx.work.mkdir(parents=True)
+    result = {"scale": ctx.scale_name, "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+              "machine": machine(), "runs": ctx.runs, "replicaNow": NOW, "replicaSeed": SEED,
+              "benchmarks": sorted(ctx.only, key=BENCHES.index), "loadavg": {"start": loadavg()}}
+    log(f"scale {ctx.scale_name}, {ctx.runs} runs each, load {loadavg()}")
+
+    # The fetch forum: fetch and parse benchmarks, and the smallest build tier.
+    shape = ctx.scale["fetch_forum"]
+    tiers = {}
+    port = free_port()
+    with Replica(ctx.bins, shape, port=port) as replica:
+        boards = replica.boards()
+        truth = replica.truth()
+        log(f"fetch forum: {truth['posts']} posts, {truth['threads']} threads on {len(boards)} boards")
+        if ctx.wants("parse"):
+            result["loadavg"]["parse"] = loadavg()
+            result["parse"] = bench_parse(ctx, replica.url, boards)
+        store = None
+        needs_fetch_store = ctx.wants("fetch") or any(
+            ctx.wants(b) for b in ("build", "hugo", "incremental", "size"))
+        if ctx.wants("fetch"):
+            result["loadavg"]["fetch"] = loadavg()
+            result["fetch"], store = bench_fetch(ctx, replica, boards, truth)
+        elif needs_fetch_store:
+            store = ctx.work / "fetch" / "fetch.sqlite"
+            store.parent.mkdir(parents=True, exist_ok=True)
+            run_timed([ctx.bins.bbsarchive, "fetch", *boards, "--forum-url", replica.url, "--store", store,
+                       "--rate", "0", "--quiet"], label="bbsarchive fetch")
+        if store:
+            tiers["fetch"] = Tier(f"{truth['posts'] // 1000}k" if truth["posts"] >= 5000 else str(truth["posts"]),
+                                  shape, store, {"url": replica.url, "port": port, "boards": boards, "truth": truth})
+
+    if any(ctx.wants(b) for b in ("build", "hugo", "incremental", "size")):
+        for name, tier_shape in ctx.scale["tiers"]:
+            tiers[name] = tier_store(ctx, name, tier_shape)
+        result["tiers"] = {t.name: {"posts": t.posts, "threads": t.meta["truth"]["threads"],
+                                    "boards": t.meta["truth"]["boards"], "store": rel(t.store),
+                                    "replica": replica_command_text(t.shape),
+                                    "fetch": t.meta.get("fetch"), "requests": t.meta.get("requests")}
+                           for t in tiers.values()}
+        builds = {}
+        result["build"] = []
+        if ctx.wants("hugo"):
+            result["hugoSkipped"] = [t.name for k, t in tiers.items() if k not in ctx.scale["hugo_tiers"]]
+        for key, tier in tiers.items():
+            result["loadavg"][f"build-{tier.name}"] = loadavg()
+            hugo = ctx.wants("hugo") and key in ctx.scale["hugo_tiers"]
+            builds[key] = bench_build(ctx, tier, hugo)
+            result["build"].append(builds[key])
+        if ctx.wants("size"):
+            result["size"] = [bench_size(tier, ROOT / builds[key]["out"]) for key, tier in tiers.items()]
+        if ctx.wants("incremental"):
+            key = ctx.scale["incremental_tier"]
+            result["loadavg"]["incremental"] = loadavg()
+            result["incremental"] = bench_incremental(ctx, tiers[key], builds[key])
+    result["loadavg"]["end"] = loadavg()
+    result["seconds"] = time.monotonic() - started
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", default=os.environ.get("BENCH_SCALE") or "default", choices=sorted(SCALES))
+    parser.add_argument("--only", default=",".join(BENCHES), help="comma-separated: " + ",".join(BENCHES))
+    parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md from the JSON")
+    args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).parent))
+    import report  # noqa: E402  (scripts/bench/report.py)
+
+    if not args.report_only:
+        only = [b.strip() for b in args.only.split(",") if b.strip()]
+        unknown = [b for b in only if b not in BENCHES]
+        if unknown:
+            parser.error(f"unknown benchmark(s): {', '.join(unknown)}")
+        try:
+            ctx = Context(args.scale, only)
+            result = run(ctx)
+        except BenchFailure as e:
+            log(f"failed: {e}")
+            return 1
+        RESULTS.mkdir(exist_ok=True)
+        path = RESULTS / f"{args.scale}.json"
+        path.write_text(json.dumps(result, indent=1, ensure_ascii=False, default=str) + "\n")
+        log(f"raw figures: {rel(path)} ({result['seconds']:.0f} s)")
+    REPORT.write_text(report.render(RESULTS))
+    log(f"table: {rel(REPORT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

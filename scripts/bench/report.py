@@ -1,0 +1,366 @@
+"""Renders BENCHMARKS.md from the raw figures in benchmarks/<scale>.json.
+
+Every figure in the file comes from those JSON files; nothing is typed in by
+hand. One section per scale that has been run, largest first.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+ORDER = ["large", "default", "tiny"]
+
+TARGETS = {
+    "parse": 1.5,  # parser time / xmllint time
+    "build_1m_seconds": 60,
+    "build_1m_rss_mb": 512,
+    "incremental_fraction": 0.02,
+}
+
+
+def f(value, digits=2):
+    if value is None:
+        return "n/a"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e6 and digits == 2 and value >= 1:
+        value = int(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    return f"{value:.{digits}f}"
+
+
+def spread(s, unit="s"):
+    """median (min–max, n runs)"""
+    if not s:
+        return "n/a"
+    if s["n"] == 1:
+        return f"{f(s['median'])} {unit} (1 run)"
+    return f"{f(s['median'])} {unit} ({f(s['min'])}–{f(s['max'])}, {s['n']} runs)"
+
+
+def mb(kb):
+    return None if kb is None else kb / 1024
+
+
+def size(n):
+    if n is None:
+        return "n/a"
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n:.0f} B"
+
+
+def posts_label(n):
+    if n >= 950_000:
+        return f"{n / 1e6:.2f}M"
+    if n >= 5_000:
+        return f"{n / 1e3:.0f}k"
+    return f"{n:,}"
+
+
+def status(ok):
+    return "met" if ok else "**not met**"
+
+
+def code(text):
+    return "`" + text.replace("`", "'") + "`"
+
+
+def load_text(state):
+    if isinstance(state, list):  # older results: the load average alone
+        return "load " + "/".join(str(x) for x in state)
+    text = "load " + "/".join(str(x) for x in state.get("load", []))
+    if "cpuPressure60" in state:
+        text += f", CPU waited {state['cpuPressure60']:.0f}%"
+    if "ioPressure60" in state:
+        text += f", I/O waited {state['ioPressure60']:.0f}%"
+    return text
+
+
+def section(data):
+    out = []
+    m = data["machine"]
+    out.append(f"## Scale `{data['scale']}`")
+    out.append("")
+    out.append(
+        f"Measured {data['date']} on {m.get('nproc')} × {m.get('cpu', '?')}, {m.get('memory_gb', '?')} GB RAM, "
+        f"{m.get('os', '?')} (kernel {m.get('kernel', '?')}); commit {m.get('commit', '?')}; "
+        f"{m['tools'].get('swift') or 'swift ?'}. The whole run took {data['seconds'] / 60:.1f} min. "
+        f"The machine is shared with other work, which shows up in the spread of the runs: "
+        + "; ".join(f"{k} {load_text(v)}" for k, v in data["loadavg"].items() if v) + ".")
+    out.append("")
+    out.append(
+        f"Reproduce: `make bench BENCH_SCALE={data['scale']}` (release build). Each replica below runs with "
+        f"`--seed {data['replicaSeed']} --now {data['replicaNow']}`, so it serves the same bytes every time; "
+        f"`$URL` is the first line the replica prints. Timings are the median of the runs, with (min–max); "
+        f"peak RSS and CPU time come from `/usr/bin/time`. Load is the 1/5/15-minute load average; *CPU/I/O "
+        f"waited* is the share of the last minute in which some task waited for a CPU or for the disk "
+        f"(`/proc/pressure`).")
+    out.append("")
+
+    targets = []
+
+    # 1. Parse
+    p = data.get("parse")
+    if p:
+        out.append("### 1. Parse")
+        out.append("")
+        out.append(
+            f"{f(p['pages'])} saved replica pages ({f(p['threadPages'])} thread pages, {f(p['boardPages'])} board "
+            f"list pages, {size(p['bytes'])}), every page parsed once per run; pages from: {p['commands']['pages']}.")
+        out.append("")
+        out.append("| parser | time per pass | pages/s | MB/s | parser ÷ this | command |")
+        out.append("|---|---|---|---|---|---|")
+        rows = [
+            ("SMTH mobile parser (bbsarchive)", p["parser"], 1.0, p["commands"]["parser"]),
+            ("libxml2 `htmlReadMemory` alone, same options, in process", p["libxml2"], p["ratioToLibxml2"],
+             p["commands"]["parser"] + " (same process)"),
+            ("`xmllint --html --noout`, one process over all pages", p["xmllint"], p["ratioToXmllint"],
+             p["commands"]["xmllint"]),
+        ]
+        for name, s, ratio, command in rows:
+            out.append(f"| {name} | {spread(s)} | {f(s['pagesPerSecond'])} | {f(s['mbPerSecond'])} | "
+                       f"{f(ratio)}× | {code(command)} |")
+        out.append("| SMTH nForum parser | not implemented yet (no nForum source in bbsarchive) | | | | |")
+        out.append("")
+        if p["parserFailures"]:
+            out.append(f"The parser rejected {p['parserFailures']} page(s).")
+            out.append("")
+        targets.append(("Parse within 1.5× of libxml2's raw parse (`xmllint --html --noout`)",
+                        f"{f(p['ratioToXmllint'])}× xmllint ({f(p['ratioToLibxml2'])}× bare in-process libxml2)",
+                        status(p["ratioToXmllint"] <= TARGETS["parse"])))
+
+    # 2. Build
+    builds = data.get("build") or []
+    if builds:
+        out.append("### 2. Full build")
+        out.append("")
+        out.append("`bbsarchive build` from the store into an empty folder (HTML pages, Markdown copies, media, "
+                   "assets). *No-change rebuild* is the same command again over the finished site: every page is "
+                   "rendered, none is written.")
+        out.append("")
+        out.append("| posts | threads | wall time | HTML pages | pages/s | files written | files/s | peak RSS | "
+                   "CPU time | no-change rebuild | command |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+        for b in builds:
+            out.append(
+                f"| {posts_label(b['posts'])} ({f(b['posts'])}) | {f(b['threads'])} | {spread(b['wall'])} | "
+                f"{f(b['pages'])} | {f(b.get('pagesPerSecond'))} | {f(b['filesWritten'])} | "
+                f"{f(b.get('filesPerSecond'))} | {f(mb(b['maxrss_kb']))} MB | {f(b['cpu']['median'])} s | "
+                f"{f(b['noopRebuild']['wall'])} s | {code(b['command'])} |")
+        out.append("")
+        tiers = data.get("tiers") or {}
+        if tiers:
+            out.append("Stores, fetched from the replica by `bbsarchive fetch --rate 0 --connections 4`:")
+            out.append("")
+            for name, t in tiers.items():
+                fetch = t.get("fetch")
+                note = f", fetched in {f(fetch['wall'])} s" if fetch else ""
+                out.append(f"- {posts_label(t['posts'])}: {f(t['posts'])} posts, {f(t['threads'])} threads, "
+                           f"{t['boards']} boards: {code(t['replica'])}{note}; store {code(t['store'])}")
+            out.append("")
+        big = [b for b in builds if b["posts"] >= 950_000]
+        if big:
+            b = big[-1]
+            targets.append(("Full build of 1M posts under 60 s on 2 cores",
+                            f"{f(b['wall']['median'])} s for {f(b['posts'])} posts",
+                            status(b["wall"]["median"] < TARGETS["build_1m_seconds"])))
+            targets.append(("…with peak RSS under 512 MB", f"{f(mb(b['maxrss_kb']))} MB",
+                            status(mb(b["maxrss_kb"]) < TARGETS["build_1m_rss_mb"])))
+        else:
+            b = max(builds, key=lambda x: x["posts"])
+            rate = b["wall"]["median"] / b["posts"] * 1e6
+            targets.append(("Full build of 1M posts under 60 s on 2 cores",
+                            f"not run at this scale (`BENCH_SCALE=large`); {f(b['wall']['median'])} s for "
+                            f"{f(b['posts'])} posts, i.e. {f(rate)} s per million if it stayed linear",
+                            status(rate < TARGETS["build_1m_seconds"]) + " (extrapolated)"))
+            targets.append(("…with peak RSS under 512 MB",
+                            f"{f(mb(b['maxrss_kb']))} MB at {posts_label(b['posts'])} posts "
+                            + ", ".join(f"({f(mb(x['maxrss_kb']))} MB at {posts_label(x['posts'])})"
+                                        for x in builds if x is not b),
+                            "not measured at 1M"))
+
+        hugos = [b for b in builds if b.get("hugo")]
+        if hugos:
+            out.append("### 3. Build against Hugo")
+            out.append("")
+            out.append(
+                "The same threads as Hugo content: one page per thread (its Markdown copy, front matter from the "
+                "store: title, last reply as date, replies, starter, the posters as an `authors` taxonomy), one "
+                "section per board paginated 30 a page like bbsarchive's lists, an `authors` term page per user "
+                "(bbsarchive writes a page per user), the media as static files; RSS, sitemap and robots.txt off. "
+                "Hugo puts a whole thread on one page where bbsarchive paginates it 20 posts a page. Both start from "
+                "an empty output folder; Hugo uses both cores, bbsarchive one. Runs alternate, in the same `make "
+                "bench`.")
+            out.append("")
+            out.append("| posts | bbsarchive build | hugo | bbsarchive ÷ hugo | bbsarchive HTML pages | hugo HTML pages | "
+                       "hugo peak RSS | hugo command |")
+            out.append("|---|---|---|---|---|---|---|---|")
+            for b in hugos:
+                h = b["hugo"]
+                out.append(
+                    f"| {posts_label(b['posts'])} | {spread(b['wall'])} | {spread(h['wall'])} | {f(h['ratio'])}× | "
+                    f"{f(b['pages'])} | {f(h['html'])} | {f(mb(h['maxrss_kb']))} MB | {code(h['command'])} |")
+            out.append("")
+            if data.get("hugoSkipped"):
+                out.append(f"Hugo is not run at {', '.join(data['hugoSkipped'])} posts: its peak RSS grows with the "
+                           f"site ({f(mb(hugos[-1]['hugo']['maxrss_kb']))} MB at {posts_label(hugos[-1]['posts'])}), "
+                           f"too much for a machine shared with other work.")
+                out.append("")
+            worst = max(hugos, key=lambda x: x["hugo"]["ratio"] or 0)
+            targets.append(("Faster than Hugo on the same content",
+                            ", ".join(f"{f(b['hugo']['ratio'])}× Hugo's time at {posts_label(b['posts'])}"
+                                      for b in hugos),
+                            status((worst["hugo"]["ratio"] or 99) < 1)))
+
+    # 4. Incremental
+    inc = data.get("incremental")
+    if inc:
+        out.append("### 4. Incremental update after one new reply")
+        out.append("")
+        out.append(
+            f"The {posts_label(inc['posts'])}-post archive (store and its full build), then the replica is restarted "
+            f"with the same `--now` behind a small proxy (`ReplyProxy` in `scripts/bench/bench.py`) that adds "
+            f"replies at the end of thread {inc['thread']} on {inc['board']} ({inc['threadRepliesBefore']} "
+            f"{'reply' if inc['threadRepliesBefore'] == 1 else 'replies'} before) and moves its row to the top of the board's first list page, as the forum does. Each run adds "
+            f"one more reply, then runs `bbsarchive fetch` and `bbsarchive build` over the same store and site "
+            f"({f(inc['filesInSite'])} files). *Files rewritten* are files whose inode, time or size changed.")
+        out.append("")
+        out.append("| step | fetch | build | total | ÷ full build | files rewritten | threads fetched |")
+        out.append("|---|---|---|---|---|---|---|")
+        full = inc["fullBuild"]
+        n = inc["noChange"]
+        out.append(f"| full build (section 2) | | {f(full)} s | {f(full)} s | 1 | | |")
+        out.append(
+            f"| update, nothing changed | {f(n['fetch']['wall'])} s | {f(n['build']['wall'])} s | "
+            f"{f(n['total'])} s | {f(n['total'] / full * 100)}% | {f(n['changed'])} | "
+            f"{f((n['fetch']['report'] or {}).get('threads'))} |")
+        kinds = {}
+        for r in inc["replies"]:
+            for k, v in r["kinds"].items():
+                kinds.setdefault(k, []).append(v)
+        out.append(
+            f"| update after one new reply | {spread(inc['fetch'])} | {spread(inc['build'])} | {spread(inc['total'])} | "
+            f"{f(inc['fractionOfFullBuild'] * 100)}% | {f(inc['changed']['median'])} | "
+            f"{', '.join(str(t) for t in inc['threadsFetched'])} |")
+        out.append("")
+        out.append("Files rewritten per reply, by kind: " + ", ".join(
+            f"{k} {'/'.join(str(x) for x in v)}" for k, v in sorted(kinds.items())) + ".")
+        out.append("")
+        out.append(f"Update command: {code(inc['commands']['update'])} (setup: {inc['commands']['setup']}).")
+        out.append("")
+        others = sum(v for r in inc["replies"] for k, v in r["kinds"].items() if k == "other")
+        targets.append(("Incremental update after one reply rewrites only the pages that changed",
+                        f"{f(inc['changed']['median'])} files rewritten of {f(inc['filesInSite'])}"
+                        + (f", {others} outside the thread, its board list, the replier's page and home"
+                           if others else ""),
+                        status(others == 0)))
+        targets.append(("…and takes under 2% of a full build",
+                        f"{f(inc['fractionOfFullBuild'] * 100)}% (fetch {f(inc['fetch']['median'])} s + build "
+                        f"{f(inc['build']['median'])} s vs full build {f(full)} s)",
+                        status(inc["fractionOfFullBuild"] < TARGETS["incremental_fraction"])))
+
+    # 5. Fetch
+    fe = data.get("fetch")
+    if fe:
+        fo = fe["forum"]
+        out.append("### 5. Fetch pipeline")
+        out.append("")
+        out.append(
+            f"The replica on loopback ({fo['boards']} boards, {f(fo['threads'])} threads, {f(fo['posts'])} posts, "
+            f"{f(fo['images'])} images, {f(fo['files'])} files; {code(fe['commands']['replica'])}), rate limit off, "
+            f"a fresh store each run. *Requests* for bbsarchive are the raw captures it stored (board list pages, "
+            f"thread pages, attachments); for the mirrors, the files they saved (list and thread pages and "
+            f"attachments, with the same filters; a mirror fetches page 1 of a long thread twice, as `…/gid` and "
+            f"`…/gid?p=1`). CPU time is user + system of the whole process.")
+        out.append("")
+        out.append("| tool | connections | wall time | requests | pages/s | CPU ms per page | peak RSS | command |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        for name, t in fe["tools"].items():
+            if name.startswith("bbsarchive"):
+                label, conns, command = "bbsarchive fetch", str(t["connections"]), fe["commands"]["bbsarchive"]
+                command = command.replace("--connections N", f"--connections {t['connections']}")
+            else:
+                label, conns, command = "wget --mirror", "1", fe["commands"]["wget"]
+            out.append(f"| {label} | {conns} | {spread(t['wall'])} | {f(t['requests'])} | "
+                       f"{f(t.get('pagesPerSecond'))} | {f(t.get('cpuPerPageMs'))} | {f(mb(t['maxrss_kb']))} MB | "
+                       f"{code(command)} |")
+        h = fe["httrack"]
+        finished = not h.get("timed_out") and h["wall"] < h["cap"] - 1
+        capped = "" if finished else ", stopped by its {} s cap".format(h["cap"])
+        out.append(
+            f"| httrack | 16 | {f(h['wall'])} s (1 run{capped}) | "
+            f"{f(h['files'])} | {f(h.get('pagesPerSecond'))} | "
+            f"{f(h['cpu'] / h['files'] * 1000 if h['files'] and h['cpu'] else None)} | {f(mb(h['maxrss_kb']))} MB | "
+            f"{code(fe['commands']['httrack'])} |")
+        out.append("")
+        out.append(
+            "wget runs with `--no-http-keep-alive`: on a kept-alive connection the replica answers the second "
+            "request ~40 ms late (`curl` of two URLs on one connection: 1 ms, then 43 ms; a Nagle/delayed-ACK "
+            "stall in the replica's server), which would measure the replica, not wget. httrack 3.49 fetches about "
+            "one page a second here whatever its `-c`/`-%c` settings (it does the same against `python3 -m "
+            "http.server` serving static `.html` files), so it runs once, under a time cap, and its rate is what "
+            "it managed in that time.")
+        out.append("")
+
+    # 6. Size
+    sizes = data.get("size")
+    if sizes:
+        out.append("### 6. Size on disk")
+        out.append("")
+        out.append("Bytes on disk (allocated blocks; apparent size in brackets) per thousand posts, after a full build. "
+                   "The store holds every raw capture, the parsed rows and every attachment's bytes.")
+        out.append("")
+        out.append("| posts | HTML | Markdown | media | assets | store | total per 1000 posts | whole archive | "
+                   "command |")
+        out.append("|---|---|---|---|---|---|---|---|---|")
+        for s in sizes:
+            per = s["perThousandPosts"]
+
+            def cell(kind):
+                v = per.get(kind)
+                return f"{size(v['disk'])} ({size(v['bytes'])})" if v else "0"
+
+            out.append(f"| {posts_label(s['posts'])} | {cell('html')} | {cell('markdown')} | {cell('media')} | "
+                       f"{cell('other')} | {cell('store')} | {cell('total')} | {size(s['total']['disk'])} | "
+                       f"{code(s['command'])} |")
+        out.append("")
+
+    if targets:
+        out.append("### Where we stand")
+        out.append("")
+        out.append("| target | measured | status |")
+        out.append("|---|---|---|")
+        for t in targets:
+            out.append(f"| {t[0]} | {t[1]} | {t[2]} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def render(results: Path) -> str:
+    runs = {}
+    for path in sorted(results.glob("*.json")):
+        try:
+            data = json.loads(path.read_text())
+            runs[data["scale"]] = data
+        except (OSError, ValueError, KeyError):
+            continue
+    head = [
+        "# Benchmarks",
+        "",
+        "Written by `make bench` (`scripts/bench/bench.py`) from the raw figures in `benchmarks/<scale>.json`; "
+        "do not edit by hand. `make bench` runs the default scale (10k and 100k posts, a few minutes on 2 cores), "
+        "`make bench BENCH_SCALE=large` adds 1M posts, `make bench BENCH_SCALE=tiny` is the smoke run CI does. "
+        "Everything runs against `smth-replica` on 127.0.0.1; nothing leaves the machine. `make test` never runs "
+        "these, and a slow figure never fails anything.",
+        "",
+    ]
+    order = [s for s in ORDER if s in runs] + sorted(s for s in runs if s not in ORDER)
+    if not order:
+        head.append("No results yet: run `make bench`.")
+    return "\n".join(head + [section(runs[s]) for s in order]) + "\n"
