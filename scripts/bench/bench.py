@@ -287,7 +287,7 @@ def replica_command_text(shape):
 
 BUILT = re.compile(r"built (\d+) page\(s\), (\d+) Markdown file\(s\), (\d+) new media file\(s\); "
                    r"(\d+) written, (\d+) unchanged")
-FETCHED = re.compile(r"fetched (\d+) board page\(s\), (\d+) thread\(s\) with (\d+) post\(s\), "
+FETCHED = re.compile(r"fetched (\d+) list page\(s\) and (\d+) thread\(s\) \(\d+ page\(s\), (\d+) post\(s\)\), "
                      r"(\d+) attachment\(s\); (\d+) thread\(s\) unchanged")
 
 
