@@ -85,14 +85,13 @@ func loadPages(_ directory: String) throws -> [SavedPage] {
     return pages
 }
 
-/// One pass of the SMTH mobile parser over every page; returns (threads, boards, failures).
-func parsePass(_ pages: [SavedPage], source: SMTHMobileSource, fetchedAt: Date) -> (Int, Int, Int) {
+/// One pass of a parser over every page; returns (threads, boards, failures).
+func parsePass(_ pages: [SavedPage], source: any ForumSource, contentType: String, fetchedAt: Date) -> (Int, Int, Int) {
     var threads = 0
     var boards = 0
     var failures = 0
     for page in pages {
-        let fetched = FetchedPage(
-            url: page.url, body: page.body, contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
+        let fetched = FetchedPage(url: page.url, body: page.body, contentType: contentType, fetchedAt: fetchedAt)
         do {
             switch try source.parse(fetched) {
             case .thread: threads += 1
@@ -107,7 +106,7 @@ func parsePass(_ pages: [SavedPage], source: SMTHMobileSource, fetchedAt: Date) 
 }
 
 /// One pass of libxml2's HTML parser alone: build the tree, free it.
-func libxml2Pass(_ pages: [SavedPage]) -> Int {
+func libxml2Pass(_ pages: [SavedPage], encoding: String) -> Int {
     let options = Int32(
         HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
             | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue)
@@ -116,7 +115,7 @@ func libxml2Pass(_ pages: [SavedPage]) -> Int {
         let document: htmlDocPtr? = page.body.withUnsafeBytes { raw in
             guard let base = raw.baseAddress, raw.count > 0 else { return nil }
             return htmlReadMemory(
-                base.assumingMemoryBound(to: CChar.self), Int32(raw.count), page.url, "UTF-8", options)
+                base.assumingMemoryBound(to: CChar.self), Int32(raw.count), page.url, encoding, options)
         }
         if let document { xmlFreeDoc(document) } else { failures += 1 }
     }
@@ -130,17 +129,25 @@ func runParse(_ arguments: Arguments) throws {
     let fetchedAt = arguments.values["fetched-at"].flatMap(BeijingTime.parseISO8601) ?? Date()
     // The pages' own URLs carry the replica's address; the source only needs a base.
     let base = URL(string: first.url).map { "\($0.scheme ?? "http")://\($0.host ?? "127.0.0.1"):\($0.port ?? 80)" }
-    let source = SMTHMobileSource(baseURL: base ?? "http://127.0.0.1")
+    // The desktop pages come as GBK, the mobile ones as UTF-8.
+    let nforum = arguments.values["source"] == "smth-nforum"
+    let source: any ForumSource =
+        nforum
+        ? SMTHNForumSource(baseURL: base ?? "http://127.0.0.1") : SMTHMobileSource(baseURL: base ?? "http://127.0.0.1")
+    let contentType = nforum ? "text/html; charset=GBK" : "text/html; charset=utf-8"
+    let encoding = nforum ? "GB18030" : "UTF-8"
     xmlInitParser()
 
-    let (threads, boards, failures) = parsePass(pages, source: source, fetchedAt: fetchedAt)
-    let rawFailures = libxml2Pass(pages)
+    let (threads, boards, failures) = parsePass(pages, source: source, contentType: contentType, fetchedAt: fetchedAt)
+    let rawFailures = libxml2Pass(pages, encoding: encoding)
     var parserRuns: [Double] = []
     var libxml2Runs: [Double] = []
     let clock = ContinuousClock()
     for _ in 0..<max(1, runs) {
-        parserRuns.append(seconds(clock.measure { _ = parsePass(pages, source: source, fetchedAt: fetchedAt) }))
-        libxml2Runs.append(seconds(clock.measure { _ = libxml2Pass(pages) }))
+        parserRuns.append(
+            seconds(
+                clock.measure { _ = parsePass(pages, source: source, contentType: contentType, fetchedAt: fetchedAt) }))
+        libxml2Runs.append(seconds(clock.measure { _ = libxml2Pass(pages, encoding: encoding) }))
     }
     try printJSON([
         "pages": pages.count, "bytes": pages.reduce(0) { $0 + $1.body.count },

@@ -455,6 +455,58 @@ def crawl_pages(url, boards, folder):
     return len(manifest)
 
 
+def crawl_nforum_pages(url, mobile_folder, folder):
+    """Saves the desktop (nForum, GBK) fragment of every page the mobile crawl saved."""
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest = []
+    for line in (mobile_folder / "manifest.tsv").read_text().splitlines():
+        if not line:
+            continue
+        name, address = line.split("\t", 1)
+        path = address[len(url):]
+        board = re.match(r"/board/([^?]+)\?p=(\d+)$", path)
+        article = re.match(r"/article/([^/]+)/(\d+)\?p=(\d+)$", path)
+        if board:
+            path = f"/nForum/board/{board.group(1)}?ajax&p={board.group(2)}"
+        elif article:
+            path = f"/nForum/article/{article.group(1)}/{article.group(2)}?ajax&p={article.group(3)}"
+        else:
+            continue
+        request = urllib.request.Request(url + path, headers={"X-Requested-With": "XMLHttpRequest"})
+        with urllib.request.urlopen(request, timeout=60) as r:
+            (folder / name).write_bytes(r.read())
+        manifest.append(f"{name}\t{url}{path}")
+    (folder / "manifest.tsv").write_text("\n".join(manifest) + "\n")
+    return len(manifest)
+
+
+def bench_parse_nforum(ctx, url, mobile_folder, runs):
+    folder = ctx.work / "parse" / "pages-nforum"
+    rmtree(folder)
+    count = crawl_nforum_pages(url, mobile_folder, folder)
+    log(f"parse: {count} saved nForum pages")
+    parser_runs, libxml2_runs, data = [], [], None
+    for _ in range(runs):
+        result = run_timed([ctx.bins.bench, "parse", "--pages", folder, "--runs", 1, "--fetched-at", NOW,
+                            "--source", "smth-nforum"], label="bbsarchive-bench parse --source smth-nforum")
+        data = json.loads(result["stdout"])
+        parser_runs += data["runs"]["parser"]
+        libxml2_runs += data["runs"]["libxml2"]
+    mb = data["bytes"] / 1e6
+    out = {
+        "pages": data["pages"], "bytes": data["bytes"], "parserFailures": data["parserFailures"],
+        "parser": stats(parser_runs), "libxml2": stats(libxml2_runs),
+        "command": shell_join([".build/release/bbsarchive-bench", "parse", "--pages", rel(folder), "--runs", 1,
+                               "--source", "smth-nforum"]),
+    }
+    for key in ("parser", "libxml2"):
+        out[key]["pagesPerSecond"] = data["pages"] / out[key]["median"]
+        out[key]["mbPerSecond"] = mb / out[key]["median"]
+    out["ratioToLibxml2"] = out["parser"]["median"] / out["libxml2"]["median"]
+    log(f"parse: nForum parser {out['parser']['pagesPerSecond']:.0f} pages/s, {out['ratioToLibxml2']:.2f}x libxml2")
+    return out
+
+
 def bench_parse(ctx, url, boards):
     folder = ctx.work / "parse" / "pages"
     rmtree(folder)
@@ -500,6 +552,7 @@ def bench_parse(ctx, url, boards):
         s["mbPerSecond"] = mb / s["median"]
     out["ratioToXmllint"] = out["parser"]["median"] / out["xmllint"]["median"]
     out["ratioToLibxml2"] = out["parser"]["median"] / out["libxml2"]["median"]
+    out["nforum"] = bench_parse_nforum(ctx, url, folder, runs)
     log(f"parse: parser {out['parser']['pagesPerSecond']:.0f} pages/s, xmllint "
         f"{out['xmllint']['pagesPerSecond']:.0f} pages/s, ratio {out['ratioToXmllint']:.2f}")
     return out

@@ -126,7 +126,19 @@ def section(data):
         for name, s, ratio, command in rows:
             out.append(f"| {name} | {spread(s)} | {f(s['pagesPerSecond'])} | {f(s['mbPerSecond'])} | "
                        f"{f(ratio)}× | {code(command)} |")
-        out.append("| SMTH nForum parser | not implemented yet (no nForum source in bbsarchive) | | | | |")
+        n = p.get("nforum")
+        if n:
+            for name, s, command in [
+                (f"SMTH nForum parser (bbsarchive), the same pages as GBK fragments ({size(n['bytes'])})",
+                 n["parser"], n["command"]),
+                ("libxml2 `htmlReadMemory` alone on those GBK pages (GB18030)", n["libxml2"],
+                 n["command"] + " (same process)"),
+            ]:
+                ratio = p["parser"]["median"] / s["median"]
+                out.append(f"| {name} | {spread(s)} | {f(s['pagesPerSecond'])} | {f(s['mbPerSecond'])} | "
+                           f"{f(ratio)}× | {code(command)} |")
+        else:
+            out.append("| SMTH nForum parser | not measured in this run | | | | |")
         out.append("")
         if p["parserFailures"]:
             out.append(f"The parser rejected {p['parserFailures']} page(s).")
