@@ -36,14 +36,18 @@ extension SiteBuilder {
                 let wantsDigest =
                     run.hot.wants(thread, boardTitle: boardTitle)
                     || run.recent.wants(thread, boardTitle: boardTitle) || feedGids.contains(thread.gid)
-                if !wantsDigest, isUnchanged(thread, run: run) {
+                let digest: ThreadDigest?
+                if isUnchanged(thread, run: run) {
                     let pages = max(1, (thread.postCount + options.postsPerPage - 1) / max(1, options.postsPerPage))
                     run.sitemapPaths += (1...pages).map { SitePaths.thread(thread.board, gid: thread.gid, page: $0) }
                     run.report.skippedThreads += 1
-                    continue
+                    digest =
+                        wantsDigest
+                        ? try self.digest(thread, boardTitle: boardTitle, original: original) : nil
+                } else {
+                    digest = try buildThread(
+                        thread, board: board, original: original, run: run, wantsDigest: wantsDigest)
                 }
-                let digest = try buildThread(
-                    thread, board: board, original: original, run: run, wantsDigest: wantsDigest)
                 if let digest {
                     run.hot.offer(digest)
                     run.recent.offer(digest)
@@ -80,6 +84,28 @@ extension SiteBuilder {
             row["lastReplier"] = ["id": last, "href": SitePaths.relative(from: path, to: SitePaths.user(last))]
         }
         return row
+    }
+
+    /// What lists of the whole archive show of a thread whose pages are left
+    /// as they are: read from its first post, without rendering the thread.
+    private func digest(_ thread: StoredThread, boardTitle: String, original: String?) throws(ArchiveError)
+        -> ThreadDigest
+    {
+        let opening = try store.posts(board: thread.board, gid: thread.gid).first
+        var image: (path: String, name: String)?
+        for attachment in opening?.attachments ?? [] where attachment.kind == .image {
+            guard let hash = attachment.hash else { continue }
+            let path = SitePaths.media(
+                hash: hash, extension: SitePaths.mediaExtension(mime: attachment.mime, name: attachment.name))
+            if publisher.exists(path) {
+                image = (path, attachment.name)
+                break
+            }
+        }
+        return ThreadDigest(
+            thread: thread, boardTitle: boardTitle,
+            excerpt: opening.map { Self.excerpt(PostNormalizer.normalize($0.body)) } ?? "",
+            image: image?.path, imageAlt: image?.name, original: original)
     }
 
     /// Whether nothing a thread's pages show changed since the last build:
