@@ -195,7 +195,7 @@ import Testing
         var cursor = dump.startIndex
         var found = 0
         for post in thread.posts.prefix(20) {
-            let heading = "\(SiteBuilder.floorLabel(post.floor))\(post.author)"
+            let heading = (post.floor == 0 ? "楼主" : "\(post.floor)楼") + post.author
             guard let at = dump.range(of: heading, range: cursor..<dump.endIndex) else {
                 Issue.record("\(heading) is missing or out of order in the text dump")
                 continue

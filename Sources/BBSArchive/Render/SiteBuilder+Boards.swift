@@ -16,20 +16,22 @@ extension SiteBuilder {
         for number in 1...total {
             let path = SitePaths.board(board.name, page: number)
             let slice = Array(threads.dropFirst((number - 1) * perPage).prefix(perPage))
-            var context = try common(
-                path: path, title: "\(boardTitle) (\(board.name))" + (number > 1 ? " · 第\(number)页" : ""),
+            var chrome = try common(
+                path: path, title: "\(boardTitle) (\(board.name))", page: number,
                 crumbs: [(boardTitle, SitePaths.board(board.name))], board: board.name, run: run)
-            context["board"] = [
-                "name": board.name, "title": boardTitle, "threads": board.threadCount, "posts": board.postCount,
-                "feed": SitePaths.relative(from: path, to: SitePaths.boardFeed(board.name)),
-            ]
-            context["boardFeed"] = SitePaths.relative(from: path, to: SitePaths.boardFeed(board.name))
-            context["markdown"] = SitePaths.relative(from: path, to: SitePaths.boardMarkdown(board.name))
-            context["threads"] = slice.map { boardRow($0, path: path, withFiles: withFiles) }
-            context["pager"] = Pager.context(current: number, total: total) {
-                SitePaths.relative(from: path, to: SitePaths.board(board.name, page: $0))
-            }
-            try page(path, template: "board", context, run: run)
+            let feedLink = SitePaths.relative(from: path, to: SitePaths.boardFeed(board.name))
+            chrome.boardFeed = feedLink
+            chrome.markdown = SitePaths.relative(from: path, to: SitePaths.boardMarkdown(board.name))
+            let view = BoardPageView(
+                chrome: chrome,
+                board: .init(
+                    name: board.name, title: boardTitle, threads: board.threadCount, posts: board.postCount,
+                    feed: feedLink),
+                threads: slice.map { boardRow($0, path: path, withFiles: withFiles) },
+                pager: Pager.view(current: number, total: total) {
+                    SitePaths.relative(from: path, to: SitePaths.board(board.name, page: $0))
+                })
+            try page(path, template: "board", view, run: run)
 
             for thread in slice {
                 let original = source?.originalThreadURL(board: thread.board, gid: thread.gid)
@@ -66,24 +68,20 @@ extension SiteBuilder {
             alternate: SitePaths.board(board.name), id: "board:\(board.name)", entries: feed, run: run)
     }
 
-    private func boardRow(_ thread: StoredThread, path: String, withFiles: Set<Int>) -> [String: Any] {
-        var row: [String: Any] = [
-            "gid": thread.gid, "title": Self.displayable(thread.title),
-            "href": SitePaths.relative(from: path, to: SitePaths.thread(thread.board, gid: thread.gid)),
-            "key": SitePaths.thread(thread.board, gid: thread.gid),
-            "replies": thread.replies, "sticky": thread.sticky, "marked": thread.marked,
-            "hasFiles": withFiles.contains(thread.gid),
-            "postedAt": Self.threadStart(thread), "postedISO": BeijingTime.iso8601(thread.postedAt),
-            "lastReplyAt": BeijingTime.display(thread.lastReplyAt),
-            "lastReplyISO": BeijingTime.iso8601(thread.lastReplyAt),
-        ]
-        if let author = thread.author {
-            row["author"] = ["id": author, "href": SitePaths.relative(from: path, to: SitePaths.user(author))]
-        }
-        if let last = thread.lastReplier {
-            row["lastReplier"] = ["id": last, "href": SitePaths.relative(from: path, to: SitePaths.user(last))]
-        }
-        return row
+    private func boardRow(_ thread: StoredThread, path: String, withFiles: Set<Int>) -> BoardRowView {
+        BoardRowView(
+            gid: thread.gid, title: Self.displayable(thread.title),
+            href: SitePaths.relative(from: path, to: SitePaths.thread(thread.board, gid: thread.gid)),
+            key: SitePaths.thread(thread.board, gid: thread.gid), replies: thread.replies, sticky: thread.sticky,
+            marked: thread.marked, hasFiles: withFiles.contains(thread.gid), postedAt: Self.threadStart(thread),
+            postedISO: BeijingTime.iso8601(thread.postedAt), lastReplyAt: BeijingTime.display(thread.lastReplyAt),
+            lastReplyISO: BeijingTime.iso8601(thread.lastReplyAt),
+            author: thread.author.map {
+                UserLinkView(id: $0, href: SitePaths.relative(from: path, to: SitePaths.user($0)))
+            },
+            lastReplier: thread.lastReplier.map {
+                UserLinkView(id: $0, href: SitePaths.relative(from: path, to: SitePaths.user($0)))
+            })
     }
 
     /// What lists of the whole archive show of a thread whose pages are left
@@ -126,24 +124,21 @@ extension SiteBuilder {
     {
         let path = SitePaths.boardList(board.name)
         let boardTitle = board.title ?? board.name
-        let rows = try threads.prefix(options.threadListLength).map { thread throws(ArchiveError) in
-            try templates.render("threadlist-row", listRow(thread, path: path, withFiles: withFiles))
-        }
-        var context = try common(path: path, title: boardTitle, crumbs: [], board: board.name, run: run)
-        context["boardTitle"] = boardTitle
-        context["boardHref"] = SitePaths.relative(from: path, to: SitePaths.board(board.name))
-        context["threadCount"] = threads.count
-        context["rows"] = rows.joined(separator: "\n")
-        try page(path, template: "threadlist", context, run: run, listed: false)
+        let view = ThreadListPageView(
+            chrome: try common(path: path, title: boardTitle, crumbs: [], board: board.name, run: run),
+            boardTitle: boardTitle, boardHref: SitePaths.relative(from: path, to: SitePaths.board(board.name)),
+            threadCount: threads.count,
+            rows: threads.prefix(options.threadListLength).map { listRow($0, path: path, withFiles: withFiles) })
+        try page(path, template: "threadlist", view, run: run, listed: false)
     }
 
-    private func listRow(_ thread: StoredThread, path: String, withFiles: Set<Int>) -> [String: Any] {
+    private func listRow(_ thread: StoredThread, path: String, withFiles: Set<Int>) -> ListRowView {
         let target = SitePaths.thread(thread.board, gid: thread.gid)
-        return [
-            "title": Self.displayable(thread.title), "href": SitePaths.relative(from: path, to: target), "key": target,
-            "author": thread.author ?? "原帖已删除", "replies": thread.replies, "sticky": thread.sticky,
-            "marked": thread.marked, "hasFiles": withFiles.contains(thread.gid), "isCurrent": false,
-            "lastReplyAt": BeijingTime.day(thread.lastReplyAt), "lastReplyISO": BeijingTime.iso8601(thread.lastReplyAt),
-        ]
+        return ListRowView(
+            title: Self.displayable(thread.title), href: SitePaths.relative(from: path, to: target), key: target,
+            author: thread.author, replies: thread.replies, sticky: thread.sticky,
+            hasFiles: withFiles.contains(thread.gid), isCurrent: false,
+            lastReplyAt: BeijingTime.day(thread.lastReplyAt),
+            lastReplyISO: BeijingTime.iso8601(thread.lastReplyAt))
     }
 }

@@ -135,7 +135,7 @@ public struct SiteBuilder: Sendable {
     // MARK: Writing
 
     /// Renders a page template and writes it; `listed` pages go in the sitemap.
-    func page(_ path: String, template: String, _ context: [String: Any], run: BuildRun, listed: Bool = true)
+    func page(_ path: String, template: String, _ context: some TemplateView, run: BuildRun, listed: Bool = true)
         throws(ArchiveError)
     {
         let html = try templates.render(template, context)
@@ -185,21 +185,19 @@ public struct SiteBuilder: Sendable {
 
     /// Relative root, title, breadcrumbs, asset links and the board sidebar.
     /// `board` marks the current board in the sidebar.
-    func common(path: String, title: String, crumbs: [(String, String)], board: String? = nil, run: BuildRun)
-        throws(ArchiveError) -> [String: Any]
-    {
+    func common(
+        path: String, title: String, page: Int = 1, crumbs: [(String, String)], board: String? = nil, run: BuildRun
+    ) throws(ArchiveError) -> PageChrome {
         let root = SitePaths.relative(from: path, to: "")
         func link(_ target: String) -> String { SitePaths.relative(from: path, to: target) }
-        return [
-            "root": root,
-            "home": link(SitePaths.home), "hotHref": link(SitePaths.hot), "lookupHref": link(SitePaths.lookup),
-            "feedHref": link(SitePaths.feed),
-            "stylesheet": link(SitePaths.stylesheet), "bootScript": link(SitePaths.bootScript),
-            "siteScript": link(SitePaths.siteScript), "icon": link(SitePaths.icon),
-            "pageTitle": title, "siteTitle": options.siteTitle, "version": BBSArchiveVersion.version,
-            "crumbs": crumbs.map { ["label": $0.0, "href": link($0.1)] },
-            "sidebar": try sidebar(root: root, board: board, run: run),
-        ]
+        return PageChrome(
+            root: root, home: link(SitePaths.home), hotHref: link(SitePaths.hot), lookupHref: link(SitePaths.lookup),
+            feedHref: link(SitePaths.feed), stylesheet: link(SitePaths.stylesheet),
+            bootScript: link(SitePaths.bootScript), siteScript: link(SitePaths.siteScript), icon: link(SitePaths.icon),
+            pageTitle: title, pageNumber: page > 1 ? page : nil, siteTitle: options.siteTitle,
+            version: BBSArchiveVersion.version,
+            crumbs: crumbs.map { CrumbView(label: $0.0, href: link($0.1)) },
+            sidebar: try sidebar(root: root, board: board, run: run))
     }
 
     /// The board sidebar, rendered once per folder depth and current board
@@ -207,28 +205,39 @@ public struct SiteBuilder: Sendable {
     private func sidebar(root: String, board: String?, run: BuildRun) throws(ArchiveError) -> String {
         let key = root + "\u{0}" + (board ?? "")
         if let cached = run.sidebars[key] { return cached }
-        let groups = run.navigation.groups.map { group -> [String: Any] in
-            var context: [String: Any] = [
-                "name": group.name,
-                "boards": group.boards.map { item -> [String: Any] in
-                    [
-                        "name": item.name, "title": item.title ?? item.name,
-                        "href": root + SitePaths.board(item.name), "isCurrent": item.name == board,
-                    ]
-                },
-                "open": board == nil || group.boards.contains { $0.name == board },
-            ]
-            if let code = group.code { context["href"] = root + SitePaths.section(code) }
-            return context
+        let groups = run.navigation.groups.map { group in
+            var view = Self.groupView(group, navigation: run.navigation) { root + $0 }
+            view.open = board == nil || group.boards.contains { $0.name == board }
+            for index in view.boards.indices { view.boards[index].isCurrent = view.boards[index].name == board }
+            return view
         }
         let html = try templates.render(
             "sidebar",
-            [
-                "groups": groups, "home": root + SitePaths.home, "hotHref": root + SitePaths.hot,
-                "lookupHref": root + SitePaths.lookup,
-            ])
+            SidebarView(
+                groups: groups, home: root + SitePaths.home, hotHref: root + SitePaths.hot,
+                lookupHref: root + SitePaths.lookup))
         run.sidebars[key] = html
         return html
+    }
+
+    /// A group of boards as the sidebar, the home page and section pages
+    /// show it; `link` makes a site path relative to the page.
+    static func groupView(
+        _ group: SiteNavigation.Group, navigation: SiteNavigation, stats: [String: BoardStats] = [:],
+        link: (String) -> String
+    ) -> BoardGroupView {
+        BoardGroupView(
+            name: group.code == nil ? "" : group.name, isAll: group.code == nil && !navigation.hasSections,
+            isOther: group.code == nil && navigation.hasSections, href: group.code.map { link(SitePaths.section($0)) },
+            boards: group.boards.map { board in
+                let range = stats[board.name].flatMap { stats in
+                    stats.first.flatMap { first in stats.last.map { (first, $0) } }
+                }
+                return BoardGroupView.Board(
+                    name: board.name, title: board.title ?? board.name, href: link(SitePaths.board(board.name)),
+                    threads: board.threadCount, posts: board.postCount, from: range.map { BeijingTime.day($0.0) },
+                    to: range.map { BeijingTime.day($0.1) })
+            })
     }
 
     /// An absolute address under `--site-url`, or `nil` without one.
@@ -252,8 +261,6 @@ public struct SiteBuilder: Sendable {
     static func threadStart(_ thread: StoredThread) -> String {
         thread.firstPostArchived ? BeijingTime.display(thread.postedAt) : BeijingTime.day(thread.postedAt)
     }
-
-    static func floorLabel(_ floor: Int) -> String { floor == 0 ? "楼主" : "\(floor)楼" }
 
     /// Text fit for HTML and XML: C0 control characters (such as the ESC of
     /// a colour code a post may carry) are not allowed in either.
