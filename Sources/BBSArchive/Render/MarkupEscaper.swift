@@ -14,9 +14,11 @@ public enum MarkupEscaper {
     static let contentTypeName = "BBSARCHIVE-MARKUP"
 
     /// Registers the escaper with swift-mustache; `TemplateSet` does it
-    /// before it parses any template.
+    /// before it parses any template. It replaces the library's own `HTML`
+    /// type too, so a template's `{{% CONTENT_TYPE: HTML}}` keeps it.
     static let registered: Void = {
         MustacheContentTypes.register(ContentType(), named: contentTypeName)
+        MustacheContentTypes.register(ContentType(), named: "HTML")
     }()
 
     struct ContentType: MustacheContentType {
