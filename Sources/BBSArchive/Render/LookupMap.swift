@@ -30,6 +30,13 @@ struct LookupMap {
         }
     }
 
+    /// Adds the boards of a map made apart (by another build task); the
+    /// example stays the first one found, in the order maps are merged.
+    mutating func merge(_ other: LookupMap) {
+        boards.merge(other.boards) { _, new in new }
+        if example == nil { example = other.example }
+    }
+
     func script() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

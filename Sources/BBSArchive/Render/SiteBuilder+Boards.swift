@@ -12,50 +12,24 @@ extension SiteBuilder {
         let feedGids = Set(
             threads.sorted { ($0.lastReplyAt, $0.gid) > ($1.lastReplyAt, $1.gid) }.prefix(options.feedEntries).map(
                 \.gid))
-        var feed: [ThreadDigest] = []
-        for number in 1...total {
-            let path = SitePaths.board(board.name, page: number)
-            let slice = Array(threads.dropFirst((number - 1) * perPage).prefix(perPage))
-            var chrome = try common(
-                path: path, title: "\(boardTitle) (\(board.name))", page: number,
-                crumbs: [(boardTitle, SitePaths.board(board.name))], board: board.name, run: run)
-            let feedLink = SitePaths.relative(from: path, to: SitePaths.boardFeed(board.name))
-            chrome.boardFeed = feedLink
-            chrome.markdown = SitePaths.relative(from: path, to: SitePaths.boardMarkdown(board.name))
-            let view = BoardPageView(
-                chrome: chrome,
-                board: .init(
-                    name: board.name, title: boardTitle, threads: board.threadCount, posts: board.postCount,
-                    feed: feedLink),
-                threads: slice.map { boardRow($0, path: path, withFiles: withFiles) },
-                pager: Pager.view(current: number, total: total) {
-                    SitePaths.relative(from: path, to: SitePaths.board(board.name, page: $0))
-                })
-            try page(path, template: "board", view, run: run)
-
-            for thread in slice {
-                let original = source?.originalThreadURL(board: thread.board, gid: thread.gid)
-                let wantsDigest =
-                    run.hot.wants(thread, boardTitle: boardTitle)
-                    || run.recent.wants(thread, boardTitle: boardTitle) || feedGids.contains(thread.gid)
-                let digest: ThreadDigest?
-                if isUnchanged(thread, run: run) {
-                    let pages = max(1, (thread.postCount + options.postsPerPage - 1) / max(1, options.postsPerPage))
-                    run.sitemapPaths += (1...pages).map { SitePaths.thread(thread.board, gid: thread.gid, page: $0) }
-                    run.report.skippedThreads += 1
-                    digest =
-                        wantsDigest
-                        ? try self.digest(thread, boardTitle: boardTitle, original: original) : nil
-                } else {
-                    digest = try buildThread(
-                        thread, board: board, original: original, run: run, wantsDigest: wantsDigest)
-                }
-                if let digest {
-                    run.hot.offer(digest)
-                    run.recent.offer(digest)
-                    if feedGids.contains(thread.gid) { feed.append(digest) }
-                }
+        // Runs of pages render at the same time, each into a run of its
+        // own, merged in page order.
+        let chunk = max(1, options.boardPagesPerTask)
+        let ranges = stride(from: 1, through: total, by: chunk).map { $0...min(total, $0 + chunk - 1) }
+        let parts = try parallelMap(ranges) { range throws(ArchiveError) in
+            let part = run.fork()
+            var feed: [ThreadDigest] = []
+            for number in range {
+                try buildBoardPage(
+                    board, number: number, total: total, threads: threads, withFiles: withFiles, source: source,
+                    feedGids: feedGids, feed: &feed, run: part)
             }
+            return (part, feed)
+        }
+        var feed: [ThreadDigest] = []
+        for (part, partFeed) in parts {
+            run.absorb(part)
+            feed += partFeed
         }
         try buildThreadList(board, threads: threads, withFiles: withFiles, run: run)
         run.boardStats[board.name] = BoardStats(
@@ -66,6 +40,57 @@ extension SiteBuilder {
         try writeFeed(
             path: SitePaths.boardFeed(board.name), title: "\(boardTitle) (\(board.name)) · \(options.siteTitle)",
             alternate: SitePaths.board(board.name), id: "board:\(board.name)", entries: feed, run: run)
+    }
+
+    /// Page `number` of a board's list and the threads on it.
+    private func buildBoardPage(
+        _ board: StoredBoard, number: Int, total: Int, threads: [StoredThread], withFiles: Set<Int>,
+        source: (any ForumSource)?, feedGids: Set<Int>, feed: inout [ThreadDigest], run: BuildRun
+    ) throws(ArchiveError) {
+        let boardTitle = board.title ?? board.name
+        let perPage = max(1, options.threadsPerPage)
+        let path = SitePaths.board(board.name, page: number)
+        let slice = Array(threads.dropFirst((number - 1) * perPage).prefix(perPage))
+        var chrome = try common(
+            path: path, title: "\(boardTitle) (\(board.name))", page: number,
+            crumbs: [(boardTitle, SitePaths.board(board.name))], board: board.name, run: run)
+        let feedLink = SitePaths.relative(from: path, to: SitePaths.boardFeed(board.name))
+        chrome.boardFeed = feedLink
+        chrome.markdown = SitePaths.relative(from: path, to: SitePaths.boardMarkdown(board.name))
+        let view = BoardPageView(
+            chrome: chrome,
+            board: .init(
+                name: board.name, title: boardTitle, threads: board.threadCount, posts: board.postCount,
+                feed: feedLink),
+            threads: slice.map { boardRow($0, path: path, withFiles: withFiles) },
+            pager: Pager.view(current: number, total: total) {
+                SitePaths.relative(from: path, to: SitePaths.board(board.name, page: $0))
+            })
+        try page(path, template: "board", view, run: run)
+
+        for thread in slice {
+            let original = source?.originalThreadURL(board: thread.board, gid: thread.gid)
+            let wantsDigest =
+                run.hot.wants(thread, boardTitle: boardTitle)
+                || run.recent.wants(thread, boardTitle: boardTitle) || feedGids.contains(thread.gid)
+            let digest: ThreadDigest?
+            if isUnchanged(thread, run: run) {
+                let pages = max(1, (thread.postCount + options.postsPerPage - 1) / max(1, options.postsPerPage))
+                run.sitemapPaths += (1...pages).map { SitePaths.thread(thread.board, gid: thread.gid, page: $0) }
+                run.report.skippedThreads += 1
+                digest =
+                    wantsDigest
+                    ? try self.digest(thread, boardTitle: boardTitle, original: original) : nil
+            } else {
+                digest = try buildThread(
+                    thread, board: board, original: original, run: run, wantsDigest: wantsDigest)
+            }
+            if let digest {
+                run.hot.offer(digest)
+                run.recent.offer(digest)
+                if feedGids.contains(thread.gid) { feed.append(digest) }
+            }
+        }
     }
 
     private func boardRow(_ thread: StoredThread, path: String, withFiles: Set<Int>) -> BoardRowView {

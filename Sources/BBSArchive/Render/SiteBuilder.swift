@@ -33,6 +33,11 @@ public struct SiteBuilder: Sendable {
         /// the last build of this folder (with the same templates and
         /// options) as they are, without rendering them again.
         public var incremental = true
+        /// Boards, and runs of pages within a board, rendered at the same
+        /// time; 1 renders one after the other. The output is the same.
+        public var workers = ProcessInfo.processInfo.activeProcessorCount
+        /// Board pages (with their threads) one task renders.
+        public var boardPagesPerTask = 8
 
         public init() {}
     }
@@ -77,26 +82,42 @@ public struct SiteBuilder: Sendable {
         if options.incremental, let previous = BuildState.load(from: publisher), previous.fingerprint == fingerprint {
             run.unchangedSince = Date(timeIntervalSince1970: previous.builtAt)
         }
+        // Each board renders into a run of its own; the runs are merged in
+        // board order, so the result does not depend on which ends first.
         var lookup = LookupMap()
-        for board in boards {
+        let boardRuns = try parallelMap(boards) { board throws(ArchiveError) in
+            let part = run.fork()
             let threads = try store.threads(board: board.name)
-            try buildBoard(board, threads: threads, run: run)
-            lookup.add(board: board, threads: threads)
+            try buildBoard(board, threads: threads, run: part)
+            var map = LookupMap()
+            map.add(board: board, threads: threads)
+            return (part, map)
+        }
+        for (part, map) in boardRuns {
+            run.absorb(part)
+            lookup.merge(map)
         }
         let changedUsers = try run.unchangedSince.map { since throws(ArchiveError) in
             try store.usersWithChanges(since: since)
         }
         let postCounts = changedUsers == nil ? [:] : try store.postCountsByUser()
-        for user in try store.users() {
-            if let changedUsers, !changedUsers.contains(user), publisher.exists(SitePaths.user(user)) {
-                let pages = max(
-                    1, ((postCounts[user] ?? 0) + options.postsPerUserPage - 1) / max(1, options.postsPerUserPage))
-                run.sitemapPaths += (1...pages).map { SitePaths.user(user, page: $0) }
-                run.report.skippedUsers += 1
-                continue
+        let users = try store.users()
+        let userChunks = stride(from: 0, to: users.count, by: 64).map { Array(users[$0..<min($0 + 64, users.count)]) }
+        let userRuns = try parallelMap(userChunks) { chunk throws(ArchiveError) in
+            let part = run.fork()
+            for user in chunk {
+                if let changedUsers, !changedUsers.contains(user), publisher.exists(SitePaths.user(user)) {
+                    let pages = max(
+                        1, ((postCounts[user] ?? 0) + options.postsPerUserPage - 1) / max(1, options.postsPerUserPage))
+                    part.sitemapPaths += (1...pages).map { SitePaths.user(user, page: $0) }
+                    part.report.skippedUsers += 1
+                    continue
+                }
+                try buildUser(user, run: part)
             }
-            try buildUser(user, run: run)
+            return part
         }
+        for part in userRuns { run.absorb(part) }
         try buildHome(run: run)
         try buildSections(run: run)
         try buildHot(run: run)
@@ -117,7 +138,11 @@ public struct SiteBuilder: Sendable {
     /// program's version, the options, the templates and assets, and the
     /// boards and sections in the sidebar. Any change rebuilds every page.
     private func fingerprint(boards: [StoredBoard], filing: StoredSectionFiling) -> String {
-        var text = "bbsarchive \(BBSArchiveVersion.version)\n\(options)\n"
+        // How many tasks render does not change a byte of the output.
+        var rendering = options
+        rendering.workers = 0
+        rendering.boardPagesPerTask = 0
+        var text = "bbsarchive \(BBSArchiveVersion.version)\n\(rendering)\n"
         for relative in templates.allFilePaths() {
             let data = FileManager.default.contents(atPath: templates.directory.appendingPathComponent(relative).path)
             text += "\(relative) \(data.map(SHA256.hex) ?? "-")\n"
@@ -130,6 +155,34 @@ public struct SiteBuilder: Sendable {
             text += "filed \(board)|\(section)\n"
         }
         return SHA256.hex(Data(text.utf8))
+    }
+
+    // MARK: Tasks
+
+    /// `body` over every item, on up to `options.workers` threads at once;
+    /// the results in the order of the items. The first error is thrown.
+    func parallelMap<Item: Sendable, Result>(
+        _ items: [Item], _ body: @Sendable (Item) throws(ArchiveError) -> Result
+    ) throws(ArchiveError) -> [Result] {
+        guard options.workers > 1, items.count > 1 else {
+            var results: [Result] = []
+            for item in items { results.append(try body(item)) }
+            return results
+        }
+        let results = TaskResults<Result>(count: items.count)
+        let next = TaskResults<Int>(count: 0)
+        DispatchQueue.concurrentPerform(iterations: min(options.workers, items.count)) { _ in
+            // Each worker takes the next item until none is left or one failed.
+            while let index = next.claim(below: items.count) {
+                do throws(ArchiveError) {
+                    results.set(index, .success(try body(items[index])))
+                } catch {
+                    results.set(index, .failure(error))
+                    next.stop()
+                }
+            }
+        }
+        return try results.collect()
     }
 
     // MARK: Writing
@@ -271,10 +324,13 @@ public struct SiteBuilder: Sendable {
     }
 }
 
-/// The mutable state of one build: what was written, the sidebars already
-/// rendered, the pages for the sitemap, and the running selections for the
-/// home page, hot topics and feeds. Lives inside one `build()` call.
-final class BuildRun {
+/// The mutable state of one build task: what was written, the sidebars
+/// already rendered, the pages for the sitemap, and the running selections
+/// for the home page, hot topics and feeds. Each task of a build writes
+/// only its own run (`fork()`); the runs are merged in a fixed order when
+/// the tasks are done (`absorb(_:)`). A task reads the run it was forked
+/// from, which nothing writes while tasks run: hence `@unchecked`.
+final class BuildRun: @unchecked Sendable {
     var report = SiteBuilder.Report()
     let navigation: SiteNavigation
     var sidebars: [String: String] = [:]
@@ -289,6 +345,12 @@ final class BuildRun {
     /// options, started; `nil` renders everything.
     var unchangedSince: Date?
 
+    init(navigation: SiteNavigation, hot: TopThreads, recent: TopThreads) {
+        self.navigation = navigation
+        self.hot = hot
+        self.recent = recent
+    }
+
     init(navigation: SiteNavigation, options: SiteBuilder.Options) {
         self.navigation = navigation
         hot = TopThreads(limit: max(options.hotTopics, options.homeHotTopics)) { a, b in
@@ -299,6 +361,70 @@ final class BuildRun {
         recent = TopThreads(limit: max(options.homeRecentThreads, options.feedEntries)) { a, b in
             (a.thread.lastReplyAt, a.thread.gid) > (b.thread.lastReplyAt, b.thread.gid)
         }
+    }
+}
+
+extension BuildRun {
+    /// A run for one task of this build: the same navigation and
+    /// selections' sizes, nothing yet written or chosen.
+    func fork() -> BuildRun {
+        let part = BuildRun(navigation: navigation, hot: hot.emptied(), recent: recent.emptied())
+        part.unchangedSince = unchangedSince
+        return part
+    }
+
+    /// Adds what a task's run did, as if this run had done it next.
+    func absorb(_ part: BuildRun) {
+        report.pages += part.report.pages
+        report.markdownFiles += part.report.markdownFiles
+        report.mediaFiles += part.report.mediaFiles
+        report.feeds += part.report.feeds
+        report.written += part.report.written
+        report.unchanged += part.report.unchanged
+        report.skippedThreads += part.report.skippedThreads
+        report.skippedUsers += part.report.skippedUsers
+        sitemapPaths += part.sitemapPaths
+        for digest in part.hot.items { hot.offer(digest) }
+        for digest in part.recent.items { recent.offer(digest) }
+        boardStats.merge(part.boardStats) { _, new in new }
+        sidebars.merge(part.sidebars) { old, _ in old }
+    }
+}
+
+/// The results of a build's parallel tasks, each set once by the task that
+/// made it; the lock guards the slots, not the work.
+final class TaskResults<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Result<Value, ArchiveError>?]
+    private var claimed = 0
+    private var stopped = false
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ result: Result<Value, ArchiveError>) { lock.withLock { slots[index] = result } }
+
+    /// The next unclaimed index below `count`, or `nil` when done or stopped.
+    func claim(below count: Int) -> Int? {
+        lock.withLock {
+            guard !stopped, claimed < count else { return nil }
+            claimed += 1
+            return claimed - 1
+        }
+    }
+
+    func stop() { lock.withLock { stopped = true } }
+
+    /// Every value in order, or the first error (by index).
+    func collect() throws(ArchiveError) -> [Value] {
+        var values: [Value] = []
+        for slot in lock.withLock({ slots }) {
+            switch slot {
+            case .success(let value): values.append(value)
+            case .failure(let error): throw error
+            case nil: throw .outputUnwritable(path: "", reason: "a build task did not finish")
+            }
+        }
+        return values
     }
 }
 
