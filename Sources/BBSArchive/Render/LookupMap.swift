@@ -19,6 +19,8 @@ struct LookupMap {
     /// The forum address of one archived thread, shown as the example.
     private(set) var example: String?
 
+    init(boards: [String: Board] = [:]) { self.boards = boards }
+
     mutating func add(board: StoredBoard, threads: [StoredThread]) {
         boards[board.name] = Board(
             dir: SitePaths.component(board.name), title: board.title ?? board.name, threads: threads.map(\.gid).sorted()

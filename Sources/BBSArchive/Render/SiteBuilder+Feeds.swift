@@ -44,9 +44,30 @@ extension SiteBuilder {
     /// `sitemap.xml` with the absolute address of every page (thread
     /// filters left out); over 50,000 pages, a sitemap index of several.
     /// Needs `--site-url`: a sitemap of relative addresses is not valid.
-    func buildSitemap(run: BuildRun) throws(ArchiveError) {
+    /// Its list comes from the store's counts, not from what this build
+    /// rendered, so an incremental build writes the same one.
+    func buildSitemap(boards: [StoredBoard], run: BuildRun) throws(ArchiveError) {
         guard absolute(SitePaths.home) != nil else { return }
-        let paths = run.sitemapPaths
+        var paths = [SitePaths.home, SitePaths.hot, SitePaths.lookup]
+        paths += run.navigation.groups.compactMap { $0.code.map(SitePaths.section) }
+        let postsPerPage = max(1, options.postsPerPage)
+        let counts = try store.postCountsByThread()
+        for board in boards {
+            let threads = counts[board.name] ?? []
+            let listPages = max(
+                1, (threads.count + max(1, options.threadsPerPage) - 1) / max(1, options.threadsPerPage))
+            paths.append(SitePaths.board(board.name))
+            paths += (1...listPages).map { SitePaths.boardArchive(board.name, page: $0) }
+            for (gid, posts) in threads {
+                paths += (1...max(1, (posts + postsPerPage - 1) / postsPerPage)).map {
+                    SitePaths.thread(board.name, gid: gid, page: $0)
+                }
+            }
+        }
+        let perUserPage = max(1, options.postsPerUserPage)
+        for (user, posts) in try store.postCountsByUser().sorted(by: { $0.key < $1.key }) {
+            paths += (1...max(1, (posts + perUserPage - 1) / perUserPage)).map { SitePaths.user(user, page: $0) }
+        }
         let chunks = stride(from: 0, to: paths.count, by: Self.sitemapLimit).map {
             Array(paths[$0..<min($0 + Self.sitemapLimit, paths.count)])
         }

@@ -57,7 +57,7 @@ extension SiteBuilder {
             chrome: try common(path: path, title: "", crumbs: [], run: run),
             lookupMap: SitePaths.relative(from: path, to: SitePaths.lookupMap),
             lookupScript: SitePaths.relative(from: path, to: SitePaths.lookupScript),
-            example: lookup.example ?? "https://m.newsmth.net/article/Geography/12345")
+            example: run.recent.items.first?.original ?? "https://m.newsmth.net/article/Geography/12345")
         try page(path, template: "lookup", view, run: run)
         try file(SitePaths.lookupMap, lookup.script(), run: run)
     }
@@ -69,7 +69,7 @@ extension SiteBuilder {
         let path = SitePaths.notFound
         var chrome = try common(path: path, title: "", crumbs: [], run: run)
         chrome.base = absolute(SitePaths.home)
-        try page(path, template: "404", PlainPageView(chrome: chrome), run: run, listed: false)
+        try page(path, template: "404", PlainPageView(chrome: chrome), run: run)
     }
 
     func buildUser(_ user: String, run: BuildRun) throws(ArchiveError) {

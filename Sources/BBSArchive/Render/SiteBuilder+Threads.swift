@@ -2,12 +2,10 @@ import Foundation
 
 /// Thread pages, their 只看此ID views, and the Markdown copy of each thread.
 extension SiteBuilder {
-    /// Writes every page of one thread; returns what lists of the whole
-    /// archive show of it when `wantsDigest`.
-    func buildThread(
-        _ thread: StoredThread, board: StoredBoard, original: String?, run: BuildRun,
-        wantsDigest: Bool
-    ) throws(ArchiveError) -> ThreadDigest? {
+    /// Writes every page of one thread, its author views and its Markdown.
+    func buildThread(_ thread: StoredThread, board: StoredBoard, original: String?, run: BuildRun)
+        throws(ArchiveError)
+    {
         let posts = try store.posts(board: thread.board, gid: thread.gid)
         var mediaPaths: [String: String] = [:]
         for attachment in posts.flatMap(\.attachments) {
@@ -82,7 +80,7 @@ extension SiteBuilder {
                         from: path, to: SitePaths.authorView(thread.board, gid: thread.gid, author: author, page: $0))
                 }
                 // A filtered copy of the thread: kept out of the sitemap.
-                try page(path, template: "thread", view, run: run, listed: false)
+                try page(path, template: "thread", view, run: run)
             }
         }
 
@@ -92,12 +90,6 @@ extension SiteBuilder {
             mediaLink: { url in mediaPaths[url].map { SitePaths.relative(from: markdownPath, to: $0) } })
         try markdown(markdownPath, text, run: run)
 
-        guard wantsDigest else { return nil }
-        let opening = posts.first
-        let image = opening?.attachments.first { $0.kind == .image && mediaPaths[$0.url] != nil }
-        return ThreadDigest(
-            thread: thread, boardTitle: boardTitle, excerpt: bodies.first.map { Self.excerpt($0) } ?? "",
-            image: image.flatMap { mediaPaths[$0.url] }, imageAlt: image?.name, original: original)
     }
 
     /// The opening of a normalized post as one short line of text, quotes left out.

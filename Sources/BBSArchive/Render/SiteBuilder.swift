@@ -58,19 +58,27 @@ public struct SiteBuilder: Sendable {
         /// nothing they show changed since the last build.
         public var skippedThreads = 0
         public var skippedUsers = 0
+        /// What this build rendered because it changed since the last one;
+        /// `nil` when it rendered everything.
+        public var changes: BuildChanges?
     }
 
     public let store: ArchiveStore
     public let templates: TemplateSet
     public let publisher: any SitePublisher
     public let options: Options
+    /// Other writers of the build (a search index, say), given what changed.
+    public let writers: [any BuildWriter]
 
-    public init(store: ArchiveStore, templates: TemplateSet, publisher: any SitePublisher, options: Options = Options())
-    {
+    public init(
+        store: ArchiveStore, templates: TemplateSet, publisher: any SitePublisher, options: Options = Options(),
+        writers: [any BuildWriter] = []
+    ) {
         self.store = store
         self.templates = templates
         self.publisher = publisher
         self.options = options
+        self.writers = writers
     }
 
     public func build() throws(ArchiveError) -> Report {
@@ -79,13 +87,30 @@ public struct SiteBuilder: Sendable {
         let filing = try store.sectionFiling()
         let run = BuildRun(navigation: SiteNavigation(boards: boards, filing: filing), options: options)
         let fingerprint = self.fingerprint(boards: boards, filing: filing)
-        if options.incremental, let previous = BuildState.load(from: publisher), previous.fingerprint == fingerprint {
-            run.unchangedSince = Date(timeIntervalSince1970: previous.builtAt)
+        // Read before rendering: a change made while this build runs is
+        // rendered again by the next one.
+        var through = try store.lastBuildChange()
+        let previous = options.incremental ? BuildState.load(from: publisher) : nil
+        if let previous, previous.fingerprint == fingerprint, let seq = previous.changeSeq, seq <= through {
+            let changes = try store.buildChanges(after: seq)
+            run.changes = changes
+            through = max(through, changes.through)
+            run.previousBoardPages = previous.boardPages ?? [:]
         }
+        run.report.changes = run.changes
+
         // Each board renders into a run of its own; the runs are merged in
         // board order, so the result does not depend on which ends first.
+        // A board nothing changed in is left as it is, unread.
+        let dirty = boards.filter { board in
+            run.changes.map { $0.boards.contains(board.name) } ?? true || !publisher.exists(SitePaths.board(board.name))
+        }
         var lookup = LookupMap()
-        let boardRuns = try parallelMap(boards) { board throws(ArchiveError) in
+        if run.changes != nil, let old = publisher.read(SitePaths.lookupMap).flatMap(LookupMap.decode) {
+            let present = Set(boards.map(\.name))
+            lookup = LookupMap(boards: old.filter { present.contains($0.key) })
+        }
+        let boardRuns = try parallelMap(dirty) { board throws(ArchiveError) in
             let part = run.fork()
             let threads = try store.threads(board: board.name)
             try buildBoard(board, threads: threads, run: part)
@@ -97,41 +122,60 @@ public struct SiteBuilder: Sendable {
             run.absorb(part)
             lookup.merge(map)
         }
-        let changedUsers = try run.unchangedSince.map { since throws(ArchiveError) in
-            try store.usersWithChanges(since: since)
-        }
-        let postCounts = changedUsers == nil ? [:] : try store.postCountsByUser()
-        let users = try store.users()
+        run.boardPages = run.previousBoardPages.filter { name, _ in boards.contains { $0.name == name } }
+        for (part, _) in boardRuns { run.boardPages.merge(part.boardPages) { _, new in new } }
+
+        let users: [String]
+        if let changes = run.changes { users = changes.users.sorted() } else { users = try store.users() }
         let userChunks = stride(from: 0, to: users.count, by: 64).map { Array(users[$0..<min($0 + 64, users.count)]) }
         let userRuns = try parallelMap(userChunks) { chunk throws(ArchiveError) in
             let part = run.fork()
-            for user in chunk {
-                if let changedUsers, !changedUsers.contains(user), publisher.exists(SitePaths.user(user)) {
-                    let pages = max(
-                        1, ((postCounts[user] ?? 0) + options.postsPerUserPage - 1) / max(1, options.postsPerUserPage))
-                    part.sitemapPaths += (1...pages).map { SitePaths.user(user, page: $0) }
-                    part.report.skippedUsers += 1
-                    continue
-                }
-                try buildUser(user, run: part)
-            }
+            for user in chunk { try buildUser(user, run: part) }
             return part
         }
         for part in userRuns { run.absorb(part) }
+
+        try chooseDigests(boards: boards, run: run)
         try buildHome(run: run)
         try buildSections(run: run)
         try buildHot(run: run)
         try buildLookup(lookup, run: run)
         try buildNotFound(run: run)
         try buildSiteFeed(run: run)
-        try buildSitemap(run: run)
+        try buildSitemap(boards: boards, run: run)
         try markdown(
             SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.siteTitle), run: run)
         try copyAssets(run: run)
+        for writer in writers { try writer.write(changes: run.changes, store: store, publisher: publisher) }
         // Written last: a build that stopped part way leaves the old state,
         // and the next build renders everything that changed since then.
-        try BuildState(fingerprint: fingerprint, builtAt: started.timeIntervalSince1970).save(to: publisher)
+        try BuildState(
+            fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
+            boardPages: run.boardPages
+        ).save(to: publisher)
         return run.report
+    }
+
+    /// Hot topics, recent threads and each board's figures, read from the
+    /// store for the whole archive (not gathered while rendering, so an
+    /// incremental build shows the same as a full one).
+    private func chooseDigests(boards: [StoredBoard], run: BuildRun) throws(ArchiveError) {
+        let byName = Dictionary(boards.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        func digests(_ threads: [StoredThread]) throws(ArchiveError) -> [ThreadDigest] {
+            var result: [ThreadDigest] = []
+            for thread in threads {
+                let board = byName[thread.board]
+                let source = board?.source.flatMap { try? ForumSources.make($0, baseURL: board?.baseURL) }
+                result.append(
+                    try digest(
+                        thread, boardTitle: board?.title ?? thread.board,
+                        original: source?.originalThreadURL(board: thread.board, gid: thread.gid)))
+            }
+            return result
+        }
+        for digest in try digests(store.topThreads(.mostPosts, limit: run.hot.limit)) { run.hot.offer(digest) }
+        for digest in try digests(store.topThreads(.latestReply, limit: run.recent.limit)) { run.recent.offer(digest) }
+        run.boardStats = try store.boardSpans().mapValues { BoardStats(first: $0.first, last: $0.last) }
     }
 
     /// Everything besides the store that every page depends on: the
@@ -188,13 +232,10 @@ public struct SiteBuilder: Sendable {
     // MARK: Writing
 
     /// Renders a page template and writes it; `listed` pages go in the sitemap.
-    func page(_ path: String, template: String, _ context: some TemplateView, run: BuildRun, listed: Bool = true)
-        throws(ArchiveError)
-    {
+    func page(_ path: String, template: String, _ context: some TemplateView, run: BuildRun) throws(ArchiveError) {
         let html = try templates.render(template, context)
         count(try publisher.write(Data(html.utf8), to: path), in: run)
         run.report.pages += 1
-        if listed { run.sitemapPaths.append(path) }
     }
 
     func markdown(_ path: String, _ text: String, run: BuildRun) throws(ArchiveError) {
@@ -334,16 +375,17 @@ final class BuildRun: @unchecked Sendable {
     var report = SiteBuilder.Report()
     let navigation: SiteNavigation
     var sidebars: [String: String] = [:]
-    var sitemapPaths: [String] = []
+    /// What changed since the last build; `nil` renders everything.
+    var changes: BuildChanges?
+    /// How many list pages each board had at the last build, and has now.
+    var previousBoardPages: [String: Int] = [:]
+    var boardPages: [String: Int] = [:]
     /// Most replied threads of the whole archive.
     var hot: TopThreads
     /// Most recently active threads of the whole archive (home page and site feed).
     var recent: TopThreads
     /// What the home page says about each board.
     var boardStats: [String: BoardStats] = [:]
-    /// When the last build of this folder, with the same templates and
-    /// options, started; `nil` renders everything.
-    var unchangedSince: Date?
 
     init(navigation: SiteNavigation, hot: TopThreads, recent: TopThreads) {
         self.navigation = navigation
@@ -369,7 +411,8 @@ extension BuildRun {
     /// selections' sizes, nothing yet written or chosen.
     func fork() -> BuildRun {
         let part = BuildRun(navigation: navigation, hot: hot.emptied(), recent: recent.emptied())
-        part.unchangedSince = unchangedSince
+        part.changes = changes
+        part.previousBoardPages = previousBoardPages
         return part
     }
 
@@ -383,10 +426,7 @@ extension BuildRun {
         report.unchanged += part.report.unchanged
         report.skippedThreads += part.report.skippedThreads
         report.skippedUsers += part.report.skippedUsers
-        sitemapPaths += part.sitemapPaths
-        for digest in part.hot.items { hot.offer(digest) }
-        for digest in part.recent.items { recent.offer(digest) }
-        boardStats.merge(part.boardStats) { _, new in new }
+        boardPages.merge(part.boardPages) { _, new in new }
         sidebars.merge(part.sidebars) { old, _ in old }
     }
 }
@@ -428,6 +468,14 @@ final class TaskResults<Value>: @unchecked Sendable {
     }
 }
 
+/// Writes something more from the store into the site at the end of a
+/// build, such as a search index. `changes` is what changed since the
+/// last build (`nil`: everything), so a writer can follow the same rule as
+/// the pages: cost proportional to the change.
+public protocol BuildWriter: Sendable {
+    func write(changes: BuildChanges?, store: ArchiveStore, publisher: any SitePublisher) throws(ArchiveError)
+}
+
 /// A board's figures for the home and section pages.
 struct BoardStats {
     var first: Date?
@@ -441,6 +489,11 @@ struct BuildState: Codable {
     var fingerprint: String
     /// When that build started (Unix seconds).
     var builtAt: Double
+    /// The store's last logged change that build rendered (absent in
+    /// folders built before changes were logged: then all is rendered).
+    var changeSeq: Int64?
+    /// How many list pages each board had.
+    var boardPages: [String: Int]?
 
     static func load(from publisher: any SitePublisher) -> BuildState? {
         publisher.read(path).flatMap { try? JSONDecoder().decode(BuildState.self, from: $0) }

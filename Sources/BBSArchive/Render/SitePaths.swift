@@ -29,6 +29,11 @@ enum SitePaths {
         page <= 1 ? "board/\(component(board))/index.html" : "board/\(component(board))/page-\(page).html"
     }
 
+    /// Page `page` of a board's threads by start, numbered from the oldest.
+    static func boardArchive(_ board: String, page: Int) -> String {
+        "board/\(component(board))/page-\(max(1, page)).html"
+    }
+
     static func boardMarkdown(_ board: String) -> String { "board/\(component(board))/index.md" }
 
     /// The short list of a board's latest threads shown beside each thread.

@@ -127,6 +127,8 @@ struct PagerView: TemplateView {
     var lastPage: Page?
     var backJump: Page?
     var forwardJump: Page?
+    /// On the latest-activity page, where no page of the list is current.
+    var isLatest = false
 
     func child(named name: String) -> Any? {
         switch name {
@@ -139,6 +141,7 @@ struct PagerView: TemplateView {
         case "lastPage": lastPage
         case "backJump": backJump
         case "forwardJump": forwardJump
+        case "isLatest": isLatest
         default: nil
         }
     }
@@ -550,6 +553,7 @@ struct BoardPageView: TemplateView {
         var threads: Int
         var posts: Int
         var feed: String
+        var latestHref: String
 
         func child(named name: String) -> Any? {
             switch name {
@@ -558,6 +562,7 @@ struct BoardPageView: TemplateView {
             case "threads": threads
             case "posts": posts
             case "feed": feed
+            case "latestHref": latestHref
             default: nil
             }
         }
@@ -565,12 +570,15 @@ struct BoardPageView: TemplateView {
 
     var chrome: PageChrome
     var board: Board
+    /// `index.html`: the latest activity; otherwise a page of the list by start.
+    var isLatest: Bool
     var threads: [BoardRowView]
     var pager: PagerView?
 
     func child(named name: String) -> Any? {
         switch name {
         case "board": board
+        case "isLatest": isLatest
         case "threads": threads
         case "pager": pager
         default: chrome.child(named: name)

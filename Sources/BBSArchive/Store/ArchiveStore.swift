@@ -682,6 +682,7 @@ public final class ArchiveStore: Sendable {
                     );
                     """)
         }
+        migrator.registerMigration("v2-build-changes") { db in try db.execute(sql: Self.buildChangesMigration) }
         return migrator
     }
 }
