@@ -138,3 +138,63 @@ import Testing
         #expect(differing.isEmpty, "differ: \(differing.prefix(10))")
     }
 }
+
+/// A store and a site made before changes were logged (the last release:
+/// migration `v1` only, a build state without a change number).
+@Suite struct OldStoreBuildTests {
+    @Test func aStoreFromTheLastReleaseStillBuildsThenUpdatesIncrementally() async throws {
+        let folder = try Fixtures.temporaryFolder("old-store")
+        let path = folder.appendingPathComponent("archive.sqlite").path
+        do {
+            let store = try ArchiveStore(path: path)
+            try store.saveBoardPage(
+                BoardPage(
+                    board: "Old", title: "旧版", page: PageInfo(current: 1, total: 1),
+                    threads: [
+                        ThreadSummary(
+                            gid: 1, title: "旧主题", replies: 0, sticky: false, author: "amy",
+                            postedAt: Fixtures.beijing(2025, 1, 1), lastReplier: nil,
+                            lastReplyAt: Fixtures.beijing(2025, 1, 1))
+                    ]), source: SMTHMobileSource())
+            try store.saveThread(
+                board: "Old",
+                pages: [
+                    ThreadPage(
+                        board: "Old", gid: 1, title: "旧主题", page: PageInfo(current: 1, total: 1),
+                        posts: [Post(floor: 0, author: "amy", postedAt: Fixtures.beijing(2025, 1, 1), body: "旧")])
+                ], summary: nil)
+        }
+        // Back to what the last release left: no change log, no record of its migration.
+        let access = try GRDBTestAccess.open(path)
+        try await access.queue.write { db in
+            for trigger in try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'build_change_%'")
+            {
+                try db.execute(sql: "DROP TRIGGER \(trigger)")
+            }
+            try db.execute(sql: "DROP TABLE build_change")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v2-build-changes'")
+        }
+        let site = folder.appendingPathComponent("site")
+        let publisher = try DiskPublisher(root: site)
+        try publisher.write(Data(#"{"fingerprint":"old","builtAt":0}"#.utf8), to: BuildState.path)
+
+        let store = try ArchiveStore(path: path)
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let builder = SiteBuilder(store: store, templates: templates, publisher: publisher)
+        let first = try builder.build()
+        #expect(first.changes == nil)
+        #expect(publisher.exists(SitePaths.thread("Old", gid: 1)))
+        try store.saveThread(
+            board: "Old",
+            pages: [
+                ThreadPage(
+                    board: "Old", gid: 1, title: "旧主题", page: PageInfo(current: 1, total: 1),
+                    posts: [Post(floor: 1, author: "ben", postedAt: Fixtures.beijing(2025, 1, 2), body: "新")])
+            ], summary: nil)
+        let second = try builder.build()
+        #expect(second.changes?.threads == [BuildChanges.ThreadKey(board: "Old", gid: 1)])
+        #expect(
+            String(decoding: publisher.read(SitePaths.thread("Old", gid: 1)) ?? Data(), as: UTF8.self).contains("ben"))
+    }
+}
