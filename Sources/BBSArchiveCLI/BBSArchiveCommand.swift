@@ -281,9 +281,10 @@ enum Runner {
         let report = try await action.run()
         if !quiet {
             let skipped =
-                report.skippedThreads + report.skippedUsers > 0
-                ? "; \(report.skippedThreads) thread(s) and \(report.skippedUsers) user(s) unchanged since the last build"
-                : ""
+                report.changes.map {
+                    "; only what changed since the last build: \($0.threads.count) thread(s), \($0.users.count) user(s)"
+                        + " (\(report.skippedThreads) thread(s) of changed boards left as they were)"
+                } ?? ""
             printError(
                 "built \(report.pages) page(s), \(report.markdownFiles) Markdown file(s), \(report.mediaFiles) new media file(s); "
                     + "\(report.written) written, \(report.unchanged) unchanged" + skipped)
