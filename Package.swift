@@ -59,7 +59,9 @@ let package = Package(
             ]),
 
         // make bench: parser throughput and the Hugo export, in process, over the public API.
-        .executableTarget(name: "bbsarchive-bench", dependencies: ["BBSArchive", "CLibXML2"]),
+        .executableTarget(
+            name: "bbsarchive-bench",
+            dependencies: ["BBSArchive", "CLibXML2", .product(name: "Mustache", package: "swift-mustache")]),
 
         .testTarget(
             name: "BBSArchiveTests",

@@ -303,12 +303,13 @@ func runHugoExport(_ arguments: Arguments) throws {
 
 let commandLine = CommandLine.arguments
 do {
-    guard commandLine.count >= 2 else { throw BenchError.usage("bbsarchive-bench parse|hugo-export --option value…") }
+    guard commandLine.count >= 2 else { throw BenchError.usage("bbsarchive-bench parse|hugo-export|render-lookup --option value…") }
     let arguments = try Arguments(commandLine.dropFirst(2))
     switch commandLine[1] {
     case "parse": try runParse(arguments)
     case "hugo-export": try runHugoExport(arguments)
-    default: throw BenchError.usage("bbsarchive-bench parse|hugo-export --option value…")
+    case "render-lookup": try runRenderLookup(arguments)
+    default: throw BenchError.usage("bbsarchive-bench parse|hugo-export|render-lookup --option value…")
     }
 } catch {
     FileHandle.standardError.write(Data("bbsarchive-bench: \(error)\n".utf8))

@@ -3,7 +3,7 @@ import Mustache
 // One `Sendable` value per template and per row a template repeats. Each
 // answers the names its template reads through `child(named:)`, a switch,
 // rather than through reflection: on a 30-row board page that is several
-// times faster than `Mirror` (see BENCHMARKS.md). A name a view does not
+// times faster than `Mirror` (`bbsarchive-bench render-lookup`). A name a view does not
 // know answers `nil`, so Mustache looks it up in the enclosing view, as it
 // would in nested dictionaries. The words readers see are in the templates.
 
