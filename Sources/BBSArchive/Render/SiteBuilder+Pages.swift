@@ -57,7 +57,7 @@ extension SiteBuilder {
             chrome: try common(path: path, title: "", crumbs: [], run: run),
             lookupMap: SitePaths.relative(from: path, to: SitePaths.lookupMap),
             lookupScript: SitePaths.relative(from: path, to: SitePaths.lookupScript),
-            example: run.recent.items.first?.original ?? "https://m.newsmth.net/article/Geography/12345")
+            example: try lookupExample(run: run) ?? "https://m.newsmth.net/article/Geography/12345")
         try page(path, template: "lookup", view, run: run)
         try file(SitePaths.lookupMap, lookup.script(), run: run)
     }
@@ -101,6 +101,16 @@ extension SiteBuilder {
     }
 
     // MARK: Pieces
+
+    /// The forum address of the first thread of the first board: the same
+    /// from build to build, so a reply does not rewrite the lookup page.
+    private func lookupExample(run: BuildRun) throws(ArchiveError) -> String? {
+        guard let thread = try store.firstThread(),
+            let board = run.navigation.boards.first(where: { $0.name == thread.board }),
+            let source = board.source.flatMap({ try? ForumSources.make($0, baseURL: board.baseURL) })
+        else { return nil }
+        return source.originalThreadURL(board: thread.board, gid: thread.gid)
+    }
 
     private func groupView(_ group: SiteNavigation.Group, path: String, run: BuildRun) -> BoardGroupView {
         Self.groupView(group, navigation: run.navigation, stats: run.boardStats) {

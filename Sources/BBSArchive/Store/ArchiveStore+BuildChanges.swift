@@ -154,6 +154,15 @@ extension ArchiveStore {
         }
     }
 
+    /// The thread with the lowest id on the first board by name.
+    public func firstThread() throws(ArchiveError) -> BuildChanges.ThreadKey? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT board, gid FROM thread ORDER BY board, gid LIMIT 1").map {
+                BuildChanges.ThreadKey(board: $0["board"], gid: $0["gid"])
+            }
+        }
+    }
+
     /// Each board's earliest thread start and latest reply, as its lists show them.
     public func boardSpans() throws(ArchiveError) -> [String: (first: Date, last: Date)] {
         try read { db in
