@@ -81,6 +81,9 @@ public struct ReparseAction: Sendable {
         public var posts = 0
         /// `URL: reason` for captures that no longer parse.
         public var failures: [String] = []
+        /// Posts stored with a parse warning, and `URL: warnings` of their pages.
+        public var partialPosts = 0
+        public var partial: [String] = []
     }
 
     public func run(events: @escaping ProgressSink = { _ in }) throws(ArchiveError) -> Report {
@@ -119,6 +122,10 @@ public struct ReparseAction: Sendable {
                         case (.thread(let b, let gid, _), .thread(var parsed)) where b == board.name:
                             parsed.board = board.name
                             parsed.gid = gid
+                            if let partial = Archiver.partial(parsed, url: response.url) {
+                                report.partialPosts += partial.posts
+                                report.partial.append("\(response.url): \(partial.error)")
+                            }
                             if pending?.gid != gid { try flush() }
                             pending = (gid, (pending?.pages ?? []) + [parsed])
                         default:
@@ -209,7 +216,8 @@ public struct ParseAction: Sendable {
                     FileManager.default.fileExists(atPath: input) ? "it cannot be read" : "there is no such file"
                 throw .unreadableFile(path: input, reason: reason)
             }
-            // A saved file has no address: links on it resolve against the forum's.
+            // A saved file has no address: links on it resolve against the
+            // forum's, and the page's own links name its board and thread.
             page = FetchedPage(url: source.baseURL + "/", body: data, contentType: nil, fetchedAt: fetchedAt ?? Date())
         }
         return try PageJSON.encode(source.parse(page))

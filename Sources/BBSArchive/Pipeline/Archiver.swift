@@ -38,9 +38,19 @@ public struct Archiver: Sendable {
 
     /// One thing that could not be archived in this run.
     public struct Failure: Sendable, Equatable, CustomStringConvertible {
+        public enum Kind: String, Sendable {
+            /// The page could not be had.
+            case failed
+            /// The page was stored, but some of its posts only in part
+            /// (kept with a parse warning), or it held posts that could not
+            /// be read at all.
+            case partial
+        }
+
         public var url: String
         public var error: ArchiveError
-        public var description: String { "\(url): \(error)" }
+        public var kind: Kind = .failed
+        public var description: String { kind == .partial ? "\(url): partial: \(error)" : "\(url): \(error)" }
     }
 
     /// What a fetch run did.
@@ -52,6 +62,8 @@ public struct Archiver: Sendable {
         public var posts = 0
         public var media = 0
         public var failures: [Failure] = []
+        /// Posts stored with a parse warning (with what could be read).
+        public var partialPosts = 0
     }
 
     public let source: any ForumSource
@@ -246,10 +258,16 @@ public struct Archiver: Sendable {
         }
         for outcome in outcomes {
             switch outcome {
-            case .stored(let posts, let pages):
+            case .stored(let posts, let pages, let partial):
                 report.threadsFetched += 1
                 report.threadPages += pages
                 report.posts += posts
+                for page in partial {
+                    report.partialPosts += page.posts
+                    report.failures.append(Failure(url: page.url, error: page.error, kind: .partial))
+                    events(.failure(url: page.url, reason: "partial: \(page.error)"))
+                    try? store.recordFailure(url: page.url, board: board, reason: "\(page.error)", kind: "partial")
+                }
             case .failed(let url, let error):
                 fail(url, error, board: board, into: &report)
             case .fatal:
@@ -260,7 +278,7 @@ public struct Archiver: Sendable {
     }
 
     private enum ThreadOutcome: Sendable {
-        case stored(posts: Int, pages: Int)
+        case stored(posts: Int, pages: Int, partial: [PartialPage])
         case failed(String, ArchiveError)
         case fatal(ArchiveError)
     }
@@ -304,13 +322,35 @@ public struct Archiver: Sendable {
             }
             try store.saveThread(board: board, pages: pages, summary: summary)
             try store.clearFailure(url: source.originalThreadURL(board: board, gid: summary.gid))
-            return .stored(posts: pages.reduce(0) { $0 + $1.posts.count }, pages: pages.count)
+            let partial = pages.compactMap { page in
+                Self.partial(page, url: source.threadURL(board: board, gid: summary.gid, page: page.page.current))
+            }
+            return .stored(posts: pages.reduce(0) { $0 + $1.posts.count }, pages: pages.count, partial: partial)
         } catch {
             switch error {
             case .storeUnavailable, .needsLogin: return .fatal(error)
             default: return .failed(url, error)
             }
         }
+    }
+
+    /// A thread page stored only in part: posts kept with a warning, or
+    /// fewer posts read than the markup holds.
+    struct PartialPage: Sendable {
+        var url: String
+        var posts: Int
+        var error: ArchiveError
+    }
+
+    static func partial(_ page: ThreadPage, url: String) -> PartialPage? {
+        let warnings = page.partialPosts.compactMap(\.warning)
+        let missing = max(0, (page.containers ?? page.posts.count) - page.posts.count)
+        guard !warnings.isEmpty || missing > 0 else { return nil }
+        var reasons = warnings
+        if missing > 0 { reasons.append("\(missing) post(s) in the markup could not be read at all") }
+        return PartialPage(
+            url: url, posts: warnings.count,
+            error: .parseWarning(url: url, message: reasons.joined(separator: " | ")))
     }
 
     private func threadPage(_ url: String, board: String) async throws(ArchiveError) -> ThreadPage {
