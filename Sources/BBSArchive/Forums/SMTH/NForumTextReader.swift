@@ -54,7 +54,10 @@ struct NForumTextReader {
                     let name = image.attribute("alt").flatMap { $0.isEmpty ? nil : $0 } ?? Self.lastComponent(url)
                     attachments.append(Attachment(name: name, url: url, kind: .image, size: nil))
                 } else {
-                    attachments.append(Attachment(name: node.text, url: url, kind: .file, size: takeFileSize()))
+                    attachments.append(
+                        Attachment(
+                            name: HTMLWhitespace.unwrap(node.text).trimmingCharacters(in: .whitespacesAndNewlines),
+                            url: url, kind: .file, size: takeFileSize()))
                 }
             } else {
                 for child in node.children { read(child) }

@@ -45,7 +45,7 @@ struct PostBodyReader {
                     read(child)
                     continue
                 }
-                let text = HTMLWhitespace.collapse(child.text)
+                let text = HTMLWhitespace.unwrap(child.text).trimmingCharacters(in: .whitespacesAndNewlines)
                 let url = absolute(Self.fullSizePath(href))
                 if text.hasPrefix("单击此查看原图") {
                     flushPendingImage()

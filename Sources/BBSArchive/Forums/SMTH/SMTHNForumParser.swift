@@ -192,7 +192,7 @@ struct SMTHNForumParser {
         let scoreText = clean(item.first("span[starts-with(@class, 'like_score')]")?.text ?? "")
         let score =
             Int(scoreText.filter { $0.isNumber || $0 == "-" || $0 == "+" }.replacingOccurrences(of: "+", with: "")) ?? 0
-        let message = item.first("span[\(XPath.hasClass("like_msg"))]")?.text ?? ""
+        let message = HTMLWhitespace.unwrap(item.first("span[\(XPath.hasClass("like_msg"))]")?.text ?? "")
         let timeText = clean(item.first("span[\(XPath.hasClass("like_time"))]")?.text ?? "")
             .trimmingCharacters(in: CharacterSet(charactersIn: "()（）"))
         return Like(
