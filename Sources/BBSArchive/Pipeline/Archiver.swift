@@ -89,8 +89,10 @@ public struct Archiver: Sendable {
     /// the run.
     public func run(boards: [String]) async throws(ArchiveError) -> Report {
         var report = Report()
-        for board in boards {
+        for asked in boards {
+            var board = asked
             do {
+                board = try await canonicalName(asked)
                 try await archiveBoard(board, into: &report)
             } catch {
                 switch error {
@@ -104,6 +106,22 @@ public struct Archiver: Sendable {
         try await fetchMedia(into: &report)
         await fetchSections()
         return report
+    }
+
+    /// The board's id as the forum spells it, so that `geography` and
+    /// `Geography` make one permalink tree: a board in the store under
+    /// another case is that board; otherwise its first list page says.
+    private func canonicalName(_ asked: String) async throws(ArchiveError) -> String {
+        if let stored = try store.boards().first(where: { $0.name.caseInsensitiveCompare(asked) == .orderedSame }) {
+            return stored.name
+        }
+        let url = source.boardURL(board: asked, page: 1)
+        let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
+        guard case .board(let page) = try parse(fetched, board: asked),
+            page.board.caseInsensitiveCompare(asked) == .orderedSame
+        else { return asked }
+        if page.board != asked { events(.note("\(asked): the forum spells the board \(page.board)")) }
+        return page.board
     }
 
     // MARK: Sections
@@ -209,8 +227,7 @@ public struct Archiver: Sendable {
         let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
         switch try parse(fetched, board: board) {
         case .board(var page):
-            // The forum may spell the board differently (case); keep the
-            // name the user asked for so permalinks stay stable.
+            // `board` is the forum's own spelling (see `canonicalName`).
             page.board = board
             return page
         default:
