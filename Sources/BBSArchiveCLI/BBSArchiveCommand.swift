@@ -187,7 +187,8 @@ struct ReparseCommand: AsyncParsableCommand {
             }
             for page in report.partial { Runner.printError("partial: \(page)") }
             if report.partialPosts > 0 {
-                Runner.printError("\(report.partialPosts) post(s) could be read only in part; kept with a parse warning")
+                Runner.printError(
+                    "\(report.partialPosts) post(s) could be read only in part; kept with a parse warning")
             }
             for failure in report.failures { Runner.printError("failed: \(failure)") }
             if !report.failures.isEmpty { throw ArchiveError.incomplete(failures: report.failures) }
@@ -265,7 +266,8 @@ enum Runner {
         }
         if report.partialPosts > 0 {
             Runner.printError(
-                "\(report.partialPosts) post(s) could be read only in part; kept with a parse warning and their raw text")
+                "\(report.partialPosts) post(s) could be read only in part; kept with a parse warning and their raw text"
+            )
         }
         return report.failures
     }

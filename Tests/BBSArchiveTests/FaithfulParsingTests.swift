@@ -44,7 +44,9 @@ import Testing
         """
     }
 
-    func parse(_ html: String, url: String = "https://www.newsmth.net/nForum/article/Travel/1901?ajax", gbk: Bool = false)
+    func parse(
+        _ html: String, url: String = "https://www.newsmth.net/nForum/article/Travel/1901?ajax", gbk: Bool = false
+    )
         throws -> ThreadPage
     {
         var body = Data(html.utf8)
@@ -88,7 +90,8 @@ import Testing
     @Test(arguments: [false, true])
     func colouredOriginAndEditLinesWrappedTextAndBareQuotes(gbk: Bool) throws {
         let thread = try parse(
-            Self.threadPage([Self.article(floor: 1, author: "bob", content: Self.wrappedReply, postID: 1905)]), gbk: gbk)
+            Self.threadPage([Self.article(floor: 1, author: "bob", content: Self.wrappedReply, postID: 1905)]), gbk: gbk
+        )
         let post = try #require(thread.posts.first)
         #expect(post.warning == nil)
         #expect(post.floor == 1)

@@ -63,8 +63,9 @@ import Testing
                         lines.map(NForumEndToEndTests.look) == expected.map(NForumEndToEndTests.look),
                         "colours of \(at)")
                     #expect(
-                        ANSIText.strip(post.signature ?? "") == original.signature.map(ANSIText.strip).joined(
-                            separator: "\n"), "signature of \(at)")
+                        ANSIText.strip(post.signature ?? "")
+                            == original.signature.map(ANSIText.strip).joined(
+                                separator: "\n"), "signature of \(at)")
                     #expect(post.ip == original.ip, "ip of \(at)")
                     #expect(post.editedBy == original.editedBy, "editor of \(at)")
                     #expect(post.editedAt == original.editedAt, "edit time of \(at)")

@@ -9,7 +9,9 @@ struct SMTHMobileParser {
     let page: FetchedPage
 
     func parse() throws(ArchiveError) -> ForumPage {
-        if let profile = try UserProfileReader.json(page.body, url: page.url, contentType: page.contentType) { return .user(profile) }
+        if let profile = try UserProfileReader.json(page.body, url: page.url, contentType: page.contentType) {
+            return .user(profile)
+        }
         let document = try page.document(expected: "an SMTH mobile page")
         let list = document.first("//ul[\(XPath.hasClass("list"))]")
         if let list, let heading = list.first("li[\(XPath.hasClass("f"))]"),

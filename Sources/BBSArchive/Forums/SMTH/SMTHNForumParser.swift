@@ -6,7 +6,9 @@ struct SMTHNForumParser {
     let page: FetchedPage
 
     func parse() throws(ArchiveError) -> ForumPage {
-        if let profile = try UserProfileReader.json(page.body, url: page.url, contentType: page.contentType) { return .user(profile) }
+        if let profile = try UserProfileReader.json(page.body, url: page.url, contentType: page.contentType) {
+            return .user(profile)
+        }
         let document = try page.document(expected: "an SMTH nForum page")
         if document.first("//table[\(XPath.hasClass("article"))]") != nil {
             return .thread(parseThread(document))
@@ -70,7 +72,8 @@ struct SMTHNForumParser {
         }
         let count = document.first("//li[\(XPath.hasClass("page-pre"))]/i").flatMap { Int(Self.clean($0.text)) }
         return BoardPage(
-            board: name ?? SMTHMobileParser.boardName(inURL: page.url) ?? "", title: nil, page: pageInfo(document), threads: threads, threadCount: count)
+            board: name ?? SMTHMobileParser.boardName(inURL: page.url) ?? "", title: nil, page: pageInfo(document),
+            threads: threads, threadCount: count)
     }
 
     /// `|&ensp;<a>id</a>` or plain text such as 原帖已删除.
@@ -181,7 +184,9 @@ struct SMTHNForumParser {
             reader.read(child)
         }
         let (lines, attachments) = reader.finish()
-        let likes = content.select(".//div[\(XPath.hasClass("likes"))]//li").compactMap { like($0, fetchedAt: fetchedAt) }
+        let likes = content.select(".//div[\(XPath.hasClass("likes"))]//li").compactMap {
+            like($0, fetchedAt: fetchedAt)
+        }
         return (PostText.split(lines), lines, attachments, likes)
     }
 
