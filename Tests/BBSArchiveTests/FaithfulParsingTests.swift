@@ -225,6 +225,25 @@ import Testing
         #expect(user.level == "用户")
     }
 
+    @Test func mobileBodiesThatKeepTheTailLinesGiveIPAndEditor() {
+        var reader = PostBodyReader(baseURL: "https://m.newsmth.net/")
+        let html = """
+            <div class="sp">正文<br />:引用<br />※ 修改:·dave 于 Jun 14 08:01:02 2020 修改本文·[FROM: 9.9.9.*]<br />※ 来源:·水木社区
+                http://m.newsmth.net·[FROM: 9.9.9.*]</div>
+            """
+        guard let document = try? HTMLDocument(data: Data(html.utf8), url: "https://m.newsmth.net/", encoding: "UTF-8"),
+            let node = document.first("//div")
+        else {
+            Issue.record("no document")
+            return
+        }
+        reader.read(node)
+        let result = reader.finish()
+        #expect(result.text == "正文\n:引用")
+        #expect(result.ip == "9.9.9.*")
+        #expect(result.editedBy == "dave")
+    }
+
     /// The mobile site under the same rules: a wrapped time, wrapped body
     /// words, a `:text` quote, and a post whose nav cannot be read.
     @Test func mobilePagesFollowTheSameRules() throws {

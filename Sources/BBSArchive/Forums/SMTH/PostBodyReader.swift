@@ -94,6 +94,15 @@ struct PostBodyReader {
             lines.removeLast()
             trimTrailingBlankLines(&lines)
         }
+        // A body that keeps the BBS's own tail lines: `※ 修改` and `※ 来源`,
+        // known by their text as on the desktop site.
+        while let last = lines.last, PostText.isOriginOrEditLine(last) {
+            let line = last.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("※ 修改"), editedBy == nil { editedBy = PostText.editNote(line).0 }
+            if ip == nil { ip = PostText.fromAddress(line) }
+            lines.removeLast()
+            trimTrailingBlankLines(&lines)
+        }
         return Result(text: lines.joined(separator: "\n"), attachments: attachments, ip: ip, editedBy: editedBy)
     }
 
