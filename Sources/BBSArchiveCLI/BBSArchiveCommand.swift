@@ -220,8 +220,15 @@ struct ParseCommand: AsyncParsableCommand {
                 }
                 when = date
             }
-            let json = try await ParseAction(source: forum.makeSource(), input: input, fetchedAt: when).run()
-            print(json)
+            let result = try await ParseAction(source: forum.makeSource(), input: input, fetchedAt: when).inspect()
+            print(result.json)
+            if result.partialPosts > 0 {
+                Runner.printError(
+                    "\(result.partialPosts) post(s) could be read only in part: see their \"warning\" and \"rawText\"")
+            }
+            if result.unreadPosts > 0 {
+                Runner.printError("\(result.unreadPosts) post(s) in the page's markup could not be read at all")
+            }
         }
     }
 }

@@ -203,6 +203,14 @@ public struct ParseAction: Sendable {
 
     /// The page model as pretty-printed JSON.
     public func run(client: any HTTPClient = CurlHTTPClient()) async throws(ArchiveError) -> String {
+        try await inspect(client: client).json
+    }
+
+    /// The JSON, and how many posts on the page could be read only in part
+    /// (and how many post containers could not be read at all).
+    public func inspect(client: any HTTPClient = CurlHTTPClient()) async throws(ArchiveError)
+        -> (json: String, partialPosts: Int, unreadPosts: Int)
+    {
         let page: FetchedPage
         if input.hasPrefix("http://") || input.hasPrefix("https://") {
             let response = try await client.get(input, headers: source.requestHeaders)
@@ -220,6 +228,13 @@ public struct ParseAction: Sendable {
             // forum's, and the page's own links name its board and thread.
             page = FetchedPage(url: source.baseURL + "/", body: data, contentType: nil, fetchedAt: fetchedAt ?? Date())
         }
-        return try PageJSON.encode(source.parse(page))
+        let parsed = try source.parse(page)
+        var partial = 0
+        var unread = 0
+        if case .thread(let thread) = parsed {
+            partial = thread.partialPosts.count
+            unread = max(0, (thread.containers ?? 0) - thread.posts.count)
+        }
+        return (try PageJSON.encode(parsed), partial, unread)
     }
 }
