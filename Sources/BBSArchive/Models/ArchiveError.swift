@@ -92,9 +92,16 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
             return
                 "\(url) was stored with posts read only in part (\(message)); their raw text is kept, and `bbsarchive reparse` reads them again with a newer parser"
         case .incomplete(let failures):
-            let first = failures.first ?? ""
+            // Pages stored with posts read only in part are listed as `URL: partial: …`.
+            let partial = failures.filter { $0.contains(": partial: ") }
+            let failed = failures.filter { !$0.contains(": partial: ") }
+            guard let first = failed.first else {
+                return
+                    "\(partial.count) page(s) were stored with posts read only in part (first: \(partial.first ?? "")); their raw text is kept, and `bbsarchive reparse` reads them again with a newer parser"
+            }
+            let also = partial.isEmpty ? "" : ", and \(partial.count) page(s) were stored with posts read only in part"
             return
-                "\(failures.count) page(s) failed and were not archived (first: \(first)); run the same command again to retry them"
+                "\(failed.count) page(s) failed and were not archived (first: \(first))\(also); run the same command again to retry them"
         }
     }
 }

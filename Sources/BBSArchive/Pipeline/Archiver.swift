@@ -50,7 +50,10 @@ public struct Archiver: Sendable {
         public var url: String
         public var error: ArchiveError
         public var kind: Kind = .failed
-        public var description: String { kind == .partial ? "\(url): partial: \(error)" : "\(url): \(error)" }
+        public var description: String {
+            if kind == .partial, case .parseWarning(_, let message) = error { return "\(url): partial: \(message)" }
+            return "\(url): \(error)"
+        }
     }
 
     /// What a fetch run did.
@@ -159,7 +162,10 @@ public struct Archiver: Sendable {
         events(
             .note(
                 "\(board): \(report.threadsFetched - before.threadsFetched) thread(s) fetched with "
-                    + "\(report.posts - before.posts) post(s), \(report.failures.count - before.failures.count) failed")
+                    + "\(report.posts - before.posts) post(s), "
+                    + "\(report.failures[before.failures.count...].filter { $0.kind == .failed }.count) failed"
+                    + (report.partialPosts > before.partialPosts
+                        ? ", \(report.partialPosts - before.partialPosts) post(s) read only in part" : ""))
         )
     }
 
@@ -282,7 +288,8 @@ public struct Archiver: Sendable {
                 for page in partial {
                     report.partialPosts += page.posts
                     report.failures.append(Failure(url: page.url, error: page.error, kind: .partial))
-                    events(.failure(url: page.url, reason: "partial: \(page.error)"))
+                    let failure = Failure(url: page.url, error: page.error, kind: .partial)
+                    events(.failure(url: page.url, reason: String(failure.description.dropFirst(page.url.count + 2))))
                     try? store.recordFailure(url: page.url, board: board, reason: "\(page.error)", kind: "partial")
                 }
             case .failed(let url, let error):
