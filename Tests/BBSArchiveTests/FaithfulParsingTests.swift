@@ -281,5 +281,7 @@ import Testing
         #expect(second.warning != nil)
         #expect(second.body == "第二楼")
         #expect(second.ip == "4.5.6.*")
+        // Its time is unknown: it keeps its place after the post before it.
+        #expect(second.postedAt == first.postedAt)
     }
 }

@@ -134,12 +134,7 @@ struct SMTHMobileParser {
             posts.append(post)
             timeKnown.append(known)
         }
-        // A post whose time could not be read sits between its neighbours.
-        for index in posts.indices where !timeKnown[index] {
-            let before = posts[..<index].indices.last { timeKnown[$0] }
-            let after = posts[(index + 1)...].indices.first { timeKnown[$0] }
-            posts[index].postedAt = (before ?? after).map { posts[$0].postedAt } ?? page.fetchedAt
-        }
+        SMTHTimeParser.fillUnreadTimes(&posts, known: timeKnown, fallback: page.fetchedAt)
         // Counted apart from the items read above: every post starts with
         // its `a[name=aN]` anchor.
         let anchors = list.select("li/a[starts-with(@name, 'a')]").count

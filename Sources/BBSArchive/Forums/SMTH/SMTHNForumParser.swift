@@ -103,12 +103,7 @@ struct SMTHNForumParser {
             posts.append(post)
             timeKnown.append(known)
         }
-        // A post whose time could not be read sits between its neighbours.
-        for index in posts.indices where !timeKnown[index] {
-            let before = posts[..<index].indices.last { timeKnown[$0] }
-            let after = posts[(index + 1)...].indices.first { timeKnown[$0] }
-            posts[index].postedAt = (before ?? after).map { posts[$0].postedAt } ?? page.fetchedAt
-        }
+        SMTHTimeParser.fillUnreadTimes(&posts, known: timeKnown, fallback: page.fetchedAt)
         // Counted apart from the tables read above: every post is a
         // `div.a-wrap` (or at least a 回复 link), so a post the reading above
         // missed shows as a difference.
