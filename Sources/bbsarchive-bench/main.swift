@@ -302,14 +302,15 @@ func runHugoExport(_ arguments: Arguments) throws {
 // MARK: Main
 
 let commandLine = CommandLine.arguments
+let usage = "bbsarchive-bench parse|hugo-export|render-lookup --option value…"
 do {
-    guard commandLine.count >= 2 else { throw BenchError.usage("bbsarchive-bench parse|hugo-export|render-lookup --option value…") }
+    guard commandLine.count >= 2 else { throw BenchError.usage(usage) }
     let arguments = try Arguments(commandLine.dropFirst(2))
     switch commandLine[1] {
     case "parse": try runParse(arguments)
     case "hugo-export": try runHugoExport(arguments)
     case "render-lookup": try runRenderLookup(arguments)
-    default: throw BenchError.usage("bbsarchive-bench parse|hugo-export|render-lookup --option value…")
+    default: throw BenchError.usage(usage)
     }
 } catch {
     FileHandle.standardError.write(Data("bbsarchive-bench: \(error)\n".utf8))
