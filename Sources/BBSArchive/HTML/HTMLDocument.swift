@@ -9,6 +9,10 @@ import Foundation
 final class HTMLDocument {
     private let document: htmlDocPtr
     private let xpath: xmlXPathContextPtr
+    /// Each XPath expression compiled once per document: a parser asks the
+    /// same few questions of every post. Kept per document, never shared
+    /// between tasks; freed in `deinit`.
+    private var compiled: [String: xmlXPathCompExprPtr] = [:]
 
     /// Parses `data` as HTML in the given encoding (an iconv name such as
     /// `UTF-8` or `GB18030`); `encoding` always wins over what the page
@@ -32,6 +36,7 @@ final class HTMLDocument {
     }
 
     deinit {
+        for expression in compiled.values { xmlXPathFreeCompExpr(expression) }
         xmlXPathFreeContext(xpath)
         xmlFreeDoc(document)
     }
@@ -39,7 +44,15 @@ final class HTMLDocument {
     /// The nodes an XPath expression selects, relative to `node` or the root.
     func select(_ expression: String, from node: HTMLNode? = nil) -> [HTMLNode] {
         xpath.pointee.node = node?.pointer ?? xmlDocGetRootElement(document)
-        guard let result = xmlXPathEvalExpression(expression, xpath) else { return [] }
+        let program: xmlXPathCompExprPtr
+        if let known = compiled[expression] {
+            program = known
+        } else {
+            guard let made = xmlXPathCtxtCompile(xpath, expression) else { return [] }
+            compiled[expression] = made
+            program = made
+        }
+        guard let result = xmlXPathCompiledEval(program, xpath) else { return [] }
         defer { xmlXPathFreeObject(result) }
         guard let set = result.pointee.nodesetval, set.pointee.nodeNr > 0, let table = set.pointee.nodeTab else {
             return []
