@@ -33,6 +33,9 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidOption(String)
     /// Some pages failed; the rest of the run went on.
     case incomplete(failures: [String])
+    /// Another run holds the store or the output folder (`holder` says
+    /// which process, which command and since when).
+    case locked(path: String, holder: String)
 
     /// What the reader gave to get past a login wall.
     public enum CookieState: Equatable, Sendable {
@@ -85,6 +88,8 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
             return "cannot write the site to \(path): \(reason); pass --out with a writable folder"
         case .invalidOption(let message):
             return message
+        case .locked(let path, let holder):
+            return "\(path) is in use by \(holder); wait for that run to end, or pass --wait to wait for it"
         case .incomplete(let failures):
             let first = failures.first ?? ""
             return
