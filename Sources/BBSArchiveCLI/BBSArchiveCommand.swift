@@ -165,7 +165,8 @@ struct OutputOptions: ParsableArguments {
     var quiet = false
 
     @Option(
-        name: .customLong("log-format"), help: "text (a live line on a terminal) or json (one event a line; default: text)."
+        name: .customLong("log-format"),
+        help: "text (a live line on a terminal) or json (one event a line; default: text)."
     )
     var logFormat: LogFormat?
 

@@ -27,7 +27,8 @@ struct ExportCommand: AsyncParsableCommand {
         try await Runner.run {
             var storage = self.storage
             storage.merge(try configFile.load())
-            let report = try ExportAction(storePath: storage.path, format: format, outputPath: out, boards: boards).run()
+            let report = try ExportAction(storePath: storage.path, format: format, outputPath: out, boards: boards)
+                .run()
             if !quiet {
                 let what = format == .jsonl ? "post(s)" : "response record(s)"
                 Runner.printError("exported \(report.records) \(what) to \(out) (\(report.bytes) bytes)")

@@ -73,7 +73,7 @@ public struct ExportAction: Sendable {
             throw .outputUnwritable(path: outputPath, reason: "\(error)")
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: outputPath)[.size] as? Int) ?? 0
-        report.bytes = size ?? 0
+        report.bytes = size
         return report
     }
 
@@ -120,7 +120,9 @@ public struct ExportAction: Sendable {
         var sources: [(board: String, source: any ForumSource)] = []
         if !self.boards.isEmpty {
             for board in boards {
-                if let name = board.source { sources.append((board.name, try ForumSources.make(name, baseURL: board.baseURL))) }
+                if let name = board.source {
+                    sources.append((board.name, try ForumSources.make(name, baseURL: board.baseURL)))
+                }
             }
         }
         var last: Int64 = 0

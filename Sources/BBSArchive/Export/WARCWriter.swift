@@ -29,18 +29,21 @@ struct WARCWriter {
     /// an `X-Archive-Orig-` prefix and `Content-Length` tells the truth.
     mutating func writeResponse(_ capture: StoredCapture) throws(ArchiveError) {
         var head = "HTTP/1.1 \(capture.status) \(Self.reason(capture.status))\r\n"
+        var lengthKept = false
         for line in capture.headerLines {
-            let name = line.split(separator: ":", maxSplits: 1).first.map {
-                $0.trimmingCharacters(in: .whitespaces).lowercased()
-            }
-            switch name {
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            switch parts.first?.lowercased() {
+            case "content-length" where parts.count == 2 && Int(parts[1]) == capture.body.count && !lengthKept:
+                head += "\(line)\r\n"
+                lengthKept = true
             case "content-encoding", "transfer-encoding", "content-length":
                 head += "X-Archive-Orig-\(line)\r\n"
             default:
                 head += "\(line)\r\n"
             }
         }
-        head += "Content-Length: \(capture.body.count)\r\n\r\n"
+        if !lengthKept { head += "Content-Length: \(capture.body.count)\r\n" }
+        head += "\r\n"
         var block = Data(head.utf8)
         block.append(capture.body)
         try write(

@@ -47,7 +47,7 @@ extension ArchiveStore {
         let files = [path, path + "-wal"]
         let size = files.reduce(0) { total, file in
             let bytes = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
-            return total + (bytes ?? 0)
+            return total + bytes
         }
         return try read { db in
             let migrations = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
