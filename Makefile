@@ -100,6 +100,7 @@ dist: setup-core
 	-$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration debug
 	rm -rf .build/dist && mkdir -p .build/dist/$(DIST_NAME)
 	./scripts/install.sh install .build/dist/$(DIST_NAME) $(DIST_SCRATCH)/release/bbsarchive $(MANPAGE)
+	strip .build/dist/$(DIST_NAME)/bin/bbsarchive
 	cp README.md .build/dist/$(DIST_NAME)/
 	for licence in LICENSE LICENSE.md LICENSE.txt COPYING; do \
 	  if [ -f $$licence ]; then cp $$licence .build/dist/$(DIST_NAME)/; fi; \

@@ -20,9 +20,13 @@ done
 if ldd "$binary" | grep -E 'libswift|libFoundation|lib_Foundation|libdispatch|libBlocksRuntime'; then
   fail "the binary links the Swift runtime dynamically"
 fi
-ldd "$binary" | grep -q 'not found' && fail "the binary misses a library: $(ldd "$binary" | grep 'not found')"
-"$binary" --version | grep -q "^bbsarchive " || fail "--version"
-# The templates are found beside the binary, from any folder.
+links=$(ldd "$binary")
+case "$links" in *"not found"*) fail "the binary misses a library: $links" ;; esac
+version=$("$binary" --version)
+case "$version" in "bbsarchive "*" (commit "*) ;; *) fail "--version says: $version" ;; esac
+# From another folder, the templates are found in ../share/bbsarchive/templates.
 cd "$work"
-"$binary" build --store nothing.sqlite 2>&1 | grep -q "there is no store" || fail "build did not run"
-echo "test-dist: ok ($(du -h "$binary" | cut -f1) binary; links: $(ldd "$binary" | awk '{print $1}' | tr '\n' ' '))"
+touch empty.sqlite
+"$binary" build --store empty.sqlite --out site --quiet || fail "build did not run"
+[ -f site/index.html ] && [ -f site/assets/style.css ] || fail "build wrote no site"
+echo "test-dist: ok ($version; $(du -h "$binary" | cut -f1) binary; links: $(echo "$links" | awk '{print $1}' | tr '\n' ' '))"

@@ -409,10 +409,31 @@ enum Runner {
                 + (config.path ?? "bbsarchive.toml (`bbsarchive init BOARD…` writes one)"))
     }
 
+    /// The command line as the lock file and the "in use" message show
+    /// it, with a `--cookies` value (a login) left out.
+    static func commandLine(_ arguments: [String]) -> String {
+        var shown = ["bbsarchive"]
+        var hideNext = false
+        for argument in arguments {
+            if hideNext {
+                shown.append("…")
+                hideNext = false
+            } else if argument == "--cookies" {
+                shown.append(argument)
+                hideNext = true
+            } else if argument.hasPrefix("--cookies=") {
+                shown.append("--cookies=…")
+            } else {
+                shown.append(argument)
+            }
+        }
+        return shown.joined(separator: " ")
+    }
+
     /// Takes the run locks of the store (and of the output folder):
     /// another run on either means exit 75 at once, or with `--wait` a wait.
     static func lock(store: String, out: String?, wait: Bool) throws(ArchiveError) -> [RunLock] {
-        let command = (["bbsarchive"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+        let command = commandLine(Array(CommandLine.arguments.dropFirst()))
         let say: (String) -> Void = { holder in printError("bbsarchive: waiting for \(holder) to finish") }
         var locks = [try RunLock.acquire(store, command: command, wait: wait, waiting: say)]
         if let out { locks.append(try RunLock.acquire(out, command: command, wait: wait, waiting: say)) }

@@ -150,6 +150,13 @@ extension String {
         withExtendedLifetime(held) {}
     }
 
+    @Test func theLockNamesTheCommandButNotItsCookies() {
+        #expect(
+            Runner.commandLine(["fetch", "A", "--cookies", "session=secret", "--store", "x"])
+                == "bbsarchive fetch A --cookies … --store x")
+        #expect(Runner.commandLine(["archive", "--cookies=session=secret"]) == "bbsarchive archive --cookies=…")
+    }
+
     static func launch(_ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = CommandLineTests.executable
