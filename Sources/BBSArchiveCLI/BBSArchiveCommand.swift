@@ -302,7 +302,8 @@ struct BuildCommand: AsyncParsableCommand {
             command.locking.merge(config)
             command.quiet = quiet || config.bool("quiet") == true
             let locks = try Runner.lock(
-                store: command.storage.path, out: command.building.outPath, wait: command.locking.wait)
+                store: command.storage.path, out: command.building.outPath, wait: command.locking.wait,
+                mustExist: true)
             try await Runner.build(command.storage, command.building, quiet: command.quiet)
             withExtendedLifetime(locks) {}
         }
@@ -329,7 +330,7 @@ struct ReparseCommand: AsyncParsableCommand {
             storage.merge(config)
             locking.merge(config)
             let quiet = self.quiet || config.bool("quiet") == true
-            let locks = try Runner.lock(store: storage.path, out: nil, wait: locking.wait)
+            let locks = try Runner.lock(store: storage.path, out: nil, wait: locking.wait, mustExist: true)
             let printer = ProgressPrinter(format: .text, quiet: quiet)
             let report = try ReparseAction(storePath: storage.path).run(events: printer.handle)
             printer.finish()
@@ -432,11 +433,20 @@ enum Runner {
 
     /// Takes the run locks of the store (and of the output folder):
     /// another run on either means exit 75 at once, or with `--wait` a wait.
-    static func lock(store: String, out: String?, wait: Bool) throws(ArchiveError) -> [RunLock] {
+    static func lock(store: String, out: String?, wait: Bool, mustExist: Bool = false) throws(ArchiveError)
+        -> [RunLock]
+    {
         let command = commandLine(Array(CommandLine.arguments.dropFirst()))
         let say: (String) -> Void = { holder in printError("bbsarchive: waiting for \(holder) to finish") }
-        var locks = [try RunLock.acquire(store, command: command, wait: wait, waiting: say)]
-        if let out { locks.append(try RunLock.acquire(out, command: command, wait: wait, waiting: say)) }
+        // `build` and `reparse` read a store that must exist: say so before making its lock file.
+        if mustExist && !FileManager.default.fileExists(atPath: store) { throw .noStore(path: store) }
+        var locks = [try RunLock.acquire(store, guarding: .store, command: command, wait: wait, waiting: say)]
+        if let out {
+            // The lock lives beside the output folder, so its parent must be there.
+            let parent = URL(fileURLWithPath: RunLock.lockPath(for: out)).deletingLastPathComponent()
+            try? FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            locks.append(try RunLock.acquire(out, guarding: .output, command: command, wait: wait, waiting: say))
+        }
         return locks
     }
 

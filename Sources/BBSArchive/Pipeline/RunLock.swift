@@ -37,20 +37,30 @@ public final class RunLock: Sendable {
     /// Takes the lock of `target`. When another process holds it: throws
     /// `.locked` at once, or with `wait` calls `waiting` with the holder
     /// and blocks until the lock is free.
+    /// What a lock guards, for the error when its file cannot be made.
+    public enum Target: Sendable {
+        case store, output
+    }
+
     public static func acquire(
-        _ target: String, command: String, wait: Bool, waiting: (String) -> Void = { _ in }
+        _ target: String, guarding kind: Target = .store, command: String, wait: Bool,
+        waiting: (String) -> Void = { _ in }
     ) throws(ArchiveError) -> RunLock {
         let path = lockPath(for: target)
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw .invalidOption("cannot create the lock file \(path): \(String(cString: strerror(errno)))")
+            let reason = "its lock file \(path) cannot be created (\(String(cString: strerror(errno))))"
+            switch kind {
+            case .store: throw .storeUnavailable(path: target, reason: reason)
+            case .output: throw .outputUnwritable(path: target, reason: reason)
+            }
         }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let busy = errno == EWOULDBLOCK
             guard busy else {
                 let reason = String(cString: strerror(errno))
                 close(descriptor)
-                throw .invalidOption("cannot lock \(path): \(reason)")
+                throw .storeUnavailable(path: target, reason: "its lock file \(path) cannot be locked (\(reason))")
             }
             let holder = holderDescription(descriptor)
             guard wait else {
@@ -62,7 +72,8 @@ public final class RunLock: Sendable {
                 guard errno == EINTR else {
                     let reason = String(cString: strerror(errno))
                     close(descriptor)
-                    throw .invalidOption("cannot lock \(path): \(reason)")
+                    throw .storeUnavailable(
+                        path: target, reason: "its lock file \(path) cannot be locked (\(reason))")
                 }
             }
         }
