@@ -281,6 +281,24 @@ extension String {
         #expect(responses.filter { $0["http:status"] as? String == "200" }.count >= captures - 1)
     }
 
+    @Test func statusListsPendingFailuresWithTheirReasons() async throws {
+        let broken = ReplicaFaults.Rule(.serverError, paths: .threads, times: 1_000, every: 3)
+        let harness = try await ReplicaHarness.start(faults: ReplicaFaults(rules: [broken]))
+        let report = try await harness.fetch(retry: RetryPolicy(attempts: 1))
+        await harness.stop()
+        #expect(!report.failures.isEmpty)
+        let status = try StatusAction(storePath: harness.storePath).run()
+        #expect(status.failures.map(\.url).sorted() == report.failures.map(\.url).sorted())
+        #expect(status.failures.allSatisfy { $0.reason.contains("HTTP 500") && $0.board == harness.board })
+        #expect(StatusAction.text(status).contains("\(report.failures.count) pending failure(s)"))
+    }
+
+    @Test func warcDigestsAreBase32() {
+        #expect(WARCWriter.base32(Array("foobar".utf8)) == "MZXW6YTBOI======")
+        #expect(WARCWriter.base32(Array("fo".utf8)) == "MZXQ====")
+        #expect(WARCWriter.digest(Data()) == "sha256:4OYMIQUY7QOBJGX36TEJS35ZEQT24QPEMSNZGTFESWMRW6CSXBKQ====")
+    }
+
     /// Runs PyPI's warcio (`make setup` installs it).
     static func warcio(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
