@@ -137,5 +137,5 @@ lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 
 clean:
-	rm -rf .build .bench bbsarchive-*-linux-*.tar.gz demo.sqlite demo.sqlite-wal demo.sqlite-shm screenshots
+	rm -rf .build .bench bbsarchive-*-linux-*.tar.gz demo.sqlite.lock site.lock demo.sqlite demo.sqlite-wal demo.sqlite-shm screenshots
 	find site -mindepth 1 ! -name README.md -exec rm -rf {} +
