@@ -153,6 +153,23 @@ struct FetchOptions: ParsableArguments {
     func validate() throws {
         do { try check() } catch { throw ValidationError(error.description) }
     }
+
+    /// The same checks on the config file's values, naming its line.
+    static func check(_ config: ConfigFile) throws(ArchiveError) {
+        func fail(_ key: String, _ rule: String) -> ArchiveError {
+            .invalidOption("\(config.place(of: key)): \"\(key)\" \(rule)")
+        }
+        if let pages = config.int("pages"), pages < 1 { throw fail("pages", "must be 1 or more") }
+        if let rate = config.double("rate"), rate < 0 || !rate.isFinite {
+            throw fail("rate", "must be 0 or more requests a second")
+        }
+        if let connections = config.int("connections"), connections < 1 || connections > 64 {
+            throw fail("connections", "must be between 1 and 64")
+        }
+        if let stopAfter = config.int("stop-after"), stopAfter < 0 { throw fail("stop-after", "must be 0 or more") }
+        if let tries = config.int("tries"), tries < 1 { throw fail("tries", "must be 1 or more") }
+        if let timeout = config.int("timeout"), timeout < 1 { throw fail("timeout", "must be 1 second or more") }
+    }
 }
 
 /// How progress is shown.
@@ -178,8 +195,9 @@ struct OutputOptions: ParsableArguments {
     }
 
     func check(_ config: ConfigFile) throws(ArchiveError) {
-        if let name = config.string("log-format"), LogFormat(rawValue: name) == nil, let path = config.path {
-            throw .invalidOption("\(path): \"log-format\" must be \"text\" or \"json\", not \"\(name)\"")
+        if let name = config.string("log-format"), LogFormat(rawValue: name) == nil {
+            throw .invalidOption(
+                "\(config.place(of: "log-format")): \"log-format\" must be \"text\" or \"json\", not \"\(name)\"")
         }
     }
 }
@@ -227,6 +245,7 @@ struct ArchiveCommand: AsyncParsableCommand {
         try await Runner.run {
             var command = self
             let config = try configFile.load()
+            try FetchOptions.check(config)
             command.merge(config)
             try command.fetching.check()
             try command.fetching.output.check(config)
@@ -266,6 +285,7 @@ struct FetchCommand: AsyncParsableCommand {
         try await Runner.run {
             var command = self
             let config = try configFile.load()
+            try FetchOptions.check(config)
             command.forum.merge(config)
             command.storage.merge(config)
             command.fetching.merge(config)

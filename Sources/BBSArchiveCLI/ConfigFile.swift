@@ -33,6 +33,7 @@ struct ConfigFile {
 
     /// The file read, or `nil` when there is none.
     let path: String?
+    private var text = ""
     private var values: [String: any TOMLValueConvertible] = [:]
 
     static var none: ConfigFile { ConfigFile(path: nil) }
@@ -71,6 +72,7 @@ struct ConfigFile {
             throw .invalidOption("\(path): \(error)")
         }
         var config = ConfigFile(path: path)
+        config.text = text
         for key in table.keys.sorted(by: { line(of: $0, in: text) < line(of: $1, in: text) }) {
             guard let value = table[key] else { continue }
             let line = line(of: key, in: text)
@@ -129,6 +131,11 @@ struct ConfigFile {
             if trimmed.hasPrefix("[\(key)]") { return index + 1 }
         }
         return 1
+    }
+
+    /// `file:line` of a key, for errors about its value.
+    func place(of key: String) -> String {
+        "\(path ?? Self.defaultName):\(Self.line(of: key, in: text))"
     }
 
     // MARK: Values

@@ -72,6 +72,15 @@ import Testing
         #expect(try Runner.boards(["Other"], config: config) == ["Other"])
     }
 
+    @Test func valuesOutOfRangeNameTheirLine() async throws {
+        let folder = try Fixtures.temporaryFolder("config")
+        let path = folder.appendingPathComponent("range.toml").path
+        try "boards = [\"a\"]\n\nconnections = 0\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let outcome = try await CommandLineTests().run(["archive", "--config", path])
+        #expect(outcome.status == 2)
+        #expect(outcome.stderrLines == ["bbsarchive: error: \(path):3: \"connections\" must be between 1 and 64"])
+    }
+
     @Test func theCommandLineReportsABadConfigWithStatus2() async throws {
         let folder = try Fixtures.temporaryFolder("config")
         let path = folder.appendingPathComponent("bad.toml").path

@@ -90,7 +90,9 @@ public struct ExportAction: Sendable {
                     do {
                         lines.append(try encoder.encode(ExportedPost(post: post, threadTitle: thread.title)))
                     } catch {
-                        throw .invalidOption("post \(board.name)/\(thread.gid)#\(post.floor) cannot be written as JSON")
+                        throw .outputUnwritable(
+                            path: outputPath,
+                            reason: "post \(board.name)/\(thread.gid)#\(post.floor) cannot be written as JSON")
                     }
                     lines.append(0x0A)
                     count += 1

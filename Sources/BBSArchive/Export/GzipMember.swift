@@ -10,7 +10,9 @@ enum GzipMember {
         // windowBits 15 + 16: a gzip header and trailer around the deflate stream.
         let initialized = deflateInit2_(
             &stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        guard initialized == Z_OK else { throw .invalidOption("zlib could not start compressing (\(initialized))") }
+        guard initialized == Z_OK else {
+            throw .outputUnwritable(path: "the WARC file", reason: "zlib could not start (\(initialized))")
+        }
         defer { deflateEnd(&stream) }
         var output = Data(count: Int(deflateBound(&stream, uLong(data.count))) + 64)
         let capacity = output.count
@@ -24,7 +26,9 @@ enum GzipMember {
                 return deflate(&stream, Z_FINISH)
             }
         }
-        guard status == Z_STREAM_END else { throw .invalidOption("zlib could not compress a record (\(status))") }
+        guard status == Z_STREAM_END else {
+            throw .outputUnwritable(path: "the WARC file", reason: "zlib could not compress a record (\(status))")
+        }
         output.count = Int(stream.total_out)
         return output
     }
