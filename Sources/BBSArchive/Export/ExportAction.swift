@@ -168,7 +168,8 @@ struct ExportedPost: Encodable {
             floor: post.floor, author: post.author, postedAt: post.postedAt, body: post.body,
             attachments: post.attachments.map { Attachment(name: $0.name, url: $0.url, kind: $0.kind, size: $0.size) },
             ip: post.ip, editedBy: post.editedBy, nick: post.nick, title: post.title, signature: post.signature,
-            postID: post.postID, editedAt: post.editedAt, likes: post.likes)
+            postID: post.postID, editedAt: post.editedAt, likes: post.likes, warning: post.warning,
+            rawText: post.rawText)
         try PageJSON.PostJSON(post: model).encode(to: encoder)
     }
 }
