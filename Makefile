@@ -10,7 +10,7 @@ TEST_PACKAGES := chromium fonts-noto-cjk w3m python3 python3-pip default-jre-hea
 # apt-get needs root: use sudo when not already root.
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo)
 
-.PHONY: setup setup-core build test test-install test-dist demo bench screenshots lint clean install uninstall dist
+.PHONY: setup setup-core build test test-install test-dist demo bench screenshots lint clean install uninstall dist manpage
 
 # Everything the build, the demo and the tests need; installs only what is
 # missing, after refreshing the package lists (a new machine's may be empty
@@ -71,35 +71,49 @@ test-dist: dist
 
 # Install: PREFIX (default /usr/local; DESTDIR for packaging) gets the
 # binary, the templates in share/bbsarchive/templates, shell completions
-# and the man page. CONFIG=debug installs the debug build.
+# and the man page. The release binary is built as for dist, with the Swift
+# standard library and Foundation linked in, so it keeps working when the
+# toolchain is upgraded or removed; CONFIG=debug installs the debug build.
 PREFIX ?= /usr/local
 DESTDIR ?=
 CONFIG ?= release
 VERSION := $(shell sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/BBSArchive/Fetch/HTTPClient.swift)
-MANPAGE := .build/plugins/GenerateManual/outputs/bbsarchive/bbsarchive.1
+ARCH := $(shell uname -m)
+DIST_NAME := bbsarchive-$(VERSION)-linux-$(ARCH)
+DIST_ARCHIVE := $(DIST_NAME).tar.gz
+STATIC_BUILD := $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static
+ifeq ($(CONFIG),release)
+INSTALL_BUILD := $(STATIC_BUILD)
+else
+INSTALL_BUILD := $(SWIFT) build -c $(CONFIG)
+endif
+# The man page: swift-argument-parser's generate-manual (the tool behind its
+# GenerateManual plugin, run on the very binary installed, so that the
+# plugin does not build the package a second time).
+MANDIR := .build/man
 
 install: setup-core
-	$(SWIFT) build -c $(CONFIG) --product bbsarchive
-	-$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration $(CONFIG)
-	./scripts/install.sh install "$(DESTDIR)$(PREFIX)" "$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/bbsarchive" $(MANPAGE)
+	$(INSTALL_BUILD) --product bbsarchive
+	$(MAKE) --no-print-directory manpage BINARY="$$($(INSTALL_BUILD) --show-bin-path)/bbsarchive"
+	./scripts/install.sh install "$(DESTDIR)$(PREFIX)" "$$($(INSTALL_BUILD) --show-bin-path)/bbsarchive" $(MANDIR)/bbsarchive.1
 
 uninstall:
 	./scripts/install.sh uninstall "$(DESTDIR)$(PREFIX)"
 
-# dist: bbsarchive-VERSION-linux-ARCH.tar.gz, a release build with the Swift
-# standard library and Foundation linked in, so it needs only Debian's
-# libxml2, libcurl and cmark-gfm runtime packages; with the templates,
-# completions, man page, README and licence.
-ARCH := $(shell uname -m)
-DIST_NAME := bbsarchive-$(VERSION)-linux-$(ARCH)
-DIST_ARCHIVE := $(DIST_NAME).tar.gz
-DIST_SCRATCH := .build/static
+manpage:
+	$(SWIFT) build --product generate-manual
+	rm -rf $(MANDIR) && mkdir -p $(MANDIR)
+	"$$($(SWIFT) build --show-bin-path)/generate-manual" "$(BINARY)" --output-directory $(MANDIR)
 
+# dist: bbsarchive-VERSION-linux-ARCH.tar.gz, the release build with the
+# Swift standard library and Foundation linked in, so it needs only
+# Debian's runtime packages of libxml2, libcurl, cmark-gfm, SQLite and
+# zlib; with the templates, completions, man page, README and licence.
 dist: setup-core
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(DIST_SCRATCH) --product bbsarchive
-	-$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration debug
+	$(STATIC_BUILD) --product bbsarchive
+	$(MAKE) --no-print-directory manpage BINARY=.build/static/release/bbsarchive
 	rm -rf .build/dist && mkdir -p .build/dist/$(DIST_NAME)
-	./scripts/install.sh install .build/dist/$(DIST_NAME) $(DIST_SCRATCH)/release/bbsarchive $(MANPAGE)
+	./scripts/install.sh install .build/dist/$(DIST_NAME) .build/static/release/bbsarchive $(MANDIR)/bbsarchive.1
 	strip .build/dist/$(DIST_NAME)/bin/bbsarchive
 	cp README.md .build/dist/$(DIST_NAME)/
 	for licence in LICENSE LICENSE.md LICENSE.txt COPYING; do \
