@@ -81,7 +81,9 @@ VERSION := $(shell sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/BBS
 ARCH := $(shell uname -m)
 DIST_NAME := bbsarchive-$(VERSION)-linux-$(ARCH)
 DIST_ARCHIVE := $(DIST_NAME).tar.gz
-STATIC_BUILD := $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static
+# --manifest-cache none: the commit --version names is read when the manifest
+# is evaluated, so it must be evaluated afresh for every release build.
+STATIC_BUILD := $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static --manifest-cache none
 ifeq ($(CONFIG),release)
 INSTALL_BUILD := $(STATIC_BUILD)
 else
