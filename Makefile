@@ -87,7 +87,7 @@ STATIC_BUILD := $(SWIFT) build -c release --static-swift-stdlib --scratch-path .
 ifeq ($(CONFIG),release)
 INSTALL_BUILD := $(STATIC_BUILD)
 else
-INSTALL_BUILD := $(SWIFT) build -c $(CONFIG)
+INSTALL_BUILD := $(SWIFT) build -c $(CONFIG) --manifest-cache none
 endif
 # The man page: swift-argument-parser's generate-manual (the tool behind its
 # GenerateManual plugin, run on the very binary installed, so that the
