@@ -37,6 +37,7 @@ let package = Package(
                 "CLibXML2", "CCurl", "CCmarkGFM", "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
             ]),
         // The command line: parses options, then calls the core.
         .target(

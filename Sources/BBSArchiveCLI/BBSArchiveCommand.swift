@@ -10,6 +10,7 @@ public struct BBSArchiveCommand: AsyncParsableCommand {
         version: BBSArchiveVersion.version,
         subcommands: [
             ArchiveCommand.self, FetchCommand.self, BuildCommand.self, ReparseCommand.self, ParseCommand.self,
+            ServeCommand.self,
         ])
 
     public init() {}
