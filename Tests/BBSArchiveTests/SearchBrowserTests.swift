@@ -181,7 +181,9 @@ import Testing
                 const tick = () => {
                   if (results.getAttribute('aria-busy') === 'false' && results.dataset.query === q
                       && results.dataset.page === String(page)) resolve();
-                  else if (Date.now() - began > 20000) reject(new Error('no results for ' + q));
+                  else if (Date.now() - began > 20000) reject(new Error('no page ' + page + ' for ' + q + ': busy '
+                    + results.getAttribute('aria-busy') + ', showing ' + results.dataset.query + ' page '
+                    + results.dataset.page + ', status ' + document.getElementById('search-status').textContent));
                   else setTimeout(tick, 5);
                 };
                 tick();
@@ -268,11 +270,10 @@ import Testing
         let pageProbes = fromDisk.map { q in
             ("search.html?q=" + (q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), Self.pageResult)
         }
-        async let overHTTP = Self.probe(
+        let report = try await Self.probe(
             site: built.plain, base: base, probes: [("search.html", try Self.driver(queries.map(\.text)))])
-        let onDisk = try await Self.probe(site: built.plain, base: nil, probes: pageProbes)
-        let report = try await overHTTP
         await server.stop()
+        let onDisk = try await Self.probe(site: built.plain, base: nil, probes: pageProbes)
 
         #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
         let probe = try #require(report.probes.first)

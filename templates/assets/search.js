@@ -250,6 +250,20 @@
     return location.pathname.split('/').pop() + '?' + p.toString();
   }
 
+  // Shows a query and keeps it in the address. Runs from the values, not
+  // from the address: browsers may drop history calls made in quick
+  // succession (Chromium throttles them).
+  function go(q, page, order, push) {
+    var target = href(q, page, order);
+    try {
+      if (push) history.pushState(null, '', target);
+      else history.replaceState(null, '', target);
+    } catch (error) { /* the address is a convenience; the results are not */ }
+    if (input.value !== q) input.value = q;
+    sort.value = order;
+    run(q, page, order);
+  }
+
   // The run for the address as it stands.
   function runFromURL() {
     var p = params();
@@ -335,8 +349,7 @@
     a.addEventListener('click', function (event) {
       if (event.button || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
       event.preventDefault();
-      history.pushState(null, '', a.href);
-      runFromURL();
+      go(q, page, order, true);
       window.scrollTo(0, 0);
     });
     return a;
@@ -424,20 +437,13 @@
     form.addEventListener('submit', function (event) {
       event.preventDefault();
       clearTimeout(timer);
-      history.pushState(null, '', href(input.value, 1, sort.value));
-      runFromURL();
+      go(input.value, 1, sort.value, true);
     });
     input.addEventListener('input', function () {
       clearTimeout(timer);
-      timer = setTimeout(function () {
-        history.replaceState(null, '', href(input.value, 1, sort.value));
-        runFromURL();
-      }, 250);
+      timer = setTimeout(function () { go(input.value, 1, sort.value, false); }, 250);
     });
-    sort.addEventListener('change', function () {
-      history.pushState(null, '', href(input.value, 1, sort.value));
-      runFromURL();
-    });
+    sort.addEventListener('change', function () { go(input.value, 1, sort.value, true); });
     window.addEventListener('popstate', runFromURL);
     runFromURL();
   }
