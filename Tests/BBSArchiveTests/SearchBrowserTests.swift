@@ -377,8 +377,8 @@ import Testing
         #expect(output.status == 0)
         let text = output.text
         #expect(text.contains("搜索需要 JavaScript"), "\(text.prefix(800))")
-        #expect(text.contains("搜索词"))
-        #expect(text.contains("[搜索]"), "no submit button in \(text.prefix(800))")
+        // The label, then the text field and its button.
+        #expect(text.contains("搜索词\n["), "no search field in \(text.prefix(1200))")
         // Every page has the box, a plain GET form to search.html.
         let board = try #require(built.forum.boardNames.first)
         let boardPage = built.plain.text(SitePaths.board(board))
