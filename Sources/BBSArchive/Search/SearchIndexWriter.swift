@@ -41,30 +41,109 @@ struct SearchIndexWriter {
     var spillThreshold = 32 << 20
 
     struct Report: Sendable, Equatable {
+        /// Whether every post was indexed again (otherwise new posts were appended).
+        var full = false
         var documents = 0
+        var appended = 0
         var shards = 0
         var filesWritten = 0
         var bytes = 0
     }
 
-    /// Writes the whole index through `write` (which skips identical files
-    /// and returns whether it wrote).
-    func write(_ write: (Data, String) throws(ArchiveError) -> Bool) throws(ArchiveError) -> Report {
+    /// Where the index files are read from and written to; `write` skips
+    /// identical files and returns whether it wrote.
+    struct Output {
+        var read: (String) -> Data?
+        var write: (Data, String) throws(ArchiveError) -> Bool
+    }
+
+    /// A post's place in document order: (time, board, thread, floor), as
+    /// SQLite orders them (board names by their UTF-8 bytes).
+    struct Key: Comparable {
+        var postedAt: Int64
+        var board: [UInt8]
+        var gid: Int
+        var floor: Int
+
+        static func < (a: Key, b: Key) -> Bool {
+            if a.postedAt != b.postedAt { return a.postedAt < b.postedAt }
+            if a.board != b.board { return a.board.lexicographicallyPrecedes(b.board) }
+            if a.gid != b.gid { return a.gid < b.gid }
+            return a.floor < b.floor
+        }
+    }
+
+    /// One post ready for the index.
+    struct Document {
+        var key: Key
+        var board: String
+        var gid: Int
+        var floor: Int
+        var author: String
+        var day: Int
+        /// Its entry in a `search/d/` chunk.
+        var row: String
+        var normalized: String
+    }
+
+    static func document(post: StoredPost, threadTitle: String, position: Int, postsPerPage: Int) -> Document {
+        let text = SearchText.searchable(post: post, threadTitle: threadTitle)
+        let link = SitePaths.thread(post.board, gid: post.gid, page: position / max(1, postsPerPage) + 1)
+        let row =
+            "["
+            + [
+                json(post.board), String(post.gid), String(post.floor), json(link + "#a\(post.floor)"),
+                json(post.author), json(String(BeijingTime.display(post.postedAt).prefix(16))),
+                json(SiteBuilder.displayable(threadTitle)), json(SiteBuilder.displayable(text)),
+            ].joined(separator: ",") + "]"
+        return Document(
+            key: Key(
+                postedAt: ArchiveStore.seconds(post.postedAt), board: Array(post.board.utf8), gid: post.gid,
+                floor: post.floor),
+            board: post.board, gid: post.gid, floor: post.floor, author: post.author, day: dayNumber(post.postedAt),
+            row: row, normalized: SearchText.normalize(text))
+    }
+
+    /// Every posting of one document, handed to `add` as (term, kind, positions).
+    static func postings(_ document: Document, _ add: (String, SpillFiles.Kind, [Int]) -> Void) {
+        let terms = SearchText.terms(document.normalized)
+        for unigram in terms.unigrams { add(unigram, .unigram, []) }
+        for (bigram, positions) in terms.bigrams { add(bigram, .bigram, positions) }
+        add("b:" + document.board.lowercased(), .filter, [])
+        add("a:" + document.author.lowercased(), .filter, [])
+    }
+
+    /// Brings the index up to date: appends the new posts of the changed
+    /// threads when the index on disk is the one the store describes and
+    /// they all come after its last document; otherwise indexes everything.
+    func update(_ changes: SearchChanges, _ output: Output) throws(ArchiveError) -> Report {
+        if let threads = changes.threads, let report = try append(threads, output) { return report }
+        return try writeAll(output)
+    }
+
+    /// The whole index, from one pass over the store.
+    func writeAll(_ output: Output) throws(ArchiveError) -> Report {
         let documents = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM post") ?? 0 }
         let shards = Self.shardCount(documents: documents)
         let buckets = min(shards, 64)
         let spill = try SpillFiles(buckets: buckets, threshold: spillThreshold)
         defer { spill.remove() }
-        var report = Report(documents: 0, shards: shards)
+        var report = Report(full: true, shards: shards)
         func emit(_ data: Data, _ path: String) throws(ArchiveError) {
             report.bytes += data.count
-            if try write(data, path) { report.filesWritten += 1 }
+            if try output.write(data, path) { report.filesWritten += 1 }
         }
 
         var chunk: [String] = []
         var days: [(Int, Int)] = []
+        var last: Key?
         var failure: ArchiveError?
-        try store.read { db in
+        let id = UUID().uuidString
+        // One transaction: the map of posts to documents is replaced whole.
+        try store.write { db in
+            try db.execute(sql: "DELETE FROM search_doc; DELETE FROM search_index")
+            let insert = try db.makeStatement(
+                sql: "INSERT INTO search_doc (board, gid, floor, doc, hash) VALUES (?, ?, ?, ?, ?)")
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """
@@ -80,36 +159,28 @@ struct SearchIndexWriter {
                     board: row["board"], gid: row["gid"], floor: row["floor"], author: row["author"],
                     postedAt: ArchiveStore.date(row["postedAt"]), body: row["body"], ip: nil, editedBy: nil,
                     attachments: [], signature: row["signature"])
-                let title: String = row["title"]
-                let text = SearchText.searchable(post: post, threadTitle: title)
-                let normalized = SearchText.normalize(text)
-                let terms = SearchText.terms(normalized)
-                for unigram in terms.unigrams {
-                    spill.add(term: unigram, kind: .unigram, doc: doc, positions: [], shards: shards)
+                let document = Self.document(
+                    post: post, threadTitle: row["title"], position: row["position"], postsPerPage: postsPerPage)
+                Self.postings(document) { term, kind, positions in
+                    spill.add(term: term, kind: kind, doc: doc, positions: positions, shards: shards)
                 }
-                for (bigram, positions) in terms.bigrams {
-                    spill.add(term: bigram, kind: .bigram, doc: doc, positions: positions, shards: shards)
+                do throws(ArchiveError) {
+                    try spill.flushIfNeeded()
+                } catch {
+                    failure = error
+                    return
                 }
-                spill.add(term: "b:" + post.board.lowercased(), kind: .filter, doc: doc, positions: [], shards: shards)
-                spill.add(term: "a:" + post.author.lowercased(), kind: .filter, doc: doc, positions: [], shards: shards)
-                try spill.flushIfNeeded()
-
-                let day = Self.dayNumber(post.postedAt)
-                if days.last?.0 != day { days.append((day, doc)) }
-                let position: Int = row["position"]
-                chunk.append(
-                    "[" + [
-                        Self.json(post.board), String(post.gid), String(post.floor),
-                        Self.json(
-                            SitePaths.thread(post.board, gid: post.gid, page: position / max(1, postsPerPage) + 1)
-                                + "#a\(post.floor)"), Self.json(post.author),
-                        Self.json(String(BeijingTime.display(post.postedAt).prefix(16))),
-                        Self.json(SiteBuilder.displayable(title)), Self.json(SiteBuilder.displayable(text)),
-                    ].joined(separator: ",") + "]")
+                try insert.execute(arguments: [
+                    post.board, post.gid, post.floor, doc, SHA256.hex(Data(document.row.utf8)),
+                ])
+                if days.last?.0 != document.day { days.append((document.day, doc)) }
+                last = document.key
+                chunk.append(document.row)
                 doc += 1
                 if chunk.count == Self.docsPerChunk {
+                    let index = doc / Self.docsPerChunk - 1
                     do throws(ArchiveError) {
-                        try emit(Self.chunkScript(doc / Self.docsPerChunk - 1, chunk), Self.chunkPath(doc / Self.docsPerChunk - 1))
+                        try emit(Self.chunkScript(index, chunk), Self.chunkPath(index))
                     } catch {
                         failure = error
                         return
@@ -118,6 +189,15 @@ struct SearchIndexWriter {
                 }
             }
             report.documents = doc
+            try db.execute(
+                sql: """
+                    INSERT INTO search_index (id, docs, lastPostedAt, lastBoard, lastGid, lastFloor)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    id, doc, last?.postedAt ?? 0, String(decoding: last?.board ?? [], as: UTF8.self), last?.gid ?? 0,
+                    last?.floor ?? 0,
+                ])
         }
         if let failure { throw failure }
         if !chunk.isEmpty {
@@ -133,12 +213,135 @@ struct SearchIndexWriter {
                 try emit(Self.shardScript(shard, byShard[shard] ?? SpillFiles.Shard()), Self.shardPath(shard))
             }
         }
-        let dayList = days.map { "[\($0.0),\($0.1)]" }.joined(separator: ",")
-        try emit(Data("BBSSearch.days([\(dayList)]);\n".utf8), Self.daysPath)
-        try emit(
-            Data(
-                "BBSSearch.manifest({\"version\":1,\"shards\":\(shards),\"docs\":\(report.documents),\"chunk\":\(Self.docsPerChunk)});\n"
-                    .utf8), Self.manifestPath)
+        try emit(Self.daysScript(days), Self.daysPath)
+        // Last: until it names the new index, the next build indexes everything again.
+        try emit(Self.manifestScript(id: id, shards: shards, documents: report.documents), Self.manifestPath)
+        return report
+    }
+
+    /// Appends the new posts of `threads`; `nil` when that cannot give what
+    /// a full pass would (no index or another one on disk, an indexed post
+    /// changed or moved, a new post older than the last document, or the
+    /// archive outgrew its shard count).
+    private func append(_ threads: [SearchChanges.ThreadKey], _ output: Output) throws(ArchiveError) -> Report? {
+        guard let manifest = output.read(Self.manifestPath).flatMap(Self.parseManifest) else { return nil }
+        struct State {
+            var docs: Int
+            var last: Key
+        }
+        let state: State? = try store.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM search_index WHERE id = ?", arguments: [manifest.id])
+            else { return nil }
+            let board: String = row["lastBoard"]
+            return State(
+                docs: row["docs"],
+                last: Key(
+                    postedAt: row["lastPostedAt"], board: Array(board.utf8), gid: row["lastGid"], floor: row["lastFloor"]))
+        }
+        guard let state, state.docs == manifest.docs else { return nil }
+
+        var fresh: [Document] = []
+        for thread in threads {
+            let posts = try store.posts(board: thread.board, gid: thread.gid)
+            guard let title = try store.read({ db in
+                try String.fetchOne(
+                    db, sql: "SELECT title FROM thread WHERE board = ? AND gid = ?", arguments: [thread.board, thread.gid])
+            })
+            else { continue }
+            let hashes: [Int: String] = try store.read { db in
+                var hashes: [Int: String] = [:]
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT floor, hash FROM search_doc WHERE board = ? AND gid = ?",
+                    arguments: [thread.board, thread.gid])
+                {
+                    hashes[row["floor"]] = row["hash"]
+                }
+                return hashes
+            }
+            for (position, post) in posts.enumerated() {
+                let document = Self.document(
+                    post: post, threadTitle: title, position: position, postsPerPage: postsPerPage)
+                if let hash = hashes[post.floor] {
+                    guard hash == SHA256.hex(Data(document.row.utf8)) else { return nil }
+                } else {
+                    guard state.last < document.key else { return nil }
+                    fresh.append(document)
+                }
+            }
+        }
+        var report = Report(full: false, documents: state.docs, shards: manifest.shards)
+        guard !fresh.isEmpty else { return report }
+        let documents = state.docs + fresh.count
+        guard Self.shardCount(documents: documents) == manifest.shards else { return nil }
+        fresh.sort { $0.key < $1.key }
+        func emit(_ data: Data, _ path: String) throws(ArchiveError) {
+            report.bytes += data.count
+            if try output.write(data, path) { report.filesWritten += 1 }
+        }
+
+        // The shards the new posts touch: read, extended, written.
+        var touched: [Int: SpillFiles.Shard] = [:]
+        for (offset, document) in fresh.enumerated() {
+            Self.postings(document) { term, kind, positions in
+                let shard = Int(Self.hash(term) % UInt32(manifest.shards))
+                if touched[shard] == nil {
+                    touched[shard] =
+                        output.read(Self.shardPath(shard)).flatMap { Self.parseShard($0, index: shard) }
+                        ?? SpillFiles.Shard()
+                }
+                touched[shard]?.add(kind: kind, term: term, doc: state.docs + offset, positions: positions)
+            }
+        }
+        for (shard, content) in touched.sorted(by: { $0.key < $1.key }) {
+            try emit(Self.shardScript(shard, content), Self.shardPath(shard))
+        }
+
+        // The last chunk, completed, and new ones.
+        var index = state.docs / Self.docsPerChunk
+        var rows = state.docs % Self.docsPerChunk == 0 ? [] : (output.read(Self.chunkPath(index)).map(Self.chunkRows) ?? [])
+        guard rows.count == state.docs % Self.docsPerChunk else { return nil }
+        for document in fresh {
+            rows.append(document.row)
+            if rows.count == Self.docsPerChunk {
+                try emit(Self.chunkScript(index, rows), Self.chunkPath(index))
+                index += 1
+                rows = []
+            }
+        }
+        if !rows.isEmpty { try emit(Self.chunkScript(index, rows), Self.chunkPath(index)) }
+
+        var days = output.read(Self.daysPath).flatMap(Self.parseDays) ?? []
+        for (offset, document) in fresh.enumerated() where days.last?.0 != document.day {
+            days.append((document.day, state.docs + offset))
+        }
+        try emit(Self.daysScript(days), Self.daysPath)
+
+        let id = UUID().uuidString
+        let last = fresh[fresh.count - 1].key
+        try store.write { db in
+            let insert = try db.makeStatement(
+                sql: "INSERT INTO search_doc (board, gid, floor, doc, hash) VALUES (?, ?, ?, ?, ?)")
+            for (offset, document) in fresh.enumerated() {
+                try insert.execute(arguments: [
+                    document.board, document.gid, document.floor, state.docs + offset,
+                    SHA256.hex(Data(document.row.utf8)),
+                ])
+            }
+            try db.execute(sql: "DELETE FROM search_index")
+            try db.execute(
+                sql: """
+                    INSERT INTO search_index (id, docs, lastPostedAt, lastBoard, lastGid, lastFloor)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    id, documents, last.postedAt, String(decoding: last.board, as: UTF8.self), last.gid, last.floor,
+                ])
+        }
+        try emit(Self.manifestScript(id: id, shards: manifest.shards, documents: documents), Self.manifestPath)
+        report.documents = documents
+        report.appended = fresh.count
         return report
     }
 
@@ -165,6 +368,69 @@ struct SearchIndexWriter {
     static func dayNumber(_ date: Date) -> Int {
         let c = BeijingTime.components(of: date)
         return c.year * 10000 + c.month * 100 + c.day
+    }
+
+    static func manifestScript(id: String, shards: Int, documents: Int) -> Data {
+        Data(
+            "BBSSearch.manifest({\"version\":1,\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk)});\n"
+                .utf8)
+    }
+
+    static func daysScript(_ days: [(Int, Int)]) -> Data {
+        Data("BBSSearch.days([\(days.map { "[\($0.0),\($0.1)]" }.joined(separator: ","))]);\n".utf8)
+    }
+
+    /// The JSON between `BBSSearch.name(` (and an index argument) and `);`.
+    static func payload(_ data: Data, prefix: String) -> Data? {
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.hasPrefix(prefix), text.hasSuffix(");\n") else { return nil }
+        return Data(text.dropFirst(prefix.count).dropLast(3).utf8)
+    }
+
+    static func parseManifest(_ data: Data) -> (id: String, shards: Int, docs: Int)? {
+        guard let json = payload(data, prefix: "BBSSearch.manifest("),
+            let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
+            let id = object["id"] as? String, let shards = object["shards"] as? Int, let docs = object["docs"] as? Int
+        else { return nil }
+        return (id, shards, docs)
+    }
+
+    static func parseDays(_ data: Data) -> [(Int, Int)]? {
+        guard let json = payload(data, prefix: "BBSSearch.days("),
+            let list = try? JSONSerialization.jsonObject(with: json) as? [[Int]]
+        else { return nil }
+        return list.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
+    }
+
+    /// A shard file back into postings that further documents can extend.
+    static func parseShard(_ data: Data, index: Int) -> SpillFiles.Shard? {
+        guard let json = payload(data, prefix: "BBSSearch.shard(\(index),"),
+            let object = try? JSONSerialization.jsonObject(with: json) as? [String: [String: String]]
+        else { return nil }
+        func lists(_ key: String, positional: Bool) -> [String: SpillFiles.Posting]? {
+            var result: [String: SpillFiles.Posting] = [:]
+            for (term, base64) in object[key] ?? [:] {
+                guard let bytes = Data(base64Encoded: base64).map([UInt8].init),
+                    let last = SpillFiles.lastDocument(bytes, positional: positional)
+                else { return nil }
+                result[term] = SpillFiles.Posting(bytes: bytes, lastDoc: last)
+            }
+            return result
+        }
+        guard let unigrams = lists("u", positional: false), let bigrams = lists("b", positional: true),
+            let filters = lists("m", positional: false)
+        else { return nil }
+        return SpillFiles.Shard(unigrams: unigrams, bigrams: bigrams, filters: filters)
+    }
+
+    /// The rows of a chunk file (one a line, as `chunkScript` writes them).
+    static func chunkRows(_ data: Data) -> [String] {
+        String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst().map { line in
+            var row = String(line)
+            if row.hasSuffix("]);") { row.removeLast(3) }
+            if row.hasSuffix(",") { row.removeLast() }
+            return row
+        }
     }
 
     static func chunkScript(_ index: Int, _ rows: [String]) -> Data {
@@ -247,6 +513,23 @@ final class SpillFiles {
                 previous = position
             }
         }
+    }
+
+    /// The last document of an encoded list, `nil` when it does not decode.
+    static func lastDocument(_ bytes: [UInt8], positional: Bool) -> Int? {
+        var index = 0
+        var doc = 0
+        var last = -1
+        while index < bytes.count {
+            guard let gap = readVarint(bytes, &index) else { return nil }
+            doc += gap
+            last = doc
+            if positional {
+                guard let count = readVarint(bytes, &index) else { return nil }
+                for _ in 0..<count where readVarint(bytes, &index) == nil { return nil }
+            }
+        }
+        return last
     }
 
     let folder: URL

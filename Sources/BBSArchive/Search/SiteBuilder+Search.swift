@@ -39,16 +39,16 @@ extension SiteBuilder {
         context["boards"] = run.navigation.boards.map { ["name": $0.name, "title": $0.title ?? $0.name] }
         try page(path, template: "search", context, run: run)
 
-        // Nothing changed since the last build and its index is there: the
-        // index is as it was. Otherwise one pass over the store renumbers
-        // nothing that was there before (documents go in posting order),
-        // and only files whose bytes changed are written.
-        if let threads = changes.threads, threads.isEmpty, publisher.exists(SearchIndexWriter.manifestPath) { return }
+        // New posts are appended to the index; anything else indexes the
+        // store again. Either way only files whose bytes change are written.
         let writer = SearchIndexWriter(store: store, postsPerPage: max(1, options.postsPerPage))
-        _ = try writer.write { data, path throws(ArchiveError) in
-            let written = try publisher.write(data, to: path)
-            if written { run.report.written += 1 } else { run.report.unchanged += 1 }
-            return written
-        }
+        let output = SearchIndexWriter.Output(
+            read: { publisher.read($0) },
+            write: { data, path throws(ArchiveError) in
+                let written = try publisher.write(data, to: path)
+                if written { run.report.written += 1 } else { run.report.unchanged += 1 }
+                return written
+            })
+        _ = try writer.update(changes, output)
     }
 }
