@@ -342,8 +342,14 @@ import Testing
             site: built.plain, base: nil,
             probes: [
                 ("search.html", typing),
-                ("search.html?q=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&board=\(board)", Self.pageResult),
-                ("search.html?q=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&sort=newest", newest),
+                (
+                    "search.html?q=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&board=\(board)",
+                    Self.pageResult
+                ),
+                (
+                    "search.html?q=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&sort=newest",
+                    newest
+                ),
             ])
         #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
         #expect(report.probes.count == 3)

@@ -56,7 +56,8 @@ import Testing
         let access = try GRDBTestAccess.open(path)
         let (board, gid, floor, author, newest) = try await access.queue.write { db in
             let row = try #require(
-                try Row.fetchOne(db, sql: "SELECT board, gid, max(floor) AS floor, author FROM post GROUP BY board, gid LIMIT 1"))
+                try Row.fetchOne(
+                    db, sql: "SELECT board, gid, max(floor) AS floor, author FROM post GROUP BY board, gid LIMIT 1"))
             let newest = try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0
             return (row["board"] as String, row["gid"] as Int, row["floor"] as Int, row["author"] as String, newest)
         }

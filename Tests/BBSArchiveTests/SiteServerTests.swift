@@ -11,14 +11,16 @@ import Testing
         let parent = try Fixtures.temporaryFolder("serve")
         let root = parent.appendingPathComponent("site")
         let files: [String: String] = [
-            "index.html": "<!DOCTYPE html><title>home</title>", "404.html": "<!DOCTYPE html><title>missing page</title>",
+            "index.html": "<!DOCTYPE html><title>home</title>",
+            "404.html": "<!DOCTYPE html><title>missing page</title>",
             "assets/style.css": "body{}", "assets/search.js": "1", "search/s/1a.js": "BBSSearch.shard(26,{})",
             "assets/icon.svg": "<svg/>", "feed.xml": "<feed/>", "sitemap.xml": "<urlset/>", "board/B/1.md": "# md",
             "board/B/index.html": "<!DOCTYPE html><title>board</title>", "media/ab/ab.png": "png",
         ]
         for (path, text) in files {
             let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url)
         }
         try Data("secret".utf8).write(to: parent.appendingPathComponent("secret.txt"))

@@ -238,17 +238,20 @@ struct SearchIndexWriter {
             return State(
                 docs: row["docs"],
                 last: Key(
-                    postedAt: row["lastPostedAt"], board: Array(board.utf8), gid: row["lastGid"], floor: row["lastFloor"]))
+                    postedAt: row["lastPostedAt"], board: Array(board.utf8), gid: row["lastGid"],
+                    floor: row["lastFloor"]))
         }
         guard let state, state.docs == manifest.docs else { return nil }
 
         var fresh: [Document] = []
         for thread in threads {
             let posts = try store.posts(board: thread.board, gid: thread.gid)
-            guard let title = try store.read({ db in
-                try String.fetchOne(
-                    db, sql: "SELECT title FROM thread WHERE board = ? AND gid = ?", arguments: [thread.board, thread.gid])
-            })
+            guard
+                let title = try store.read({ db in
+                    try String.fetchOne(
+                        db, sql: "SELECT title FROM thread WHERE board = ? AND gid = ?",
+                        arguments: [thread.board, thread.gid])
+                })
             else { continue }
             let hashes: [Int: String] = try store.read { db in
                 var hashes: [Int: String] = [:]
@@ -300,7 +303,8 @@ struct SearchIndexWriter {
 
         // The last chunk, completed, and new ones.
         var index = state.docs / Self.docsPerChunk
-        var rows = state.docs % Self.docsPerChunk == 0 ? [] : (output.read(Self.chunkPath(index)).map(Self.chunkRows) ?? [])
+        var rows =
+            state.docs % Self.docsPerChunk == 0 ? [] : (output.read(Self.chunkPath(index)).map(Self.chunkRows) ?? [])
         guard rows.count == state.docs % Self.docsPerChunk else { return nil }
         for document in fresh {
             rows.append(document.row)
@@ -439,7 +443,9 @@ struct SearchIndexWriter {
 
     static func shardScript(_ index: Int, _ shard: SpillFiles.Shard) -> Data {
         func object(_ lists: [String: SpillFiles.Posting]) -> String {
-            "{" + lists.keys.sorted().map { key in Self.json(key) + ":\"" + Self.base64(lists[key]?.bytes ?? []) + "\"" }
+            "{"
+                + lists.keys.sorted().map { key in Self.json(key) + ":\"" + Self.base64(lists[key]?.bytes ?? []) + "\""
+                }
                 .joined(separator: ",") + "}"
         }
         let body = "{\"u\":\(object(shard.unigrams)),\"b\":\(object(shard.bigrams)),\"m\":\(object(shard.filters))}"
@@ -462,7 +468,8 @@ struct SearchIndexWriter {
             case "<": out += "\\u003c"
             default:
                 if scalar.value < 0x20 {
-                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    out +=
+                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                         + String(scalar.value, radix: 16)
                 } else {
                     out.unicodeScalars.append(scalar)
