@@ -12,7 +12,7 @@ import GRDB
 ///   character pairs (documents, positions), `m` filters (`b:board`,
 ///   `a:author`; documents). Each list is base64 of unsigned LEB128
 ///   varints, documents as gaps, positions as gaps within a document.
-/// - `search/d/K.js`: documents 8K…8K+7: board, thread, floor, link (page and anchor),
+/// - `search/d/K.js`: documents 4K…4K+3: board, thread, floor, link (page and anchor),
 ///   author, time, title and searchable text, for the result list.
 /// - `search/days.js`: the first document of each Beijing day, for the
 ///   `after:` / `before:` filters.
@@ -30,7 +30,7 @@ struct SearchIndexWriter {
     static let folder = "search"
     static let manifestPath = "search/index.js"
     static let daysPath = "search/days.js"
-    static let docsPerChunk = 8
+    static let docsPerChunk = 4
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
     static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }
 
