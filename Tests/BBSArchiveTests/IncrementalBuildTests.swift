@@ -48,8 +48,10 @@ import Testing
         // Thread 1010 of Beta (started 11th of 25: list page 4 of 9) gets a reply from a new user.
         let gid = 1010
         let old = try #require(try store.posts(board: "Beta", gid: gid).last)
+        // The newest post of the archive, as a new reply is.
+        let newest = try store.read { db in try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0 }
         let reply = Post(
-            floor: old.floor + 1, author: "zed", postedAt: old.postedAt.addingTimeInterval(86400 * 30),
+            floor: old.floor + 1, author: "zed", postedAt: ArchiveStore.date(newest).addingTimeInterval(86400),
             body: "新回复", postID: gid + 100)
         try store.saveThread(
             board: "Beta",
@@ -83,6 +85,21 @@ import Testing
         for number in 1...pagesBefore { expected.insert(SitePaths.thread("Beta", gid: gid, page: number)) }
         // Author views of the thread show its post count.
         for path in publisher.inner.files.keys where path.hasPrefix("board/Beta/\(gid).au.") { expected.insert(path) }
+        // The search index: the shards the reply's terms fall in, the last
+        // chunk of result entries and the manifest (days.js on a new day).
+        let documents = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM post") ?? 0 }
+        let shards = SearchIndexWriter.shardCount(documents: documents - 1)
+        SearchIndexWriter.postings(
+            SearchIndexWriter.document(
+                post: try #require(try store.posts(board: "Beta", gid: gid).last), threadTitle: "Beta 主题 10",
+                position: posts - 1, postsPerPage: 2)
+        ) { term, _, _ in
+            expected.insert(SearchIndexWriter.shardPath(Int(SearchIndexWriter.hash(term) % UInt32(shards))))
+        }
+        expected.formUnion([
+            SearchIndexWriter.chunkPath((documents - 1) / SearchIndexWriter.docsPerChunk),
+            SearchIndexWriter.manifestPath, SearchIndexWriter.daysPath,
+        ])
         // Hot topics change when the thread enters them.
         let written = publisher.written
         let optional: Set<String> = [SitePaths.hot]

@@ -140,6 +140,8 @@ public struct SiteBuilder: Sendable {
         try buildSections(run: run)
         try buildHot(run: run)
         try buildLookup(lookup, run: run)
+        // Search (issue 9): the page and the index of the posts changed since the last build.
+        try buildSearch(SearchChanges(run.changes), run: run)
         try buildNotFound(run: run)
         try buildSiteFeed(run: run)
         try buildSitemap(boards: boards, run: run)
@@ -286,7 +288,8 @@ public struct SiteBuilder: Sendable {
         func link(_ target: String) -> String { SitePaths.relative(from: path, to: target) }
         return PageChrome(
             root: root, home: link(SitePaths.home), hotHref: link(SitePaths.hot), lookupHref: link(SitePaths.lookup),
-            feedHref: link(SitePaths.feed), stylesheet: link(SitePaths.stylesheet),
+            feedHref: link(SitePaths.feed), searchHref: link(SitePaths.search), searchBoard: board,
+            stylesheet: link(SitePaths.stylesheet),
             bootScript: link(SitePaths.bootScript), siteScript: link(SitePaths.siteScript), icon: link(SitePaths.icon),
             pageTitle: title, pageNumber: page > 1 ? page : nil, siteTitle: options.siteTitle,
             version: BBSArchiveVersion.version,

@@ -17,6 +17,9 @@ struct PageChrome: Sendable {
     var hotHref: String
     var lookupHref: String
     var feedHref: String
+    var searchHref: String
+    /// On a board's pages, the board that 本版搜索 narrows a search to.
+    var searchBoard: String?
     var stylesheet: String
     var bootScript: String
     var siteScript: String
@@ -42,6 +45,8 @@ struct PageChrome: Sendable {
         case "hotHref": hotHref
         case "lookupHref": lookupHref
         case "feedHref": feedHref
+        case "searchHref": searchHref
+        case "searchBoard": searchBoard
         case "stylesheet": stylesheet
         case "bootScript": bootScript
         case "siteScript": siteScript

@@ -1,0 +1,57 @@
+import Foundation
+import GRDB
+
+/// What changed for search since the last build of the folder: the threads
+/// whose posts or title changed, or `nil` when everything must be indexed
+/// (a first build, `--full`, or a change of templates or options).
+struct SearchChanges: Sendable {
+    /// The threads changed since the last build, or nil for a full build.
+    var threads: [ThreadKey]?
+
+    typealias ThreadKey = BuildChanges.ThreadKey
+
+    init(threads: [ThreadKey]?) { self.threads = threads }
+
+    /// The threads of the store's change log since the last build; nil
+    /// (a full build) indexes every post.
+    init(_ changes: BuildChanges?) { threads = changes.map { $0.threads.sorted() } }
+}
+
+/// The search page and its index.
+extension SiteBuilder {
+    func buildSearch(_ changes: SearchChanges, run: BuildRun) throws(ArchiveError) {
+        let path = SitePaths.search
+        let view = SearchPageView(
+            chrome: try common(path: path, title: "搜索", crumbs: [("搜索", path)], run: run),
+            searchScript: SitePaths.relative(from: path, to: SitePaths.searchScript),
+            manifest: SitePaths.relative(from: path, to: SearchIndexWriter.manifestPath))
+        try page(path, template: "search", view, run: run)
+
+        // New posts are appended to the index; anything else indexes the
+        // store again. Either way only files whose bytes change are written.
+        let writer = SearchIndexWriter(store: store, postsPerPage: max(1, options.postsPerPage))
+        let output = SearchIndexWriter.Output(
+            read: { publisher.read($0) },
+            write: { data, path throws(ArchiveError) in
+                let written = try publisher.write(data, to: path)
+                if written { run.report.written += 1 } else { run.report.unchanged += 1 }
+                return written
+            })
+        _ = try writer.update(changes, output)
+    }
+}
+
+/// The search page: the chrome, the client and the index's manifest.
+struct SearchPageView: TemplateView {
+    var chrome: PageChrome
+    var searchScript: String
+    var manifest: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "searchScript": searchScript
+        case "manifest": manifest
+        default: chrome.child(named: name)
+        }
+    }
+}
