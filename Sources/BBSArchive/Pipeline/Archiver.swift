@@ -95,8 +95,9 @@ public struct Archiver: Sendable {
         for asked in boards {
             var board = asked
             do {
-                board = try await canonicalName(asked)
-                try await archiveBoard(board, into: &report)
+                let first: BoardPage?
+                (board, first) = try await canonicalName(asked)
+                try await archiveBoard(board, firstPage: first, into: &report)
             } catch {
                 switch error {
                 case .storeUnavailable, .unreachable:
@@ -114,17 +115,18 @@ public struct Archiver: Sendable {
     /// The board's id as the forum spells it, so that `geography` and
     /// `Geography` make one permalink tree: a board in the store under
     /// another case is that board; otherwise its first list page says.
-    private func canonicalName(_ asked: String) async throws(ArchiveError) -> String {
+    /// That page is handed on, so the walk does not ask for it again.
+    private func canonicalName(_ asked: String) async throws(ArchiveError) -> (String, BoardPage?) {
         if let stored = try store.boards().first(where: { $0.name.caseInsensitiveCompare(asked) == .orderedSame }) {
-            return stored.name
+            return (stored.name, nil)
         }
         let url = source.boardURL(board: asked, page: 1)
         let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
         guard case .board(let page) = try parse(fetched, board: asked),
             page.board.caseInsensitiveCompare(asked) == .orderedSame
-        else { return asked }
+        else { return (asked, nil) }
         if page.board != asked { events(.note("\(asked): the forum spells the board \(page.board)")) }
-        return page.board
+        return (page.board, page)
     }
 
     // MARK: Sections
@@ -146,13 +148,16 @@ public struct Archiver: Sendable {
 
     // MARK: Boards
 
-    private func archiveBoard(_ board: String, into report: inout Report) async throws(ArchiveError) {
+    private func archiveBoard(_ board: String, firstPage: BoardPage?, into report: inout Report)
+        async throws(ArchiveError)
+    {
         let before = report
         let resumed = try store.beginWalk(board: board, resumeWindow: options.resumeWindow)
         if resumed > 0 {
             events(.note("\(board): resuming an interrupted run after list page \(resumed)"))
         }
-        let reachedEnd = try await walkList(board, from: resumed + 1, into: &report)
+        let reachedEnd = try await walkList(
+            board, from: resumed + 1, prefetched: resumed == 0 ? firstPage : nil, into: &report)
 
         let pending = try store.threadsNeedingFetch(board: board)
         report.threadsUnchanged += max(0, try store.threadCount(board: board) - pending.count)
@@ -173,8 +178,9 @@ public struct Archiver: Sendable {
     /// whose whole list was read before, stops after `stopAfterUnchanged`
     /// unchanged threads in a row: everything further down is older and
     /// already archived. Returns whether the walk covered the whole list.
-    private func walkList(_ board: String, from first: Int, into report: inout Report) async throws(ArchiveError)
-        -> Bool
+    /// `prefetched` is list page 1 when it was read already.
+    private func walkList(_ board: String, from first: Int, prefetched: BoardPage?, into report: inout Report)
+        async throws(ArchiveError) -> Bool
     {
         var incremental = false
         if options.stopAfterUnchanged > 0 { incremental = try store.listCovered(board: board) }
@@ -188,7 +194,12 @@ public struct Archiver: Sendable {
             let url = source.boardURL(board: board, page: number)
             let page: BoardPage
             do {
-                page = try await boardPage(url, board: board)
+                if number == 1, var prefetched {
+                    prefetched.board = board
+                    page = prefetched
+                } else {
+                    page = try await boardPage(url, board: board)
+                }
                 failuresInARow = 0
             } catch {
                 // Page 1 tells whether the board can be read at all.
