@@ -67,6 +67,11 @@ struct FetchOptions: ParsableArguments {
     @Option(help: "Tries per request before a page is recorded as failed (timeouts, resets, 5xx, 429).")
     var tries = 4
 
+    @Option(
+        name: .customLong("max-thread-pages"),
+        help: "Pages read of one thread at most, against a pager that never ends.")
+    var maxThreadPages = Archiver.Options.defaultMaxThreadPages
+
     @Option(help: "Seconds one request may take.")
     var timeout = 120
 
@@ -78,6 +83,7 @@ struct FetchOptions: ParsableArguments {
         if connections < 1 || connections > 64 { throw ValidationError("--connections must be between 1 and 64") }
         if stopAfter < 0 { throw ValidationError("--stop-after must be 0 or more") }
         if tries < 1 { throw ValidationError("--tries must be 1 or more") }
+        if maxThreadPages < 1 { throw ValidationError("--max-thread-pages must be 1 or more") }
         if timeout < 1 { throw ValidationError("--timeout must be 1 second or more") }
     }
 }
@@ -242,7 +248,8 @@ enum Runner {
         let action = FetchAction(
             boards: boards, source: try forum.makeSource(), storePath: storage.store, rate: fetching.rate,
             options: Archiver.Options(
-                pages: fetching.pages, connections: fetching.connections, stopAfterUnchanged: fetching.stopAfter),
+                pages: fetching.pages, connections: fetching.connections, stopAfterUnchanged: fetching.stopAfter,
+                maxThreadPages: fetching.maxThreadPages),
             retry: RetryPolicy(attempts: fetching.tries), respectRobots: !fetching.ignoreRobots,
             cookies: fetching.cookies, http: http)
         let report: Archiver.Report
@@ -296,6 +303,6 @@ enum Runner {
     }
 
     static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.clean(line) + "\n").utf8))
     }
 }

@@ -33,9 +33,15 @@ public actor RateLimiter {
 
     /// A hair slower than asked, so that no window of one second ever sees
     /// one request too many when timings jitter.
+    /// The delay is clamped to `0...maxInterval` first: a `Crawl-delay`
+    /// comes from the network, and a huge one must not trap the conversion.
     private static func padded(_ seconds: Double) -> Duration {
-        .nanoseconds(Int64(seconds * 1.02 * 1_000_000_000))
+        let bounded = seconds.isNaN ? 0 : min(max(seconds, 0), maxInterval)
+        return .nanoseconds(Int64(bounded * 1.02 * 1_000_000_000))
     }
+
+    /// The longest spacing a site can ask for between two requests.
+    public static let maxInterval: Double = 3600
 
     /// Holds every request to `host` for `duration`.
     public func pause(host: String, for duration: Duration) {

@@ -41,7 +41,11 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
         case rejected(String)
     }
 
-    public var description: String {
+    /// One line, with anything the forum supplied stripped of controls
+    /// (it reaches the terminal).
+    public var description: String { TerminalText.clean(message) }
+
+    private var message: String {
         switch self {
         case .unknownBoard(let board, let message):
             return
