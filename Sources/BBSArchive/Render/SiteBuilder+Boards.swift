@@ -33,6 +33,7 @@ extension SiteBuilder {
 
             for thread in slice {
                 let original = source?.originalThreadURL(board: thread.board, gid: thread.gid)
+                    .flatMap(SafeLink.external)
                 let wantsDigest =
                     run.hot.wants(thread, boardTitle: boardTitle)
                     || run.recent.wants(thread, boardTitle: boardTitle) || feedGids.contains(thread.gid)

@@ -160,7 +160,10 @@ extension SiteBuilder {
         for attachment in post.attachments {
             let name = Self.displayable(attachment.name)
             guard let local = media[attachment.url] else {
-                missing.append(["name": name, "url": attachment.url, "size": attachment.size ?? ""])
+                // The original address is a link only if it is a web address.
+                var item: [String: Any] = ["name": name, "size": attachment.size ?? ""]
+                if let url = SafeLink.external(attachment.url) { item["url"] = url }
+                missing.append(item)
                 continue
             }
             let item: [String: Any] = [
@@ -204,7 +207,7 @@ extension SiteBuilder {
     static func segmentContexts(_ line: String) -> [[String: Any]] {
         InlineText.segments(line).map { segment in
             var item: [String: Any] = ["text": segment.text]
-            if let link = segment.link { item["segHref"] = link }
+            if let link = segment.link.flatMap(SafeLink.external) { item["segHref"] = link }
             let classes = segment.classes
             if !classes.isEmpty { item["segClass"] = classes }
             return item

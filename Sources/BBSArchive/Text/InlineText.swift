@@ -182,14 +182,9 @@ public enum InlineText {
         return !"<>\"'`[]{}|\\^".contains(c)
     }
 
-    /// Only http(s), ftp and mailto addresses are links.
+    /// Only http(s), ftp and mailto addresses are links (`SafeLink` decides).
     static func safeLink(_ address: String) -> String? {
-        let trimmed = address.trimmingCharacters(in: .whitespaces)
-        let lower = trimmed.lowercased()
-        guard ["http://", "https://", "ftp://", "mailto:"].contains(where: { lower.hasPrefix($0) }),
-            URL(string: trimmed) != nil
-        else { return nil }
-        return trimmed
+        SafeLink.external(address)
     }
 
     private static func removingControlCharacters(_ text: String) -> String {
