@@ -32,7 +32,7 @@ extension SiteBuilder {
             try page(path, template: "board", context, run: run)
 
             for thread in slice {
-                let original = source?.originalThreadURL(board: thread.board, gid: thread.gid)
+                let original = (source?.originalThreadURL(board: thread.board, gid: thread.gid))
                     .flatMap(SafeLink.external)
                 let wantsDigest =
                     run.hot.wants(thread, boardTitle: boardTitle)
