@@ -18,7 +18,7 @@ struct SMTHMobileParser {
             return .thread(try parseThread(document, list: list, heading: heading))
         }
         if let list, isBoardPage(document) {
-            return .board(parseBoard(document, list: list))
+            return .board(try parseBoard(document, list: list))
         }
         if let profile = parseUser(document) { return .user(profile) }
         if let sections = parseSections(document) { return .sections(sections) }
@@ -41,7 +41,7 @@ struct SMTHMobileParser {
         return document.first("//ul[\(XPath.hasClass("list"))]/li/div/a[starts-with(@href, '/article/')]") != nil
     }
 
-    private func parseBoard(_ document: HTMLDocument, list: HTMLNode) -> BoardPage {
+    private func parseBoard(_ document: HTMLDocument, list: HTMLNode) throws(ArchiveError) -> BoardPage {
         var name: String?
         var title: String?
         if let menu = document.first("//div[\(XPath.hasClass("menu"))]") {
@@ -49,7 +49,7 @@ struct SMTHMobileParser {
         }
         var threads: [ThreadSummary] = []
         for row in list.select("li") {
-            if let summary = parseRow(row) {
+            if let summary = try parseRow(row) {
                 if name == nil { name = summary.board }
                 threads.append(summary.thread)
             }
@@ -72,7 +72,7 @@ struct SMTHMobileParser {
         return (title.isEmpty ? nil : title, name.isEmpty ? nil : name)
     }
 
-    private func parseRow(_ row: HTMLNode) -> (board: String, thread: ThreadSummary)? {
+    private func parseRow(_ row: HTMLNode) throws(ArchiveError) -> (board: String, thread: ThreadSummary)? {
         let cells = row.elementChildren.filter { $0.name == "div" }
         guard cells.count >= 2,
             let link = cells[0].first("a[starts-with(@href, '/article/') or contains(@href, '/article/')]"),
@@ -86,8 +86,8 @@ struct SMTHMobileParser {
         let halves = Self.normalizeSpaces(cells[1].text).split(separator: "|", maxSplits: 1).map(String.init)
         let (postedText, author) = Self.timeAndName(halves.first ?? "")
         let (lastText, lastReplier) = Self.timeAndName(halves.count > 1 ? halves[1] : "")
-        let postedAt = SMTHTimeParser.parse(postedText, fetchedAt: page.fetchedAt)
-        let lastReplyAt = SMTHTimeParser.parse(lastText, fetchedAt: page.fetchedAt)
+        let postedAt = try SMTHTimeParser.checked(postedText, fetchedAt: page.fetchedAt, url: page.url)
+        let lastReplyAt = try SMTHTimeParser.checked(lastText, fetchedAt: page.fetchedAt, url: page.url)
         guard let postedAt else { return nil }
         let thread = ThreadSummary(
             gid: gid, title: link.text, replies: replies,
@@ -126,18 +126,19 @@ struct SMTHMobileParser {
         }
         var posts: [Post] = []
         for item in list.select("li[div[\(XPath.hasClass("nav"))]]") {
-            if let post = parsePost(item) { posts.append(post) }
+            if let post = try parsePost(item) { posts.append(post) }
         }
         return ThreadPage(board: board, gid: gid, title: title, page: pageInfo(document), posts: posts)
     }
 
-    private func parsePost(_ item: HTMLNode) -> Post? {
+    private func parsePost(_ item: HTMLNode) throws(ArchiveError) -> Post? {
         guard let nav = item.first("div[\(XPath.hasClass("nav"))]/div") else { return nil }
         let plants = nav.select("a[\(XPath.hasClass("plant"))]")
         guard let floorText = plants.first?.text,
             let author = nav.first("a[contains(@href, '/user/query/')]")?.text,
             let timeText = plants.dropFirst().first?.text,
-            let postedAt = SMTHTimeParser.parse(Self.normalizeSpaces(timeText), fetchedAt: page.fetchedAt)
+            let postedAt = try SMTHTimeParser.checked(
+                Self.normalizeSpaces(timeText), fetchedAt: page.fetchedAt, url: page.url)
         else { return nil }
         let floor = floorText.contains("楼主") ? 0 : (Int(floorText.filter(\.isNumber)) ?? 0)
         var body = PostBodyReader(baseURL: page.url)
