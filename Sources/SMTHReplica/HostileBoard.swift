@@ -10,7 +10,7 @@ import Foundation
 ///   bare addresses on one line, a 120-character user id;
 /// - thread 2: an attachment whose link is `javascript:…//att/…`, an XHTML
 ///   file and an HTML page served as a PNG;
-/// - thread 3: a pager that never ends (page p says it is p of p+1);
+/// - thread 3: a pager that never ends (a billion pages, each one answered);
 /// - thread 4: a post dated in the year 99999999999;
 /// - thread 5: stray bytes and GBK text inside a UTF-8 page;
 /// - thread 6: a forum error whose message carries terminal escapes;
@@ -23,6 +23,7 @@ public enum HostileBoard {
     /// How many unmatched UBB tags, and how many bare addresses, thread 1 has on one line each.
     public static let repeats = 3000
     public static let endlessGid = 3
+    public static let endlessPages = 1_000_000_000
     public static let timeTravelGid = 4
     public static let badBytesGid = 5
     public static let forumErrorGid = 6
@@ -91,10 +92,10 @@ public enum HostileBoard {
             return .html(threadPage(gid, title: "附件", current: 1, total: 1, rawPosts: [(0, "alice", body)]))
         case endlessGid:
             let current = max(1, requested)
-            let lines = ["第 \(current) 页，后面总还有一页。"]
+            let lines = ["第 \(current) 页，一共十亿页。"]
             return .html(
                 threadPage(
-                    gid, title: "没有尽头的主题", current: current, total: current + 1,
+                    gid, title: "没有尽头的主题", current: current, total: endlessPages,
                     posts: [((current - 1) * MobileMarkup.postsPerPage, "alice", lines)]))
         case timeTravelGid:
             return .html(
