@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -71,3 +72,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// make fuzz (scripts/fuzz.sh): libFuzzer targets, built only on request,
+// with `--sanitize=fuzzer`, because libFuzzer brings the `main` they need.
+if ProcessInfo.processInfo.environment["BBSARCHIVE_FUZZ"] == "1" {
+    package.targets.append(.executableTarget(name: "bbsarchive-fuzz", dependencies: ["BBSArchive"]))
+    package.products.append(.executable(name: "bbsarchive-fuzz", targets: ["bbsarchive-fuzz"]))
+}
