@@ -125,7 +125,9 @@ public enum HostileBoard {
     ) -> String {
         threadPage(
             gid, title: title, current: current, total: total,
-            rawPosts: posts.map { ($0.floor, $0.author, $0.lines.map(MobileMarkup.escape).joined(separator: "<br />")) },
+            rawPosts: posts.map {
+                ($0.floor, $0.author, $0.lines.map(MobileMarkup.escape).joined(separator: "<br />"))
+            },
             time: time)
     }
 

@@ -22,7 +22,8 @@ private func run(_ data: Data) {
         }
     case "nforum":
         for url in [
-            "https://www.newsmth.net/nForum/board/Test?ajax&p=2", "https://www.newsmth.net/nForum/article/Test/700?ajax",
+            "https://www.newsmth.net/nForum/board/Test?ajax&p=2",
+            "https://www.newsmth.net/nForum/article/Test/700?ajax",
         ] {
             let page = FetchedPage(url: url, body: data, contentType: "text/html; charset=GBK", fetchedAt: fetchedAt)
             _ = try? SMTHNForumSource().parse(page)

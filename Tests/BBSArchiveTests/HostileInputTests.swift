@@ -234,7 +234,8 @@ import Testing
 
 /// The replica's hostile board, archived and built for real.
 @Suite(.serialized) struct HostileForumTests {
-    static let config = ReplicaConfig(seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 2, maxPostsPerThread: 2)
+    static let config = ReplicaConfig(
+        seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 2, maxPostsPerThread: 2)
 
     @Test func aHostileBoardCrashesNothingAndLeavesNoActiveLink() async throws {
         var faults = ReplicaFaults()
@@ -310,7 +311,8 @@ import Testing
 
     static func decodeEntities(_ text: String) -> String {
         var out = text
-        for (entity, character) in [("&amp;", "&"), ("&#58;", ":"), ("&#x3a;", ":"), ("&#x3A;", ":"), ("&colon;", ":")] {
+        for (entity, character) in [("&amp;", "&"), ("&#58;", ":"), ("&#x3a;", ":"), ("&#x3A;", ":"), ("&colon;", ":")]
+        {
             out = out.replacingOccurrences(of: entity, with: character)
         }
         return out

@@ -28,7 +28,8 @@ public enum BeijingTime {
     /// The instant of a Beijing wall-clock time, or `nil` if it is not a real
     /// date in `plausibleYears`.
     public static func date(_ c: Components) -> Date? {
-        guard plausibleYears.contains(c.year), (1...12).contains(c.month), (1...31).contains(c.day), (0...23).contains(c.hour),
+        guard plausibleYears.contains(c.year), (1...12).contains(c.month), (1...31).contains(c.day),
+            (0...23).contains(c.hour),
             (0...59).contains(c.minute), (0...60).contains(c.second),
             c.day <= daysInMonth(year: c.year, month: c.month)
         else { return nil }

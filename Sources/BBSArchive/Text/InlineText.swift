@@ -115,7 +115,8 @@ public enum InlineText {
                 }
             case "/b", "/i", "/u", "/color", "/size", "/url", "/email", "/img", "/font":
                 let closing = String(name.dropFirst())
-                guard openCount[closing, default: 0] > 0, let index = stack.lastIndex(where: { $0.tag == closing }) else {
+                guard openCount[closing, default: 0] > 0, let index = stack.lastIndex(where: { $0.tag == closing })
+                else {
                     current += "[\(tag)]"
                     continue
                 }
