@@ -72,7 +72,8 @@ for target in $targets; do
     *) extra=("$seeds/$target") ;;
   esac
   echo "fuzz: $target for ${seconds}s"
-  if ! BBS_FUZZ_TARGET=$target ASAN_OPTIONS=detect_leaks=1 "$fuzzer" "$corpus" "${extra[@]}" \
+  # Swift's own backtracer is off so that libFuzzer sees the crash and keeps the input.
+  if ! BBS_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 "$fuzzer" "$corpus" "${extra[@]}" \
       -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -max_len=262144 \
       -detect_leaks=1 -print_final_stats=1 -artifact_prefix="$findings/" >"$work/$target.log" 2>&1; then
     echo "fuzz: $target FAILED; see $work/$target.log and $findings/" >&2

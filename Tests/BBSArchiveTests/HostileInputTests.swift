@@ -338,3 +338,17 @@ final class EventLog: @unchecked Sendable {
 
     var lines: [String] { lock.withLock { stored } }
 }
+
+/// Inputs `make fuzz` found, kept so they stay fixed.
+@Suite struct FuzzFindingsTests {
+    /// A robots.txt pattern with NUL bytes made Foundation's `range(of:)`
+    /// return a range outside the path, and `RobotsTxt.matches` trapped.
+    @Test func robotsPatternsWithNulBytes() {
+        let text =
+            "User-agent: *\nAllow: / /Beicl\nA*e/llo\u{B3}Allow:*/\nAllow:*/\nDisallow: /a\u{0}*e/llo\u{0}\u{0}*/\n"
+        let robots = RobotsTxt(text)
+        _ = robots.allows("/article/Test/700?p=2")
+        #expect(RobotsTxt.matches("/a\u{0}*b", "/a\u{0}xxb") == true)
+        #expect(RobotsTxt.matches("/\u{0}\u{0}*/", "/article/Test/700") == false)
+    }
+}
