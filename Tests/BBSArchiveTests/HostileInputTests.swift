@@ -345,7 +345,13 @@ final class EventLog: @unchecked Sendable {
     /// return a range outside the path, and `RobotsTxt.matches` trapped.
     @Test func robotsPatternsWithNulBytes() throws {
         // The input as libFuzzer saved it.
-        let crash = try #require(Data(base64Encoded: "VXNlci1hZ2VudDogKgphZGVsCkFsbG93OiAvIC9CZWljbApBKmUvbGxvs0FsbG93OiovCmVpY2wKQQoAb3c6c1VBbAoKclZhCkFsbG8KQWxsb3c6Ki8KcqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmFYWFhYKmUvbGxvCkFsbG93OiovCmVpY2wKQQoAb3c6c1VBbAoKclZhCkFsbG8KQWxsb3c6Ki8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAKcmE="))
+        let crash = try #require(
+            Data(
+                base64Encoded:
+                    "VXNlci1hZ2VudDogKgphZGVsCkFsbG93OiAvIC9CZWljbApBKmUvbGxvs0FsbG93OiovCmVpY2wKQQoAb3c6c1VB"
+                    + "bAoKclZhCkFsbG8KQWxsb3c6Ki8Kcqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq"
+                    + "qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqmFYWFhYKmUvbGxvCkFsbG93OiovCmVpY2wKQQoAb3c6c1VBbAoK"
+                    + "clZhCkFsbG8KQWxsb3c6Ki8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAKcmE="))
         let robots = RobotsTxt(String(decoding: crash, as: UTF8.self))
         _ = robots.allows("/article/Test/700?p=2")
         _ = robots.allows("/")
