@@ -27,8 +27,8 @@ public enum HostileBoard {
     public static let timeTravelGid = 4
     public static let badBytesGid = 5
     public static let forumErrorGid = 6
-    /// The threads the archive can keep (1, 2, 3 and 5).
-    public static let archivableGids = [1, 2, 3, 5]
+    /// The threads the archive can keep (all but the forum error).
+    public static let archivableGids = [1, 2, 3, 4, 5]
 
     static let day = "2026-08-01"
 

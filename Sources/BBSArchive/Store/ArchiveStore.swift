@@ -254,15 +254,19 @@ public final class ArchiveStore: Sendable {
     }
 
     /// Remembers a page that failed, for the next run's report.
-    public func recordFailure(url: String, board: String?, reason: String) throws(ArchiveError) {
+    /// `kind` is `failed` for a page that could not be had, `partial` for a
+    /// page stored with posts the parser could only partly read.
+    public func recordFailure(url: String, board: String?, reason: String, kind: String = "failed")
+        throws(ArchiveError)
+    {
         try write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO failure (url, board, reason, attempts, lastTriedAt) VALUES (?, ?, ?, 1, ?)
+                    INSERT INTO failure (url, board, reason, attempts, lastTriedAt, kind) VALUES (?, ?, ?, 1, ?, ?)
                     ON CONFLICT (url) DO UPDATE SET reason = excluded.reason, attempts = attempts + 1,
-                      lastTriedAt = excluded.lastTriedAt
+                      lastTriedAt = excluded.lastTriedAt, kind = excluded.kind
                     """,
-                arguments: [url, board, reason, Self.seconds(Date())])
+                arguments: [url, board, reason, Self.seconds(Date()), kind])
         }
     }
 
@@ -278,9 +282,14 @@ public final class ArchiveStore: Sendable {
 
     /// Pages that failed and have not succeeded since: `(url, reason, attempts)`.
     public func failures() throws(ArchiveError) -> [(url: String, reason: String, attempts: Int)] {
+        try failureList().map { ($0.url, $0.reason, $0.attempts) }
+    }
+
+    /// The same, with each failure's kind: `failed` or `partial`.
+    public func failureList() throws(ArchiveError) -> [(url: String, reason: String, attempts: Int, kind: String)] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT url, reason, attempts FROM failure ORDER BY url").map {
-                ($0["url"], $0["reason"], $0["attempts"])
+            try Row.fetchAll(db, sql: "SELECT url, reason, attempts, kind FROM failure ORDER BY url").map {
+                ($0["url"], $0["reason"], $0["attempts"], $0["kind"])
             }
         }
     }
@@ -381,7 +390,7 @@ public final class ArchiveStore: Sendable {
 
     // MARK: Details
 
-    private func write(_ body: (Database) throws -> Void) throws(ArchiveError) {
+    func write(_ body: (Database) throws -> Void) throws(ArchiveError) {
         do {
             try database.write(body)
         } catch {
@@ -455,23 +464,26 @@ public final class ArchiveStore: Sendable {
         // Fields only the desktop pages show are kept when the mobile site is read later.
         try db.execute(
             sql: """
-                INSERT INTO post (board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID, editedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO post (board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID, editedAt,
+                  parseWarning, rawText)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (board, gid, floor) DO UPDATE SET
                   author = excluded.author, postedAt = excluded.postedAt, body = excluded.body,
                   ip = excluded.ip, editedBy = coalesce(excluded.editedBy, editedBy),
                   nick = coalesce(excluded.nick, nick), title = coalesce(excluded.title, title),
                   signature = coalesce(excluded.signature, signature), postID = coalesce(excluded.postID, postID),
-                  editedAt = coalesce(excluded.editedAt, editedAt)
+                  editedAt = coalesce(excluded.editedAt, editedAt),
+                  parseWarning = excluded.parseWarning, rawText = excluded.rawText
                 WHERE author IS NOT excluded.author OR postedAt IS NOT excluded.postedAt OR body IS NOT excluded.body
                   OR ip IS NOT excluded.ip OR editedBy IS NOT coalesce(excluded.editedBy, editedBy)
                   OR nick IS NOT coalesce(excluded.nick, nick) OR title IS NOT coalesce(excluded.title, title)
                   OR signature IS NOT coalesce(excluded.signature, signature)
                   OR postID IS NOT coalesce(excluded.postID, postID) OR editedAt IS NOT coalesce(excluded.editedAt, editedAt)
+                  OR parseWarning IS NOT excluded.parseWarning OR rawText IS NOT excluded.rawText
                 """,
             arguments: [
                 board, gid, post.floor, post.author, seconds(post.postedAt), body, post.ip, post.editedBy, post.nick,
-                post.title, post.signature, post.postID, post.editedAt.map(seconds),
+                post.title, post.signature, post.postID, post.editedAt.map(seconds), post.warning, post.rawText,
             ])
         var changed = db.changesCount > 0
         // Likes are shown only by pages that show signatures too.
@@ -679,6 +691,42 @@ public final class ArchiveStore: Sendable {
                       reason TEXT NOT NULL,
                       attempts INTEGER NOT NULL DEFAULT 1,
                       lastTriedAt INTEGER NOT NULL
+                    );
+                    """)
+        }
+        // Posts kept with what could be read: the parser's warning and the
+        // post's raw text; failures say whether the page failed or was
+        // stored only in part.
+        migrator.registerMigration("v2-parse-warnings") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE post ADD COLUMN parseWarning TEXT;
+                    ALTER TABLE post ADD COLUMN rawText TEXT;
+                    ALTER TABLE failure ADD COLUMN kind TEXT NOT NULL DEFAULT 'failed';
+                    """)
+        }
+        // Search (issue 9): which post is which document of the site's
+        // search index, so a build appends new posts to it instead of
+        // indexing everything again. `search_index` names the index (the id
+        // in its search/index.js) these rows describe.
+        migrator.registerMigration("v2-search-index") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE search_doc (
+                      board TEXT NOT NULL,
+                      gid INTEGER NOT NULL,
+                      floor INTEGER NOT NULL,
+                      doc INTEGER NOT NULL,
+                      hash TEXT NOT NULL,
+                      PRIMARY KEY (board, gid, floor)
+                    );
+                    CREATE TABLE search_index (
+                      id TEXT PRIMARY KEY NOT NULL,
+                      docs INTEGER NOT NULL,
+                      lastPostedAt INTEGER NOT NULL,
+                      lastBoard TEXT NOT NULL,
+                      lastGid INTEGER NOT NULL,
+                      lastFloor INTEGER NOT NULL
                     );
                     """)
         }

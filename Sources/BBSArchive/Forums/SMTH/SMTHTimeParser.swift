@@ -23,9 +23,20 @@ enum SMTHTimeParser {
         }
     }
 
+    /// A post whose time could not be read takes its nearest earlier
+    /// neighbour's (else its nearest later one's, else `fallback`), so it
+    /// keeps its place in the thread; its warning says the time is not its own.
+    static func fillUnreadTimes(_ posts: inout [Post], known: [Bool], fallback: Date) {
+        for index in posts.indices where index < known.count && !known[index] {
+            let before = posts[..<index].indices.last { known[$0] }
+            let after = posts[(index + 1)...].indices.first { known[$0] }
+            posts[index].postedAt = (before ?? after).map { posts[$0].postedAt } ?? fallback
+        }
+    }
+
     /// `parse`, but a date-shaped time outside `BeijingTime.plausibleYears`
-    /// (or one that does not fit) is an error for the page at `url`, not a
-    /// time to skip quietly.
+    /// (or one that does not fit) is an error for the page at `url`: a
+    /// thread list row cannot be placed without its time.
     static func checked(_ text: String, fetchedAt: Date, url: String) throws(ArchiveError) -> Date? {
         if let date = parse(text, fetchedAt: fetchedAt) { return date }
         let day = text.split(whereSeparator: { $0 == " " || $0 == "\u{00A0}" || $0 == "T" }).first
