@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 /// The commit `bbsarchive --version` names: the checkout's, when built from one.
@@ -84,3 +85,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// make fuzz (scripts/fuzz.sh): libFuzzer targets, built only on request,
+// with `--sanitize=fuzzer`, because libFuzzer brings the `main` they need.
+if ProcessInfo.processInfo.environment["BBSARCHIVE_FUZZ"] == "1" {
+    package.targets.append(.executableTarget(name: "bbsarchive-fuzz", dependencies: ["BBSArchive"]))
+    package.products.append(.executable(name: "bbsarchive-fuzz", targets: ["bbsarchive-fuzz"]))
+}

@@ -80,6 +80,8 @@ public struct ReplicaFaults: Sendable {
     public var wrongCharset: Bool
     /// Answer `If-None-Match` with 304 when the page has not changed.
     public var conditionalRequests: Bool
+    /// Serve `HostileBoard` beside the generated boards.
+    public var hostile = false
 
     public init(
         rules: [Rule] = [], robots: String? = nil, loginBoard: String? = nil,

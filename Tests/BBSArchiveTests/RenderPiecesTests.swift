@@ -67,7 +67,7 @@ import Testing
         #expect(SitePaths.mediaExtension(mime: "image/png", name: "x.gif") == "png")
         #expect(SitePaths.mediaExtension(mime: nil, name: "evil.html") == "bin")
         #expect(SitePaths.mediaExtension(mime: "application/octet-stream", name: "资料.TXT") == "txt")
-        #expect(SitePaths.mediaExtension(mime: "image/svg+xml", name: "a.svg") == "svg.txt")
+        #expect(SitePaths.mediaExtension(mime: "image/svg+xml", name: "a.svg") == "bin")
     }
 }
 

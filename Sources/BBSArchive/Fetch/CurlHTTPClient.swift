@@ -237,8 +237,8 @@ private final class Transfer: @unchecked Sendable {
 private let curlWriteBody: bbs_curl_write_callback = { data, size, count, userdata in
     guard let data, let userdata else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-    let length = size * count
-    guard transfer.body.count + length <= transfer.maxBodyBytes else {
+    let (length, overflow) = size.multipliedReportingOverflow(by: count)
+    guard !overflow, length <= transfer.maxBodyBytes - transfer.body.count else {
         transfer.overflowed = true
         return 0  // makes libcurl abort the transfer
     }
@@ -249,7 +249,8 @@ private let curlWriteBody: bbs_curl_write_callback = { data, size, count, userda
 private let curlWriteHeader: bbs_curl_write_callback = { data, size, count, userdata in
     guard let data, let userdata else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-    let length = size * count
+    let (length, overflow) = size.multipliedReportingOverflow(by: count)
+    guard !overflow else { return 0 }
     let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
         String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
     }

@@ -177,7 +177,14 @@ private actor RobotsGate {
             }
             if let delay = robots.crawlDelay, delay > 0 {
                 await fetcher.limiter.setMinimumInterval(delay, host: host)
-                fetcher.events(.note("\(host)/robots.txt asks for \(delay) s between requests; going no faster"))
+                if delay > RateLimiter.maxInterval {
+                    fetcher.events(
+                        .note(
+                            "\(host)/robots.txt asks for \(delay) s between requests; holding to \(Int(RateLimiter.maxInterval)) s"
+                        ))
+                } else {
+                    fetcher.events(.note("\(host)/robots.txt asks for \(delay) s between requests; going no faster"))
+                }
             }
             return .success(robots)
         } catch {

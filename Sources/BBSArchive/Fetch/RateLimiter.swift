@@ -35,9 +35,15 @@ public actor RateLimiter {
     /// server ever sees one request too many: the time from taking a slot
     /// to arriving varies (a new connection's first request arrives tens of
     /// milliseconds later than a kept-alive one's), and 2 % was too thin.
+    /// The delay is clamped to `0...maxInterval` first: a `Crawl-delay`
+    /// comes from the network, and a huge one must not trap the conversion.
     private static func padded(_ seconds: Double) -> Duration {
-        .nanoseconds(Int64(seconds * 1.1 * 1_000_000_000))
+        let bounded = seconds.isNaN ? 0 : min(max(seconds, 0), maxInterval)
+        return .nanoseconds(Int64(bounded * 1.1 * 1_000_000_000))
     }
+
+    /// The longest spacing a site can ask for between two requests.
+    public static let maxInterval: Double = 3600
 
     /// Holds every request to `host` for `duration`.
     public func pause(host: String, for duration: Duration) {

@@ -49,6 +49,8 @@ public struct RetryPolicy: Sendable {
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: value) else { return nil }
-        return .milliseconds(max(0, Int64(date.timeIntervalSince(now) * 1000)))
+        // Bounded before the conversion: the date is the server's to choose.
+        let seconds = min(max(date.timeIntervalSince(now), 0), 365 * 86_400)
+        return .milliseconds(Int64(seconds * 1000))
     }
 }

@@ -99,7 +99,10 @@ public struct RobotsTxt: Sendable, Equatable {
             } else if index == pieces.count - 1 && anchored {
                 return rest.hasSuffix(piece)
             } else {
-                guard let range = rest.range(of: piece) else { return false }
+                // The standard library's search, not Foundation's `range(of:)`,
+                // which returned a range outside `rest` for a pattern with a
+                // NUL byte in it (found by `make fuzz`) and trapped.
+                guard let range = rest.firstRange(of: piece) else { return false }
                 rest = rest[range.upperBound...]
             }
         }

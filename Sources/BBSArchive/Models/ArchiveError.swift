@@ -19,6 +19,8 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case notAForumPage(url: String, expected: String)
     /// The forum showed an error page of its own.
     case forumError(url: String, message: String)
+    /// A page holds a value that cannot be right (a time outside 1990–2100).
+    case implausible(url: String, what: String)
     /// The store file could not be opened or is not a bbsarchive store.
     case storeUnavailable(path: String, reason: String)
     /// `build` was pointed at a store that does not exist yet.
@@ -47,7 +49,11 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
         case rejected(String)
     }
 
-    public var description: String {
+    /// One line, with anything the forum supplied stripped of controls
+    /// (it reaches the terminal).
+    public var description: String { TerminalText.clean(message) }
+
+    private var message: String {
         switch self {
         case .unknownBoard(let board, let message):
             return
@@ -77,6 +83,8 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(url) is not \(expected); check --forum-url and --source"
         case .forumError(let url, let message):
             return "the forum refused \(url): \(message)"
+        case .implausible(let url, let what):
+            return "\(url) shows \(what), which cannot be right; the page is left out and tried again on the next run"
         case .storeUnavailable(let path, let reason):
             return "cannot open the store \(path): \(reason); pass --store with a writable SQLite file path"
         case .noStore(let path):

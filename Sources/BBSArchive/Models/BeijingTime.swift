@@ -20,9 +20,16 @@ public enum BeijingTime {
         }
     }
 
-    /// The instant of a Beijing wall-clock time, or `nil` if it is not a real date.
+    /// The years a forum time may fall in. Anything else on a page is
+    /// hostile or garbled, and must never reach the date arithmetic below,
+    /// where a huge year would overflow and trap.
+    public static let plausibleYears = 1990...2100
+
+    /// The instant of a Beijing wall-clock time, or `nil` if it is not a real
+    /// date in `plausibleYears`.
     public static func date(_ c: Components) -> Date? {
-        guard (1...12).contains(c.month), (1...31).contains(c.day), (0...23).contains(c.hour),
+        guard plausibleYears.contains(c.year), (1...12).contains(c.month), (1...31).contains(c.day),
+            (0...23).contains(c.hour),
             (0...59).contains(c.minute), (0...60).contains(c.second),
             c.day <= daysInMonth(year: c.year, month: c.month)
         else { return nil }
@@ -32,8 +39,13 @@ public enum BeijingTime {
     }
 
     /// The Beijing wall-clock reading of an instant (whole seconds).
+    /// Instants beyond ±10^12 s (about ±31,700 years) read as those bounds,
+    /// so that no stored or computed date can trap the conversion.
     public static func components(of date: Date) -> Components {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down)) + offsetSeconds
+        let limit = 1e12
+        let raw = date.timeIntervalSince1970.rounded(.down)
+        let clamped = raw.isNaN ? 0 : min(max(raw, -limit), limit)
+        let seconds = Int(clamped) + offsetSeconds
         let days = Int((Double(seconds) / 86_400).rounded(.down))
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilFromDays(days)

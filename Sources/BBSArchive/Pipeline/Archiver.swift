@@ -22,12 +22,20 @@ public struct Archiver: Sendable {
         public var resumeWindow: TimeInterval
         /// What the reader gave for login walls, for the message.
         public var cookies: ArchiveError.CookieState
+        /// Pages read of one thread at most. A thread is held in memory until
+        /// it is stored whole, so a pager that never ends must not be
+        /// followed for ever; the rest is left, with a note.
+        public var maxThreadPages: Int
+
+        public static let defaultMaxThreadPages = 2000
 
         public init(
             pages: Int? = nil, connections: Int = 4, stopAfterUnchanged: Int = 30,
             resumeWindow: TimeInterval = 12 * 3600,
-            cookies: ArchiveError.CookieState = .none
+            cookies: ArchiveError.CookieState = .none,
+            maxThreadPages: Int = Options.defaultMaxThreadPages
         ) {
+            self.maxThreadPages = max(1, maxThreadPages)
             self.pages = pages
             self.connections = connections
             self.stopAfterUnchanged = stopAfterUnchanged
@@ -342,7 +350,14 @@ public struct Archiver: Sendable {
                 url = source.threadURL(board: board, gid: summary.gid, page: 1)
                 pages.append(try await threadPage(url, board: board))
             }
-            let total = pages[0].page.total
+            var total = pages[0].page.total
+            if total > options.maxThreadPages {
+                events(
+                    .note(
+                        "\(board)/\(summary.gid): the forum says the thread has \(total) pages; reading the first \(options.maxThreadPages) (--max-thread-pages)"
+                    ))
+                total = options.maxThreadPages
+            }
             if total > start {
                 for number in (start + 1)...total {
                     url = source.threadURL(board: board, gid: summary.gid, page: number)

@@ -61,7 +61,8 @@ extension SiteBuilder {
             let part = run.fork()
             for thread in some {
                 try buildThread(
-                    thread, board: board, original: source?.originalThreadURL(board: thread.board, gid: thread.gid),
+                    thread, board: board,
+                    original: Self.originalLink(thread, source: source),
                     run: part)
             }
             return part
@@ -78,7 +79,8 @@ extension SiteBuilder {
             feed.append(
                 try digest(
                     thread, boardTitle: boardTitle,
-                    original: source?.originalThreadURL(board: thread.board, gid: thread.gid)))
+                    original: Self.originalLink(thread, source: source)
+                ))
         }
         try writeFeed(
             path: SitePaths.boardFeed(board.name), title: "\(boardTitle) (\(board.name)) · \(options.siteTitle)",

@@ -2,6 +2,11 @@ import Foundation
 
 /// Thread pages, their 只看此ID views, and the Markdown copy of each thread.
 extension SiteBuilder {
+    /// The thread's address on the forum, when it may be a link.
+    static func originalLink(_ thread: StoredThread, source: (any ForumSource)?) -> String? {
+        (source?.originalThreadURL(board: thread.board, gid: thread.gid)).flatMap(SafeLink.external)
+    }
+
     /// Writes every page of one thread, its author views and its Markdown.
     func buildThread(_ thread: StoredThread, board: StoredBoard, original: String?, run: BuildRun)
         throws(ArchiveError)
@@ -110,8 +115,11 @@ extension SiteBuilder {
         for attachment in post.attachments {
             let name = Self.displayable(attachment.name)
             guard let local = media[attachment.url] else {
+                // The original address is a link only if it is a web address.
                 missing.append(
-                    AttachmentView(name: name, href: attachment.url, size: attachment.size ?? "", author: post.author))
+                    AttachmentView(
+                        name: name, href: SafeLink.external(attachment.url) ?? "", size: attachment.size ?? "",
+                        author: post.author))
                 continue
             }
             let item = AttachmentView(
@@ -162,7 +170,8 @@ extension SiteBuilder {
     static func segments(_ line: String) -> [LineView.Segment] {
         InlineText.segments(line).map { segment in
             LineView.Segment(
-                text: segment.text, segHref: segment.link, segClass: segment.classes.isEmpty ? nil : segment.classes)
+                text: segment.text, segHref: segment.link.flatMap(SafeLink.external),
+                segClass: segment.classes.isEmpty ? nil : segment.classes)
         }
     }
 

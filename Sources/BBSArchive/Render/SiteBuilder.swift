@@ -171,7 +171,7 @@ public struct SiteBuilder: Sendable {
                 result.append(
                     try digest(
                         thread, boardTitle: board?.title ?? thread.board,
-                        original: source?.originalThreadURL(board: thread.board, gid: thread.gid)))
+                        original: Self.originalLink(thread, source: source)))
             }
             return result
         }
@@ -257,10 +257,14 @@ public struct SiteBuilder: Sendable {
     /// or `nil` when its bytes were never fetched.
     func saveMedia(_ attachment: StoredAttachment, run: BuildRun) throws(ArchiveError) -> String? {
         guard let hash = attachment.hash else { return nil }
-        let path = SitePaths.media(
-            hash: hash, extension: SitePaths.mediaExtension(mime: attachment.mime, name: attachment.name))
-        if publisher.exists(path) { return path }
+        let declared = SitePaths.mediaExtension(mime: attachment.mime, name: attachment.name)
+        let expected = SitePaths.media(hash: hash, extension: declared)
+        if publisher.exists(expected) { return expected }
         guard let bytes = try store.blob(hash: hash) else { return nil }
+        // What the bytes are decides, so that no file in media/ is ever
+        // an active document, whatever the forum called it.
+        let path = SitePaths.media(hash: hash, extension: InertMedia.sniffed(bytes, declared: declared))
+        if publisher.exists(path) { return path }
         try publisher.write(bytes, to: path)
         run.report.mediaFiles += 1
         run.report.written += 1

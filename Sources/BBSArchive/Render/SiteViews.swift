@@ -436,7 +436,8 @@ struct BlockView: TemplateView {
 
 struct AttachmentView: TemplateView {
     var name: String
-    /// The local copy, or the original address of one never fetched.
+    /// The local copy, or the original address of one never fetched (empty
+    /// when that address may not be a link).
     var href: String
     var size: String
     /// Who posted it, for the image's alternative text.
@@ -445,7 +446,8 @@ struct AttachmentView: TemplateView {
     func child(named name: String) -> Any? {
         switch name {
         case "name": self.name
-        case "href", "url": href
+        case "href": href
+        case "url": href.isEmpty ? nil : href
         case "size": size
         case "author": author
         default: nil

@@ -37,12 +37,10 @@ public struct PostText: Sendable, Equatable {
         var lines = lines
         var header: Header?
         if let first = lines.first, first.hasPrefix("发信人:") {
-            var headerLines: [String] = []
-            while let line = lines.first, !line.trimmingCharacters(in: .whitespaces).isEmpty {
-                headerLines.append(line)
-                lines.removeFirst()
-            }
-            header = parseHeader(headerLines)
+            // One cut, not `removeFirst` per line: linear however long the header.
+            let end = lines.firstIndex { $0.trimmingCharacters(in: .whitespaces).isEmpty } ?? lines.endIndex
+            header = parseHeader(Array(lines[..<end]))
+            lines.removeSubrange(..<end)
         }
 
         var ip: String?
@@ -67,11 +65,11 @@ public struct PostText: Sendable, Equatable {
         if let separator = lines.lastIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "--" }) {
             var after = Array(lines[(separator + 1)...])
             trimTrailingBlanks(&after)
-            while let first = after.first, first.trimmingCharacters(in: .whitespaces).isEmpty { after.removeFirst() }
+            dropLeadingBlanks(&after)
             signature = after
             lines.removeSubrange(separator...)
         }
-        while let first = lines.first, first.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeFirst() }
+        dropLeadingBlanks(&lines)
         trimTrailingBlanks(&lines)
         return PostText(
             header: header, body: lines, signature: signature, ip: ip, editedBy: editedBy, editedAt: editedAt)
@@ -150,6 +148,11 @@ public struct PostText: Sendable, Equatable {
         let user = String(rest[..<on.lowerBound])
         let timeText = rest[on.upperBound...].prefix { $0 != "修" }.trimmingCharacters(in: .whitespaces)
         return (user.isEmpty ? nil : user, bbsTime(timeText))
+    }
+
+    private static func dropLeadingBlanks(_ lines: inout [String]) {
+        let start = lines.firstIndex { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? lines.endIndex
+        lines.removeSubrange(..<start)
     }
 
     private static func trimTrailingBlanks(_ lines: inout [String]) {
