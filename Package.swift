@@ -67,7 +67,8 @@ let package = Package(
                 "BBSArchive", "BBSArchiveCLI", "SMTHReplica",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]),
+            ],
+            exclude: ["Stores"]),
     ],
     swiftLanguageModes: [.v6]
 )

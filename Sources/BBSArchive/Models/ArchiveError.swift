@@ -21,6 +21,8 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case forumError(url: String, message: String)
     /// The store file could not be opened or is not a bbsarchive store.
     case storeUnavailable(path: String, reason: String)
+    /// The store was written by a newer bbsarchive, whose schema this one does not know.
+    case storeFromNewerRelease(path: String, storeVersion: String, ownVersion: String)
     /// `build` was pointed at a store that does not exist yet.
     case noStore(path: String)
     /// A file the user named could not be read.
@@ -73,6 +75,9 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the forum refused \(url): \(message)"
         case .storeUnavailable(let path, let reason):
             return "cannot open the store \(path): \(reason); pass --store with a writable SQLite file path"
+        case .storeFromNewerRelease(let path, let theirs, let ours):
+            return
+                "the store \(path) was written by a newer bbsarchive (\(theirs)) than this one (\(ours)): use that bbsarchive or a later one with this store"
         case .noStore(let path):
             return
                 "there is no store at \(path): run `bbsarchive fetch BOARD --store \(path)` first, or pass --store with the right file"

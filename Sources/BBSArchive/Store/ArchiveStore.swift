@@ -18,7 +18,13 @@ public final class ArchiveStore: Sendable {
         configuration.busyMode = .timeout(10)
         do {
             database = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(database)
+        } catch {
+            throw .storeUnavailable(path: path, reason: Self.describe(error))
+        }
+        try StoreSchema.refuseNewer(database, path: path)
+        do {
+            try StoreSchema.migrator.migrate(database)
+            try database.write { try StoreSchema.recordWriter($0) }
         } catch {
             throw .storeUnavailable(path: path, reason: Self.describe(error))
         }
@@ -562,126 +568,4 @@ public final class ArchiveStore: Sendable {
 
     static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
     static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
-
-    private static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE blob (
-                      hash TEXT PRIMARY KEY NOT NULL,
-                      size INTEGER NOT NULL,
-                      encoding TEXT NOT NULL DEFAULT 'identity',
-                      bytes BLOB NOT NULL
-                    );
-                    CREATE TABLE capture (
-                      id INTEGER PRIMARY KEY,
-                      url TEXT NOT NULL,
-                      fetchedAt INTEGER NOT NULL,
-                      status INTEGER NOT NULL,
-                      headers TEXT NOT NULL,
-                      hash TEXT NOT NULL REFERENCES blob (hash),
-                      UNIQUE (url, hash)
-                    );
-                    CREATE TABLE board (
-                      name TEXT PRIMARY KEY NOT NULL,
-                      title TEXT,
-                      pages INTEGER,
-                      source TEXT,
-                      baseURL TEXT,
-                      section TEXT
-                    );
-                    CREATE TABLE section (
-                      code TEXT PRIMARY KEY NOT NULL,
-                      name TEXT NOT NULL,
-                      parent TEXT
-                    );
-                    CREATE TABLE thread (
-                      board TEXT NOT NULL REFERENCES board (name),
-                      gid INTEGER NOT NULL,
-                      title TEXT NOT NULL,
-                      replies INTEGER NOT NULL,
-                      sticky INTEGER NOT NULL,
-                      marked INTEGER NOT NULL,
-                      author TEXT,
-                      postedAt INTEGER NOT NULL,
-                      lastReplier TEXT,
-                      lastReplyAt INTEGER NOT NULL,
-                      pages INTEGER,
-                      archivedReplies INTEGER,
-                      archivedLastReplyAt INTEGER,
-                      changedAt INTEGER,
-                      PRIMARY KEY (board, gid)
-                    );
-                    CREATE TABLE user (
-                      id TEXT PRIMARY KEY NOT NULL
-                    );
-                    CREATE TABLE post (
-                      board TEXT NOT NULL,
-                      gid INTEGER NOT NULL,
-                      floor INTEGER NOT NULL,
-                      author TEXT NOT NULL REFERENCES user (id),
-                      postedAt INTEGER NOT NULL,
-                      body TEXT NOT NULL,
-                      ip TEXT,
-                      editedBy TEXT,
-                      nick TEXT,
-                      title TEXT,
-                      signature TEXT,
-                      postID INTEGER,
-                      editedAt INTEGER,
-                      PRIMARY KEY (board, gid, floor),
-                      FOREIGN KEY (board, gid) REFERENCES thread (board, gid)
-                    );
-                    CREATE TABLE post_like (
-                      board TEXT NOT NULL,
-                      gid INTEGER NOT NULL,
-                      floor INTEGER NOT NULL,
-                      position INTEGER NOT NULL,
-                      score INTEGER NOT NULL,
-                      user TEXT NOT NULL,
-                      message TEXT NOT NULL,
-                      at INTEGER,
-                      PRIMARY KEY (board, gid, floor, position),
-                      FOREIGN KEY (board, gid, floor) REFERENCES post (board, gid, floor)
-                    );
-                    CREATE INDEX post_by_author ON post (author, postedAt);
-                    CREATE TABLE attachment (
-                      board TEXT NOT NULL,
-                      gid INTEGER NOT NULL,
-                      floor INTEGER NOT NULL,
-                      position INTEGER NOT NULL,
-                      name TEXT NOT NULL,
-                      url TEXT NOT NULL,
-                      kind TEXT NOT NULL,
-                      size TEXT,
-                      PRIMARY KEY (board, gid, floor, position),
-                      FOREIGN KEY (board, gid, floor) REFERENCES post (board, gid, floor)
-                    );
-                    CREATE INDEX attachment_by_url ON attachment (url);
-                    CREATE TABLE media (
-                      url TEXT PRIMARY KEY NOT NULL,
-                      hash TEXT NOT NULL REFERENCES blob (hash),
-                      mime TEXT,
-                      variant TEXT NOT NULL DEFAULT 'original',
-                      fetchedAt INTEGER NOT NULL
-                    );
-                    CREATE TABLE crawl (
-                      board TEXT PRIMARY KEY NOT NULL,
-                      startedAt INTEGER NOT NULL,
-                      walkedPages INTEGER NOT NULL DEFAULT 0,
-                      finishedAt INTEGER,
-                      coveredAll INTEGER NOT NULL DEFAULT 0
-                    );
-                    CREATE TABLE failure (
-                      url TEXT PRIMARY KEY NOT NULL,
-                      board TEXT,
-                      reason TEXT NOT NULL,
-                      attempts INTEGER NOT NULL DEFAULT 1,
-                      lastTriedAt INTEGER NOT NULL
-                    );
-                    """)
-        }
-        return migrator
-    }
 }
