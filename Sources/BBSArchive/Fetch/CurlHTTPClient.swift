@@ -44,6 +44,8 @@ public final class CurlHTTPClient: HTTPClient {
     public func get(_ url: String, headers: [(name: String, value: String)]) async throws(ArchiveError)
         -> HTTPResponse
     {
+        // A cancelled task sends nothing more: the run is stopping.
+        guard !Task.isCancelled else { throw .cancelled(url: url) }
         let options = self.options
         guard let engine = self.engine else {
             throw .unreachable(url: url, reason: "libcurl could not start (out of memory?)")

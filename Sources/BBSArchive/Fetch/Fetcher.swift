@@ -79,7 +79,11 @@ public struct Fetcher: Sendable {
         let host = Self.host(of: url)
         var failures = 0
         while true {
-            await limiter.acquire(host: host)
+            do {
+                try await limiter.acquire(host: host)
+            } catch {
+                throw .cancelled(url: url)
+            }
             let reason: String
             var retryAfter: Duration?
             do {
@@ -96,6 +100,7 @@ public struct Fetcher: Sendable {
             } catch {
                 // A host that never answered is not down for a moment but
                 // wrong or offline: say so at once instead of retrying.
+                if case .cancelled = error { throw error }
                 if case .unreachable = error, await !hosts.contains(host) { throw error }
                 if failures + 1 >= policy.attempts { throw error }
                 reason = Self.shortReason(error)
@@ -107,7 +112,13 @@ public struct Fetcher: Sendable {
                 await limiter.pause(host: host, for: wait)
             }
             events(.retry(url: url, reason: reason, wait: wait, attempt: failures + 1, of: policy.attempts))
-            try? await Task.sleep(for: wait)
+            // A stopping run does not retry: cutting the back-off short
+            // would send the next try too soon.
+            do {
+                try await Task.sleep(for: wait)
+            } catch {
+                throw .cancelled(url: url)
+            }
         }
     }
 

@@ -14,15 +14,22 @@ public actor RateLimiter {
         interval = requestsPerSecond > 0 ? Self.padded(1 / requestsPerSecond) : .zero
     }
 
-    /// Waits for the host's next free slot.
-    public func acquire(host: String) async {
+    /// Waits for the host's next free slot. A cancelled task does not get
+    /// one: it throws instead of going ahead early, so a run that is
+    /// stopping never sends faster than the rate.
+    public func acquire(host: String) async throws(CancellationError) {
+        if Task.isCancelled { throw CancellationError() }
         let spacing = max(interval, hostInterval[host] ?? .zero)
         let now = ContinuousClock.now
         let slot = max(now, nextSlot[host] ?? now)
         guard spacing > .zero || slot > now else { return }
         nextSlot[host] = slot + spacing
         if slot > now {
-            try? await Task.sleep(until: slot, clock: .continuous)
+            do {
+                try await Task.sleep(until: slot, clock: .continuous)
+            } catch {
+                throw CancellationError()
+            }
         }
     }
 

@@ -31,6 +31,8 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case templates(path: String, reason: String)
     /// The output folder could not be written.
     case outputUnwritable(path: String, reason: String)
+    /// The run was stopping (a login wall, a store failure), so the page was not fetched.
+    case cancelled(url: String)
     /// An option has a value that cannot work.
     case invalidOption(String)
     /// Some pages failed; the rest of the run went on.
@@ -88,6 +90,8 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
                 "templates in \(path) cannot be used: \(reason); pass --templates DIR with the project's templates/ folder or a copy of it"
         case .outputUnwritable(let path, let reason):
             return "cannot write the site to \(path): \(reason); pass --out with a writable folder"
+        case .cancelled(let url):
+            return "\(url) was not fetched: the run was stopping; run the same command again to fetch it"
         case .invalidOption(let message):
             return message
         case .incomplete(let failures):
