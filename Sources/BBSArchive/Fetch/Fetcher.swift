@@ -14,11 +14,15 @@ public struct Fetcher: Sendable {
     public let events: ProgressSink
     private let robots: RobotsGate?
     private let hosts = AnsweredHosts()
+    /// Stamps each response with the time it arrived.
+    private let clock: ArchiveClock
 
     public init(
         client: any HTTPClient, limiter: RateLimiter, store: ArchiveStore, policy: RetryPolicy = RetryPolicy(),
-        respectRobots: Bool = true, events: @escaping ProgressSink = { _ in }
+        respectRobots: Bool = true, events: @escaping ProgressSink = { _ in },
+        clock: @escaping ArchiveClock = SystemClock.now
     ) {
+        self.clock = clock
         self.client = client
         self.limiter = limiter
         self.store = store
@@ -87,7 +91,8 @@ public struct Fetcher: Sendable {
             let reason: String
             var retryAfter: Duration?
             do {
-                let response = try await client.get(url, headers: headers)
+                var response = try await client.get(url, headers: headers)
+                response.fetchedAt = clock()
                 await hosts.insert(host)
                 guard RetryPolicy.isRetryable(status: response.status) else { return response }
                 retryAfter = RetryPolicy.retryAfter(response.header("Retry-After"))

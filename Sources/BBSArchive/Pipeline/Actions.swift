@@ -15,6 +15,8 @@ public struct FetchAction: Sendable {
     /// Settings of the libcurl client (timeouts); connections and cookies
     /// are filled in from the options above.
     public var http: CurlHTTPClient.Options
+    /// The time pages are stamped with and the store records.
+    public var clock: ArchiveClock = SystemClock.now
 
     public init(
         boards: [String], source: any ForumSource, storePath: String, rate: Double,
@@ -57,10 +59,10 @@ public struct FetchAction: Sendable {
         if !respectRobots {
             events(.note("--ignore-robots: robots.txt is not read; make sure the site's owners allow this"))
         }
-        let store = try ArchiveStore(path: storePath)
+        let store = try ArchiveStore(path: storePath, clock: clock)
         let fetcher = Fetcher(
             client: CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate), store: store,
-            policy: retry, respectRobots: respectRobots, events: events)
+            policy: retry, respectRobots: respectRobots, events: events, clock: clock)
         let archiver = Archiver(source: source, fetcher: fetcher, options: options, events: events)
         return try await archiver.run(boards: boards)
     }
@@ -146,6 +148,8 @@ public struct BuildAction: Sendable {
     public var siteURL: String?
     /// Render every page, even those whose inputs did not change.
     public var full = false
+    /// The time the build is recorded at, beside the store's times.
+    public var clock: ArchiveClock = SystemClock.now
 
     public init(storePath: String, outputPath: String, templatesPath: String?, siteURL: String? = nil) {
         self.storePath = storePath
@@ -176,7 +180,7 @@ public struct BuildAction: Sendable {
             throw .templates(path: "templates/", reason: "no templates folder was found beside the program")
         }
         let templates = try await TemplateSet(directory: directory)
-        let store = try ArchiveStore(path: storePath)
+        let store = try ArchiveStore(path: storePath, clock: clock)
         let publisher = try DiskPublisher(root: URL(fileURLWithPath: outputPath))
         return try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
     }

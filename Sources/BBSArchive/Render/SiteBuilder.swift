@@ -69,7 +69,8 @@ public struct SiteBuilder: Sendable {
     }
 
     public func build() throws(ArchiveError) -> Report {
-        let started = Date()
+        // The store's clock: the build's time is compared with the store's.
+        let started = store.clock()
         let boards = try store.boards()
         let filing = try store.sectionFiling()
         let run = BuildRun(navigation: SiteNavigation(boards: boards, filing: filing), options: options)

@@ -10,10 +10,13 @@ import GRDB
 public final class ArchiveStore: Sendable {
     public let path: String
     private let database: DatabasePool
+    /// When things happen: a thread changes, a walk starts, a page fails.
+    let clock: ArchiveClock
 
     /// Opens (or creates) the store at `path` and brings its schema up to date.
-    public init(path: String) throws(ArchiveError) {
+    public init(path: String, clock: @escaping ArchiveClock = SystemClock.now) throws(ArchiveError) {
         self.path = path
+        self.clock = clock
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         do {
@@ -76,7 +79,7 @@ public final class ArchiveStore: Sendable {
                     arguments: [
                         page.board, thread.gid, thread.title, thread.replies, thread.sticky, thread.marked,
                         thread.author, Self.seconds(thread.postedAt), thread.lastReplier,
-                        Self.seconds(thread.lastReplyAt), Self.seconds(Date()),
+                        Self.seconds(thread.lastReplyAt), Self.seconds(clock()),
                     ])
             }
         }
@@ -166,7 +169,7 @@ public final class ArchiveStore: Sendable {
     /// archived as the board listed it; posts stored before are kept.
     public func saveThread(board: String, pages: [ThreadPage], summary: ThreadSummary?) throws(ArchiveError) {
         guard let first = pages.first else { return }
-        let now = Self.seconds(Date())
+        let now = Self.seconds(clock())
         try write { db in
             try db.execute(
                 sql: """
@@ -178,8 +181,8 @@ public final class ArchiveStore: Sendable {
                     """,
                 arguments: [
                     board, first.gid, first.title, max(0, pages.reduce(0) { $0 + $1.posts.count } - 1),
-                    first.posts.first?.author, Self.seconds(first.posts.first?.postedAt ?? Date()),
-                    pages.last?.posts.last?.author, Self.seconds(pages.last?.posts.last?.postedAt ?? Date()),
+                    first.posts.first?.author, Self.seconds(first.posts.first?.postedAt ?? clock()),
+                    pages.last?.posts.last?.author, Self.seconds(pages.last?.posts.last?.postedAt ?? clock()),
                 ])
             var changed = false
             for page in pages {
@@ -220,7 +223,7 @@ public final class ArchiveStore: Sendable {
     /// pages an unfinished walk begun within `resumeWindow` had already
     /// stored; 0 starts afresh.
     public func beginWalk(board: String, resumeWindow: TimeInterval) throws(ArchiveError) -> Int {
-        let now = Date()
+        let now = clock()
         var walked = 0
         try write { db in
             if let row = try Row.fetchOne(
@@ -255,7 +258,7 @@ public final class ArchiveStore: Sendable {
         try write { db in
             try db.execute(
                 sql: "UPDATE crawl SET finishedAt = ?, coveredAll = max(coveredAll, ?) WHERE board = ?",
-                arguments: [Self.seconds(Date()), reachedEnd, board])
+                arguments: [Self.seconds(clock()), reachedEnd, board])
         }
     }
 
@@ -268,7 +271,7 @@ public final class ArchiveStore: Sendable {
                     ON CONFLICT (url) DO UPDATE SET reason = excluded.reason, attempts = attempts + 1,
                       lastTriedAt = excluded.lastTriedAt
                     """,
-                arguments: [url, board, reason, Self.seconds(Date())])
+                arguments: [url, board, reason, Self.seconds(clock())])
         }
     }
 
