@@ -40,7 +40,13 @@ public enum PageAddress: Sendable, Equatable {
 /// One forum front end: where its pages are and how to read them.
 ///
 /// This is the seam a new forum plugs into: the fetch pipeline and the
-/// store only see `BoardPage` and `ThreadPage` models.
+/// store only see `BoardPage` and `ThreadPage` models, and everything that
+/// knows one forum (its addresses, markup, error words, thumbnail sizes)
+/// lives in that forum's folder under `Forums/` (`Forums/SMTH/`). A second
+/// forum is one new folder under `Forums/` with its `ForumSource`, plus one
+/// line in `ForumSources.make`. Keep it that way. (Still outside, to move
+/// next: the deleted-author label, the site title and the lookup example
+/// in `Render/`, and render building a `ForumSource` for original links.)
 public protocol ForumSource: Sendable {
     /// The `--source` name, e.g. `smth-mobile`.
     var id: String { get }
@@ -62,6 +68,16 @@ public protocol ForumSource: Sendable {
     var hotURL: String? { get }
     /// Reads a fetched page as whatever forum page it is.
     func parse(_ page: FetchedPage) throws(ArchiveError) -> ForumPage
+    /// Whether an error page's message (`ArchiveError.forumError`) means
+    /// the board needs a logged-in reader.
+    func isLoginWall(message: String) -> Bool
+    /// Smaller copies the forum serves of an attachment whose original is
+    /// gone (404 or 410), best first, each with the variant name the store
+    /// keeps; none when it serves no such copies.
+    func mediaFallbacks(for url: String) -> [(url: String, variant: String)]
+    /// What the URLs of a board's list pages, then of its threads' pages,
+    /// contain, so `reparse` finds the board's captures: list pages first.
+    func captureMarkers(board: String) -> [String]
 }
 
 /// The forum sources bbsarchive knows, by `--source` name.

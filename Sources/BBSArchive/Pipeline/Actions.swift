@@ -101,12 +101,7 @@ public struct ReparseAction: Sendable {
                 report.posts += pages.reduce(0) { $0 + $1.posts.count }
                 pending = nil
             }
-            let boardPath =
-                source.boardURL(board: board.name, page: 1).split(separator: "?").first.map(String.init) ?? ""
-            let threadPath =
-                source.threadURL(board: board.name, gid: 0, page: 1)
-                .split(separator: "?").first.map { String($0.dropLast(1)) } ?? ""
-            for marker in [boardPath, threadPath] where !marker.isEmpty {
+            for marker in source.captureMarkers(board: board.name) where !marker.isEmpty {
                 try store.forEachLatestCapture(containing: marker) { (response) throws(ArchiveError) in
                     guard let address = source.address(of: response.url) else { return }
                     let page = FetchedPage(

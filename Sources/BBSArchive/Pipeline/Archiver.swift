@@ -211,9 +211,7 @@ public struct Archiver: Sendable {
         do {
             return try source.parse(page)
         } catch {
-            if case .forumError(_, let message) = error,
-                message.contains("无权") || message.contains("登录") || message.contains("登陆")
-            {
+            if case .forumError(_, let message) = error, source.isLoginWall(message: message) {
                 throw .needsLogin(board: board, cookies: options.cookies)
             }
             throw error
@@ -388,11 +386,9 @@ public struct Archiver: Sendable {
         do {
             try store.saveMedia(url: url, response: try await fetcher.fetch(url))
         } catch {
-            guard case .httpStatus(_, let status) = error, status == 404 || status == 410, url.contains("/att/") else {
-                throw error
-            }
-            for variant in ["large", "middle"] {
-                if let response = try? await fetcher.fetch(url + "/" + variant) {
+            guard case .httpStatus(_, let status) = error, status == 404 || status == 410 else { throw error }
+            for (fallback, variant) in source.mediaFallbacks(for: url) {
+                if let response = try? await fetcher.fetch(fallback) {
                     try store.saveMedia(url: url, response: response, variant: variant)
                     events(.note("\(url): the original is gone; kept the \(variant) thumbnail"))
                     return
