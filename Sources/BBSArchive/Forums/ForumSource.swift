@@ -44,9 +44,10 @@ public enum PageAddress: Sendable, Equatable {
 /// knows one forum (its addresses, markup, error words, thumbnail sizes)
 /// lives in that forum's folder under `Forums/` (`Forums/SMTH/`). A second
 /// forum is one new folder under `Forums/` with its `ForumSource`, plus one
-/// line in `ForumSources.make`. Keep it that way. (Still outside, to move
-/// next: the deleted-author label, the site title and the lookup example
-/// in `Render/`, and render building a `ForumSource` for original links.)
+/// line in `ForumSources.make`. Keep it that way: the store keeps each
+/// thread's original address at save time, so the build half never makes a
+/// `ForumSource`. (Still outside, to move next: the deleted-author label,
+/// the site title and the lookup example's fallback in `Render/`.)
 public protocol ForumSource: Sendable {
     /// The `--source` name, e.g. `smth-mobile`.
     var id: String { get }

@@ -96,7 +96,9 @@ public struct ReparseAction: Sendable {
             func flush() throws(ArchiveError) {
                 guard let thread = pending else { return }
                 let pages = thread.pages.sorted { $0.page.current < $1.page.current }
-                try store.saveThread(board: board.name, pages: pages, summary: nil)
+                try store.saveThread(
+                    board: board.name, pages: pages, summary: nil,
+                    originalURL: source.originalThreadURL(board: board.name, gid: thread.gid))
                 report.threads += 1
                 report.posts += pages.reduce(0) { $0 + $1.posts.count }
                 pending = nil
@@ -176,6 +178,7 @@ public struct BuildAction: Sendable {
         }
         let templates = try await TemplateSet(directory: directory)
         let store = try ArchiveStore(path: storePath, clock: clock)
+        try OriginalURLs.fillIn(store)
         let publisher = try DiskPublisher(root: URL(fileURLWithPath: outputPath))
         return try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
     }

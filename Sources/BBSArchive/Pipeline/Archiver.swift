@@ -300,7 +300,9 @@ public struct Archiver: Sendable {
                 pages[index].board = board
                 pages[index].gid = summary.gid
             }
-            try store.saveThread(board: board, pages: pages, summary: summary)
+            try store.saveThread(
+                board: board, pages: pages, summary: summary,
+                originalURL: source.originalThreadURL(board: board, gid: summary.gid))
             try store.clearFailure(url: source.originalThreadURL(board: board, gid: summary.gid))
             return .stored(posts: pages.reduce(0) { $0 + $1.posts.count }, pages: pages.count)
         } catch {

@@ -5,7 +5,6 @@ extension SiteBuilder {
     func buildBoard(_ board: StoredBoard, threads: [StoredThread], run: BuildRun) throws(ArchiveError) {
         let boardTitle = board.title ?? board.name
         let withFiles = try store.threadsWithAttachments(board: board.name)
-        let source = board.source.flatMap { try? ForumSources.make($0, baseURL: board.baseURL) }
         let perPage = max(1, options.threadsPerPage)
         let total = max(1, (threads.count + perPage - 1) / perPage)
         // The feed follows activity, whatever is pinned on page 1.
@@ -32,7 +31,7 @@ extension SiteBuilder {
             try page(path, template: "board", context, run: run)
 
             for thread in slice {
-                let original = source?.originalThreadURL(board: thread.board, gid: thread.gid)
+                let original = thread.originalURL
                 let wantsDigest =
                     run.hot.wants(thread, boardTitle: boardTitle)
                     || run.recent.wants(thread, boardTitle: boardTitle) || feedGids.contains(thread.gid)

@@ -34,7 +34,7 @@ extension ArchiveStore {
                       coalesce(l.author, t.lastReplier) AS lastReplier,
                       coalesce(l.postedAt, t.lastReplyAt) AS lastReplyAt,
                       (SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid) AS posts,
-                      f.floor IS NOT NULL AS firstPostArchived, t.changedAt
+                      f.floor IS NOT NULL AS firstPostArchived, t.changedAt, t.originalURL
                     FROM thread t
                     LEFT JOIN post f ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
                     LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor =
@@ -215,4 +215,26 @@ public struct StoredSection: Sendable, Equatable {
 public struct StoredSectionFiling: Sendable, Equatable {
     public var sections: [StoredSection]
     public var boardSection: [String: String]
+}
+
+extension ArchiveStore {
+    /// Threads of a board saved before the store kept original addresses.
+    func threadsWithoutOriginalURL(board: String) throws(ArchiveError) -> [Int] {
+        try read { db in
+            try Int.fetchAll(
+                db, sql: "SELECT gid FROM thread WHERE board = ? AND originalURL IS NULL ORDER BY gid",
+                arguments: [board])
+        }
+    }
+
+    /// Records threads' original addresses where none is recorded yet.
+    func setOriginalURLs(board: String, _ urls: [(gid: Int, url: String)]) throws(ArchiveError) {
+        try write { db in
+            for (gid, url) in urls {
+                try db.execute(
+                    sql: "UPDATE thread SET originalURL = ? WHERE board = ? AND gid = ? AND originalURL IS NULL",
+                    arguments: [url, board, gid])
+            }
+        }
+    }
 }

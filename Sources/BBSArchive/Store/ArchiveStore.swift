@@ -68,9 +68,10 @@ public final class ArchiveStore: Sendable {
                 try db.execute(
                     sql: """
                         INSERT INTO thread
-                          (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, changedAt)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT (board, gid) DO UPDATE SET
+                          (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, changedAt,
+                           originalURL)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (board, gid) DO UPDATE SET originalURL = excluded.originalURL,
                           changedAt = CASE WHEN title IS NOT excluded.title THEN excluded.changedAt ELSE changedAt END,
                           title = excluded.title, replies = excluded.replies, sticky = excluded.sticky,
                           marked = excluded.marked, author = excluded.author, postedAt = excluded.postedAt,
@@ -80,6 +81,7 @@ public final class ArchiveStore: Sendable {
                         page.board, thread.gid, thread.title, thread.replies, thread.sticky, thread.marked,
                         thread.author, Self.seconds(thread.postedAt), thread.lastReplier,
                         Self.seconds(thread.lastReplyAt), Self.seconds(clock()),
+                        source.originalThreadURL(board: page.board, gid: thread.gid),
                     ])
             }
         }
@@ -167,15 +169,18 @@ public final class ArchiveStore: Sendable {
     /// Stores pages of one thread at once, so a thread's new pages are
     /// either all stored or not at all. With `summary`, marks the thread
     /// archived as the board listed it; posts stored before are kept.
-    public func saveThread(board: String, pages: [ThreadPage], summary: ThreadSummary?) throws(ArchiveError) {
+    public func saveThread(
+        board: String, pages: [ThreadPage], summary: ThreadSummary?, originalURL: String? = nil
+    ) throws(ArchiveError) {
         guard let first = pages.first else { return }
         let now = Self.seconds(clock())
         try write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO thread (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt)
-                    VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?, ?)
-                    ON CONFLICT (board, gid) DO UPDATE SET
+                    INSERT INTO thread
+                      (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, originalURL)
+                    VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)
+                    ON CONFLICT (board, gid) DO UPDATE SET originalURL = coalesce(excluded.originalURL, originalURL),
                       changedAt = CASE WHEN title IS NOT excluded.title THEN \(now) ELSE changedAt END,
                       title = excluded.title
                     """,
@@ -183,6 +188,7 @@ public final class ArchiveStore: Sendable {
                     board, first.gid, first.title, max(0, pages.reduce(0) { $0 + $1.posts.count } - 1),
                     first.posts.first?.author, Self.seconds(first.posts.first?.postedAt ?? clock()),
                     pages.last?.posts.last?.author, Self.seconds(pages.last?.posts.last?.postedAt ?? clock()),
+                    originalURL,
                 ])
             var changed = false
             for page in pages {
@@ -390,7 +396,7 @@ public final class ArchiveStore: Sendable {
 
     // MARK: Details
 
-    private func write(_ body: (Database) throws -> Void) throws(ArchiveError) {
+    func write(_ body: (Database) throws -> Void) throws(ArchiveError) {
         do {
             try database.write(body)
         } catch {
@@ -566,7 +572,8 @@ public final class ArchiveStore: Sendable {
             board: row["board"], gid: row["gid"], title: row["title"], sticky: row["sticky"], marked: row["marked"],
             author: row["author"], postedAt: date(row["postedAt"]), lastReplier: row["lastReplier"],
             lastReplyAt: date(row["lastReplyAt"]), postCount: row["posts"],
-            firstPostArchived: row["firstPostArchived"], changedAt: (row["changedAt"] as Int64?).map(date))
+            firstPostArchived: row["firstPostArchived"], changedAt: (row["changedAt"] as Int64?).map(date),
+            originalURL: row["originalURL"])
     }
 
     static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }

@@ -31,6 +31,8 @@ public struct StoredThread: Sendable, Equatable {
     public var firstPostArchived: Bool
     /// When its posts or title last changed in the store.
     public var changedAt: Date?
+    /// The thread's address on the live forum, as its source named it when it was saved.
+    public var originalURL: String? = nil
 
     /// Replies as the forum counts them: every post after the first.
     public var replies: Int { firstPostArchived ? max(0, postCount - 1) : postCount }

@@ -144,6 +144,11 @@ enum StoreSchema {
                     )
                     """)
         }
+        // Each thread's address on the live forum, kept when it is saved, so
+        // the build half never needs to know a forum to link back to it.
+        migrator.registerMigration("v4-thread-original-url") { db in
+            try db.execute(sql: "ALTER TABLE thread ADD COLUMN originalURL TEXT")
+        }
         return migrator
     }
 
