@@ -177,7 +177,7 @@ import Testing
         let store = try harness.store()
         let clock = TestClock(Fixtures.beijing(2026, 8, 1, 12))
         let fetcher = Fetcher(
-            client: CurlHTTPClient(), limiter: RateLimiter(requestsPerSecond: 0), store: store,
+            client: CurlHTTPClient(), limiter: RateLimiter(requestsPerSecond: 0), captures: store,
             clock: { clock.now() })
         let gid = try #require(harness.forum.board(named: harness.board)?.threads.first?.gid)
         let url = harness.source.threadURL(board: harness.board, gid: gid, page: 1)

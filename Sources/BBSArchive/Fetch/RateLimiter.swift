@@ -14,17 +14,21 @@ public actor RateLimiter {
         interval = requestsPerSecond > 0 ? Self.padded(1 / requestsPerSecond) : .zero
     }
 
-    /// Waits for the host's next free slot. A cancelled task does not get
-    /// one: it throws instead of going ahead early, so a run that is
-    /// stopping never sends faster than the rate.
+    /// Waits for the host's next free slot. A slot is taken when the task
+    /// actually goes, not booked ahead: a task that wakes late (a busy
+    /// machine) pushes the next one back instead of leaving it too close.
+    /// A cancelled task does not get one: it throws instead of going ahead
+    /// early, so a run that is stopping never sends faster than the rate.
     public func acquire(host: String) async throws(CancellationError) {
-        if Task.isCancelled { throw CancellationError() }
-        let spacing = max(interval, hostInterval[host] ?? .zero)
-        let now = ContinuousClock.now
-        let slot = max(now, nextSlot[host] ?? now)
-        guard spacing > .zero || slot > now else { return }
-        nextSlot[host] = slot + spacing
-        if slot > now {
+        while true {
+            if Task.isCancelled { throw CancellationError() }
+            let spacing = max(interval, hostInterval[host] ?? .zero)
+            let now = ContinuousClock.now
+            let slot = nextSlot[host] ?? now
+            guard slot > now else {
+                if spacing > .zero { nextSlot[host] = now + spacing }
+                return
+            }
             do {
                 try await Task.sleep(until: slot, clock: .continuous)
             } catch {

@@ -61,9 +61,9 @@ public struct FetchAction: Sendable {
         }
         let store = try ArchiveStore(path: storePath, clock: clock)
         let fetcher = Fetcher(
-            client: CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate), store: store,
+            client: CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate), captures: store,
             policy: retry, respectRobots: respectRobots, events: events, clock: clock)
-        let archiver = Archiver(source: source, fetcher: fetcher, options: options, events: events)
+        let archiver = Archiver(source: source, fetcher: fetcher, store: store, options: options, events: events)
         return try await archiver.run(boards: boards)
     }
 }

@@ -56,20 +56,20 @@ public struct Archiver: Sendable {
 
     public let source: any ForumSource
     public let fetcher: Fetcher
+    public let store: ArchiveStore
     public let options: Options
     public let events: ProgressSink
 
     public init(
-        source: any ForumSource, fetcher: Fetcher, options: Options = Options(),
+        source: any ForumSource, fetcher: Fetcher, store: ArchiveStore, options: Options = Options(),
         events: @escaping ProgressSink = { _ in }
     ) {
         self.source = source
         self.fetcher = fetcher
+        self.store = store
         self.options = options
         self.events = events
     }
-
-    private var store: ArchiveStore { fetcher.store }
 
     /// Archives the boards one after another. A board that cannot be read
     /// (unknown, login wall, disallowed) is a failure of its own and the
