@@ -185,6 +185,11 @@ struct ReparseCommand: AsyncParsableCommand {
                     "re-read \(report.boardPages) board page(s) and \(report.threads) thread(s) with \(report.posts) post(s) from \(storage.store)"
                 )
             }
+            for page in report.partial { Runner.printError("partial: \(page)") }
+            if report.partialPosts > 0 {
+                Runner.printError(
+                    "\(report.partialPosts) post(s) could be read only in part; kept with a parse warning")
+            }
             for failure in report.failures { Runner.printError("failed: \(failure)") }
             if !report.failures.isEmpty { throw ArchiveError.incomplete(failures: report.failures) }
         }
@@ -215,8 +220,15 @@ struct ParseCommand: AsyncParsableCommand {
                 }
                 when = date
             }
-            let json = try await ParseAction(source: forum.makeSource(), input: input, fetchedAt: when).run()
-            print(json)
+            let result = try await ParseAction(source: forum.makeSource(), input: input, fetchedAt: when).inspect()
+            print(result.json)
+            if result.partialPosts > 0 {
+                Runner.printError(
+                    "\(result.partialPosts) post(s) could be read only in part: see their \"warning\" and \"rawText\"")
+            }
+            if result.unreadPosts > 0 {
+                Runner.printError("\(result.unreadPosts) post(s) in the page's markup could not be read at all")
+            }
         }
     }
 }
@@ -258,6 +270,11 @@ enum Runner {
                 "fetched \(report.boardPages) list page(s) and \(report.threadsFetched) thread(s) (\(report.threadPages) page(s), "
                     + "\(report.posts) post(s)), \(report.media) attachment(s); \(report.threadsUnchanged) thread(s) unchanged; "
                     + "store: \(storage.store)")
+        }
+        if report.partialPosts > 0 {
+            Runner.printError(
+                "\(report.partialPosts) post(s) could be read only in part; kept with a parse warning and their raw text"
+            )
         }
         return report.failures
     }

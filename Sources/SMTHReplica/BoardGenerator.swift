@@ -189,6 +189,10 @@ struct BoardGenerator {
         // from a stream of their own, so the posts, times and attachments a
         // seed gave before stay as they were.
         var deco = SeededRandom(seed: config.seed, stream: 0x2_0000 + UInt64(max(0, boardIndex)))
+        // The variants real pages showed later (issue 15: colours on the
+        // 来源 and 修改 lines, quotes without a space, re-indented pages)
+        // draw from a third stream, for the same reason.
+        var variant = SeededRandom(seed: config.seed, stream: 0x3_0000 + UInt64(max(0, boardIndex)))
         let todayPosts = order.filter { $0.time >= todayStart }.count
 
         // 4. Titles and bodies.
@@ -276,6 +280,12 @@ struct BoardGenerator {
                         timeIntervalSince1970: TimeInterval(
                             max(draft.time + 1, min(now, draft.time + deco.int64(from: 60, to: 2 * Self.day)))))
                 }
+                // Some quotes are written `:text`, without the space.
+                if variant.chance(0.3) {
+                    lines = lines.map { $0.hasPrefix(": ") ? ":" + $0.dropFirst(2) : $0 }
+                }
+                let originColour = Self.fontClass(variant.int(0...17))
+                let editColour = Self.fontClass(variant.int(0...17))
                 var likeCount = 0
                 if ref == manyLikesPost {
                     likeCount = deco.int(20...40)
@@ -296,9 +306,11 @@ struct BoardGenerator {
                         title: draft.floor == 0 ? titleText : Self.replyTitle(titleText),
                         signature: users.signature(of: draft.author),
                         editedAt: editedAt,
-                        likes: likes(count: likeCount, after: draft.time, now: now, rng: &deco)))
+                        likes: likes(count: likeCount, after: draft.time, now: now, rng: &deco),
+                        originColour: originColour, editColour: editColour))
             }
 
+            let reindented = variant.chance(0.3)
             threads.append(
                 ReplicaThread(
                     gid: head.id,
@@ -306,6 +318,7 @@ struct BoardGenerator {
                     sticky: role == .sticky,
                     firstPostDeleted: deleted,
                     posts: posts,
+                    reindented: reindented,
                     deletedFirstPost: deleted
                         ? (head.author, Date(timeIntervalSince1970: TimeInterval(head.time))) : nil))
         }
@@ -316,6 +329,11 @@ struct BoardGenerator {
         board.moderators = moderators
         board.todayPosts = todayPosts
         return GeneratedBoard(board: board)
+    }
+
+    /// `f000`…`f017`: no background, foreground `n`.
+    static func fontClass(_ n: Int) -> String {
+        "f0" + (n < 10 ? "0" : "") + String(n)
     }
 
     /// `Re: {title}` for a reply, without piling up `Re: Re: `.

@@ -127,7 +127,8 @@ enum MobileMarkup {
         }
         main += "</ul>" + pager
         let menu = #"<a href="/board/\#(b)">"# + escape(board.title) + "</a>|主题"
-        return page(menu: menu, main: main)
+        let html = page(menu: menu, main: main)
+        return thread.reindented ? Reindent.wrap(html, seed: thread.gid) : html
     }
 
     /// A post's body as the mobile site prints it.

@@ -217,7 +217,7 @@ enum NForumMarkup {
         html += "</div>\n"
         html += #"<div class="t-pre-bottom">"# + "\n" + pager + "</div>\n"
         html += navigationScript(board: board, last: "阅读文章")
-        return html
+        return thread.reindented ? Reindent.wrap(html, seed: thread.gid) : html
     }
 
     private static func post(_ post: ReplicaPost, board: String, users: UserPool) -> String {

@@ -13,7 +13,9 @@ enum NForumPostText {
                 items += post.attachments.map { attachment($0, board: board, postID: post.id) }
             }
             if index == text.count - 1 {
-                items.append(sourceLine(ip: post.ip))
+                items.append(sourceLine(ip: post.ip, colour: post.originColour))
+            } else if index > bodyRange.upperBound, line.hasPrefix("※ 修改:") {
+                items.append(#"<font class="\#(post.editColour)">"# + lineHTML(line) + "</font>")
             } else if index < bodyRange.lowerBound {
                 items.append(lineHTML(line))
             } else {
@@ -29,9 +31,9 @@ enum NForumPostText {
         return html
     }
 
-    /// `※ 来源` with the site's address as a link, in the default colour.
-    static func sourceLine(ip: String) -> String {
-        #"<font class="f007">※ 来源:·水木社区 <a target="_blank" href="http://www.newsmth.net">http://www.newsmth.net</a>·[FROM: "#
+    /// `※ 来源` with the site's address as a link, in the post's colour.
+    static func sourceLine(ip: String, colour: String = "f007") -> String {
+        #"<font class="\#(colour)">※ 来源:·水木社区 <a target="_blank" href="http://www.newsmth.net">http://www.newsmth.net</a>·[FROM: "#
             + MobileMarkup.escape(ip) + "]</font>"
     }
 
@@ -48,7 +50,7 @@ enum NForumPostText {
     /// A quoted line (`: …`) or a quote header (`【 在 … 的大作中提到: 】`).
     static func isQuote(_ line: String) -> Bool {
         let plain = ANSIText.strip(line)
-        return plain.hasPrefix(": ") || plain == ":"
+        return plain.hasPrefix(":")
             || (plain.hasPrefix("【 在 ") && (plain.contains("的大作中提到") || plain.contains("的邮件中提到")))
     }
 

@@ -19,6 +19,10 @@ public struct ReplicaFaults: Sendable {
             case truncated
             /// Headers arrive, then the connection closes before any body byte.
             case reset
+            /// A thread page whose post headers cannot be read: nForum's
+            /// `发信人` header lines and the mobile site's post times are
+            /// garbled, every time the page is asked for.
+            case garbledHeaders = "garbled-headers"
         }
 
         /// Which requests a rule may hit.

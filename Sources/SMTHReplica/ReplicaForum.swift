@@ -66,7 +66,7 @@ public final class ReplicaForum: Sendable {
         users = UserPool(seed: config.seed)
     }
 
-    /// The board with exactly this id (case-sensitive), generating it if needed.
+    /// The board with this id (in any case), generating it if needed.
     public func board(named name: String) -> ReplicaBoard? {
         generated(named: name)?.board
     }
@@ -76,7 +76,12 @@ public final class ReplicaForum: Sendable {
         boardInfo[name]?.title
     }
 
-    func generated(named name: String) -> GeneratedBoard? {
+    /// Any spelling of a board's id finds it, as on the real site, whose
+    /// pages then spell it the forum's way.
+    func generated(named asked: String) -> GeneratedBoard? {
+        let name =
+            boardInfo[asked] == nil
+            ? boardInfo.keys.first { $0.caseInsensitiveCompare(asked) == .orderedSame } ?? asked : asked
         guard let info = boardInfo[name] else { return nil }
         if let hit = cache.value(for: name) { return grown(hit) }
         // Generated outside the lock: two requests racing for the same board

@@ -24,7 +24,7 @@ struct ReplicaHTTPHandler: HTTPHandler {
             return Self.plain(500, "Internal Server Error", retryAfter: nil)
         case .slow?:
             try await Task.sleep(for: rule?.delay ?? .zero)
-        case .truncated?, .reset?, nil:
+        case .truncated?, .reset?, .garbledHeaders?, nil:
             break
         }
 
@@ -42,6 +42,9 @@ struct ReplicaHTTPHandler: HTTPHandler {
             page = responder.respond(path: request.path, query: query, now: clock())
         }
 
+        if rule?.kind == .garbledHeaders {
+            page.body = Self.garbleHeaders(page.body)
+        }
         var headers: HTTPHeaders = [.contentType: page.contentType]
         if faults.wrongCharset, page.contentType.hasPrefix("text/html") {
             // The other label than the bytes': GBK for the mobile site's
@@ -68,6 +71,23 @@ struct ReplicaHTTPHandler: HTTPHandler {
         default:
             return HTTPResponse(statusCode: status, headers: headers, body: page.body)
         }
+    }
+
+    /// Post headers no reader can make sense of: nForum's `发信人:` line
+    /// loses its colon; the mobile site's post times get a word in front.
+    static func garbleHeaders(_ body: Data) -> Data {
+        var body = body
+        let swaps = [("发信人:", "发信人"), (#"<a class="plant">20"#, #"<a class="plant">某日 20"#)]
+        for (from, to) in swaps {
+            for (old, new) in [(Data(from.utf8), Data(to.utf8)), (GBKEncoding.encode(from), GBKEncoding.encode(to))] {
+                var searchStart = body.startIndex
+                while let range = body.range(of: old, in: searchStart..<body.endIndex) {
+                    body.replaceSubrange(range, with: new)
+                    searchStart = range.lowerBound + new.count
+                }
+            }
+        }
+        return body
     }
 
     /// The no-permission page when the request is for the login board's list

@@ -44,6 +44,10 @@ public struct ReplicaThread: Sendable {
     /// The visible posts, in floor order.
     public var posts: [ReplicaPost]
 
+    /// Served re-indented (`Reindent`): `<br />` on lines of their own and
+    /// text nodes wrapped at some of their spaces, on both front ends.
+    public var reindented = false
+
     /// Author and time of the deleted first post, which the board listing still
     /// shows (as 原帖已删除 and its date) although the post itself is gone.
     var deletedFirstPost: (author: String, postedAt: Date)?
@@ -84,6 +88,11 @@ public struct ReplicaPost: Sendable {
     public var editedAt: Date?
     /// Readers' ratings (评价) shown under the post on nForum, oldest first.
     public var likes: [ReplicaLike]
+    /// The font class nForum wraps the `※ 来源` line in: picked per post,
+    /// as the real site does, from `f000`–`f017`.
+    public var originColour = "f007"
+    /// The same for the `※ 修改` line.
+    public var editColour = "f000"
 
     /// `lines` without ANSI colour codes: the text the mobile site shows.
     public var plainLines: [String] {

@@ -163,6 +163,28 @@ import Testing
         let missing = try await run(["parse", "/nonexistent/page.html"])
         expectOneLineError(missing, containing: "cannot read /nonexistent/page.html: there is no such file")
     }
+
+    /// A saved nForum thread page with an unreadable header: `parse` gives
+    /// the board and gid from the page's own links, prints the post with
+    /// its warning and raw text, and says so on stderr.
+    @Test func parseSaysWhichPostsWereReadOnlyInPart() async throws {
+        let page = FaithfulParsingTests.threadPage([
+            FaithfulParsingTests.article(
+                floor: 0, author: "alice", content: "发信人 alice, 信区: Travel<br /> 没有头的帖子", postID: 1901)
+        ])
+        let file = try Fixtures.temporaryFolder("parse").appendingPathComponent("saved.html")
+        try Data(page.utf8).write(to: file)
+        let outcome = try await run(["parse", "--source", "smth-nforum", file.path])
+        #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        #expect(json["board"] as? String == "Travel")
+        #expect(json["gid"] as? Int == 1901)
+        #expect(json["partialPosts"] as? Int == 1)
+        let post = try #require((json["posts"] as? [[String: Any]])?.first)
+        #expect((post["warning"] as? String)?.contains("header") == true)
+        #expect((post["rawText"] as? String)?.contains("没有头的帖子") == true)
+        #expect(outcome.stderr.contains("1 post(s) could be read only in part"))
+    }
 }
 
 /// Bytes handed from one thread to another after a `DispatchGroup` wait.

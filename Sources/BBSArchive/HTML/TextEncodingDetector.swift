@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Decides which character encoding a fetched page is in.
 ///
 /// The order is the one browsers use, tuned for SMTH: the HTTP
@@ -78,5 +84,40 @@ enum TextEncodingDetector {
                 }
             }
         }
+    }
+
+    /// The body as UTF-8 bytes, decoded in the order above (header,
+    /// declaration, UTF-8 validity, GB18030), for readers that take only
+    /// UTF-8 (JSON); `nil` when the bytes do not decode.
+    static func utf8(_ body: Data, contentType: String?) -> Data? {
+        let encoding = encoding(of: body, contentType: contentType)
+        if encoding == "UTF-8" { return isValidUTF8(body) ? body : nil }
+        return convert(body, from: encoding)
+    }
+
+    private static func convert(_ body: Data, from encoding: String) -> Data? {
+        guard !body.isEmpty else { return body }
+        let converter = iconv_open("UTF-8", encoding)
+        guard let converter, converter != iconv_t(bitPattern: Int(-1)) else { return nil }
+        defer { iconv_close(converter) }
+        var input = [UInt8](body)
+        // UTF-8 takes at most twice the bytes of any GB18030 text, plus room.
+        var output = [UInt8](repeating: 0, count: input.count * 2 + 16)
+        let written: Int? = input.withUnsafeMutableBufferPointer { inBuffer in
+            output.withUnsafeMutableBufferPointer { outBuffer in
+                guard let inBase = inBuffer.baseAddress, let outBase = outBuffer.baseAddress else { return nil }
+                var inPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(inBase)
+                    .assumingMemoryBound(to: CChar.self)
+                var inLeft = inBuffer.count
+                var outPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(outBase)
+                    .assumingMemoryBound(to: CChar.self)
+                var outLeft = outBuffer.count
+                guard iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft) != -1, inLeft == 0 else {
+                    return nil
+                }
+                return outBuffer.count - outLeft
+            }
+        }
+        return written.map { Data(output.prefix($0)) }
     }
 }

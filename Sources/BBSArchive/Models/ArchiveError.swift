@@ -37,6 +37,9 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidOption(String)
     /// Some pages failed; the rest of the run went on.
     case incomplete(failures: [String])
+    /// A page was stored, but some of its posts could only be read in part
+    /// (they are kept with what could be read, their raw text and a warning).
+    case parseWarning(url: String, message: String)
 
     /// What the reader gave to get past a login wall.
     public enum CookieState: Equatable, Sendable {
@@ -94,10 +97,20 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(url) was not fetched: the run was stopping; run the same command again to fetch it"
         case .invalidOption(let message):
             return message
-        case .incomplete(let failures):
-            let first = failures.first ?? ""
+        case .parseWarning(let url, let message):
             return
-                "\(failures.count) page(s) failed and were not archived (first: \(first)); run the same command again to retry them"
+                "\(url) was stored with posts read only in part (\(message)); their raw text is kept, and `bbsarchive reparse` reads them again with a newer parser"
+        case .incomplete(let failures):
+            // Pages stored with posts read only in part are listed as `URL: partial: …`.
+            let partial = failures.filter { $0.contains(": partial: ") }
+            let failed = failures.filter { !$0.contains(": partial: ") }
+            guard let first = failed.first else {
+                return
+                    "\(partial.count) page(s) were stored with posts read only in part (first: \(partial.first ?? "")); their raw text is kept, and `bbsarchive reparse` reads them again with a newer parser"
+            }
+            let also = partial.isEmpty ? "" : ", and \(partial.count) page(s) were stored with posts read only in part"
+            return
+                "\(failed.count) page(s) failed and were not archived (first: \(first))\(also); run the same command again to retry them"
         }
     }
 }

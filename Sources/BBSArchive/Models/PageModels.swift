@@ -124,11 +124,18 @@ public struct Post: Sendable, Equatable {
     /// When the post was last edited, where the page says so.
     public var editedAt: Date?
     public var likes: [Like]
+    /// What could not be read (header, time, floor, author), when the post
+    /// was kept with only what could: `nil` for a post read whole.
+    public var warning: String?
+    /// The post's whole text as the page shows it, kept with a warning so
+    /// that nothing the forum said is lost.
+    public var rawText: String?
 
     public init(
         floor: Int, author: String, postedAt: Date, body: String,
         attachments: [Attachment] = [], ip: String? = nil, editedBy: String? = nil, nick: String? = nil,
-        title: String? = nil, signature: String? = nil, postID: Int? = nil, editedAt: Date? = nil, likes: [Like] = []
+        title: String? = nil, signature: String? = nil, postID: Int? = nil, editedAt: Date? = nil, likes: [Like] = [],
+        warning: String? = nil, rawText: String? = nil
     ) {
         self.floor = floor
         self.author = author
@@ -143,6 +150,8 @@ public struct Post: Sendable, Equatable {
         self.postID = postID
         self.editedAt = editedAt
         self.likes = likes
+        self.warning = warning
+        self.rawText = rawText
     }
 }
 
@@ -153,6 +162,12 @@ public struct ThreadPage: Sendable, Equatable {
     public var title: String
     public var page: PageInfo
     public var posts: [Post]
+    /// How many post containers the markup holds; `posts` has one post for
+    /// each, read whole or kept with a warning.
+    public var containers: Int? = nil
+
+    /// The posts kept with a parse warning.
+    public var partialPosts: [Post] { posts.filter { $0.warning != nil } }
 }
 
 /// A section (分区) and what it lists: boards and nested sections.

@@ -83,6 +83,9 @@ public struct ReparseAction: Sendable {
         public var posts = 0
         /// `URL: reason` for captures that no longer parse.
         public var failures: [String] = []
+        /// Posts stored with a parse warning, and `URL: warnings` of their pages.
+        public var partialPosts = 0
+        public var partial: [String] = []
     }
 
     public func run(events: @escaping ProgressSink = { _ in }) throws(ArchiveError) -> Report {
@@ -118,6 +121,10 @@ public struct ReparseAction: Sendable {
                         case (.thread(let b, let gid, _), .thread(var parsed)) where b == board.name:
                             parsed.board = board.name
                             parsed.gid = gid
+                            if let partial = Archiver.partial(parsed, url: response.url) {
+                                report.partialPosts += partial.posts
+                                report.partial.append("\(response.url): \(partial.error)")
+                            }
                             if pending?.gid != gid { try flush() }
                             pending = (gid, (pending?.pages ?? []) + [parsed])
                         default:
@@ -198,6 +205,14 @@ public struct ParseAction: Sendable {
 
     /// The page model as pretty-printed JSON.
     public func run(client: any HTTPClient = CurlHTTPClient()) async throws(ArchiveError) -> String {
+        try await inspect(client: client).json
+    }
+
+    /// The JSON, and how many posts on the page could be read only in part
+    /// (and how many post containers could not be read at all).
+    public func inspect(client: any HTTPClient = CurlHTTPClient()) async throws(ArchiveError)
+        -> (json: String, partialPosts: Int, unreadPosts: Int)
+    {
         let page: FetchedPage
         if input.hasPrefix("http://") || input.hasPrefix("https://") {
             let response = try await client.get(input, headers: source.requestHeaders)
@@ -211,9 +226,17 @@ public struct ParseAction: Sendable {
                     FileManager.default.fileExists(atPath: input) ? "it cannot be read" : "there is no such file"
                 throw .unreadableFile(path: input, reason: reason)
             }
-            // A saved file has no address: links on it resolve against the forum's.
+            // A saved file has no address: links on it resolve against the
+            // forum's, and the page's own links name its board and thread.
             page = FetchedPage(url: source.baseURL + "/", body: data, contentType: nil, fetchedAt: fetchedAt ?? Date())
         }
-        return try PageJSON.encode(source.parse(page))
+        let parsed = try source.parse(page)
+        var partial = 0
+        var unread = 0
+        if case .thread(let thread) = parsed {
+            partial = thread.partialPosts.count
+            unread = max(0, (thread.containers ?? 0) - thread.posts.count)
+        }
+        return (try PageJSON.encode(parsed), partial, unread)
     }
 }

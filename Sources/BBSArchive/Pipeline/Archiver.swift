@@ -38,9 +38,22 @@ public struct Archiver: Sendable {
 
     /// One thing that could not be archived in this run.
     public struct Failure: Sendable, Equatable, CustomStringConvertible {
+        public enum Kind: String, Sendable {
+            /// The page could not be had.
+            case failed
+            /// The page was stored, but some of its posts only in part
+            /// (kept with a parse warning), or it held posts that could not
+            /// be read at all.
+            case partial
+        }
+
         public var url: String
         public var error: ArchiveError
-        public var description: String { "\(url): \(error)" }
+        public var kind: Kind = .failed
+        public var description: String {
+            if kind == .partial, case .parseWarning(_, let message) = error { return "\(url): partial: \(message)" }
+            return "\(url): \(error)"
+        }
     }
 
     /// What a fetch run did.
@@ -52,6 +65,8 @@ public struct Archiver: Sendable {
         public var posts = 0
         public var media = 0
         public var failures: [Failure] = []
+        /// Posts stored with a parse warning (with what could be read).
+        public var partialPosts = 0
     }
 
     public let source: any ForumSource
@@ -77,8 +92,10 @@ public struct Archiver: Sendable {
     /// the run.
     public func run(boards: [String]) async throws(ArchiveError) -> Report {
         var report = Report()
-        for board in boards {
+        for asked in boards {
+            var board = asked
             do {
+                board = try await canonicalName(asked)
                 try await archiveBoard(board, into: &report)
             } catch {
                 switch error {
@@ -92,6 +109,22 @@ public struct Archiver: Sendable {
         try await fetchMedia(into: &report)
         await fetchSections()
         return report
+    }
+
+    /// The board's id as the forum spells it, so that `geography` and
+    /// `Geography` make one permalink tree: a board in the store under
+    /// another case is that board; otherwise its first list page says.
+    private func canonicalName(_ asked: String) async throws(ArchiveError) -> String {
+        if let stored = try store.boards().first(where: { $0.name.caseInsensitiveCompare(asked) == .orderedSame }) {
+            return stored.name
+        }
+        let url = source.boardURL(board: asked, page: 1)
+        let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
+        guard case .board(let page) = try parse(fetched, board: asked),
+            page.board.caseInsensitiveCompare(asked) == .orderedSame
+        else { return asked }
+        if page.board != asked { events(.note("\(asked): the forum spells the board \(page.board)")) }
+        return page.board
     }
 
     // MARK: Sections
@@ -129,7 +162,10 @@ public struct Archiver: Sendable {
         events(
             .note(
                 "\(board): \(report.threadsFetched - before.threadsFetched) thread(s) fetched with "
-                    + "\(report.posts - before.posts) post(s), \(report.failures.count - before.failures.count) failed")
+                    + "\(report.posts - before.posts) post(s), "
+                    + "\(report.failures[before.failures.count...].filter { $0.kind == .failed }.count) failed"
+                    + (report.partialPosts > before.partialPosts
+                        ? ", \(report.partialPosts - before.partialPosts) post(s) read only in part" : ""))
         )
     }
 
@@ -197,8 +233,7 @@ public struct Archiver: Sendable {
         let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
         switch try parse(fetched, board: board) {
         case .board(var page):
-            // The forum may spell the board differently (case); keep the
-            // name the user asked for so permalinks stay stable.
+            // `board` is the forum's own spelling (see `canonicalName`).
             page.board = board
             return page
         default:
@@ -244,10 +279,17 @@ public struct Archiver: Sendable {
         }
         for outcome in outcomes {
             switch outcome {
-            case .stored(let posts, let pages):
+            case .stored(let posts, let pages, let partial):
                 report.threadsFetched += 1
                 report.threadPages += pages
                 report.posts += posts
+                for page in partial {
+                    report.partialPosts += page.posts
+                    report.failures.append(Failure(url: page.url, error: page.error, kind: .partial))
+                    let failure = Failure(url: page.url, error: page.error, kind: .partial)
+                    events(.failure(url: page.url, reason: String(failure.description.dropFirst(page.url.count + 2))))
+                    try? store.recordFailure(url: page.url, board: board, reason: "\(page.error)", kind: "partial")
+                }
             case .failed(let url, let error):
                 fail(url, error, board: board, into: &report)
             case .fatal:
@@ -258,7 +300,7 @@ public struct Archiver: Sendable {
     }
 
     private enum ThreadOutcome: Sendable {
-        case stored(posts: Int, pages: Int)
+        case stored(posts: Int, pages: Int, partial: [PartialPage])
         case failed(String, ArchiveError)
         case fatal(ArchiveError)
     }
@@ -304,13 +346,35 @@ public struct Archiver: Sendable {
                 board: board, pages: pages, summary: summary,
                 originalURL: source.originalThreadURL(board: board, gid: summary.gid))
             try store.clearFailure(url: source.originalThreadURL(board: board, gid: summary.gid))
-            return .stored(posts: pages.reduce(0) { $0 + $1.posts.count }, pages: pages.count)
+            let partial = pages.compactMap { page in
+                Self.partial(page, url: source.threadURL(board: board, gid: summary.gid, page: page.page.current))
+            }
+            return .stored(posts: pages.reduce(0) { $0 + $1.posts.count }, pages: pages.count, partial: partial)
         } catch {
             switch error {
             case .storeUnavailable, .needsLogin: return .fatal(error)
             default: return .failed(url, error)
             }
         }
+    }
+
+    /// A thread page stored only in part: posts kept with a warning, or
+    /// fewer posts read than the markup holds.
+    struct PartialPage: Sendable {
+        var url: String
+        var posts: Int
+        var error: ArchiveError
+    }
+
+    static func partial(_ page: ThreadPage, url: String) -> PartialPage? {
+        let warnings = page.partialPosts.compactMap(\.warning)
+        let missing = max(0, (page.containers ?? page.posts.count) - page.posts.count)
+        guard !warnings.isEmpty || missing > 0 else { return nil }
+        var reasons = warnings
+        if missing > 0 { reasons.append("\(missing) post(s) in the markup could not be read at all") }
+        return PartialPage(
+            url: url, posts: warnings.count,
+            error: .parseWarning(url: url, message: reasons.joined(separator: " | ")))
     }
 
     private func threadPage(_ url: String, board: String) async throws(ArchiveError) -> ThreadPage {

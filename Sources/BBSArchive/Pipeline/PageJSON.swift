@@ -75,6 +75,12 @@ enum PageJSON {
             try c.encode(page.title, forKey: .title)
             try c.encode(page.page, forKey: .page)
             try c.encode(page.posts.map(PostJSON.init), forKey: .posts)
+            // Said only when something could not be read.
+            let partial = page.partialPosts.count
+            if partial > 0 { try c.encode(partial, forKey: .partialPosts) }
+            if let containers = page.containers, containers != page.posts.count {
+                try c.encode(containers, forKey: .containers)
+            }
         }
     }
 
@@ -101,6 +107,8 @@ enum PageJSON {
             try c.encode(post.ip, forKey: .ip)
             try c.encode(post.editedBy, forKey: .editedBy)
             try c.encodeIfPresent(post.editedAt.map(BeijingTime.iso8601), forKey: .editedAt)
+            try c.encodeIfPresent(post.warning, forKey: .warning)
+            try c.encodeIfPresent(post.rawText, forKey: .rawText)
             if !post.likes.isEmpty {
                 try c.encode(
                     post.likes.map {
@@ -163,6 +171,6 @@ enum PageJSON {
     enum Key: String, CodingKey {
         case kind, board, gid, title, page, threads, replies, sticky, marked, author, postedAt, lastReplier,
             lastReplyAt, posts, floor, body, attachments, ip, editedBy, editedAt, nick, id, quote, signature, likes,
-            sections, boards, topics, level, gender, face, lastLoginAt
+            sections, boards, topics, level, gender, face, lastLoginAt, warning, rawText, containers, partialPosts
     }
 }

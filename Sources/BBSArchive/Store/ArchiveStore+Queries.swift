@@ -80,7 +80,8 @@ extension ArchiveStore {
             return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID, editedAt FROM post
+                    SELECT floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID, editedAt,
+                      parseWarning, rawText FROM post
                     WHERE board = ? AND gid = ? ORDER BY floor
                     """,
                 arguments: [board, gid]
@@ -92,7 +93,7 @@ extension ArchiveStore {
                     postedAt: Self.date(row["postedAt"]), body: row["body"], ip: row["ip"], editedBy: row["editedBy"],
                     attachments: attachments[floor] ?? [], nick: row["nick"], title: row["title"],
                     signature: row["signature"], postID: row["postID"], editedAt: editedAt.map(Self.date),
-                    likes: likes[floor] ?? [])
+                    likes: likes[floor] ?? [], warning: row["parseWarning"], rawText: row["rawText"])
             }
         }
     }

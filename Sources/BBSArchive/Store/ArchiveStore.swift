@@ -269,15 +269,19 @@ public final class ArchiveStore: Sendable {
     }
 
     /// Remembers a page that failed, for the next run's report.
-    public func recordFailure(url: String, board: String?, reason: String) throws(ArchiveError) {
+    /// `kind` is `failed` for a page that could not be had, `partial` for a
+    /// page stored with posts the parser could only partly read.
+    public func recordFailure(url: String, board: String?, reason: String, kind: String = "failed")
+        throws(ArchiveError)
+    {
         try write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO failure (url, board, reason, attempts, lastTriedAt) VALUES (?, ?, ?, 1, ?)
+                    INSERT INTO failure (url, board, reason, attempts, lastTriedAt, kind) VALUES (?, ?, ?, 1, ?, ?)
                     ON CONFLICT (url) DO UPDATE SET reason = excluded.reason, attempts = attempts + 1,
-                      lastTriedAt = excluded.lastTriedAt
+                      lastTriedAt = excluded.lastTriedAt, kind = excluded.kind
                     """,
-                arguments: [url, board, reason, Self.seconds(clock())])
+                arguments: [url, board, reason, Self.seconds(clock()), kind])
         }
     }
 
@@ -293,9 +297,14 @@ public final class ArchiveStore: Sendable {
 
     /// Pages that failed and have not succeeded since: `(url, reason, attempts)`.
     public func failures() throws(ArchiveError) -> [(url: String, reason: String, attempts: Int)] {
+        try failureList().map { ($0.url, $0.reason, $0.attempts) }
+    }
+
+    /// The same, with each failure's kind: `failed` or `partial`.
+    public func failureList() throws(ArchiveError) -> [(url: String, reason: String, attempts: Int, kind: String)] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT url, reason, attempts FROM failure ORDER BY url").map {
-                ($0["url"], $0["reason"], $0["attempts"])
+            try Row.fetchAll(db, sql: "SELECT url, reason, attempts, kind FROM failure ORDER BY url").map {
+                ($0["url"], $0["reason"], $0["attempts"], $0["kind"])
             }
         }
     }
@@ -470,23 +479,26 @@ public final class ArchiveStore: Sendable {
         // Fields only the desktop pages show are kept when the mobile site is read later.
         try db.execute(
             sql: """
-                INSERT INTO post (board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID, editedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO post (board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID, editedAt,
+                  parseWarning, rawText)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (board, gid, floor) DO UPDATE SET
                   author = excluded.author, postedAt = excluded.postedAt, body = excluded.body,
                   ip = excluded.ip, editedBy = coalesce(excluded.editedBy, editedBy),
                   nick = coalesce(excluded.nick, nick), title = coalesce(excluded.title, title),
                   signature = coalesce(excluded.signature, signature), postID = coalesce(excluded.postID, postID),
-                  editedAt = coalesce(excluded.editedAt, editedAt)
+                  editedAt = coalesce(excluded.editedAt, editedAt),
+                  parseWarning = excluded.parseWarning, rawText = excluded.rawText
                 WHERE author IS NOT excluded.author OR postedAt IS NOT excluded.postedAt OR body IS NOT excluded.body
                   OR ip IS NOT excluded.ip OR editedBy IS NOT coalesce(excluded.editedBy, editedBy)
                   OR nick IS NOT coalesce(excluded.nick, nick) OR title IS NOT coalesce(excluded.title, title)
                   OR signature IS NOT coalesce(excluded.signature, signature)
                   OR postID IS NOT coalesce(excluded.postID, postID) OR editedAt IS NOT coalesce(excluded.editedAt, editedAt)
+                  OR parseWarning IS NOT excluded.parseWarning OR rawText IS NOT excluded.rawText
                 """,
             arguments: [
                 board, gid, post.floor, post.author, seconds(post.postedAt), body, post.ip, post.editedBy, post.nick,
-                post.title, post.signature, post.postID, post.editedAt.map(seconds),
+                post.title, post.signature, post.postID, post.editedAt.map(seconds), post.warning, post.rawText,
             ])
         var changed = db.changesCount > 0
         // Likes are shown only by pages that show signatures too.

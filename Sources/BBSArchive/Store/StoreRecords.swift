@@ -56,6 +56,10 @@ public struct StoredPost: Sendable, Equatable {
     public var postID: Int?
     public var editedAt: Date?
     public var likes: [Like] = []
+    /// What the parser could not read, for a post kept with what it could.
+    public var warning: String? = nil
+    /// The post's whole text as the page showed it, kept with a warning.
+    public var rawText: String? = nil
 }
 
 /// An attachment and, once fetched, the content hash of its bytes.

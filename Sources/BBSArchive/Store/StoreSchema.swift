@@ -129,9 +129,21 @@ enum StoreSchema {
         }
         // Stores made before `v1` took its final form (it was edited in
         // place until release e6c8b60) lack tables and columns that the
-        // code reads: add whichever are missing, as `v1` has them now.
+        // code reads: add whichever are missing, as `v1` has them now. It
+        // comes before every later migration, which may build on them.
         migrator.registerMigration("v2-repair-early-v1") { db in
             try repairEarlyV1(db)
+        }
+        // Posts kept with what could be read: the parser's warning and the
+        // post's raw text; failures say whether the page failed or was
+        // stored only in part.
+        migrator.registerMigration("v2-parse-warnings") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE post ADD COLUMN parseWarning TEXT;
+                    ALTER TABLE post ADD COLUMN rawText TEXT;
+                    ALTER TABLE failure ADD COLUMN kind TEXT NOT NULL DEFAULT 'failed';
+                    """)
         }
         // Which bbsarchive wrote the store last, so that an older one can
         // say which version it needs.

@@ -70,12 +70,15 @@ public enum PostNormalizer {
     }
 
     /// `: : deeper` → (2, `deeper`); `nil` for a line that is not quoted.
+    /// The space after a colon is optional: `:text` and `::deeper` are
+    /// quoted lines as much as `: text` and `: : deeper`.
     static func quoteDepth(_ line: String) -> (Int, String)? {
         var rest = Substring(line)
         var depth = 0
-        while rest.hasPrefix(": ") || rest == ":" {
+        while rest.hasPrefix(":") {
             depth += 1
-            rest = rest.dropFirst(rest == ":" ? 1 : 2)
+            rest = rest.dropFirst()
+            if rest.hasPrefix(" ") { rest = rest.dropFirst() }
         }
         return depth > 0 ? (depth, String(rest)) : nil
     }

@@ -49,8 +49,10 @@ public struct PostText: Sendable, Equatable {
         var editedBy: String?
         var editedAt: Date?
         trimTrailingBlanks(&lines)
-        while let last = lines.last, last.trimmingCharacters(in: .whitespaces).hasPrefix("※ ") {
-            let line = last.trimmingCharacters(in: .whitespaces)
+        // The 来源 and 修改 lines are known by their text: the forum colours
+        // them at random, and a colour is no reason to lose them.
+        while let last = lines.last, ANSIText.strip(last).trimmingCharacters(in: .whitespaces).hasPrefix("※ ") {
+            let line = ANSIText.strip(last).trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("※ 来源:") || line.hasPrefix("※ 来源："), ip == nil {
                 ip = fromAddress(line)
             } else if line.hasPrefix("※ 修改:") || line.hasPrefix("※ 修改："), editedBy == nil {
@@ -73,6 +75,12 @@ public struct PostText: Sendable, Equatable {
         trimTrailingBlanks(&lines)
         return PostText(
             header: header, body: lines, signature: signature, ip: ip, editedBy: editedBy, editedAt: editedAt)
+    }
+
+    /// Whether a line (colour codes aside) is a `※ 来源` or `※ 修改` line.
+    static func isOriginOrEditLine(_ line: String) -> Bool {
+        let text = ANSIText.strip(line).trimmingCharacters(in: .whitespaces)
+        return ["※ 来源:", "※ 来源：", "※ 修改:", "※ 修改："].contains { text.hasPrefix($0) }
     }
 
     static func parseHeader(_ lines: [String]) -> Header? {

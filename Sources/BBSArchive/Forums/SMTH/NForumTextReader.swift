@@ -3,18 +3,17 @@ import Foundation
 /// Turns the `td.a-content` of an nForum post into the lines of the whole
 /// post text, with colours back as ANSI codes, and its attachments.
 ///
-/// Lines are joined by `<br />`; `&nbsp;` is a space that counts, while
-/// ASCII whitespace at the start of a line or around a newline is only the
+/// Lines are joined by `<br />`; text nodes follow HTML's whitespace rules
+/// (`HTMLWhitespace`): a newline inside text is a space, `&nbsp;` is a space
+/// that counts, and collapsible whitespace at either end of a line is the
 /// markup's indentation. The classes nForum puts on every quote line
-/// (`f006`) and on the 来源 line (`f000`, `f007`) are presentation, not
-/// colours the author chose, and are dropped.
+/// (`f006`) and on the `※ 来源` and `※ 修改` lines (any colour, picked per
+/// post) are presentation, not colours the author chose, and are dropped.
 struct NForumTextReader {
     let baseURL: String
 
     private var lines: [String] = []
-    private var current = ""
-    /// Whether the line has text yet (colour codes alone do not count).
-    private var lineStarted = false
+    private var current = CollapsingLine()
     private var attachments: [Attachment] = []
 
     init(baseURL: String) {
@@ -23,7 +22,7 @@ struct NForumTextReader {
 
     mutating func read(_ node: HTMLNode) {
         if node.isText {
-            append(node.text)
+            current.append(node.text)
             return
         }
         guard node.isElement, !node.hasClass("likes") else { return }
@@ -41,9 +40,9 @@ struct NForumTextReader {
             let colour = node.classes.lazy.compactMap { ANSIText.style(forFontClass: String($0)) }.first
             let presentational = colour.map { style in isPresentational(style, node) } ?? true
             if let colour, !presentational {
-                current += ANSIText.codes(for: colour)
+                current.appendHidden(ANSIText.codes(for: colour))
                 for child in node.children { read(child) }
-                current += ANSIText.codes(for: .plain)
+                current.appendHidden(ANSIText.codes(for: .plain))
             } else {
                 for child in node.children { read(child) }
             }
@@ -55,7 +54,10 @@ struct NForumTextReader {
                     let name = image.attribute("alt").flatMap { $0.isEmpty ? nil : $0 } ?? Self.lastComponent(url)
                     attachments.append(Attachment(name: name, url: url, kind: .image, size: nil))
                 } else {
-                    attachments.append(Attachment(name: node.text, url: url, kind: .file, size: takeFileSize()))
+                    attachments.append(
+                        Attachment(
+                            name: HTMLWhitespace.unwrap(node.text).trimmingCharacters(in: .whitespacesAndNewlines),
+                            url: url, kind: .file, size: takeFileSize()))
                 }
             } else {
                 for child in node.children { read(child) }
@@ -65,7 +67,7 @@ struct NForumTextReader {
                 let url = absolute(PostBodyReader.fullSizePath(src))
                 attachments.append(Attachment(name: Self.lastComponent(url), url: url, kind: .image, size: nil))
             } else {
-                current += node.attribute("alt") ?? ""
+                current.appendVisible(node.attribute("alt") ?? "")
             }
         default:
             for child in node.children { read(child) }
@@ -73,49 +75,35 @@ struct NForumTextReader {
     }
 
     mutating func finish() -> (lines: [String], attachments: [Attachment]) {
-        if !current.isEmpty { endLine() }
+        let last = current.finish()
+        if !last.isEmpty { lines.append(Self.tidyCodes(last)) }
         return (lines, attachments)
     }
 
-    private mutating func append(_ text: String) {
-        var text = text
-        // Indentation of the markup: a newline and the blanks after it.
-        if text.contains("\n") {
-            text = text.split(separator: "\n", omittingEmptySubsequences: false)
-                .enumerated()
-                .map { index, piece in index == 0 ? String(piece) : String(piece.drop { $0 == " " || $0 == "\t" }) }
-                .joined()
-        }
-        if !lineStarted {
-            text = String(text.drop { $0 == " " || $0 == "\t" || $0 == "\r" })
-            lineStarted = !text.isEmpty
-        }
-        current += text.replacingOccurrences(of: "\u{00A0}", with: " ")
-    }
-
     private mutating func endLine() {
-        lines.append(Self.tidyCodes(current))
-        current = ""
-        lineStarted = false
+        lines.append(Self.tidyCodes(current.finish()))
     }
 
     /// `附件(812B)` written just before a file link is its size.
     private mutating func takeFileSize() -> String? {
-        guard let range = current.range(of: "附件(", options: .backwards),
-            let close = current[range.upperBound...].firstIndex(of: ")")
+        var text = current.text
+        guard let range = text.range(of: "附件(", options: .backwards),
+            let close = text[range.upperBound...].firstIndex(of: ")")
         else { return nil }
-        let size = String(current[range.upperBound..<close])
-        current.removeSubrange(range.lowerBound...)
-        current = String(current.reversed().drop { $0 == " " }.reversed())
+        let size = String(text[range.upperBound..<close])
+        text.removeSubrange(range.lowerBound...)
+        current.replace(with: String(text.reversed().drop { $0 == " " }.reversed()))
         return size
     }
 
     private func isPresentational(_ style: ANSIText.Style, _ node: HTMLNode) -> Bool {
         let normalized = style.normalized
         if normalized == .plain || (normalized.foreground == 0 && normalized.background == nil) { return true }
+        let text = HTMLWhitespace.collapse(node.text)
+        // The origin and edit lines, whatever colour the forum gave them.
+        if PostText.isOriginOrEditLine(text) { return true }
         if normalized == ANSIText.Style(foreground: 6, background: nil) {
-            let text = node.text.drop { $0.isWhitespace }
-            return text.hasPrefix(": ") || text.hasPrefix(":") || text.hasPrefix("【 在") || text.hasPrefix("【在")
+            return text.hasPrefix(":") || text.hasPrefix("【 在") || text.hasPrefix("【在")
         }
         return false
     }

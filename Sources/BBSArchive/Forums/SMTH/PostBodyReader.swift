@@ -3,14 +3,16 @@ import Foundation
 /// Turns the body `div.sp` of a mobile post into text lines, attachments and
 /// the trailing `FROM` / `修改` lines.
 ///
-/// Lines are joined by `<br />` in the markup; attachment links and their
-/// thumbnails become `Attachment`s (always the full-size URL), and the
-/// `&nbsp;` runs the forum writes for spaces become spaces again.
+/// Lines are joined by `<br />` in the markup, and text nodes follow HTML's
+/// whitespace rules (`HTMLWhitespace`: a newline inside text is a space);
+/// attachment links and their thumbnails become `Attachment`s (always the
+/// full-size URL), and the `&nbsp;` runs the forum writes for spaces become
+/// spaces again.
 struct PostBodyReader {
     let baseURL: String
 
     private var lines: [String] = []
-    private var current = ""
+    private var current = CollapsingLine()
     private var currentHoldsAttachment = false
     private var attachments: [Attachment] = []
     private var pendingImage: (url: String, size: String?)?
@@ -30,7 +32,7 @@ struct PostBodyReader {
     mutating func read(_ node: HTMLNode) {
         for child in node.children {
             if child.isText {
-                current += child.text
+                current.append(child.text)
                 continue
             }
             guard child.isElement else { continue }
@@ -43,7 +45,7 @@ struct PostBodyReader {
                     read(child)
                     continue
                 }
-                let text = child.text
+                let text = HTMLWhitespace.unwrap(child.text).trimmingCharacters(in: .whitespacesAndNewlines)
                 let url = absolute(Self.fullSizePath(href))
                 if text.hasPrefix("单击此查看原图") {
                     flushPendingImage()
@@ -56,7 +58,7 @@ struct PostBodyReader {
             case "img":
                 let src = child.attribute("src") ?? ""
                 guard Self.isAttachmentPath(src) else {
-                    current += child.attribute("alt") ?? ""
+                    current.appendVisible(child.attribute("alt") ?? "")
                     continue
                 }
                 let url = pendingImage?.url ?? absolute(Self.fullSizePath(src))
@@ -64,8 +66,8 @@ struct PostBodyReader {
                 attachments.append(Attachment(name: name, url: url, kind: .image, size: pendingImage?.size))
                 pendingImage = nil
                 currentHoldsAttachment = true
-            case "font" where child.text.hasPrefix("附件("):
-                pendingFileSize = Self.parenthesized(child.text)
+            case "font" where HTMLWhitespace.collapse(child.text).hasPrefix("附件("):
+                pendingFileSize = Self.parenthesized(HTMLWhitespace.collapse(child.text))
                 currentHoldsAttachment = true
             case "script", "style":
                 continue
@@ -92,15 +94,24 @@ struct PostBodyReader {
             lines.removeLast()
             trimTrailingBlankLines(&lines)
         }
+        // A body that keeps the BBS's own tail lines: `※ 修改` and `※ 来源`,
+        // known by their text as on the desktop site.
+        while let last = lines.last, PostText.isOriginOrEditLine(last) {
+            let line = last.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("※ 修改"), editedBy == nil { editedBy = PostText.editNote(line).0 }
+            if ip == nil { ip = PostText.fromAddress(line) }
+            lines.removeLast()
+            trimTrailingBlankLines(&lines)
+        }
         return Result(text: lines.joined(separator: "\n"), attachments: attachments, ip: ip, editedBy: editedBy)
     }
 
     private mutating func endLine() {
-        let blank = current.allSatisfy { $0 == " " || $0 == "\u{00A0}" || $0 == "\n" || $0 == "\r" }
+        let line = current.finish()
+        let blank = line.allSatisfy { $0 == " " }
         if !(currentHoldsAttachment && blank) {
-            lines.append(current.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: ""))
+            lines.append(line)
         }
-        current = ""
         currentHoldsAttachment = false
     }
 

@@ -9,7 +9,9 @@ struct SMTHMobileParser {
     let page: FetchedPage
 
     func parse() throws(ArchiveError) -> ForumPage {
-        if let profile = try UserProfileReader.json(page.body, url: page.url) { return .user(profile) }
+        if let profile = try UserProfileReader.json(page.body, url: page.url, contentType: page.contentType) {
+            return .user(profile)
+        }
         let document = try page.document(expected: "an SMTH mobile page")
         let list = document.first("//ul[\(XPath.hasClass("list"))]")
         if let list, let heading = list.first("li[\(XPath.hasClass("f"))]"),
@@ -111,7 +113,7 @@ struct SMTHMobileParser {
     private func parseThread(_ document: HTMLDocument, list: HTMLNode, heading: HTMLNode) throws(ArchiveError)
         -> ThreadPage
     {
-        var title = heading.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        var title = HTMLWhitespace.unwrap(heading.text).trimmingCharacters(in: .whitespacesAndNewlines)
         for prefix in ["主题:", "主题："] where title.hasPrefix(prefix) {
             title = String(title.dropFirst(prefix.count))
         }
@@ -125,29 +127,52 @@ struct SMTHMobileParser {
             (board, gid) = (b, g)
         }
         var posts: [Post] = []
-        for item in list.select("li[div[\(XPath.hasClass("nav"))]]") {
-            if let post = parsePost(item) { posts.append(post) }
+        var timeKnown: [Bool] = []
+        let items = list.select("li[div[\(XPath.hasClass("nav"))]]")
+        for item in items {
+            let (post, known) = parsePost(item, previous: posts.last)
+            posts.append(post)
+            timeKnown.append(known)
         }
-        return ThreadPage(board: board, gid: gid, title: title, page: pageInfo(document), posts: posts)
+        SMTHTimeParser.fillUnreadTimes(&posts, known: timeKnown, fallback: page.fetchedAt)
+        // Counted apart from the items read above: every post starts with
+        // its `a[name=aN]` anchor.
+        let anchors = list.select("li/a[starts-with(@name, 'a')]").count
+        return ThreadPage(
+            board: board, gid: gid, title: title, page: pageInfo(document), posts: posts,
+            containers: max(anchors, items.count))
     }
 
-    private func parsePost(_ item: HTMLNode) -> Post? {
-        guard let nav = item.first("div[\(XPath.hasClass("nav"))]/div") else { return nil }
-        let plants = nav.select("a[\(XPath.hasClass("plant"))]")
-        guard let floorText = plants.first?.text,
-            let author = nav.first("a[contains(@href, '/user/query/')]")?.text,
-            let timeText = plants.dropFirst().first?.text,
-            let postedAt = SMTHTimeParser.parse(Self.normalizeSpaces(timeText), fetchedAt: page.fetchedAt)
-        else { return nil }
-        let floor = floorText.contains("楼主") ? 0 : (Int(floorText.filter(\.isNumber)) ?? 0)
+    /// One post; what cannot be read is said in its warning, never a reason
+    /// to drop it. Returns whether its time could be read.
+    private func parsePost(_ item: HTMLNode, previous: Post?) -> (Post, Bool) {
+        var problems: [String] = []
+        let nav = item.first("div[\(XPath.hasClass("nav"))]/div")
+        let plants = nav?.select("a[\(XPath.hasClass("plant"))]") ?? []
+        let floorText = plants.first.map { HTMLWhitespace.collapse($0.text) }
+        var floor = floorText.flatMap { $0.contains("楼主") ? 0 : Int($0.filter(\.isNumber)) }
+        if floor == nil, let anchor = item.first("a[starts-with(@name, 'a')]")?.attribute("name") {
+            floor = Int(anchor.filter(\.isNumber))
+        }
+        if floor == nil { problems.append("its floor could not be read") }
+        let author = nav?.first("a[contains(@href, '/user/query/')]").map { HTMLWhitespace.collapse($0.text) } ?? ""
+        if author.isEmpty { problems.append("its author could not be read") }
+        let postedAt = plants.dropFirst().first.flatMap {
+            SMTHTimeParser.parse(HTMLWhitespace.collapse($0.text), fetchedAt: page.fetchedAt)
+        }
+        if postedAt == nil { problems.append("its time could not be read") }
+        let number = floor ?? previous.map { $0.floor + 1 } ?? 0
         var body = PostBodyReader(baseURL: page.url)
         if let content = item.first("div[\(XPath.hasClass("sp"))]") {
             body.read(content)
         }
         let result = body.finish()
-        return Post(
-            floor: floor, author: author, postedAt: postedAt, body: result.text,
-            attachments: result.attachments, ip: result.ip, editedBy: result.editedBy)
+        let post = Post(
+            floor: number, author: author, postedAt: postedAt ?? page.fetchedAt, body: result.text,
+            attachments: result.attachments, ip: result.ip, editedBy: result.editedBy,
+            warning: problems.isEmpty ? nil : "floor \(number): " + problems.joined(separator: "; "),
+            rawText: problems.isEmpty ? nil : HTMLWhitespace.collapse(item.text))
+        return (post, postedAt != nil)
     }
 
     // MARK: Users

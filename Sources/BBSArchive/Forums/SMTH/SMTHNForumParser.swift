@@ -6,7 +6,9 @@ struct SMTHNForumParser {
     let page: FetchedPage
 
     func parse() throws(ArchiveError) -> ForumPage {
-        if let profile = try UserProfileReader.json(page.body, url: page.url) { return .user(profile) }
+        if let profile = try UserProfileReader.json(page.body, url: page.url, contentType: page.contentType) {
+            return .user(profile)
+        }
         let document = try page.document(expected: "an SMTH nForum page")
         if document.first("//table[\(XPath.hasClass("article"))]") != nil {
             return .thread(parseThread(document))
@@ -40,7 +42,9 @@ struct SMTHNForumParser {
     }
 
     private func parseBoard(_ document: HTMLDocument, table: HTMLNode) -> BoardPage {
-        var name = SMTHMobileParser.boardName(inURL: page.url)
+        // The rows' links spell the board as the forum does; the address
+        // may spell it as the reader typed it.
+        var name: String?
         var threads: [ThreadSummary] = []
         for row in table.select(".//tbody/tr | ./tr[td]") {
             guard let link = row.first("td[\(XPath.hasClass("title_9"))]/a[contains(@href, '/article/')]"),
@@ -68,7 +72,8 @@ struct SMTHNForumParser {
         }
         let count = document.first("//li[\(XPath.hasClass("page-pre"))]/i").flatMap { Int(Self.clean($0.text)) }
         return BoardPage(
-            board: name ?? "", title: nil, page: pageInfo(document), threads: threads, threadCount: count)
+            board: name ?? SMTHMobileParser.boardName(inURL: page.url) ?? "", title: nil, page: pageInfo(document),
+            threads: threads, threadCount: count)
     }
 
     /// `|&ensp;<a>id</a>` or plain text such as 原帖已删除.
@@ -88,66 +93,111 @@ struct SMTHNForumParser {
         }
         var board = ""
         var gid = 0
-        if let (b, g) = SMTHMobileParser.articlePath(page.url) { (board, gid) = (b, g) }
+        if let (b, g) = SMTHMobileParser.articlePath(page.url) ?? Self.ownAddress(document) { (board, gid) = (b, g) }
+        let info = pageInfo(document)
         var posts: [Post] = []
-        for table in document.select("//table[\(XPath.hasClass("article"))]") {
-            if let post = parsePost(table) { posts.append(post) }
+        var timeKnown: [Bool] = []
+        let tables = document.select("//table[\(XPath.hasClass("article"))]")
+        for table in tables {
+            let (post, known) = parsePost(table, previous: posts.last, page: info)
+            posts.append(post)
+            timeKnown.append(known)
         }
-        return ThreadPage(board: board, gid: gid, title: title, page: pageInfo(document), posts: posts)
+        SMTHTimeParser.fillUnreadTimes(&posts, known: timeKnown, fallback: page.fetchedAt)
+        // Counted apart from the tables read above: every post is a
+        // `div.a-wrap` (or at least a 回复 link), so a post the reading above
+        // missed shows as a difference.
+        let wraps = document.select("//div[\(XPath.hasClass("a-wrap"))]").count
+        return ThreadPage(
+            board: board, gid: gid, title: title, page: info, posts: posts, containers: max(wraps, tables.count))
     }
 
-    private func parsePost(_ table: HTMLNode) -> Post? {
-        guard
-            let author = table.first(".//span[\(XPath.hasClass("a-u-name"))]")?.text.trimmingCharacters(
-                in: .whitespacesAndNewlines),
-            !author.isEmpty
-        else { return nil }
-        var floor = 0
-        if let position = table.first(".//span[\(XPath.hasClass("a-pos"))]")?.text {
-            floor = position.contains("楼主") ? 0 : Int(position.filter(\.isNumber)) ?? 0
+    /// A saved page without its address: its own links (reply, share,
+    /// pager, 只看此ID) name the board and the gid.
+    static func ownAddress(_ document: HTMLDocument) -> (String, Int)? {
+        for link in document.select("//a[contains(@href, '/article/')]") {
+            guard let href = link.attribute("href"), let (board, gid) = SMTHMobileParser.articlePath(href) else {
+                continue
+            }
+            // `/article/B/post/123` (reply) names the post, not the thread.
+            if href.contains("/post/") || href.contains("/single/") { continue }
+            return (board, gid)
+        }
+        return nil
+    }
+
+    /// One post; what cannot be read is said in its warning, never a reason
+    /// to drop it. Returns whether its time could be read.
+    private func parsePost(_ table: HTMLNode, previous: Post?, page info: PageInfo) -> (Post, Bool) {
+        var problems: [String] = []
+        let author =
+            table.first(".//span[\(XPath.hasClass("a-u-name"))]").map { HTMLWhitespace.collapse($0.text) } ?? ""
+        var floor: Int?
+        if let position = table.first(".//span[\(XPath.hasClass("a-pos"))]").map({ HTMLWhitespace.collapse($0.text) }) {
+            floor = position.contains("楼主") ? 0 : Int(position.filter(\.isNumber))
         } else if let anchor = table.first("preceding-sibling::a[@name][1]")?.attribute("name") {
-            floor = Int(anchor.filter(\.isNumber)) ?? 0
+            floor = Int(anchor.filter(\.isNumber))
+        }
+        if floor == nil {
+            problems.append("its floor could not be read")
         }
         let postID = table.first(".//a[\(XPath.hasClass("a-post"))]")?.attribute("href")
             .flatMap { Int($0.split(separator: "/").last.map(String.init) ?? "") }
         let nick = table.first(".//div[\(XPath.hasClass("a-u-uid"))]").map { Self.clean($0.text) }
 
         let content = table.first(".//td[\(XPath.hasClass("a-content"))]")
-        let (text, attachments, likes) =
-            content.map { Self.readContent($0, baseURL: page.url) } ?? (PostText.split([]), [], [])
-        guard let postedAt = text.header?.postedAt else { return nil }
-        return Post(
-            floor: floor, author: text.header?.author ?? author, postedAt: postedAt,
+        let (text, lines, attachments, likes) =
+            content.map { Self.readContent($0, baseURL: page.url, fetchedAt: page.fetchedAt) }
+            ?? (PostText.split([]), [], [], [])
+        if content == nil {
+            problems.append("it has no text")
+        } else if text.header == nil {
+            problems.append("its header could not be read")
+        } else if text.header?.postedAt == nil {
+            problems.append("its time could not be read")
+        }
+        let name = text.header?.author.isEmpty == false ? text.header?.author ?? author : author
+        if name.isEmpty { problems.append("its author could not be read") }
+        let number = floor ?? previous.map { $0.floor + 1 } ?? (info.current - 1) * 10
+        let post = Post(
+            floor: number, author: name, postedAt: text.header?.postedAt ?? page.fetchedAt,
             body: text.body.joined(separator: "\n"), attachments: attachments, ip: text.ip, editedBy: text.editedBy,
             nick: text.header?.nick ?? nick, title: text.header?.title,
             signature: text.signature.map { $0.joined(separator: "\n") } ?? "", postID: postID,
-            editedAt: text.editedAt, likes: likes)
+            editedAt: text.editedAt, likes: likes,
+            warning: problems.isEmpty ? nil : "floor \(number): " + problems.joined(separator: "; "),
+            rawText: problems.isEmpty ? nil : lines.joined(separator: "\n"))
+        return (post, text.header?.postedAt != nil)
     }
 
     /// The whole post text, attachments and likes of a `td.a-content`.
-    static func readContent(_ content: HTMLNode, baseURL: String) -> (PostText, [Attachment], [Like]) {
+    static func readContent(_ content: HTMLNode, baseURL: String, fetchedAt: Date)
+        -> (PostText, [String], [Attachment], [Like])
+    {
         var reader = NForumTextReader(baseURL: baseURL)
         for child in content.children where !(child.isElement && child.hasClass("likes")) {
             reader.read(child)
         }
         let (lines, attachments) = reader.finish()
-        let likes = content.select(".//div[\(XPath.hasClass("likes"))]//li").compactMap(like)
-        return (PostText.split(lines), attachments, likes)
+        let likes = content.select(".//div[\(XPath.hasClass("likes"))]//li").compactMap {
+            like($0, fetchedAt: fetchedAt)
+        }
+        return (PostText.split(lines), lines, attachments, likes)
     }
 
     /// `<span class="like_score_1">[+5]</span><span class="like_user">u:</span>
     /// <span class="like_msg">…</span><span class="like_time">(2016-03-28 01:47)</span>`.
-    private static func like(_ item: HTMLNode) -> Like? {
+    private static func like(_ item: HTMLNode, fetchedAt: Date) -> Like? {
         guard let user = item.first("span[\(XPath.hasClass("like_user"))]")?.text else { return nil }
         let scoreText = clean(item.first("span[starts-with(@class, 'like_score')]")?.text ?? "")
         let score =
             Int(scoreText.filter { $0.isNumber || $0 == "-" || $0 == "+" }.replacingOccurrences(of: "+", with: "")) ?? 0
-        let message = item.first("span[\(XPath.hasClass("like_msg"))]")?.text ?? ""
+        let message = HTMLWhitespace.unwrap(item.first("span[\(XPath.hasClass("like_msg"))]")?.text ?? "")
         let timeText = clean(item.first("span[\(XPath.hasClass("like_time"))]")?.text ?? "")
             .trimmingCharacters(in: CharacterSet(charactersIn: "()（）"))
         return Like(
             score: score, user: clean(user).trimmingCharacters(in: CharacterSet(charactersIn: ":：")),
-            message: message, at: SMTHTimeParser.parse(timeText, fetchedAt: Date()))
+            message: message, at: SMTHTimeParser.parse(timeText, fetchedAt: fetchedAt))
     }
 
     // MARK: Sections and hot topics

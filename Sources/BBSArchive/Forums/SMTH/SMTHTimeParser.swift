@@ -23,6 +23,17 @@ enum SMTHTimeParser {
         }
     }
 
+    /// A post whose time could not be read takes its nearest earlier
+    /// neighbour's (else its nearest later one's, else `fallback`), so it
+    /// keeps its place in the thread; its warning says the time is not its own.
+    static func fillUnreadTimes(_ posts: inout [Post], known: [Bool], fallback: Date) {
+        for index in posts.indices where index < known.count && !known[index] {
+            let before = posts[..<index].indices.last { known[$0] }
+            let after = posts[(index + 1)...].indices.first { known[$0] }
+            posts[index].postedAt = (before ?? after).map { posts[$0].postedAt } ?? fallback
+        }
+    }
+
     private static func clock(_ text: Substring) -> (Int, Int, Int)? {
         let parts = text.split(separator: ":")
         guard parts.count == 2 || parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]) else { return nil }
