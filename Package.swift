@@ -65,6 +65,7 @@ let package = Package(
             name: "BBSArchiveTests",
             dependencies: [
                 "BBSArchive", "BBSArchiveCLI", "SMTHReplica",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
