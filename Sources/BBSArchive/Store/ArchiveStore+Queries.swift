@@ -1,31 +1,27 @@
 import Foundation
 import GRDB
 
-/// What the site builder reads from the store. Writes live in
-/// `ArchiveStore.swift`; everything here is read-only.
+/// The read API the build half sees: what the site builder reads from the
+/// store. Everything here is read-only; rows decode as the types in
+/// `StoreRows.swift`.
 extension ArchiveStore {
     public func boards() throws(ArchiveError) -> [StoredBoard] {
         try read { db in
-            try Row.fetchAll(
+            try StoredBoard.fetchAll(
                 db,
                 sql: """
                     SELECT b.name, b.title, b.source, b.baseURL,
                       (SELECT count(*) FROM thread t WHERE t.board = b.name) AS threads,
                       (SELECT count(*) FROM post p WHERE p.board = b.name) AS posts
                     FROM board b ORDER BY b.name
-                    """
-            ).map { row in
-                StoredBoard(
-                    name: row["name"], title: row["title"], source: row["source"], baseURL: row["baseURL"],
-                    threadCount: row["threads"], postCount: row["posts"])
-            }
+                    """)
         }
     }
 
     /// A board's threads, sticky first, then newest activity first.
     public func threads(board: String) throws(ArchiveError) -> [StoredThread] {
         try read { db in
-            try Row.fetchAll(
+            try StoredThread.fetchAll(
                 db,
                 sql: """
                     SELECT t.board, t.gid, t.title, t.sticky, t.marked,
@@ -42,8 +38,7 @@ extension ArchiveStore {
                     WHERE t.board = ?
                     ORDER BY t.sticky DESC, lastReplyAt DESC, t.gid DESC
                     """,
-                arguments: [board]
-            ).map(Self.thread)
+                arguments: [board])
         }
     }
 
@@ -60,11 +55,7 @@ extension ArchiveStore {
                     """,
                 arguments: [board, gid])
             {
-                let kind = Attachment.Kind(rawValue: row["kind"]) ?? .file
-                attachments[row["floor"], default: []].append(
-                    StoredAttachment(
-                        name: row["name"], url: row["url"], kind: kind, size: row["size"], hash: row["hash"],
-                        mime: row["mime"]))
+                attachments[row["floor"], default: []].append(StoredAttachment(row: row))
             }
             var likes: [Int: [Like]] = [:]
             for row in try Row.fetchAll(
@@ -73,9 +64,7 @@ extension ArchiveStore {
                     "SELECT floor, score, user, message, at FROM post_like WHERE board = ? AND gid = ? ORDER BY floor, position",
                 arguments: [board, gid])
             {
-                let at: Int64? = row["at"]
-                likes[row["floor"], default: []].append(
-                    Like(score: row["score"], user: row["user"], message: row["message"], at: at.map(Self.date)))
+                likes[row["floor"], default: []].append(Like(row: row))
             }
             return try Row.fetchAll(
                 db,
