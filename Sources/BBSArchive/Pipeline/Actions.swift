@@ -95,13 +95,12 @@ public struct ReparseAction: Sendable {
         for board in try store.boards() {
             guard let name = board.source else { continue }
             let source = try ForumSources.make(name, baseURL: board.baseURL)
+            let ingest = Ingest(store: store, source: source)
             var pending: (gid: Int, pages: [ThreadPage])?
             func flush() throws(ArchiveError) {
                 guard let thread = pending else { return }
                 let pages = thread.pages.sorted { $0.page.current < $1.page.current }
-                try store.saveThread(
-                    board: board.name, pages: pages, summary: nil,
-                    originalURL: source.originalThreadURL(board: board.name, gid: thread.gid))
+                try ingest.thread(pages, board: board.name, gid: thread.gid, summary: nil)
                 report.threads += 1
                 report.posts += pages.reduce(0) { $0 + $1.posts.count }
                 pending = nil
@@ -114,9 +113,8 @@ public struct ReparseAction: Sendable {
                         fetchedAt: response.fetchedAt)
                     do throws(ArchiveError) {
                         switch (address, try source.parse(page)) {
-                        case (.board(let b, _), .board(var parsed)) where b == board.name:
-                            parsed.board = board.name
-                            try store.saveBoardPage(parsed, source: source)
+                        case (.board(let b, _), .board(let parsed)) where b == board.name:
+                            try ingest.board(parsed, board: board.name)
                             report.boardPages += 1
                         case (.thread(let b, let gid, _), .thread(var parsed)) where b == board.name:
                             parsed.board = board.name
