@@ -44,6 +44,16 @@ import Testing
         }
     }
 
+    /// Builds the store's site; every thread with posts gets its page.
+    func buildExpectingEveryThreadPage(_ path: URL) async throws {
+        let out = path.deletingLastPathComponent().appendingPathComponent("site")
+        let built = try await BuildAction(
+            storePath: path.path, outputPath: out.path, templatesPath: Fixtures.templates.path
+        ).run()
+        #expect(built.pages > 0)
+        try expectThreadPages(store: path, site: out, count: 11)
+    }
+
     /// Every thread with posts got its page: `count` of them.
     func expectThreadPages(store path: URL, site: URL, count: Int) throws {
         let store = try ArchiveStore(path: path.path)
@@ -102,12 +112,7 @@ import Testing
         #expect(before["failure"]?.count == 1)
 
         // build: reads everything, loses nothing, adds no row.
-        let out = path.deletingLastPathComponent().appendingPathComponent("site")
-        let built = try await BuildAction(
-            storePath: path.path, outputPath: out.path, templatesPath: Fixtures.templates.path
-        ).run()
-        #expect(built.pages > 0)
-        try expectThreadPages(store: path, site: out, count: 11)
+        try await buildExpectingEveryThreadPage(path)
         let afterBuild = try values(path, tables)
         #expect(lost(before, afterBuild).isEmpty, "\(lost(before, afterBuild))")
         #expect(afterBuild.mapValues(\.count) == before.mapValues(\.count))
@@ -158,12 +163,7 @@ import Testing
         let gid = try #require(try store.threads(board: "WorkLife").first?.gid)
         #expect(try store.posts(board: "WorkLife", gid: gid).isEmpty == false)
         #expect(try store.failures().isEmpty)
-        let out = path.deletingLastPathComponent().appendingPathComponent("site")
-        let built = try await BuildAction(
-            storePath: path.path, outputPath: out.path, templatesPath: Fixtures.templates.path
-        ).run()
-        #expect(built.pages > 0)
-        try expectThreadPages(store: path, site: out, count: 11)
+        try await buildExpectingEveryThreadPage(path)
     }
 
     @Test func aStoreOfANewerReleaseIsRefusedNamingBothVersions() throws {

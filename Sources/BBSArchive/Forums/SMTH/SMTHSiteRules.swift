@@ -26,7 +26,10 @@ enum SMTHSiteRules {
     }
 }
 
-extension SMTHMobileSource {
+/// Both SMTH front ends: what they share comes from `SMTHSiteRules`.
+protocol SMTHFrontEnd: ForumSource {}
+
+extension SMTHFrontEnd {
     public func captureMarkers(board: String) -> [String] {
         SMTHSiteRules.captureMarkers(board: board, source: self)
     }
@@ -36,12 +39,5 @@ extension SMTHMobileSource {
     }
 }
 
-extension SMTHNForumSource {
-    public func captureMarkers(board: String) -> [String] {
-        SMTHSiteRules.captureMarkers(board: board, source: self)
-    }
-    public func isLoginWall(message: String) -> Bool { SMTHSiteRules.isLoginWall(message: message) }
-    public func mediaFallbacks(for url: String) -> [(url: String, variant: String)] {
-        SMTHSiteRules.mediaFallbacks(for: url)
-    }
-}
+extension SMTHMobileSource: SMTHFrontEnd {}
+extension SMTHNForumSource: SMTHFrontEnd {}
