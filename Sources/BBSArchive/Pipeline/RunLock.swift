@@ -1,0 +1,99 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One run at a time per store and per output folder: an exclusive
+/// `flock` on a small file beside it (`archive.sqlite.lock`, `site.lock`).
+///
+/// The kernel drops the lock when its holder ends, however it ends
+/// (`kill -9` included), so a lock is never left behind; the file only
+/// says who holds it (pid, command, since when) for the message of the
+/// run that finds it taken.
+public final class RunLock: Sendable {
+    /// The lock file.
+    public let path: String
+    private let descriptor: Int32
+
+    private init(path: String, descriptor: Int32) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// The lock file that guards `target` (a store file or an output folder).
+    public static func lockPath(for target: String) -> String {
+        var trimmed = target
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        return trimmed + ".lock"
+    }
+
+    /// Takes the lock of `target`. When another process holds it: throws
+    /// `.locked` at once, or with `wait` calls `waiting` with the holder
+    /// and blocks until the lock is free.
+    /// What a lock guards, for the error when its file cannot be made.
+    public enum Target: Sendable {
+        case store, output
+    }
+
+    public static func acquire(
+        _ target: String, guarding kind: Target = .store, command: String, wait: Bool,
+        waiting: (String) -> Void = { _ in }
+    ) throws(ArchiveError) -> RunLock {
+        let path = lockPath(for: target)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            let reason = "its lock file \(path) cannot be created (\(String(cString: strerror(errno))))"
+            switch kind {
+            case .store: throw .storeUnavailable(path: target, reason: reason)
+            case .output: throw .outputUnwritable(path: target, reason: reason)
+            }
+        }
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let busy = errno == EWOULDBLOCK
+            guard busy else {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                throw .storeUnavailable(path: target, reason: "its lock file \(path) cannot be locked (\(reason))")
+            }
+            let holder = holderDescription(descriptor)
+            guard wait else {
+                close(descriptor)
+                throw .locked(path: target, holder: holder)
+            }
+            waiting(holder)
+            while flock(descriptor, LOCK_EX) != 0 {
+                guard errno == EINTR else {
+                    let reason = String(cString: strerror(errno))
+                    close(descriptor)
+                    throw .storeUnavailable(
+                        path: target, reason: "its lock file \(path) cannot be locked (\(reason))")
+                }
+            }
+        }
+        let note = "pid \(getpid())\ncommand \(command)\nsince \(ISO8601DateFormatter().string(from: Date()))\n"
+        _ = ftruncate(descriptor, 0)
+        _ = note.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+        return RunLock(path: path, descriptor: descriptor)
+    }
+
+    /// "pid 123 (bbsarchive archive Geography) since 2026-…", from the file.
+    static func holderDescription(_ descriptor: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 4096, 0) }
+        let text = count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
+        var fields: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+            if parts.count == 2 { fields[parts[0]] = parts[1] }
+        }
+        guard let pid = fields["pid"] else { return "another bbsarchive process" }
+        return "pid \(pid) (\(fields["command"] ?? "bbsarchive")) since \(fields["since"] ?? "an unknown time")"
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+
+/// What `bbsarchive status` reports about a store.
+public struct StoreStatus: Sendable, Equatable, Codable {
+    public struct Board: Sendable, Equatable, Codable {
+        public var board: String
+        public var title: String?
+        public var threads: Int
+        public var posts: Int
+        /// Attachments the posts name, and how many of them have their bytes stored.
+        public var attachments: Int
+        public var attachmentsStored: Int
+        /// Bytes of the stored attachments.
+        public var attachmentBytes: Int
+        public var firstPostAt: Date?
+        public var lastPostAt: Date?
+        /// When the last walk of the board's list began and ended (`nil`: it did not end).
+        public var lastFetchAt: Date?
+        public var lastFetchFinishedAt: Date?
+        /// Whether a walk ever read the board's list to its end.
+        public var listFullyWalked: Bool
+    }
+
+    public struct Failure: Sendable, Equatable, Codable {
+        public var url: String
+        public var board: String?
+        public var reason: String
+        public var attempts: Int
+        public var lastTriedAt: Date
+    }
+
+    public var store: String
+    /// The store's file with its write-ahead log, in bytes.
+    public var sizeBytes: Int
+    /// The newest migration applied, and all of them in order.
+    public var schemaVersion: String?
+    public var migrations: [String]
+    public var captures: Int
+    public var boards: [Board]
+    public var failures: [Failure]
+}
+
+/// Read-only queries for `status`.
+extension ArchiveStore {
+    public func status() throws(ArchiveError) -> StoreStatus {
+        let files = [path, path + "-wal"]
+        let size = files.reduce(0) { total, file in
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+            return total + bytes
+        }
+        return try read { db in
+            let migrations = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+            let boards = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT b.name, b.title,
+                      (SELECT count(*) FROM thread t WHERE t.board = b.name) AS threads,
+                      (SELECT count(*) FROM post p WHERE p.board = b.name) AS posts,
+                      (SELECT min(postedAt) FROM post p WHERE p.board = b.name) AS firstPostAt,
+                      (SELECT max(postedAt) FROM post p WHERE p.board = b.name) AS lastPostAt,
+                      (SELECT count(*) FROM attachment a WHERE a.board = b.name) AS attachments,
+                      (SELECT count(*) FROM attachment a JOIN media m ON m.url = a.url WHERE a.board = b.name)
+                        AS attachmentsStored,
+                      (SELECT coalesce(sum(s.size), 0) FROM blob s JOIN media m ON m.hash = s.hash
+                        WHERE m.url IN (SELECT url FROM attachment a WHERE a.board = b.name)) AS attachmentBytes,
+                      c.startedAt, c.finishedAt, coalesce(c.coveredAll, 0) AS coveredAll
+                    FROM board b LEFT JOIN crawl c ON c.board = b.name
+                    ORDER BY b.name
+                    """
+            ).map { row -> StoreStatus.Board in
+                let first: Int64? = row["firstPostAt"]
+                let last: Int64? = row["lastPostAt"]
+                let started: Int64? = row["startedAt"]
+                let finished: Int64? = row["finishedAt"]
+                return StoreStatus.Board(
+                    board: row["name"], title: row["title"], threads: row["threads"], posts: row["posts"],
+                    attachments: row["attachments"], attachmentsStored: row["attachmentsStored"],
+                    attachmentBytes: row["attachmentBytes"], firstPostAt: first.map(Self.date),
+                    lastPostAt: last.map(Self.date), lastFetchAt: started.map(Self.date),
+                    lastFetchFinishedAt: finished.map(Self.date), listFullyWalked: row["coveredAll"])
+            }
+            let failures = try Row.fetchAll(
+                db, sql: "SELECT url, board, reason, attempts, lastTriedAt FROM failure ORDER BY board, url"
+            ).map { row in
+                StoreStatus.Failure(
+                    url: row["url"], board: row["board"], reason: row["reason"], attempts: row["attempts"],
+                    lastTriedAt: Self.date(row["lastTriedAt"]))
+            }
+            let captures = try Int.fetchOne(db, sql: "SELECT count(*) FROM capture") ?? 0
+            return StoreStatus(
+                store: path, sizeBytes: size, schemaVersion: migrations.last, migrations: migrations,
+                captures: captures, boards: boards, failures: failures)
+        }
+    }
+}
