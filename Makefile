@@ -10,7 +10,7 @@ TEST_PACKAGES := chromium fonts-noto-cjk w3m python3 python3-pip default-jre-hea
 # apt-get needs root: use sudo when not already root.
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo)
 
-.PHONY: setup setup-core build test test-install test-dist demo bench screenshots lint clean install uninstall dist manpage
+.PHONY: setup setup-core build test test-install test-dist demo bench bench-search screenshots lint clean install uninstall dist manpage
 
 # Everything the build, the demo and the tests need; installs only what is
 # missing, after refreshing the package lists (a new machine's may be empty
@@ -148,6 +148,15 @@ bench: setup-core
 	@$(call apt_install,$(BENCH_PACKAGES))
 	$(SWIFT) build -c release
 	$(PYTHON) scripts/bench/bench.py --scale $(BENCH_SCALE)
+
+# Search on a built site (default: the demo's site/): what each of 40 random
+# queries of every kind downloads with a cold cache and when its first
+# results show, in headless Chromium over `bbsarchive serve`; the index's
+# size beside the site's HTML. Prints JSON. Not yet part of `make bench`.
+SEARCH_SITE ?= site
+bench-search: setup
+	$(SWIFT) build -c release
+	$(PYTHON) scripts/bench/search_bench.py --site $(SEARCH_SITE) --bin $$($(SWIFT) build -c release --show-bin-path)/bbsarchive
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests

@@ -44,6 +44,7 @@ let package = Package(
                 "CLibXML2", "CCurl", "CCmarkGFM", "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
             ]),
         // The commit the program was built from, for `--version`.
         .target(name: "CBuildInfo", cSettings: [.define("BBSARCHIVE_COMMIT", to: "\"\(buildCommit)\"")]),

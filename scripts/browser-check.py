@@ -206,6 +206,7 @@ def main():
                         help="evaluate EXPRESSION on PAGE (light, first width) and report its value")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
     parser.add_argument("--timeout", type=float, default=30)
+    parser.add_argument("--base", help="load probes from this http(s) address of the site instead of file://")
     args = parser.parse_args()
 
     site = Path(args.site).resolve()
@@ -266,8 +267,13 @@ def main():
                     report["loads"].append(entry)
 
         for page, expression in args.probe:
-            load(browser, session, (site / page).as_uri() if "?" not in page else
-                 (site / page.split("?")[0]).as_uri() + "?" + page.split("?", 1)[1], widths[0], "light", args.height)
+            if args.base:
+                url = args.base.rstrip("/") + "/" + page
+            elif "?" not in page:
+                url = (site / page).as_uri()
+            else:
+                url = (site / page.split("?")[0]).as_uri() + "?" + page.split("?", 1)[1]
+            load(browser, session, url, widths[0], "light", args.height)
             result = evaluate(browser, session, expression)
             result.update({"page": page, "expression": expression,
                            "problems": problems_in(browser.events, session)})

@@ -13,6 +13,7 @@ public struct BBSArchiveCommand: AsyncParsableCommand {
             InitCommand.self,
             StatusCommand.self,
             ExportCommand.self,
+            ServeCommand.self,
         ])
 
     public init() {}

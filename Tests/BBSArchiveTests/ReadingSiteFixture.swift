@@ -24,6 +24,8 @@ actor ReadingSiteFixture {
         let plain: SiteInspector
         let publishedReport: SiteBuilder.Report
         let plainReport: SiteBuilder.Report
+        /// The store both were built from.
+        let storePath: String
     }
 
     private var building: Task<Built, any Error>?
@@ -64,7 +66,7 @@ actor ReadingSiteFixture {
         ).run()
         return Built(
             forum: forum, published: SiteInspector(root: publishedRoot), plain: SiteInspector(root: plainRoot),
-            publishedReport: publishedReport, plainReport: plainReport)
+            publishedReport: publishedReport, plainReport: plainReport, storePath: storePath)
     }
 }
 

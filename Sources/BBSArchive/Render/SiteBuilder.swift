@@ -102,6 +102,8 @@ public struct SiteBuilder: Sendable {
         try buildSections(run: run)
         try buildHot(run: run)
         try buildLookup(lookup, run: run)
+        // Search (issue 9): the page and the index of the posts changed since the last build.
+        try buildSearch(SearchChanges(since: run.unchangedSince, store: store), run: run)
         try buildNotFound(run: run)
         try buildSiteFeed(run: run)
         try buildSitemap(run: run)
@@ -194,7 +196,7 @@ public struct SiteBuilder: Sendable {
         return [
             "root": root,
             "home": link(SitePaths.home), "hotHref": link(SitePaths.hot), "lookupHref": link(SitePaths.lookup),
-            "feedHref": link(SitePaths.feed),
+            "feedHref": link(SitePaths.feed), "searchHref": link(SitePaths.search), "searchBoard": board ?? false,
             "stylesheet": link(SitePaths.stylesheet), "bootScript": link(SitePaths.bootScript),
             "siteScript": link(SitePaths.siteScript), "icon": link(SitePaths.icon),
             "pageTitle": title, "siteTitle": options.siteTitle, "version": BBSArchiveVersion.version,

@@ -16,6 +16,8 @@ enum SitePaths {
     static let lookup = "lookup.html"
     /// The lookup page's map of archived threads, a script so it loads from `file://` too.
     static let lookupMap = "lookup-map.js"
+    static let search = "search.html"
+    static let searchScript = "assets/search.js"
     static let notFound = "404.html"
     static let feed = "feed.xml"
     static let sitemap = "sitemap.xml"

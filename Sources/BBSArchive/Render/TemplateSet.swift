@@ -9,7 +9,8 @@ import Mustache
 public struct TemplateSet: Sendable {
     /// The page templates every template folder must provide.
     public static let required = [
-        "home", "section", "board", "thread", "user", "hot", "lookup", "404", "sidebar", "threadlist", "threadlist-row",
+        "home", "section", "board", "thread", "user", "hot", "lookup", "search", "404", "sidebar", "threadlist",
+        "threadlist-row",
         "post-body",
         "feed",
         "sitemap", "sitemap-index",

@@ -145,6 +145,31 @@ enum StoreSchema {
                     ALTER TABLE failure ADD COLUMN kind TEXT NOT NULL DEFAULT 'failed';
                     """)
         }
+        // Search (issue 9): which post is which document of the site's
+        // search index, so a build appends new posts to it instead of
+        // indexing everything again. `search_index` names the index (the id
+        // in its search/index.js) these rows describe.
+        migrator.registerMigration("v2-search-index") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE search_doc (
+                      board TEXT NOT NULL,
+                      gid INTEGER NOT NULL,
+                      floor INTEGER NOT NULL,
+                      doc INTEGER NOT NULL,
+                      hash TEXT NOT NULL,
+                      PRIMARY KEY (board, gid, floor)
+                    );
+                    CREATE TABLE search_index (
+                      id TEXT PRIMARY KEY NOT NULL,
+                      docs INTEGER NOT NULL,
+                      lastPostedAt INTEGER NOT NULL,
+                      lastBoard TEXT NOT NULL,
+                      lastGid INTEGER NOT NULL,
+                      lastFloor INTEGER NOT NULL
+                    );
+                    """)
+        }
         // Which bbsarchive wrote the store last, so that an older one can
         // say which version it needs.
         migrator.registerMigration("v3-store-writer") { db in

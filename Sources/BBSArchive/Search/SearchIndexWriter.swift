@@ -1,0 +1,660 @@
+import Foundation
+import GRDB
+
+/// Writes the static search index into `search/` of the site.
+///
+/// Layout (every file a script that hands its data to `assets/search.js`,
+/// so it loads through `<script>` elements from `file://` too):
+///
+/// - `search/index.js`: shard count, document count, chunk size.
+/// - `search/s/K.js`: shard K, the postings of every term whose FNV-1a hash
+///   is K modulo the shard count: `u` single characters (documents), `b`
+///   character pairs (documents, positions), `m` filters (`b:board`,
+///   `a:author`; documents). Each list is base64 of unsigned LEB128
+///   varints, documents as gaps, positions as gaps within a document.
+/// - `search/d/K.js`: documents 4K…4K+3: board, thread, floor, link (page and anchor),
+///   author, time, title and searchable text, for the result list.
+/// - `search/days.js`: the first document of each Beijing day, for the
+///   `after:` / `before:` filters.
+///
+/// Documents are numbered in the order posts were made (then board, thread,
+/// floor), so numbers are stable as an archive grows: a new reply is the
+/// next number, and only the shards of its own terms, its chunk, the
+/// manifest and the day table change. The writer leaves identical files
+/// alone, so a build rewrites only those.
+///
+/// Memory stays bounded: posts stream from the store in one pass, their
+/// postings are appended to per-bucket spill files in a temporary folder,
+/// and each bucket (a fixed share of the shards) is assembled on its own.
+struct SearchIndexWriter {
+    static let folder = "search"
+    static let manifestPath = "search/index.js"
+    static let daysPath = "search/days.js"
+    static let docsPerChunk = 4
+    static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
+    static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }
+
+    /// What the index covers; the site's threads are paged by `postsPerPage`.
+    let store: ArchiveStore
+    let postsPerPage: Int
+    /// Bytes of postings held in memory before they go to the spill files.
+    var spillThreshold = 32 << 20
+
+    struct Report: Sendable, Equatable {
+        /// Whether every post was indexed again (otherwise new posts were appended).
+        var full = false
+        var documents = 0
+        var appended = 0
+        var shards = 0
+        var filesWritten = 0
+        var bytes = 0
+    }
+
+    /// Where the index files are read from and written to; `write` skips
+    /// identical files and returns whether it wrote.
+    struct Output {
+        var read: (String) -> Data?
+        var write: (Data, String) throws(ArchiveError) -> Bool
+    }
+
+    /// A post's place in document order: (time, board, thread, floor), as
+    /// SQLite orders them (board names by their UTF-8 bytes).
+    struct Key: Comparable {
+        var postedAt: Int64
+        var board: [UInt8]
+        var gid: Int
+        var floor: Int
+
+        static func < (a: Key, b: Key) -> Bool {
+            if a.postedAt != b.postedAt { return a.postedAt < b.postedAt }
+            if a.board != b.board { return a.board.lexicographicallyPrecedes(b.board) }
+            if a.gid != b.gid { return a.gid < b.gid }
+            return a.floor < b.floor
+        }
+    }
+
+    /// One post ready for the index.
+    struct Document {
+        var key: Key
+        var board: String
+        var gid: Int
+        var floor: Int
+        var author: String
+        var day: Int
+        /// Its entry in a `search/d/` chunk.
+        var row: String
+        var normalized: String
+    }
+
+    static func document(post: StoredPost, threadTitle: String, position: Int, postsPerPage: Int) -> Document {
+        let text = SearchText.searchable(post: post, threadTitle: threadTitle)
+        let link = SitePaths.thread(post.board, gid: post.gid, page: position / max(1, postsPerPage) + 1)
+        let row =
+            "["
+            + [
+                json(post.board), String(post.gid), String(post.floor), json(link + "#a\(post.floor)"),
+                json(post.author), json(String(BeijingTime.display(post.postedAt).prefix(16))),
+                json(SiteBuilder.displayable(threadTitle)), json(SiteBuilder.displayable(text)),
+            ].joined(separator: ",") + "]"
+        return Document(
+            key: Key(
+                postedAt: ArchiveStore.seconds(post.postedAt), board: Array(post.board.utf8), gid: post.gid,
+                floor: post.floor),
+            board: post.board, gid: post.gid, floor: post.floor, author: post.author, day: dayNumber(post.postedAt),
+            row: row, normalized: SearchText.normalize(text))
+    }
+
+    /// Every posting of one document, handed to `add` as (term, kind, positions).
+    static func postings(_ document: Document, _ add: (String, SpillFiles.Kind, [Int]) -> Void) {
+        let terms = SearchText.terms(document.normalized)
+        for unigram in terms.unigrams { add(unigram, .unigram, []) }
+        for (bigram, positions) in terms.bigrams { add(bigram, .bigram, positions) }
+        add("b:" + document.board.lowercased(), .filter, [])
+        add("a:" + document.author.lowercased(), .filter, [])
+    }
+
+    /// Brings the index up to date: appends the new posts of the changed
+    /// threads when the index on disk is the one the store describes and
+    /// they all come after its last document; otherwise indexes everything.
+    func update(_ changes: SearchChanges, _ output: Output) throws(ArchiveError) -> Report {
+        if let threads = changes.threads, let report = try append(threads, output) { return report }
+        return try writeAll(output)
+    }
+
+    /// The whole index, from one pass over the store.
+    func writeAll(_ output: Output) throws(ArchiveError) -> Report {
+        let documents = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM post") ?? 0 }
+        let shards = Self.shardCount(documents: documents)
+        let buckets = min(shards, 64)
+        let spill = try SpillFiles(buckets: buckets, threshold: spillThreshold)
+        defer { spill.remove() }
+        var report = Report(full: true, shards: shards)
+        func emit(_ data: Data, _ path: String) throws(ArchiveError) {
+            report.bytes += data.count
+            if try output.write(data, path) { report.filesWritten += 1 }
+        }
+
+        var chunk: [String] = []
+        var days: [(Int, Int)] = []
+        var last: Key?
+        var failure: ArchiveError?
+        let id = UUID().uuidString
+        // One transaction: the map of posts to documents is replaced whole.
+        try store.write { db in
+            try db.execute(sql: "DELETE FROM search_doc; DELETE FROM search_index")
+            let insert = try db.makeStatement(
+                sql: "INSERT INTO search_doc (board, gid, floor, doc, hash) VALUES (?, ?, ?, ?, ?)")
+            let cursor = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT p.board, p.gid, p.floor, p.author, p.postedAt, p.body, p.signature, t.title,
+                      (SELECT count(*) FROM post q WHERE q.board = p.board AND q.gid = p.gid AND q.floor < p.floor)
+                        AS position
+                    FROM post p JOIN thread t ON t.board = p.board AND t.gid = p.gid
+                    ORDER BY p.postedAt, p.board, p.gid, p.floor
+                    """)
+            var doc = 0
+            while let row = try cursor.next() {
+                let post = StoredPost(
+                    board: row["board"], gid: row["gid"], floor: row["floor"], author: row["author"],
+                    postedAt: ArchiveStore.date(row["postedAt"]), body: row["body"], ip: nil, editedBy: nil,
+                    attachments: [], signature: row["signature"])
+                let document = Self.document(
+                    post: post, threadTitle: row["title"], position: row["position"], postsPerPage: postsPerPage)
+                Self.postings(document) { term, kind, positions in
+                    spill.add(term: term, kind: kind, doc: doc, positions: positions, shards: shards)
+                }
+                do throws(ArchiveError) {
+                    try spill.flushIfNeeded()
+                } catch {
+                    failure = error
+                    return
+                }
+                try insert.execute(arguments: [
+                    post.board, post.gid, post.floor, doc, SHA256.hex(Data(document.row.utf8)),
+                ])
+                if days.last?.0 != document.day { days.append((document.day, doc)) }
+                last = document.key
+                chunk.append(document.row)
+                doc += 1
+                if chunk.count == Self.docsPerChunk {
+                    let index = doc / Self.docsPerChunk - 1
+                    do throws(ArchiveError) {
+                        try emit(Self.chunkScript(index, chunk), Self.chunkPath(index))
+                    } catch {
+                        failure = error
+                        return
+                    }
+                    chunk = []
+                }
+            }
+            report.documents = doc
+            try db.execute(
+                sql: """
+                    INSERT INTO search_index (id, docs, lastPostedAt, lastBoard, lastGid, lastFloor)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    id, doc, last?.postedAt ?? 0, String(decoding: last?.board ?? [], as: UTF8.self), last?.gid ?? 0,
+                    last?.floor ?? 0,
+                ])
+        }
+        if let failure { throw failure }
+        if !chunk.isEmpty {
+            let index = report.documents / Self.docsPerChunk
+            try emit(Self.chunkScript(index, chunk), Self.chunkPath(index))
+        }
+        for bucket in 0..<buckets {
+            var byShard: [Int: SpillFiles.Shard] = [:]
+            try spill.readBucket(bucket) { shard, kind, term, doc, positions in
+                byShard[shard, default: SpillFiles.Shard()].add(kind: kind, term: term, doc: doc, positions: positions)
+            }
+            for shard in stride(from: bucket, to: shards, by: buckets) {
+                try emit(Self.shardScript(shard, byShard[shard] ?? SpillFiles.Shard()), Self.shardPath(shard))
+            }
+        }
+        try emit(Self.daysScript(days), Self.daysPath)
+        // Last: until it names the new index, the next build indexes everything again.
+        try emit(Self.manifestScript(id: id, shards: shards, documents: report.documents), Self.manifestPath)
+        return report
+    }
+
+    /// Appends the new posts of `threads`; `nil` when that cannot give what
+    /// a full pass would (no index or another one on disk, an indexed post
+    /// changed or moved, a new post older than the last document, or the
+    /// archive outgrew its shard count).
+    private func append(_ threads: [SearchChanges.ThreadKey], _ output: Output) throws(ArchiveError) -> Report? {
+        guard let manifest = output.read(Self.manifestPath).flatMap(Self.parseManifest) else { return nil }
+        struct State {
+            var docs: Int
+            var last: Key
+        }
+        let state: State? = try store.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM search_index WHERE id = ?", arguments: [manifest.id])
+            else { return nil }
+            let board: String = row["lastBoard"]
+            return State(
+                docs: row["docs"],
+                last: Key(
+                    postedAt: row["lastPostedAt"], board: Array(board.utf8), gid: row["lastGid"],
+                    floor: row["lastFloor"]))
+        }
+        guard let state, state.docs == manifest.docs else { return nil }
+
+        var fresh: [Document] = []
+        for thread in threads {
+            let posts = try store.posts(board: thread.board, gid: thread.gid)
+            guard
+                let title = try store.read({ db in
+                    try String.fetchOne(
+                        db, sql: "SELECT title FROM thread WHERE board = ? AND gid = ?",
+                        arguments: [thread.board, thread.gid])
+                })
+            else { continue }
+            let hashes: [Int: String] = try store.read { db in
+                var hashes: [Int: String] = [:]
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT floor, hash FROM search_doc WHERE board = ? AND gid = ?",
+                    arguments: [thread.board, thread.gid])
+                {
+                    hashes[row["floor"]] = row["hash"]
+                }
+                return hashes
+            }
+            for (position, post) in posts.enumerated() {
+                let document = Self.document(
+                    post: post, threadTitle: title, position: position, postsPerPage: postsPerPage)
+                if let hash = hashes[post.floor] {
+                    guard hash == SHA256.hex(Data(document.row.utf8)) else { return nil }
+                } else {
+                    guard state.last < document.key else { return nil }
+                    fresh.append(document)
+                }
+            }
+        }
+        var report = Report(full: false, documents: state.docs, shards: manifest.shards)
+        guard !fresh.isEmpty else { return report }
+        let documents = state.docs + fresh.count
+        guard Self.shardCount(documents: documents) == manifest.shards else { return nil }
+        fresh.sort { $0.key < $1.key }
+        func emit(_ data: Data, _ path: String) throws(ArchiveError) {
+            report.bytes += data.count
+            if try output.write(data, path) { report.filesWritten += 1 }
+        }
+
+        // The shards the new posts touch: read, extended, written.
+        var touched: [Int: SpillFiles.Shard] = [:]
+        for (offset, document) in fresh.enumerated() {
+            Self.postings(document) { term, kind, positions in
+                let shard = Int(Self.hash(term) % UInt32(manifest.shards))
+                if touched[shard] == nil {
+                    touched[shard] =
+                        output.read(Self.shardPath(shard)).flatMap { Self.parseShard($0, index: shard) }
+                        ?? SpillFiles.Shard()
+                }
+                touched[shard]?.add(kind: kind, term: term, doc: state.docs + offset, positions: positions)
+            }
+        }
+        for (shard, content) in touched.sorted(by: { $0.key < $1.key }) {
+            try emit(Self.shardScript(shard, content), Self.shardPath(shard))
+        }
+
+        // The last chunk, completed, and new ones.
+        var index = state.docs / Self.docsPerChunk
+        var rows =
+            state.docs % Self.docsPerChunk == 0 ? [] : (output.read(Self.chunkPath(index)).map(Self.chunkRows) ?? [])
+        guard rows.count == state.docs % Self.docsPerChunk else { return nil }
+        for document in fresh {
+            rows.append(document.row)
+            if rows.count == Self.docsPerChunk {
+                try emit(Self.chunkScript(index, rows), Self.chunkPath(index))
+                index += 1
+                rows = []
+            }
+        }
+        if !rows.isEmpty { try emit(Self.chunkScript(index, rows), Self.chunkPath(index)) }
+
+        var days = output.read(Self.daysPath).flatMap(Self.parseDays) ?? []
+        for (offset, document) in fresh.enumerated() where days.last?.0 != document.day {
+            days.append((document.day, state.docs + offset))
+        }
+        try emit(Self.daysScript(days), Self.daysPath)
+
+        let id = UUID().uuidString
+        let last = fresh[fresh.count - 1].key
+        try store.write { db in
+            let insert = try db.makeStatement(
+                sql: "INSERT INTO search_doc (board, gid, floor, doc, hash) VALUES (?, ?, ?, ?, ?)")
+            for (offset, document) in fresh.enumerated() {
+                try insert.execute(arguments: [
+                    document.board, document.gid, document.floor, state.docs + offset,
+                    SHA256.hex(Data(document.row.utf8)),
+                ])
+            }
+            try db.execute(sql: "DELETE FROM search_index")
+            try db.execute(
+                sql: """
+                    INSERT INTO search_index (id, docs, lastPostedAt, lastBoard, lastGid, lastFloor)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    id, documents, last.postedAt, String(decoding: last.board, as: UTF8.self), last.gid, last.floor,
+                ])
+        }
+        try emit(Self.manifestScript(id: id, shards: manifest.shards, documents: documents), Self.manifestPath)
+        report.documents = documents
+        report.appended = fresh.count
+        return report
+    }
+
+    /// About 8 documents a shard, a power of two between 16 and 65536, so
+    /// the count (and every shard's file) only changes when the archive
+    /// doubles.
+    static func shardCount(documents: Int) -> Int {
+        var count = 16
+        while count < 65536 && count * 8 < documents { count *= 2 }
+        return count
+    }
+
+    /// FNV-1a over the term's UTF-8, as `assets/search.js` computes it.
+    static func hash(_ term: String) -> UInt32 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in term.utf8 {
+            hash ^= UInt32(byte)
+            hash = hash &* 16_777_619
+        }
+        return hash
+    }
+
+    /// `YYYYMMDD` of a time in Beijing.
+    static func dayNumber(_ date: Date) -> Int {
+        let c = BeijingTime.components(of: date)
+        return c.year * 10000 + c.month * 100 + c.day
+    }
+
+    static func manifestScript(id: String, shards: Int, documents: Int) -> Data {
+        Data(
+            "BBSSearch.manifest({\"version\":1,\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk)});\n"
+                .utf8)
+    }
+
+    static func daysScript(_ days: [(Int, Int)]) -> Data {
+        Data("BBSSearch.days([\(days.map { "[\($0.0),\($0.1)]" }.joined(separator: ","))]);\n".utf8)
+    }
+
+    /// The JSON between `BBSSearch.name(` (and an index argument) and `);`.
+    static func payload(_ data: Data, prefix: String) -> Data? {
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.hasPrefix(prefix), text.hasSuffix(");\n") else { return nil }
+        return Data(text.dropFirst(prefix.count).dropLast(3).utf8)
+    }
+
+    static func parseManifest(_ data: Data) -> (id: String, shards: Int, docs: Int)? {
+        guard let json = payload(data, prefix: "BBSSearch.manifest("),
+            let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
+            let id = object["id"] as? String, let shards = object["shards"] as? Int, let docs = object["docs"] as? Int
+        else { return nil }
+        return (id, shards, docs)
+    }
+
+    static func parseDays(_ data: Data) -> [(Int, Int)]? {
+        guard let json = payload(data, prefix: "BBSSearch.days("),
+            let list = try? JSONSerialization.jsonObject(with: json) as? [[Int]]
+        else { return nil }
+        return list.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
+    }
+
+    /// A shard file back into postings that further documents can extend.
+    static func parseShard(_ data: Data, index: Int) -> SpillFiles.Shard? {
+        guard let json = payload(data, prefix: "BBSSearch.shard(\(index),"),
+            let object = try? JSONSerialization.jsonObject(with: json) as? [String: [String: String]]
+        else { return nil }
+        func lists(_ key: String, positional: Bool) -> [String: SpillFiles.Posting]? {
+            var result: [String: SpillFiles.Posting] = [:]
+            for (term, base64) in object[key] ?? [:] {
+                guard let bytes = Data(base64Encoded: base64).map([UInt8].init),
+                    let last = SpillFiles.lastDocument(bytes, positional: positional)
+                else { return nil }
+                result[term] = SpillFiles.Posting(bytes: bytes, lastDoc: last)
+            }
+            return result
+        }
+        guard let unigrams = lists("u", positional: false), let bigrams = lists("b", positional: true),
+            let filters = lists("m", positional: false)
+        else { return nil }
+        return SpillFiles.Shard(unigrams: unigrams, bigrams: bigrams, filters: filters)
+    }
+
+    /// The rows of a chunk file (one a line, as `chunkScript` writes them).
+    static func chunkRows(_ data: Data) -> [String] {
+        String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst().map { line in
+            var row = String(line)
+            if row.hasSuffix("]);") { row.removeLast(3) }
+            if row.hasSuffix(",") { row.removeLast() }
+            return row
+        }
+    }
+
+    static func chunkScript(_ index: Int, _ rows: [String]) -> Data {
+        Data("BBSSearch.docs(\(index),[\n\(rows.joined(separator: ",\n"))]);\n".utf8)
+    }
+
+    static func shardScript(_ index: Int, _ shard: SpillFiles.Shard) -> Data {
+        func object(_ lists: [String: SpillFiles.Posting]) -> String {
+            "{"
+                + lists.keys.sorted().map { key in Self.json(key) + ":\"" + Self.base64(lists[key]?.bytes ?? []) + "\""
+                }
+                .joined(separator: ",") + "}"
+        }
+        let body = "{\"u\":\(object(shard.unigrams)),\"b\":\(object(shard.bigrams)),\"m\":\(object(shard.filters))}"
+        return Data("BBSSearch.shard(\(index),\(body));\n".utf8)
+    }
+
+    static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+
+    /// A JSON string literal that is also safe in a script.
+    static func json(_ text: String) -> String {
+        var out = "\""
+        out.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 2)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\u{2028}": out += "\\u2028"
+            case "\u{2029}": out += "\\u2029"
+            case "<": out += "\\u003c"
+            default:
+                if scalar.value < 0x20 {
+                    out +=
+                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                        + String(scalar.value, radix: 16)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Postings on their way to the shards: appended to one buffer per bucket,
+/// written to that bucket's temporary file when memory fills.
+final class SpillFiles {
+    enum Kind: UInt8 {
+        case unigram = 0
+        case bigram = 1
+        case filter = 2
+    }
+
+    /// One term's postings, encoded as they arrive (in document order).
+    struct Posting {
+        var bytes: [UInt8] = []
+        var lastDoc = -1
+    }
+
+    struct Shard {
+        var unigrams: [String: Posting] = [:]
+        var bigrams: [String: Posting] = [:]
+        var filters: [String: Posting] = [:]
+
+        mutating func add(kind: Kind, term: String, doc: Int, positions: [Int]) {
+            switch kind {
+            case .unigram: Self.append(&unigrams[term, default: Posting()], doc: doc, positions: nil)
+            case .bigram: Self.append(&bigrams[term, default: Posting()], doc: doc, positions: positions)
+            case .filter: Self.append(&filters[term, default: Posting()], doc: doc, positions: nil)
+            }
+        }
+
+        private static func append(_ posting: inout Posting, doc: Int, positions: [Int]?) {
+            // The first document as is, then gaps.
+            varint(doc - max(posting.lastDoc, 0), into: &posting.bytes)
+            posting.lastDoc = doc
+            guard let positions else { return }
+            varint(positions.count, into: &posting.bytes)
+            var previous = 0
+            for position in positions {
+                varint(position - previous, into: &posting.bytes)
+                previous = position
+            }
+        }
+    }
+
+    /// The last document of an encoded list, `nil` when it does not decode.
+    static func lastDocument(_ bytes: [UInt8], positional: Bool) -> Int? {
+        var index = 0
+        var doc = 0
+        var last = -1
+        while index < bytes.count {
+            guard let gap = readVarint(bytes, &index) else { return nil }
+            doc += gap
+            last = doc
+            if positional {
+                guard let count = readVarint(bytes, &index) else { return nil }
+                for _ in 0..<count where readVarint(bytes, &index) == nil { return nil }
+            }
+        }
+        return last
+    }
+
+    let folder: URL
+    let buckets: Int
+    let threshold: Int
+    private var buffers: [[UInt8]]
+    private var buffered = 0
+
+    init(buckets: Int, threshold: Int) throws(ArchiveError) {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("bbsarchive-search-\(UUID().uuidString)")
+        self.buckets = buckets
+        self.threshold = threshold
+        buffers = Array(repeating: [], count: buckets)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw .outputUnwritable(path: folder.path, reason: "cannot make a temporary folder for the search index")
+        }
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: folder) }
+
+    func add(term: String, kind: Kind, doc: Int, positions: [Int], shards: Int) {
+        let shard = Int(SearchIndexWriter.hash(term) % UInt32(shards))
+        let bucket = shard % buckets
+        var record: [UInt8] = []
+        varint(shard, into: &record)
+        record.append(kind.rawValue)
+        let bytes = Array(term.utf8)
+        varint(bytes.count, into: &record)
+        record += bytes
+        varint(doc, into: &record)
+        varint(positions.count, into: &record)
+        for position in positions { varint(position, into: &record) }
+        buffers[bucket] += record
+        buffered += record.count
+    }
+
+    func flushIfNeeded() throws(ArchiveError) {
+        guard buffered >= threshold else { return }
+        try flush()
+    }
+
+    private func flush() throws(ArchiveError) {
+        for bucket in 0..<buckets where !buffers[bucket].isEmpty {
+            let url = file(bucket)
+            do {
+                if !FileManager.default.fileExists(atPath: url.path) {
+                    _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+                }
+                let handle = try FileHandle(forWritingTo: url)
+                defer { try? handle.close() }
+                try handle.seekToEnd()
+                try handle.write(contentsOf: buffers[bucket])
+            } catch {
+                throw .outputUnwritable(path: url.path, reason: "cannot spill the search index to disk")
+            }
+            buffers[bucket] = []
+        }
+        buffered = 0
+    }
+
+    private func file(_ bucket: Int) -> URL { folder.appendingPathComponent("\(bucket).bin") }
+
+    /// Every record of one bucket, spilled ones first, in document order.
+    func readBucket(
+        _ bucket: Int, _ body: (Int, Kind, String, Int, [Int]) throws(ArchiveError) -> Void
+    ) throws(ArchiveError) {
+        let spilled = FileManager.default.contents(atPath: file(bucket).path).map { [UInt8]($0) } ?? []
+        for bytes in [spilled, buffers[bucket]] {
+            var index = 0
+            while index < bytes.count {
+                guard let shard = readVarint(bytes, &index), index < bytes.count,
+                    let kind = Kind(rawValue: bytes[index])
+                else { throw .outputUnwritable(path: folder.path, reason: "the search spill file is damaged") }
+                index += 1
+                guard let length = readVarint(bytes, &index), index + length <= bytes.count else {
+                    throw .outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
+                }
+                let term = String(decoding: bytes[index..<index + length], as: UTF8.self)
+                index += length
+                guard let doc = readVarint(bytes, &index), let count = readVarint(bytes, &index) else {
+                    throw .outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
+                }
+                var positions: [Int] = []
+                positions.reserveCapacity(count)
+                for _ in 0..<count {
+                    guard let position = readVarint(bytes, &index) else {
+                        throw .outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
+                    }
+                    positions.append(position)
+                }
+                try body(shard, kind, term, doc, positions)
+            }
+        }
+        buffers[bucket] = []
+    }
+}
+
+/// Unsigned LEB128.
+func varint(_ value: Int, into bytes: inout [UInt8]) {
+    var value = UInt(max(0, value))
+    while value >= 0x80 {
+        bytes.append(UInt8(value & 0x7F) | 0x80)
+        value >>= 7
+    }
+    bytes.append(UInt8(value))
+}
+
+func readVarint(_ bytes: [UInt8], _ index: inout Int) -> Int? {
+    var value = 0
+    var shift = 0
+    while index < bytes.count, shift < 63 {
+        let byte = bytes[index]
+        index += 1
+        value |= Int(byte & 0x7F) << shift
+        if byte & 0x80 == 0 { return value }
+        shift += 7
+    }
+    return nil
+}

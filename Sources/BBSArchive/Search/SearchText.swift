@@ -1,0 +1,140 @@
+import Foundation
+
+/// What search sees of a post, and how text becomes index terms.
+///
+/// A post's searchable text is the thread title (first post only), the
+/// lines of its own text as the page shows them (quotes left out, the
+/// signature and the FROM / edit lines in), and the signature the desktop
+/// site gives apart. Lines are joined by `\n`, which no query term can hold,
+/// so no match spans two lines.
+///
+/// Every character is indexed, whatever its script: a character alone (for
+/// one-character queries) and every pair of neighbours with its position
+/// (for everything longer). A term of n characters is found from the pairs
+/// at offsets 0, 2, 4… (and n−2), whose positions must line up: that is an
+/// exact substring match, so Chinese needs no word list and a Latin word
+/// matches by prefix and by substring alike.
+public enum SearchText {
+    /// NFKC, then lower case: `ＧＰＳ` → `gps`, `iPhone` → `iphone`.
+    /// The client does the same (`normalize('NFKC').toLowerCase()`).
+    public static func normalize(_ text: String) -> String {
+        text.precomposedStringWithCompatibilityMapping.lowercased()
+    }
+
+    /// The searchable text of a post, before normalization.
+    public static func searchable(post: StoredPost, threadTitle: String) -> String {
+        var lines: [String] = []
+        if post.floor == 0 { lines.append(InlineText.plain(threadTitle)) }
+        for block in PostNormalizer.normalize(post.body).blocks {
+            guard case .text(let text) = block else { continue }
+            lines += text.map(InlineText.plain)
+        }
+        if let signature = post.signature, !signature.isEmpty {
+            lines += signature.split(separator: "\n", omittingEmptySubsequences: false).map {
+                InlineText.plain(String($0))
+            }
+        }
+        while let last = lines.last, last.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The terms of normalized text: each distinct character (`unigrams`)
+    /// and each pair of neighbours with the positions (in Unicode scalars)
+    /// where it starts (`bigrams`). Pairs across a line break are left out.
+    public static func terms(_ normalized: String) -> (unigrams: Set<String>, bigrams: [String: [Int]]) {
+        let scalars = Array(normalized.unicodeScalars)
+        var unigrams = Set<String>()
+        var bigrams: [String: [Int]] = [:]
+        for (index, scalar) in scalars.enumerated() where !isSeparator(scalar) {
+            if !scalar.properties.isWhitespace { unigrams.insert(String(scalar)) }
+            guard index + 1 < scalars.count, !isSeparator(scalars[index + 1]) else { continue }
+            var pair = String.UnicodeScalarView()
+            pair.append(scalar)
+            pair.append(scalars[index + 1])
+            bigrams[String(pair), default: []].append(index)
+        }
+        return (unigrams, bigrams)
+    }
+
+    static func isSeparator(_ scalar: Unicode.Scalar) -> Bool { scalar == "\n" || scalar == "\r" }
+
+    /// A query split as the client splits it: terms (normalized, each a
+    /// substring that must occur) and filters. `"…"` keeps spaces in a term.
+    public struct Query: Equatable, Sendable {
+        public var terms: [String] = []
+        public var board: String?
+        public var author: String?
+        /// `YYYY-MM-DD`, Beijing time, inclusive.
+        public var after: String?
+        public var before: String?
+
+        public var isEmpty: Bool { terms.isEmpty && board == nil && author == nil && after == nil && before == nil }
+    }
+
+    /// Parses a query the way `assets/search.js` does.
+    public static func parse(_ query: String) -> Query {
+        var result = Query()
+        var tokens: [(text: String, quoted: Bool)] = []
+        var current = ""
+        var quoted = false
+        var wasQuoted = false
+        for character in query {
+            if character == "\"" {
+                if quoted {
+                    tokens.append((current, true))
+                    current = ""
+                    wasQuoted = true
+                } else if !current.isEmpty {
+                    tokens.append((current, false))
+                    current = ""
+                }
+                quoted.toggle()
+            } else if !quoted && character.isWhitespace {
+                if !current.isEmpty { tokens.append((current, false)) }
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        if !current.isEmpty { tokens.append((current, quoted)) }
+        _ = wasQuoted
+        for (text, isQuoted) in tokens {
+            if !isQuoted, let colon = text.firstIndex(of: ":") {
+                let key = text[..<colon].lowercased()
+                let value = String(text[text.index(after: colon)...])
+                switch key {
+                case "board" where !value.isEmpty:
+                    result.board = value.lowercased()
+                    continue
+                case "author" where !value.isEmpty:
+                    result.author = value.lowercased()
+                    continue
+                case "after" where isDay(value):
+                    result.after = value
+                    continue
+                case "before" where isDay(value):
+                    result.before = value
+                    continue
+                default: break
+                }
+            }
+            let term = normalize(text)
+            if !term.isEmpty, !term.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
+                result.terms.append(term)
+            }
+        }
+        return result
+    }
+
+    static func isDay(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        return parts.count == 3 && parts[0].count == 4 && parts[1].count == 2 && parts[2].count == 2
+            && parts.allSatisfy { $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+    }
+
+    /// Whether normalized searchable text matches a parsed query's terms:
+    /// every term occurs as a substring. (Filters are checked apart.)
+    public static func matches(_ normalized: String, terms: [String]) -> Bool {
+        terms.allSatisfy { normalized.contains($0) }
+    }
+}

@@ -1,0 +1,395 @@
+import Foundation
+import Testing
+
+@testable import BBSArchive
+
+/// search.html in headless Chromium over the replica archive: seeded random
+/// queries of every kind against a ground truth computed from the store,
+/// every page of results followed through `a[rel=next]`; served over HTTP by
+/// `SiteServer` and opened from `file://`; and in a text browser without
+/// JavaScript.
+@Suite(.serialized) struct SearchBrowserTests {
+    static let queriesPerKind = 40
+
+    /// One post as the ground truth sees it.
+    struct Document {
+        var href: String
+        var board: String
+        var author: String
+        var day: Int
+        var text: [Unicode.Scalar]
+    }
+
+    struct Query {
+        var kind: String
+        var text: String
+    }
+
+    struct Outcome: Decodable {
+        var q: String
+        var total: Int
+        var hits: [String]
+        var error: String?
+    }
+
+    /// Every post of the store: link, filters and normalized searchable text.
+    static func documents(storePath: String, postsPerPage: Int = 20) throws -> [Document] {
+        let store = try ArchiveStore(path: storePath)
+        var documents: [Document] = []
+        for board in try store.boards() {
+            for thread in try store.threads(board: board.name) {
+                for (index, post) in try store.posts(board: board.name, gid: thread.gid).enumerated() {
+                    let text = SearchText.searchable(post: post, threadTitle: thread.title)
+                    let c = BeijingTime.components(of: post.postedAt)
+                    documents.append(
+                        Document(
+                            href: SitePaths.thread(board.name, gid: thread.gid, page: index / postsPerPage + 1)
+                                + "#a\(post.floor)",
+                            board: board.name.lowercased(), author: post.author.lowercased(),
+                            day: c.year * 10000 + c.month * 100 + c.day,
+                            text: Array(SearchText.normalize(text).unicodeScalars)))
+                }
+            }
+        }
+        return documents
+    }
+
+    /// The posts a query must find: every term a substring (compared by
+    /// Unicode scalar, as JavaScript compares by code unit) and every filter.
+    static func truth(_ query: String, in documents: [Document]) -> Set<String> {
+        let parsed = SearchText.parse(query)
+        guard !parsed.isEmpty else { return [] }
+        let terms = parsed.terms.map { Array($0.unicodeScalars) }
+        let after = parsed.after.map { Int($0.replacingOccurrences(of: "-", with: "")) ?? 0 }
+        let before = parsed.before.map { Int($0.replacingOccurrences(of: "-", with: "")) ?? 0 }
+        return Set(
+            documents.filter { document in
+                if let board = parsed.board, document.board != board { return false }
+                if let author = parsed.author, document.author != author { return false }
+                if let after, document.day < after { return false }
+                if let before, document.day > before { return false }
+                return terms.allSatisfy { contains(document.text, $0) }
+            }.map(\.href))
+    }
+
+    static func contains(_ text: [Unicode.Scalar], _ term: [Unicode.Scalar]) -> Bool {
+        guard !term.isEmpty, term.count <= text.count else { return term.isEmpty }
+        var start = 0
+        while start + term.count <= text.count {
+            if text[start] == term[0], text[start..<start + term.count].elementsEqual(term) { return true }
+            start += 1
+        }
+        return false
+    }
+
+    /// SplitMix64: the same queries on every run.
+    struct Random {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
+    }
+
+    static func isHan(_ s: Unicode.Scalar) -> Bool { (0x4E00...0x9FFF).contains(s.value) }
+    static func isLatin(_ s: Unicode.Scalar) -> Bool { ("a"..."z").contains(s) || ("0"..."9").contains(s) }
+
+    /// A run of `length` scalars of one class from a random document.
+    static func fragment(
+        _ documents: [Document], _ random: inout Random, length: Int, where test: (Unicode.Scalar) -> Bool
+    ) -> (String, Document)? {
+        for _ in 0..<500 {
+            let document = documents[random.below(documents.count)]
+            guard document.text.count >= length else { continue }
+            let start = random.below(document.text.count - length + 1)
+            let slice = document.text[start..<start + length]
+            if slice.allSatisfy(test) { return (String(String.UnicodeScalarView(slice)), document) }
+        }
+        return nil
+    }
+
+    static func fullWidth(_ text: String, _ random: inout Random) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { scalar in
+                    var value = scalar.value
+                    if ("a"..."z").contains(scalar), random.below(2) == 0 { value -= 32 }
+                    return Unicode.Scalar(value + 0xFEE0) ?? scalar
+                }))
+    }
+
+    /// 40 queries of each kind: Chinese substrings of 1–4 characters, Latin
+    /// and digit fragments (prefixes and infixes), their full-width upper-case
+    /// forms, several terms and phrases, and filters.
+    static func queries(_ documents: [Document], seed: UInt64) -> [Query] {
+        var random = Random(state: seed)
+        var queries: [Query] = []
+        let days = documents.map(\.day).sorted()
+        func dayText(_ day: Int) -> String { String(format: "%04d-%02d-%02d", day / 10000, day / 100 % 100, day % 100) }
+        for index in 0..<queriesPerKind {
+            if let (text, _) = fragment(documents, &random, length: index % 4 + 1, where: isHan) {
+                queries.append(Query(kind: "chinese", text: text))
+            }
+            if let (text, _) = fragment(documents, &random, length: 2 + random.below(5), where: isLatin) {
+                queries.append(Query(kind: "latin", text: text))
+                queries.append(Query(kind: "full-width", text: fullWidth(text, &random)))
+            }
+            if let (first, document) = fragment(documents, &random, length: 2 + random.below(2), where: isHan) {
+                var second = ""
+                for _ in 0..<50 where second.isEmpty {
+                    let length = 3 + random.below(4)
+                    guard document.text.count > length else { break }
+                    let start = random.below(document.text.count - length)
+                    let slice = document.text[start..<start + length]
+                    if slice.contains(where: { $0 == "\n" || $0 == "\"" }) { continue }
+                    let text = String(String.UnicodeScalarView(slice))
+                    if text.first?.isWhitespace == true || text.last?.isWhitespace == true { continue }
+                    second = text.contains(" ") ? "\"\(text)\"" : text
+                }
+                let extra = index % 3 == 0 ? " " + (fragment(documents, &random, length: 1, where: isHan)?.0 ?? "") : ""
+                queries.append(Query(kind: "multi", text: "\(first) \(second)\(extra)"))
+            }
+            if let (term, document) = fragment(documents, &random, length: 1 + random.below(2), where: isHan) {
+                let day = days[random.below(days.count)]
+                let filter =
+                    switch index % 5 {
+                    case 0: "board:\(document.board)"
+                    case 1: "author:\(document.author)"
+                    case 2: "after:\(dayText(day))"
+                    case 3: "before:\(dayText(day))"
+                    default: "board:\(documents[random.below(documents.count)].board) after:\(dayText(day))"
+                    }
+                queries.append(Query(kind: "filter", text: index % 2 == 0 ? "\(term) \(filter)" : "\(filter) \(term)"))
+            }
+        }
+        return queries
+    }
+
+    /// Runs every query through the page's own form, following rel=next.
+    static func driver(_ queries: [String]) throws -> String {
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: queries), as: UTF8.self)
+        return """
+            (async (queries) => {
+              const form = document.getElementById('search-form'), input = document.getElementById('search-q');
+              const results = document.getElementById('results');
+              const wait = (q, page) => new Promise((resolve, reject) => {
+                const began = Date.now();
+                const tick = () => {
+                  if (results.getAttribute('aria-busy') === 'false' && results.dataset.query === q
+                      && results.dataset.page === String(page)) resolve();
+                  else if (Date.now() - began > 20000) reject(new Error('no page ' + page + ' for ' + q + ': busy '
+                    + results.getAttribute('aria-busy') + ', showing ' + results.dataset.query + ' page '
+                    + results.dataset.page + ', status ' + document.getElementById('search-status').textContent));
+                  else setTimeout(tick, 5);
+                };
+                tick();
+              });
+              const out = [];
+              for (const q of queries) {
+                try {
+                  input.value = q;
+                  form.requestSubmit();
+                  await wait(q, 1);
+                  const total = Number(results.dataset.total), hits = [];
+                  for (let page = 1; ; page++) {
+                    results.querySelectorAll('a.hit').forEach(a => hits.push(a.getAttribute('href')));
+                    const next = results.querySelector('a[rel=next]');
+                    if (!next) break;
+                    next.click();
+                    await wait(q, page + 1);
+                  }
+                  out.push({q, total, hits, url: location.search});
+                } catch (error) {
+                  out.push({q, total: -1, hits: [], error: String(error)});
+                }
+              }
+              return JSON.stringify(out);
+            })(\(json))
+            """
+    }
+
+    /// Waits for the results of the query the address holds.
+    static let pageResult = """
+        new Promise(resolve => {
+          const tick = () => {
+            const results = document.getElementById('results');
+            if (results && results.getAttribute('aria-busy') === 'false' && results.dataset.query !== undefined) {
+              resolve(JSON.stringify({q: new URLSearchParams(location.search).get('q') || '',
+                total: Number(results.dataset.total),
+                hits: [...results.querySelectorAll('a.hit')].map(a => a.getAttribute('href'))}));
+            } else setTimeout(tick, 5);
+          };
+          tick();
+        })
+        """
+
+    static func probe(site: SiteInspector, base: String?, probes: [(String, String)]) async throws
+        -> BrowserTests.Report
+    {
+        let python = try #require(ExternalTool.find("python3"), "no python3 on PATH: run `make setup`")
+        try #require(ExternalTool.find("chromium") != nil, "no chromium on PATH: run `make setup`")
+        var arguments = [
+            Fixtures.projectRoot.appendingPathComponent("scripts/browser-check.py").path, "--site", site.root.path,
+            "--widths", "1024", "--schemes", "light", "--timeout", "120",
+        ]
+        if let base { arguments += ["--base", base] }
+        for (page, expression) in probes { arguments += ["--probe", page, expression] }
+        // On a Dispatch thread: the in-process server needs the cooperative pool.
+        let command = arguments
+        let output = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    continuation.resume(returning: try ExternalTool.run(python, command, timeout: 400))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+        #expect(!output.timedOut, "the search harness did not finish")
+        #expect(output.status == 0, "browser-check.py exited \(output.status): \(output.errorText.suffix(800))")
+        return try JSONDecoder().decode(BrowserTests.Report.self, from: output.stdout)
+    }
+
+    @Test func seededQueriesFindExactlyTheMatchingPostsOverHTTPAndFromDisk() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let documents = try Self.documents(storePath: built.storePath)
+        let queries = Self.queries(documents, seed: 9)
+        for kind in ["chinese", "latin", "full-width", "multi", "filter"] {
+            #expect(queries.filter { $0.kind == kind }.count >= Self.queriesPerKind, "too few \(kind) queries")
+        }
+        let server = SiteServer(root: built.plain.root)
+        let base = try await server.start()
+        defer { Task { await server.stop() } }
+
+        // A few of the same queries opened from disk, as addresses.
+        let fromDisk = stride(from: 0, to: queries.count, by: queries.count / 6).map { queries[$0].text }
+        let pageProbes = fromDisk.map { q in
+            ("search.html?q=" + (q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), Self.pageResult)
+        }
+        let report = try await Self.probe(
+            site: built.plain, base: base, probes: [("search.html", try Self.driver(queries.map(\.text)))])
+        await server.stop()
+        let onDisk = try await Self.probe(site: built.plain, base: nil, probes: pageProbes)
+
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+        let probe = try #require(report.probes.first)
+        #expect(probe.problems.isEmpty, "console: \(probe.problems)")
+        let outcomes = try JSONDecoder().decode([Outcome].self, from: Data((probe.value ?? "[]").utf8))
+        #expect(outcomes.count == queries.count, "\(probe.error ?? "")")
+        var matchedSomething = 0
+        for (query, outcome) in zip(queries, outcomes) {
+            let expected = Self.truth(query.text, in: documents)
+            if !expected.isEmpty { matchedSomething += 1 }
+            #expect(outcome.error == nil, "\(query.kind) \(query.text): \(outcome.error ?? "")")
+            #expect(outcome.total == expected.count, "\(query.kind) «\(query.text)»: total")
+            #expect(outcome.hits.count == Set(outcome.hits).count, "\(query.kind) «\(query.text)»: a post twice")
+            let found = Set(outcome.hits)
+            #expect(
+                found == expected,
+                "\(query.kind) «\(query.text)»: missing \(expected.subtracting(found).sorted().prefix(5)), extra \(found.subtracting(expected).sorted().prefix(5))"
+            )
+        }
+        // Queries come from the posts, so nearly all must match something.
+        #expect(matchedSomething >= queries.count * 9 / 10)
+
+        #expect(onDisk.fatal == nil, "browser: \(onDisk.fatal ?? "")")
+        for (q, result) in zip(fromDisk, onDisk.probes) {
+            #expect(result.problems.isEmpty, "console on file://: \(result.problems)")
+            let outcome = try JSONDecoder().decode(Outcome.self, from: Data((result.value ?? "{}").utf8))
+            let expected = Self.truth(q, in: documents)
+            #expect(outcome.q == q)
+            #expect(outcome.total == expected.count, "file:// «\(q)»: total")
+            #expect(outcome.hits.count == min(20, expected.count), "file:// «\(q)»: first page")
+            #expect(Set(outcome.hits).isSubset(of: expected), "file:// «\(q)»: hits that do not match")
+        }
+    }
+
+    @Test func typingThisBoardSortingAndTheAddressWork() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let documents = try Self.documents(storePath: built.storePath)
+        let board = try #require(built.forum.boardNames.first)
+        let term = "的"
+        let typing = """
+            new Promise(resolve => {
+              const input = document.getElementById('search-q'), results = document.getElementById('results');
+              input.value = '\(term)';
+              input.dispatchEvent(new Event('input', {bubbles: true}));
+              const tick = () => {
+                if (results.dataset.query === '\(term)' && results.getAttribute('aria-busy') === 'false')
+                  resolve(JSON.stringify({q: new URLSearchParams(location.search).get('q'), total: Number(results.dataset.total),
+                    hits: [...results.querySelectorAll('a.hit')].map(a => a.getAttribute('href'))}));
+                else setTimeout(tick, 10);
+              };
+              tick();
+            })
+            """
+        let newest = """
+            new Promise(resolve => {
+              const tick = () => {
+                const results = document.getElementById('results');
+                if (results.getAttribute('aria-busy') === 'false' && results.dataset.query) {
+                  resolve(JSON.stringify([...results.querySelectorAll('.hits .meta')].map(m => m.textContent.split(' · ')[2])));
+                } else setTimeout(tick, 10);
+              };
+              tick();
+            })
+            """
+        let report = try await Self.probe(
+            site: built.plain, base: nil,
+            probes: [
+                ("search.html", typing),
+                (
+                    "search.html?q=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&board=\(board)",
+                    Self.pageResult
+                ),
+                (
+                    "search.html?q=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&sort=newest",
+                    newest
+                ),
+            ])
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+        #expect(report.probes.count == 3)
+        guard report.probes.count == 3 else { return }
+        for probe in report.probes { #expect(probe.problems.isEmpty, "console: \(probe.problems)") }
+
+        // Search as you type: results without submitting, the address kept.
+        let typed = try JSONDecoder().decode(Outcome.self, from: Data((report.probes[0].value ?? "{}").utf8))
+        #expect(typed.q == term)
+        #expect(typed.total == Self.truth(term, in: documents).count)
+        #expect(typed.total > 20)
+
+        // 本版搜索: the same query with board:, in the address too.
+        let here = try JSONDecoder().decode(Outcome.self, from: Data((report.probes[1].value ?? "{}").utf8))
+        #expect(here.q == "\(term) board:\(board)")
+        #expect(here.total == Self.truth("\(term) board:\(board)", in: documents).count)
+        #expect(here.hits.allSatisfy { $0.hasPrefix("board/\(board)/") })
+
+        // Newest first.
+        let times = try JSONDecoder().decode([String].self, from: Data((report.probes[2].value ?? "[]").utf8))
+        #expect(times.count == 20)
+        #expect(times == times.sorted(by: >))
+    }
+
+    @Test func withoutJavaScriptTheFormAndTheReasonShow() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let w3m = try #require(ExternalTool.find("w3m"), "no w3m on PATH: run `make setup`")
+        let page = built.plain.root.appendingPathComponent(SitePaths.search).path
+        let output = try ExternalTool.run(
+            w3m, ["-dump", "-cols", "2000", "-T", "text/html", "-I", "UTF-8", "-O", "UTF-8", page], timeout: 60)
+        #expect(output.status == 0)
+        let text = output.text
+        #expect(text.contains("搜索需要 JavaScript"), "\(text.prefix(800))")
+        // The label, then the text field and its button.
+        #expect(text.contains("搜索词\n["), "no search field in \(text.prefix(1200))")
+        // Every page has the box, a plain GET form to search.html.
+        let board = try #require(built.forum.boardNames.first)
+        let boardPage = built.plain.text(SitePaths.board(board))
+        #expect(boardPage.contains(#"action="../../search.html" method="get""#))
+        #expect(boardPage.contains(#"name="board" value="\#(board)""#))
+        #expect(boardPage.contains("本版搜索"))
+    }
+}

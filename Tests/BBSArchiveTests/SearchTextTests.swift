@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+@testable import BBSArchive
+
+/// What search sees of text: normalization, the terms of the index, and
+/// the query syntax.
+@Suite struct SearchTextTests {
+    @Test func fullWidthAndCaseFoldTogether() {
+        #expect(SearchText.normalize("ＧＰＳ导航") == "gps导航")
+        #expect(SearchText.normalize("iPhone １５ Pro") == "iphone 15 pro")
+        #expect(SearchText.normalize("ｶﾀｶﾅ") == "カタカナ")
+        #expect(SearchText.normalize("㈱") == "(株)")
+    }
+
+    @Test func everyCharacterAndEveryNeighbourPairIsATerm() {
+        let terms = SearchText.terms(SearchText.normalize("用iPhone拍照"))
+        #expect(terms.unigrams == Set(["用", "i", "p", "h", "o", "n", "e", "拍", "照"]))
+        // Pairs cross the CJK/Latin boundary, so "用iph" and "ne拍" are findable.
+        #expect(terms.bigrams["用i"] == [0])
+        #expect(terms.bigrams["ne"] == [5])
+        #expect(terms.bigrams["e拍"] == [6])
+        #expect(terms.bigrams.count == 8)
+    }
+
+    @Test func positionsCountUnicodeScalarsSoEmojiKeepTheirPlace() {
+        let terms = SearchText.terms("👍🏻好评👍🏻")
+        #expect(terms.bigrams["👍🏻"] == [0, 4])
+        #expect(terms.bigrams["🏻好"] == [1])
+        #expect(terms.bigrams["评👍"] == [3])
+        #expect(terms.unigrams.contains("👍"))
+    }
+
+    @Test func noPairSpansALineBreakAndSpacesAreNoTermsAlone() {
+        let terms = SearchText.terms("清华\n北大 mit")
+        #expect(terms.bigrams["华\n"] == nil)
+        #expect(terms.bigrams["\n北"] == nil)
+        #expect(terms.bigrams["大 "] == [4])
+        #expect(!terms.unigrams.contains(" "))
+        #expect(!terms.unigrams.contains("\n"))
+    }
+
+    @Test func queriesSplitIntoTermsPhrasesAndFilters() {
+        let query = SearchText.parse(#"清华 "iPhone 15" board:WorkLife author:SYSOP after:2024-01-02 before:2024-12-31"#)
+        #expect(query.terms == ["清华", "iphone 15"])
+        #expect(query.board == "worklife")
+        #expect(query.author == "sysop")
+        #expect(query.after == "2024-01-02")
+        #expect(query.before == "2024-12-31")
+        // A filter that is not one stays a term; so does a quoted one.
+        #expect(SearchText.parse("after:yesterday").terms == ["after:yesterday"])
+        #expect(SearchText.parse(#""board:x""#).terms == ["board:x"])
+        #expect(SearchText.parse("ＧＰＳ").terms == ["gps"])
+    }
+
+    @Test(arguments: ["", "   ", "\"\"", "\" \"", "\t\n"])
+    func theEmptyQueryHasNothingToFind(_ text: String) {
+        #expect(SearchText.parse(text).isEmpty)
+    }
+
+    @Test func searchableTextHasTheTitleOnceAndLeavesQuotesOut() {
+        let body = "我的看法\n【 在 alice (A) 的大作中提到: 】\n: 引用的话\n--\n※ 来源:·水木社区 ·[FROM: 1.2.3.*]"
+        let first = StoredPost(
+            board: "B", gid: 1, floor: 0, author: "bob", postedAt: Date(), body: body, ip: nil, editedBy: nil,
+            attachments: [], signature: "签名档")
+        let text = SearchText.searchable(post: first, threadTitle: "标题")
+        #expect(text.hasPrefix("标题\n我的看法"))
+        #expect(!text.contains("引用的话"))
+        #expect(text.contains("FROM: 1.2.3.*"))
+        #expect(text.hasSuffix("签名档"))
+        var reply = first
+        reply.floor = 1
+        #expect(!SearchText.searchable(post: reply, threadTitle: "标题").contains("标题"))
+    }
+
+    @Test func varintsAndTheShardHashMatchTheClient() {
+        var bytes: [UInt8] = []
+        for value in [0, 1, 127, 128, 300, 1 << 40] { varint(value, into: &bytes) }
+        var index = 0
+        var read: [Int] = []
+        while let value = readVarint(bytes, &index) { read.append(value) }
+        #expect(read == [0, 1, 127, 128, 300, 1 << 40])
+        // FNV-1a's published test vectors; search.js computes the same.
+        #expect(SearchIndexWriter.hash("") == 0x811c_9dc5)
+        #expect(SearchIndexWriter.hash("a") == 0xe40c_292c)
+        #expect(SearchIndexWriter.hash("foobar") == 0xbf9c_f968)
+    }
+}

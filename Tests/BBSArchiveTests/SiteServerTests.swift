@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+
+@testable import BBSArchive
+
+/// `bbsarchive serve` and its server: content types, 404.html, no file
+/// outside the folder, loopback by default, a clean stop on SIGINT and SIGTERM.
+@Suite(.serialized) struct SiteServerTests {
+    /// A site folder beside a secret, with symbolic links that lead out.
+    static func makeSite() throws -> (root: URL, parent: URL) {
+        let parent = try Fixtures.temporaryFolder("serve")
+        let root = parent.appendingPathComponent("site")
+        let files: [String: String] = [
+            "index.html": "<!DOCTYPE html><title>home</title>",
+            "404.html": "<!DOCTYPE html><title>missing page</title>",
+            "assets/style.css": "body{}", "assets/search.js": "1", "search/s/1a.js": "BBSSearch.shard(26,{})",
+            "assets/icon.svg": "<svg/>", "feed.xml": "<feed/>", "sitemap.xml": "<urlset/>", "board/B/1.md": "# md",
+            "board/B/index.html": "<!DOCTYPE html><title>board</title>", "media/ab/ab.png": "png",
+        ]
+        for (path, text) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        try Data("secret".utf8).write(to: parent.appendingPathComponent("secret.txt"))
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("out.txt").path, withDestinationPath: "../secret.txt")
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("up").path, withDestinationPath: parent.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("inside.css").path, withDestinationPath: "assets/style.css")
+        return (root, parent)
+    }
+
+    struct Answer {
+        var status: Int
+        var type: String
+        var body: String
+    }
+
+    /// curl with `--path-as-is`, so `..` reaches the server as written.
+    static func get(_ base: String, _ path: String) throws -> Answer {
+        let curl = try #require(ExternalTool.find("curl"), "no curl on PATH")
+        let folder = try Fixtures.temporaryFolder("curl")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let body = folder.appendingPathComponent("body")
+        let output = try ExternalTool.run(
+            curl, ["-s", "--path-as-is", "-o", body.path, "-w", "%{http_code} %{content_type}", base + path],
+            timeout: 30)
+        let parts = output.text.split(separator: " ", maxSplits: 1)
+        return Answer(
+            status: Int(parts.first ?? "") ?? 0, type: parts.count > 1 ? String(parts[1]) : "",
+            body: (try? String(contentsOf: body, encoding: .utf8)) ?? "")
+    }
+
+    /// Runs curl on a Dispatch thread: the in-process server needs the cooperative pool.
+    static func fetch(_ base: String, _ paths: [String]) async throws -> [String: Answer] {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    var answers: [String: Answer] = [:]
+                    for path in paths { answers[path] = try get(base, path) }
+                    continuation.resume(returning: answers)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    @Test func servesFilesWithTheirTypesAndNothingOutsideTheFolder() async throws {
+        let (root, _) = try Self.makeSite()
+        let server = SiteServer(root: root)
+        let address = try await server.start()
+        #expect(address.hasPrefix("http://127.0.0.1:") && address.hasSuffix("/"))
+        let base = String(address.dropLast())
+        let traversal = [
+            "/../secret.txt", "/board/../../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E%2Fsecret.txt",
+            "/assets/%2e%2e/%2e%2e/secret.txt", "/..%2fsecret.txt",
+        ]
+        let outside = ["//etc/passwd", "/etc/passwd", "/out.txt", "/up/secret.txt", "/nope.html", "/board/C/"]
+        let answers = try await Self.fetch(
+            base,
+            [
+                "/", "/index.html", "/board/B/", "/assets/style.css", "/assets/search.js", "/search/s/1a.js",
+                "/assets/icon.svg", "/feed.xml", "/sitemap.xml", "/board/B/1.md", "/media/ab/ab.png", "/inside.css",
+                "/index.html?q=%E6%B8%85", "/./index.html",
+            ] + traversal + outside)
+        await server.stop()
+
+        #expect(answers["/"]?.status == 200)
+        #expect(answers["/"]?.body.contains("home") == true)
+        #expect(answers["/board/B/"]?.body.contains("board") == true)
+        #expect(answers["/index.html?q=%E6%B8%85"]?.status == 200)
+        #expect(answers["/./index.html"]?.status == 200)
+        let types = [
+            "/index.html": "text/html; charset=utf-8", "/assets/style.css": "text/css; charset=utf-8",
+            "/assets/search.js": "text/javascript; charset=utf-8", "/search/s/1a.js": "text/javascript; charset=utf-8",
+            "/assets/icon.svg": "image/svg+xml", "/feed.xml": "application/atom+xml; charset=utf-8",
+            "/sitemap.xml": "application/xml", "/board/B/1.md": "text/markdown; charset=utf-8",
+            "/media/ab/ab.png": "image/png", "/inside.css": "text/css; charset=utf-8",
+        ]
+        for (path, type) in types {
+            #expect(answers[path]?.status == 200, "\(path)")
+            #expect(answers[path]?.type == type, "\(path)")
+        }
+        for path in traversal {
+            let status = answers[path]?.status ?? 0
+            #expect(status == 400 || status == 404, "\(path) answered \(status)")
+            #expect(answers[path]?.body.contains("secret") == false, "\(path) leaked the file outside")
+        }
+        for path in outside {
+            #expect(answers[path]?.status == 404, "\(path)")
+            #expect(answers[path]?.body.contains("missing page") == true, "\(path) without 404.html")
+            #expect(answers[path]?.type == "text/html; charset=utf-8")
+        }
+    }
+
+    @Test func aMissingFolderIsOneClearError() async throws {
+        let server = SiteServer(root: URL(fileURLWithPath: "/nonexistent/site"))
+        await #expect(throws: ArchiveError.self) { _ = try await server.start() }
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func theCommandPrintsItsAddressFirstAndStopsCleanlyOn(_ signal: Int32) async throws {
+        let (root, _) = try Self.makeSite()
+        let process = Process()
+        process.executableURL = CommandLineTests.executable
+        process.arguments = ["serve", "--out", root.path, "--port", "0"]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // The first line, as soon as it is there.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        let address = String(decoding: line, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        #expect(address.hasPrefix("http://127.0.0.1:") && address.hasSuffix("/"), "first line: \(address)")
+        let answer = try await Self.fetch(String(address.dropLast()), ["/assets/style.css"])["/assets/style.css"]
+        #expect(answer?.status == 200)
+        #expect(answer?.type == "text/css; charset=utf-8")
+
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!process.isRunning, "still running after the signal")
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(said.contains("stopped"), "stderr: \(said)")
+    }
+}

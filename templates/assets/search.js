@@ -1,0 +1,455 @@
+// Search over the static index in search/ (see SearchIndexWriter.swift).
+// Every index file is a script that hands its data to BBSSearch, so the
+// index loads through <script> elements, from a server and from file:// alike.
+// No framework, no build step.
+(function () {
+  'use strict';
+  var S = window.BBSSearch = window.BBSSearch || {};
+  var PER_PAGE = 20;
+  var info = null;
+  var store = { s: {}, d: {}, days: null };
+  var pending = {};
+  var decoded = {};
+  var base = '';
+
+  S.manifest = function (m) { info = m; start(); };
+  S.shard = function (k, data) { store.s[k] = data; };
+  S.docs = function (k, rows) { store.d[k] = rows; };
+  S.days = function (list) { store.days = list; };
+
+  // Loads one index file once; resolves when its script has run.
+  function load(kind, key, path) {
+    var id = kind + key;
+    if (kind === 'days' ? store.days : store[kind][key]) return Promise.resolve();
+    if (pending[id]) return pending[id];
+    pending[id] = new Promise(function (resolve, reject) {
+      var script = document.createElement('script');
+      script.src = base + path;
+      script.onload = function () { resolve(); };
+      script.onerror = function () { delete pending[id]; reject(new Error('cannot load ' + path)); };
+      document.head.appendChild(script);
+    });
+    return pending[id];
+  }
+
+  // NFKC then lower case, as SearchText.normalize does.
+  function normalize(text) { return text.normalize('NFKC').toLowerCase(); }
+
+  // FNV-1a over UTF-8, as SearchIndexWriter.hash does.
+  var encoder = new TextEncoder();
+  function shardOf(term) {
+    var bytes = encoder.encode(term);
+    var hash = 0x811c9dc5;
+    for (var i = 0; i < bytes.length; i++) {
+      hash ^= bytes[i];
+      hash = Math.imul(hash, 0x01000193) >>> 0;
+    }
+    return hash % info.shards;
+  }
+
+  function isDay(text) { return /^\d{4}-\d{2}-\d{2}$/.test(text); }
+
+  // Terms (normalized) and filters, as SearchText.parse does.
+  function parse(query) {
+    var tokens = [];
+    var current = '';
+    var quoted = false;
+    for (var ch of query) {
+      if (ch === '"') {
+        if (quoted) { tokens.push([current, true]); current = ''; }
+        else if (current) { tokens.push([current, false]); current = ''; }
+        quoted = !quoted;
+      } else if (!quoted && /\s/.test(ch)) {
+        if (current) tokens.push([current, false]);
+        current = '';
+      } else {
+        current += ch;
+      }
+    }
+    if (current) tokens.push([current, quoted]);
+    var result = { terms: [] };
+    tokens.forEach(function (token) {
+      var text = token[0];
+      var colon = text.indexOf(':');
+      if (!token[1] && colon >= 0) {
+        var key = text.slice(0, colon).toLowerCase();
+        var value = text.slice(colon + 1);
+        if ((key === 'board' || key === 'author') && value) { result[key] = value.toLowerCase(); return; }
+        if ((key === 'after' || key === 'before') && isDay(value)) { result[key] = value; return; }
+      }
+      var term = normalize(text);
+      if (term && !/^\s+$/.test(term)) result.terms.push(term);
+    });
+    return result;
+  }
+
+  function varints(b64) {
+    var raw = atob(b64);
+    var out = [];
+    var value = 0;
+    var shift = 0;
+    for (var i = 0; i < raw.length; i++) {
+      var byte = raw.charCodeAt(i);
+      value += (byte & 0x7f) * Math.pow(2, shift);
+      if (byte & 0x80) { shift += 7; } else { out.push(value); value = 0; shift = 0; }
+    }
+    return out;
+  }
+
+  // A document list (gaps) → array of documents.
+  function docList(kind, key) {
+    var id = kind + '\u0000' + key;
+    if (decoded[id]) return decoded[id];
+    var shard = store.s[shardOf(key)];
+    var b64 = shard && shard[kind][key];
+    var docs = [];
+    if (b64) {
+      var values = varints(b64);
+      var doc = 0;
+      for (var i = 0; i < values.length; i++) { doc += values[i]; docs.push(doc); }
+    }
+    return (decoded[id] = docs);
+  }
+
+  // A pair's postings → Map(document → Set of positions).
+  function pairList(pair) {
+    var id = 'p\u0000' + pair;
+    if (decoded[id]) return decoded[id];
+    var shard = store.s[shardOf(pair)];
+    var b64 = shard && shard.b[pair];
+    var map = new Map();
+    if (b64) {
+      var values = varints(b64);
+      var doc = 0;
+      var i = 0;
+      while (i < values.length) {
+        doc += values[i++];
+        var count = values[i++];
+        var positions = new Set();
+        var position = 0;
+        for (var k = 0; k < count; k++) { position += values[i++]; positions.add(position); }
+        map.set(doc, positions);
+      }
+    }
+    return (decoded[id] = map);
+  }
+
+  // The pairs that pin a term down: at offsets 0, 2, 4… and the last two characters.
+  function pairsOf(term) {
+    var chars = Array.from(term);
+    if (chars.length < 2) return [];
+    var pairs = [];
+    for (var o = 0; o + 2 <= chars.length; o += 2) pairs.push([o, chars[o] + chars[o + 1]]);
+    if (pairs[pairs.length - 1][0] + 2 < chars.length) {
+      pairs.push([chars.length - 2, chars[chars.length - 2] + chars[chars.length - 1]]);
+    }
+    return pairs;
+  }
+
+  function keysOf(query) {
+    var keys = [];
+    query.terms.forEach(function (term) {
+      var chars = Array.from(term);
+      if (chars.length === 1) keys.push(term);
+      else pairsOf(term).forEach(function (p) { keys.push(p[1]); });
+    });
+    if (query.board) keys.push('b:' + query.board);
+    if (query.author) keys.push('a:' + query.author);
+    return keys;
+  }
+
+  // Map(document → occurrences) of one term.
+  function termDocs(term) {
+    var result = new Map();
+    var chars = Array.from(term);
+    if (chars.length === 1) {
+      docList('u', term).forEach(function (d) { result.set(d, 1); });
+      return result;
+    }
+    var pairs = pairsOf(term).map(function (p) { return [p[0], pairList(p[1])]; });
+    pairs.sort(function (a, b) { return a[1].size - b[1].size; });
+    var first = pairs[0];
+    first[1].forEach(function (positions, doc) {
+      var lists = [];
+      for (var i = 1; i < pairs.length; i++) {
+        var other = pairs[i][1].get(doc);
+        if (!other) return;
+        lists.push([pairs[i][0] - first[0], other]);
+      }
+      var count = 0;
+      positions.forEach(function (p) {
+        for (var j = 0; j < lists.length; j++) if (!lists[j][1].has(p + lists[j][0])) return;
+        count++;
+      });
+      if (count) result.set(doc, count);
+    });
+    return result;
+  }
+
+  function dayNumber(text) { return parseInt(text.replace(/-/g, ''), 10); }
+
+  // Documents [from, to) of the days the filters allow (documents go in time order).
+  function dayRange(query) {
+    var from = 0;
+    var to = info.docs;
+    var days = store.days || [];
+    if (query.after) {
+      var after = dayNumber(query.after);
+      from = info.docs;
+      for (var i = 0; i < days.length; i++) if (days[i][0] >= after) { from = days[i][1]; break; }
+    }
+    if (query.before) {
+      var before = dayNumber(query.before);
+      for (var k = 0; k < days.length; k++) if (days[k][0] > before) { to = days[k][1]; break; }
+    }
+    return [from, to];
+  }
+
+  // Every matching document with its score.
+  function evaluate(query) {
+    var sets = query.terms.map(termDocs);
+    var filters = [];
+    if (query.board) filters.push(new Set(docList('m', 'b:' + query.board)));
+    if (query.author) filters.push(new Set(docList('m', 'a:' + query.author)));
+    var range = dayRange(query);
+    var candidates;
+    if (sets.length) {
+      var smallest = sets.slice().sort(function (a, b) { return a.size - b.size; })[0];
+      candidates = Array.from(smallest.keys());
+    } else if (filters.length) {
+      candidates = Array.from(filters[0]);
+    } else {
+      candidates = [];
+      for (var d = range[0]; d < range[1]; d++) candidates.push(d);
+    }
+    var hits = [];
+    candidates.forEach(function (doc) {
+      if (doc < range[0] || doc >= range[1]) return;
+      for (var f = 0; f < filters.length; f++) if (!filters[f].has(doc)) return;
+      var score = 0;
+      for (var i = 0; i < sets.length; i++) {
+        var count = sets[i].get(doc);
+        if (!count) return;
+        score += (1 + Math.log(count)) * Math.log(1 + info.docs / sets[i].size);
+      }
+      hits.push([doc, score]);
+    });
+    return hits;
+  }
+
+  var results, status, form, input, sort;
+  var generation = 0;
+
+  function params() { return new URLSearchParams(location.search); }
+
+  function href(q, page, order) {
+    var p = new URLSearchParams();
+    p.set('q', q);
+    if (order === 'newest') p.set('sort', 'newest');
+    if (page > 1) p.set('page', String(page));
+    return location.pathname.split('/').pop() + '?' + p.toString();
+  }
+
+  // Shows a query and keeps it in the address. Runs from the values, not
+  // from the address: browsers may drop history calls made in quick
+  // succession (Chromium throttles them).
+  function go(q, page, order, push) {
+    var target = href(q, page, order);
+    try {
+      if (push) history.pushState(null, '', target);
+      else history.replaceState(null, '', target);
+    } catch (error) { /* the address is a convenience; the results are not */ }
+    if (input.value !== q) input.value = q;
+    sort.value = order;
+    run(q, page, order);
+  }
+
+  // The run for the address as it stands.
+  function runFromURL() {
+    var p = params();
+    var q = p.get('q') || '';
+    var page = Math.max(1, parseInt(p.get('page') || '1', 10) || 1);
+    var order = p.get('sort') === 'newest' ? 'newest' : 'relevance';
+    if (input.value !== q) input.value = q;
+    sort.value = order;
+    run(q, page, order);
+  }
+
+  function run(q, page, order) {
+    var mine = ++generation;
+    results.setAttribute('aria-busy', 'true');
+    results.dataset.query = q;
+    results.dataset.page = String(page);
+    var query = parse(q);
+    if (!query.terms.length && !query.board && !query.author && !query.after && !query.before) {
+      finish(mine, [], 0, query, q, page, order, '');
+      return;
+    }
+    status.textContent = '正在搜索…';
+    var loads = keysOf(query).map(function (key) {
+      var k = shardOf(key);
+      return load('s', k, 's/' + k.toString(16) + '.js');
+    });
+    if (query.after || query.before) loads.push(load('days', '', 'days.js'));
+    Promise.all(loads).then(function () {
+      if (mine !== generation) return;
+      var hits = evaluate(query);
+      if (order === 'newest') hits.sort(function (a, b) { return b[0] - a[0]; });
+      else hits.sort(function (a, b) { return b[1] - a[1] || b[0] - a[0]; });
+      var shown = hits.slice((page - 1) * PER_PAGE, page * PER_PAGE).map(function (h) { return h[0]; });
+      var chunks = {};
+      shown.forEach(function (doc) { chunks[Math.floor(doc / info.chunk)] = true; });
+      return Promise.all(Object.keys(chunks).map(function (c) { return load('d', c, 'd/' + c + '.js'); }))
+        .then(function () { finish(mine, shown, hits.length, query, q, page, order, ''); });
+    }).catch(function (error) {
+      if (mine === generation) finish(mine, [], 0, query, q, page, order, '索引文件读不到（' + error.message + '）。');
+    });
+  }
+
+  function finish(mine, shown, total, query, q, page, order, problem) {
+    if (mine !== generation) return;
+    results.textContent = '';
+    results.dataset.total = String(total);
+    if (problem) {
+      status.textContent = problem;
+    } else if (!q.trim()) {
+      status.textContent = '输入要找的文字。';
+    } else {
+      status.textContent = total ? '共 ' + total + ' 篇' + (total > PER_PAGE ? '，第 ' + page + ' 页' : '') :
+        '没有找到含有这些文字的帖子。';
+    }
+    if (shown.length) {
+      var list = document.createElement('ol');
+      list.className = 'hits';
+      list.start = (page - 1) * PER_PAGE + 1;
+      shown.forEach(function (doc) {
+        var row = (store.d[Math.floor(doc / info.chunk)] || [])[doc % info.chunk];
+        if (row) list.appendChild(hitItem(row, query.terms));
+      });
+      results.appendChild(list);
+    }
+    var pages = Math.ceil(total / PER_PAGE);
+    if (pages > 1) {
+      var nav = document.createElement('nav');
+      nav.className = 'search-pager';
+      nav.setAttribute('aria-label', '搜索结果分页');
+      if (page > 1) nav.appendChild(pagerLink(q, page - 1, order, 'prev', '上一页'));
+      if (page < pages) nav.appendChild(pagerLink(q, page + 1, order, 'next', '下一页'));
+      results.appendChild(nav);
+    }
+    document.title = q.trim() ? q.trim() + ' · ' + title : title;
+    results.setAttribute('aria-busy', 'false');
+  }
+
+  function pagerLink(q, page, order, rel, label) {
+    var a = document.createElement('a');
+    a.href = href(q, page, order);
+    a.rel = rel;
+    a.textContent = label;
+    a.addEventListener('click', function (event) {
+      if (event.button || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      event.preventDefault();
+      go(q, page, order, true);
+      window.scrollTo(0, 0);
+    });
+    return a;
+  }
+
+  // board, gid, floor, link, author, time, title, text
+  function hitItem(row, terms) {
+    var item = document.createElement('li');
+    var link = document.createElement('a');
+    link.className = 'hit';
+    link.setAttribute('href', row[3]);
+    link.textContent = row[6] || '(无标题)';
+    item.appendChild(link);
+    var meta = document.createElement('span');
+    meta.className = 'meta';
+    meta.textContent = row[0] + ' · ' + row[4] + ' · ' + row[5] + ' · ' + (row[2] === 0 ? '楼主' : row[2] + '楼');
+    item.appendChild(meta);
+    var snippet = document.createElement('p');
+    snippet.className = 'snippet';
+    appendSnippet(snippet, row[7], terms);
+    item.appendChild(snippet);
+    return item;
+  }
+
+  // A window of the text around the first match, every term in it marked.
+  function appendSnippet(element, text, terms) {
+    var chars = Array.from(text);
+    var folded = '';
+    var origin = [];
+    chars.forEach(function (ch, i) {
+      var n = normalize(ch);
+      for (var k = 0; k < n.length; k++) origin.push(i);
+      folded += n;
+    });
+    origin.push(chars.length);
+    var marks = [];
+    terms.forEach(function (term) {
+      var at = folded.indexOf(term);
+      while (at >= 0) {
+        marks.push([origin[at], origin[at + term.length - 1] + 1]);
+        at = folded.indexOf(term, at + term.length);
+      }
+    });
+    marks.sort(function (a, b) { return a[0] - b[0]; });
+    var start = marks.length ? Math.max(0, marks[0][0] - 30) : 0;
+    var end = Math.min(chars.length, start + 140);
+    if (start > 0) element.appendChild(document.createTextNode('…'));
+    var cursor = start;
+    marks.forEach(function (m) {
+      if (m[0] < cursor || m[0] >= end) return;
+      element.appendChild(document.createTextNode(chars.slice(cursor, m[0]).join('').replace(/\n/g, ' ')));
+      var mark = document.createElement('mark');
+      mark.textContent = chars.slice(m[0], Math.min(m[1], end)).join('');
+      element.appendChild(mark);
+      cursor = Math.min(m[1], end);
+    });
+    element.appendChild(document.createTextNode(chars.slice(cursor, end).join('').replace(/\n/g, ' ')));
+    if (end < chars.length) element.appendChild(document.createTextNode('…'));
+  }
+
+  var started = false;
+  var title = document.title;
+  function start() {
+    if (started || !info) return;
+    results = document.getElementById('results');
+    if (!results) return;
+    started = true;
+    status = document.getElementById('search-status');
+    form = document.getElementById('search-form');
+    input = document.getElementById('search-q');
+    sort = document.getElementById('search-sort');
+    var script = document.querySelector('script[data-search-index]');
+    base = script ? script.src.replace(/index\.js([?#].*)?$/, '') : 'search/';
+
+    // 本版搜索 from a board's page: the same query with board:.
+    var p = params();
+    if (p.get('board')) {
+      var q = (p.get('q') || '').trim();
+      var board = 'board:' + p.get('board');
+      if (q.split(/\s+/).indexOf(board) < 0) q = (q ? q + ' ' : '') + board;
+      history.replaceState(null, '', href(q, 1, p.get('sort')));
+    }
+
+    var timer = null;
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      clearTimeout(timer);
+      go(input.value, 1, sort.value, true);
+    });
+    input.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () { go(input.value, 1, sort.value, false); }, 250);
+    });
+    sort.addEventListener('change', function () { go(input.value, 1, sort.value, true); });
+    window.addEventListener('popstate', runFromURL);
+    runFromURL();
+  }
+
+  S.parse = parse;
+  S.normalize = normalize;
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();
