@@ -3,7 +3,7 @@ import Foundation
 /// Where the fetcher keeps every response exactly as it arrived, and finds
 /// the newest one of a URL for conditional requests. The store is one;
 /// the fetcher needs nothing else of it.
-public protocol CaptureRecorder: Sendable {
+package protocol CaptureRecorder: Sendable {
     /// Keeps a response; returns its body's hash.
     @discardableResult
     func saveCapture(_ response: HTTPResponse) throws(ArchiveError) -> String

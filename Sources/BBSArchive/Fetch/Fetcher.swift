@@ -6,13 +6,13 @@ import Foundation
 /// robots.txt (with `Crawl-delay`), retries with back-off that honour
 /// `Retry-After` and hold the whole host while it asks for a pause, and
 /// conditional requests that let an unchanged page answer 304.
-public struct Fetcher: Sendable {
-    public let captures: any CaptureRecorder
-    public let events: ProgressSink
+package struct Fetcher: Sendable {
+    package let captures: any CaptureRecorder
+    package let events: ProgressSink
     private let sender: PoliteSender
     private let robots: RobotsGate?
 
-    public init(
+    package init(
         client: any HTTPClient, limiter: RateLimiter, captures: any CaptureRecorder,
         policy: RetryPolicy = RetryPolicy(),
         respectRobots: Bool = true, events: @escaping ProgressSink = { _ in },
@@ -28,7 +28,7 @@ public struct Fetcher: Sendable {
     /// throw after the capture is kept. With `conditional`, the newest
     /// capture's `ETag` / `Last-Modified` are sent, and a 304 answers with
     /// that capture (its body and its fetch time).
-    public func fetch(_ url: String, conditional: Bool = false, headers extra: [(name: String, value: String)] = [])
+    package func fetch(_ url: String, conditional: Bool = false, headers extra: [(name: String, value: String)] = [])
         async throws(ArchiveError) -> HTTPResponse
     {
         if let robots {
@@ -61,7 +61,7 @@ public struct Fetcher: Sendable {
     }
 
     /// Fetches a page and hands it over ready to parse.
-    public func fetchPage(
+    package func fetchPage(
         _ url: String, conditional: Bool = true, headers: [(name: String, value: String)] = []
     ) async throws(ArchiveError) -> FetchedPage {
         let response = try await fetch(url, conditional: conditional, headers: headers)

@@ -5,12 +5,12 @@ import Foundation
 /// sets a `Crawl-delay`, and none at all while the host has asked everyone
 /// to wait (`Retry-After` on a 429 or 503). A rate of 0 means no limit (for a
 /// local replica only; never point that at a real forum).
-public actor RateLimiter {
+package actor RateLimiter {
     private let interval: Duration
     private var nextSlot: [String: ContinuousClock.Instant] = [:]
     private var hostInterval: [String: Duration] = [:]
 
-    public init(requestsPerSecond: Double) {
+    package init(requestsPerSecond: Double) {
         interval = requestsPerSecond > 0 ? Self.padded(1 / requestsPerSecond) : .zero
     }
 
@@ -19,7 +19,7 @@ public actor RateLimiter {
     /// machine) pushes the next one back instead of leaving it too close.
     /// A cancelled task does not get one: it throws instead of going ahead
     /// early, so a run that is stopping never sends faster than the rate.
-    public func acquire(host: String) async throws(CancellationError) {
+    package func acquire(host: String) async throws(CancellationError) {
         while true {
             if Task.isCancelled { throw CancellationError() }
             let spacing = max(interval, hostInterval[host] ?? .zero)
@@ -38,7 +38,7 @@ public actor RateLimiter {
     }
 
     /// Leaves at least `seconds` between requests to `host` from now on.
-    public func setMinimumInterval(_ seconds: Double, host: String) {
+    package func setMinimumInterval(_ seconds: Double, host: String) {
         hostInterval[host] = Self.padded(seconds)
     }
 
@@ -49,7 +49,7 @@ public actor RateLimiter {
     }
 
     /// Holds every request to `host` for `duration`.
-    public func pause(host: String, for duration: Duration) {
+    package func pause(host: String, for duration: Duration) {
         let until = ContinuousClock.now + duration
         if until > (nextSlot[host] ?? .now) { nextSlot[host] = until }
     }

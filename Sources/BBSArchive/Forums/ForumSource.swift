@@ -1,16 +1,16 @@
 import Foundation
 
 /// A page as it came off the wire, ready to parse.
-public struct FetchedPage: Sendable {
+package struct FetchedPage: Sendable {
     /// The URL the page was fetched from (after redirects), used to resolve links.
-    public var url: String
-    public var body: Data
+    package var url: String
+    package var body: Data
     /// The `Content-Type` header, which may name the charset.
-    public var contentType: String?
+    package var contentType: String?
     /// When the page was fetched: `HH:MM:SS` times on it mean "that day".
-    public var fetchedAt: Date
+    package var fetchedAt: Date
 
-    public init(url: String, body: Data, contentType: String?, fetchedAt: Date) {
+    package init(url: String, body: Data, contentType: String?, fetchedAt: Date) {
         self.url = url
         self.body = body
         self.contentType = contentType
@@ -32,7 +32,7 @@ extension FetchedPage {
 }
 
 /// A page of a forum, named by forum ids.
-public enum PageAddress: Sendable, Equatable {
+package enum PageAddress: Sendable, Equatable {
     case board(String, page: Int)
     case thread(String, gid: Int, page: Int)
 }
@@ -48,7 +48,7 @@ public enum PageAddress: Sendable, Equatable {
 /// thread's original address at save time, so the build half never makes a
 /// `ForumSource`. (Still outside, to move next: the deleted-author label,
 /// the site title and the lookup example's fallback in `Render/`.)
-public protocol ForumSource: Sendable {
+package protocol ForumSource: Sendable {
     /// The `--source` name, e.g. `smth-mobile`.
     var id: String { get }
     /// The base URL of the forum, without a trailing slash.
@@ -82,11 +82,11 @@ public protocol ForumSource: Sendable {
 }
 
 /// The forum sources bbsarchive knows, by `--source` name.
-public enum ForumSources {
-    public static let names = ["smth-mobile", "smth-nforum"]
+package enum ForumSources {
+    package static let names = ["smth-mobile", "smth-nforum"]
 
     /// The source named `name`, talking to `baseURL` (or its real site).
-    public static func make(_ name: String, baseURL: String?) throws(ArchiveError) -> any ForumSource {
+    package static func make(_ name: String, baseURL: String?) throws(ArchiveError) -> any ForumSource {
         switch name {
         case "smth-mobile":
             return SMTHMobileSource(baseURL: baseURL ?? SMTHMobileSource.defaultBaseURL)

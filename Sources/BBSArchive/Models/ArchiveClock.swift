@@ -2,9 +2,9 @@ import Foundation
 
 /// Where the store and the crawler read the time: the system's clock in
 /// the program, a clock the test sets in tests.
-public typealias ArchiveClock = @Sendable () -> Date
+package typealias ArchiveClock = @Sendable () -> Date
 
-public enum SystemClock {
+package enum SystemClock {
     /// The system's clock.
-    public static let now: ArchiveClock = { Date() }
+    package static let now: ArchiveClock = { Date() }
 }

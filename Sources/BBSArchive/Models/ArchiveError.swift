@@ -2,7 +2,7 @@ import Foundation
 
 /// The one error type a user sees: each case reads as one sentence that says
 /// what happened and what to do about it.
-public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The forum answered that the board does not exist.
     case unknownBoard(String, message: String)
     /// The host could not be reached at all (DNS, refused, timed out).
@@ -45,13 +45,13 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case parseWarning(url: String, message: String)
 
     /// What the reader gave to get past a login wall.
-    public enum CookieState: Equatable, Sendable {
+    package enum CookieState: Equatable, Sendable {
         case none
         case expired(String)
         case rejected(String)
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownBoard(let board, let message):
             return

@@ -9,21 +9,21 @@ import Foundation
 /// started again, and a later run fetches only what changed: it walks the
 /// board newest activity first, stops after a run of unchanged threads, and
 /// fetches a grown thread only from the page its last archived post is on.
-public struct Archiver: Sendable {
-    public struct Options: Sendable {
+package struct Archiver: Sendable {
+    package struct Options: Sendable {
         /// Board list pages to walk per board; `nil` walks them all.
-        public var pages: Int?
+        package var pages: Int?
         /// Threads fetched at the same time (the rate limit still applies).
-        public var connections: Int
+        package var connections: Int
         /// On a board archived before, stop walking its list after this many
         /// unchanged threads in a row; 0 walks the whole list.
-        public var stopAfterUnchanged: Int
+        package var stopAfterUnchanged: Int
         /// An interrupted walk younger than this is resumed, not restarted.
-        public var resumeWindow: TimeInterval
+        package var resumeWindow: TimeInterval
         /// What the reader gave for login walls, for the message.
-        public var cookies: ArchiveError.CookieState
+        package var cookies: ArchiveError.CookieState
 
-        public init(
+        package init(
             pages: Int? = nil, connections: Int = 4, stopAfterUnchanged: Int = 30,
             resumeWindow: TimeInterval = 12 * 3600,
             cookies: ArchiveError.CookieState = .none
@@ -37,8 +37,8 @@ public struct Archiver: Sendable {
     }
 
     /// One thing that could not be archived in this run.
-    public struct Failure: Sendable, Equatable, CustomStringConvertible {
-        public enum Kind: String, Sendable {
+    package struct Failure: Sendable, Equatable, CustomStringConvertible {
+        package enum Kind: String, Sendable {
             /// The page could not be had.
             case failed
             /// The page was stored, but some of its posts only in part
@@ -47,35 +47,35 @@ public struct Archiver: Sendable {
             case partial
         }
 
-        public var url: String
-        public var error: ArchiveError
-        public var kind: Kind = .failed
-        public var description: String {
+        package var url: String
+        package var error: ArchiveError
+        package var kind: Kind = .failed
+        package var description: String {
             if kind == .partial, case .parseWarning(_, let message) = error { return "\(url): partial: \(message)" }
             return "\(url): \(error)"
         }
     }
 
     /// What a fetch run did.
-    public struct Report: Sendable, Equatable {
-        public var boardPages = 0
-        public var threadsFetched = 0
-        public var threadsUnchanged = 0
-        public var threadPages = 0
-        public var posts = 0
-        public var media = 0
-        public var failures: [Failure] = []
+    package struct Report: Sendable, Equatable {
+        package var boardPages = 0
+        package var threadsFetched = 0
+        package var threadsUnchanged = 0
+        package var threadPages = 0
+        package var posts = 0
+        package var media = 0
+        package var failures: [Failure] = []
         /// Posts stored with a parse warning (with what could be read).
-        public var partialPosts = 0
+        package var partialPosts = 0
     }
 
-    public let source: any ForumSource
-    public let fetcher: Fetcher
-    public let store: ArchiveStore
-    public let options: Options
-    public let events: ProgressSink
+    package let source: any ForumSource
+    package let fetcher: Fetcher
+    package let store: ArchiveStore
+    package let options: Options
+    package let events: ProgressSink
 
-    public init(
+    package init(
         source: any ForumSource, fetcher: Fetcher, store: ArchiveStore, options: Options = Options(),
         events: @escaping ProgressSink = { _ in }
     ) {
@@ -90,7 +90,7 @@ public struct Archiver: Sendable {
     /// (unknown, login wall, disallowed) is a failure of its own and the
     /// next board goes on; an unreachable forum or an unusable store stops
     /// the run.
-    public func run(boards: [String]) async throws(ArchiveError) -> Report {
+    package func run(boards: [String]) async throws(ArchiveError) -> Report {
         var report = Report()
         for asked in boards {
             var board = asked

@@ -8,67 +8,68 @@ import Foundation
 /// Works board by board and thread by thread: only one board's thread list
 /// and one thread's posts are in memory at a time, plus a few fixed-size
 /// selections (hot topics, recent threads) for the home page and feeds.
-public struct SiteBuilder: Sendable {
-    public struct Options: Sendable {
-        public var threadsPerPage = 30
+package struct SiteBuilder: Sendable {
+    package struct Options: Sendable {
+        package var threadsPerPage = 30
         /// Threads in the list beside each thread on wide screens.
-        public var threadListLength = 60
-        public var postsPerPage = 20
-        public var postsPerUserPage = 50
-        public var siteTitle = "水木社区存档"
+        package var threadListLength = 60
+        package var postsPerPage = 20
+        package var postsPerUserPage = 50
+        package var siteTitle = "水木社区存档"
         /// Where the archive is published (`https://example.org/smth/`), for
         /// the sitemap and the feeds' absolute links. Without it there is no
         /// sitemap and the feeds link relative to themselves.
-        public var siteURL: String?
+        package var siteURL: String?
         /// Hot topics on the hot page (cards) and on the home page.
-        public var hotTopics = 48
-        public var homeHotTopics = 10
+        package var hotTopics = 48
+        package var homeHotTopics = 10
         /// Most recently active threads on the home page.
-        public var homeRecentThreads = 20
+        package var homeRecentThreads = 20
         /// Entries of each Atom feed.
-        public var feedEntries = 30
+        package var feedEntries = 30
         /// A quote longer than this many lines is folded into a `<details>`.
-        public var longQuoteLines = 6
+        package var longQuoteLines = 6
         /// Leave the pages of threads and users that did not change since
         /// the last build of this folder (with the same templates and
         /// options) as they are, without rendering them again.
-        public var incremental = true
+        package var incremental = true
 
-        public init() {}
+        package init() {}
     }
 
     /// What a build did.
-    public struct Report: Sendable, Equatable {
-        public var pages = 0
-        public var markdownFiles = 0
-        public var mediaFiles = 0
-        public var feeds = 0
+    package struct Report: Sendable, Equatable {
+        package var pages = 0
+        package var markdownFiles = 0
+        package var mediaFiles = 0
+        package var feeds = 0
         /// Whether `sitemap.xml` was written (it needs `--site-url`).
-        public var sitemap = false
+        package var sitemap = false
         /// Files written because they were new or different.
-        public var written = 0
+        package var written = 0
         /// Files left alone because they were already identical.
-        public var unchanged = 0
+        package var unchanged = 0
         /// Threads and users whose pages were not rendered again, because
         /// nothing they show changed since the last build.
-        public var skippedThreads = 0
-        public var skippedUsers = 0
+        package var skippedThreads = 0
+        package var skippedUsers = 0
     }
 
-    public let store: ArchiveStore
-    public let templates: TemplateSet
-    public let publisher: any SitePublisher
-    public let options: Options
+    package let store: ArchiveStore
+    package let templates: TemplateSet
+    package let publisher: any SitePublisher
+    package let options: Options
 
-    public init(store: ArchiveStore, templates: TemplateSet, publisher: any SitePublisher, options: Options = Options())
-    {
+    package init(
+        store: ArchiveStore, templates: TemplateSet, publisher: any SitePublisher, options: Options = Options()
+    ) {
         self.store = store
         self.templates = templates
         self.publisher = publisher
         self.options = options
     }
 
-    public func build() throws(ArchiveError) -> Report {
+    package func build() throws(ArchiveError) -> Report {
         // The store's clock: the build's time is compared with the store's.
         let started = store.clock()
         let boards = try store.boards()
@@ -242,7 +243,7 @@ public struct SiteBuilder: Sendable {
 
     /// `https://example.org/smth` → `https://example.org/smth/`; `nil` for
     /// anything that is not an absolute http(s) address.
-    public static func normalizedSiteURL(_ text: String?) -> String? {
+    package static func normalizedSiteURL(_ text: String?) -> String? {
         guard let text, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https", url.host != nil, url.query == nil, url.fragment == nil
         else { return nil }

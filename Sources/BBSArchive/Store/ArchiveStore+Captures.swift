@@ -6,7 +6,7 @@ import GRDB
 extension ArchiveStore {
     /// Keeps a response exactly as it arrived; returns its body's hash.
     @discardableResult
-    public func saveCapture(_ response: HTTPResponse) throws(ArchiveError) -> String {
+    package func saveCapture(_ response: HTTPResponse) throws(ArchiveError) -> String {
         let hash = SHA256.hex(response.body)
         let headers = response.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
         try write { db in
@@ -22,7 +22,7 @@ extension ArchiveStore {
     }
 
     /// The newest capture of `url`, for conditional requests and re-parsing.
-    public func latestCapture(url: String) throws(ArchiveError) -> HTTPResponse? {
+    package func latestCapture(url: String) throws(ArchiveError) -> HTTPResponse? {
         try read { db in
             guard
                 let row = try Row.fetchOne(
@@ -38,7 +38,7 @@ extension ArchiveStore {
     /// Calls `body` with the newest successful capture of every URL whose
     /// path contains `marker`, in URL order, one at a time (the store is
     /// not read into memory whole).
-    public func forEachLatestCapture(containing marker: String, _ body: (HTTPResponse) throws(ArchiveError) -> Void)
+    package func forEachLatestCapture(containing marker: String, _ body: (HTTPResponse) throws(ArchiveError) -> Void)
         throws(ArchiveError)
     {
         let urls: [String] = try read { db in
@@ -67,7 +67,7 @@ extension ArchiveStore {
     }
 
     /// The bytes stored under a content hash.
-    public func blob(hash: String) throws(ArchiveError) -> Data? {
+    package func blob(hash: String) throws(ArchiveError) -> Data? {
         try read { db in try Self.blobBytes(db, hash: hash) }
     }
 
@@ -82,7 +82,7 @@ extension ArchiveStore {
     }
 
     /// Attachment URLs whose bytes are not stored yet.
-    public func missingMedia() throws(ArchiveError) -> [String] {
+    package func missingMedia() throws(ArchiveError) -> [String] {
         try read { db in
             try String.fetchAll(
                 db,
@@ -96,7 +96,7 @@ extension ArchiveStore {
     /// Stores an attachment's bytes under their hash and links the URL to
     /// them. `variant` is `original`, or the thumbnail size kept when the
     /// original could not be had.
-    public func saveMedia(url: String, response: HTTPResponse, variant: String = "original") throws(ArchiveError) {
+    package func saveMedia(url: String, response: HTTPResponse, variant: String = "original") throws(ArchiveError) {
         let hash = SHA256.hex(response.body)
         let mime = response.header("Content-Type")?.split(separator: ";").first.map {
             $0.trimmingCharacters(in: .whitespaces)

@@ -6,7 +6,7 @@ import GRDB
 extension ArchiveStore {
     /// Whether the thread's posts were archived when it last looked like
     /// `summary` on its board: then there is nothing new to fetch.
-    public func isArchived(board: String, summary: ThreadSummary) throws(ArchiveError) -> Bool {
+    package func isArchived(board: String, summary: ThreadSummary) throws(ArchiveError) -> Bool {
         try read { db in
             let row = try Row.fetchOne(
                 db, sql: "SELECT archivedReplies, archivedLastReplyAt FROM thread WHERE board = ? AND gid = ?",
@@ -29,12 +29,12 @@ extension ArchiveStore {
     }
 
     /// How many list pages the board had when last walked.
-    public func boardPageCount(board: String) throws(ArchiveError) -> Int? {
+    package func boardPageCount(board: String) throws(ArchiveError) -> Int? {
         try read { db in try Int.fetchOne(db, sql: "SELECT pages FROM board WHERE name = ?", arguments: [board]) }
     }
 
     /// Threads the store knows on a board, archived or not.
-    public func threadCount(board: String) throws(ArchiveError) -> Int {
+    package func threadCount(board: String) throws(ArchiveError) -> Int {
         try read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM thread WHERE board = ?", arguments: [board]) ?? 0
         }
@@ -42,7 +42,7 @@ extension ArchiveStore {
 
     /// Whether a finished walk ever read the board's list to its end: only
     /// then may a later walk stop early at threads it has seen before.
-    public func listCovered(board: String) throws(ArchiveError) -> Bool {
+    package func listCovered(board: String) throws(ArchiveError) -> Bool {
         try read { db in
             try Bool.fetchOne(db, sql: "SELECT coveredAll FROM crawl WHERE board = ?", arguments: [board]) ?? false
         }
@@ -51,7 +51,7 @@ extension ArchiveStore {
     /// Threads whose listing differs from what was archived (new, grown,
     /// or failed before), newest activity first, with how many posts the
     /// store already has of each.
-    public func threadsNeedingFetch(board: String) throws(ArchiveError) -> [(
+    package func threadsNeedingFetch(board: String) throws(ArchiveError) -> [(
         summary: ThreadSummary, archivedPosts: Int
     )] {
         try read { db in
@@ -84,7 +84,7 @@ extension ArchiveStore {
     }
 
     /// The floors of a thread the store holds.
-    public func archivedFloors(board: String, gid: Int) throws(ArchiveError) -> Set<Int> {
+    package func archivedFloors(board: String, gid: Int) throws(ArchiveError) -> Set<Int> {
         try read { db in
             Set(
                 try Int.fetchAll(
@@ -95,7 +95,7 @@ extension ArchiveStore {
     /// Starts (or resumes) walking a board's list. Returns how many list
     /// pages an unfinished walk begun within `resumeWindow` had already
     /// stored; 0 starts afresh.
-    public func beginWalk(board: String, resumeWindow: TimeInterval) throws(ArchiveError) -> Int {
+    package func beginWalk(board: String, resumeWindow: TimeInterval) throws(ArchiveError) -> Int {
         let now = clock()
         var walked = 0
         try write { db in
@@ -118,7 +118,7 @@ extension ArchiveStore {
     }
 
     /// Records that list page `page` of the walk is stored.
-    public func markWalked(board: String, page: Int) throws(ArchiveError) {
+    package func markWalked(board: String, page: Int) throws(ArchiveError) {
         try write { db in
             try db.execute(
                 sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?", arguments: [page, board])
@@ -127,7 +127,7 @@ extension ArchiveStore {
 
     /// Ends the walk; `reachedEnd` says the list was read to its last page
     /// (or to threads a complete earlier walk had read).
-    public func finishWalk(board: String, reachedEnd: Bool) throws(ArchiveError) {
+    package func finishWalk(board: String, reachedEnd: Bool) throws(ArchiveError) {
         try write { db in
             try db.execute(
                 sql: "UPDATE crawl SET finishedAt = ?, coveredAll = max(coveredAll, ?) WHERE board = ?",
@@ -138,7 +138,7 @@ extension ArchiveStore {
     /// Remembers a page that failed, for the next run's report.
     /// `kind` is `failed` for a page that could not be had, `partial` for a
     /// page stored with posts the parser could only partly read.
-    public func recordFailure(url: String, board: String?, reason: String, kind: String = "failed")
+    package func recordFailure(url: String, board: String?, reason: String, kind: String = "failed")
         throws(ArchiveError)
     {
         try write { db in
@@ -153,7 +153,7 @@ extension ArchiveStore {
     }
 
     /// Forgets the failures of `url` and of every page of it (`url?p=N`).
-    public func clearFailure(url: String) throws(ArchiveError) {
+    package func clearFailure(url: String) throws(ArchiveError) {
         let base = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
         try write { db in
             try db.execute(
@@ -163,12 +163,12 @@ extension ArchiveStore {
     }
 
     /// Pages that failed and have not succeeded since: `(url, reason, attempts)`.
-    public func failures() throws(ArchiveError) -> [(url: String, reason: String, attempts: Int)] {
+    package func failures() throws(ArchiveError) -> [(url: String, reason: String, attempts: Int)] {
         try failureList().map { ($0.url, $0.reason, $0.attempts) }
     }
 
     /// The same, with each failure's kind: `failed` or `partial`.
-    public func failureList() throws(ArchiveError) -> [(url: String, reason: String, attempts: Int, kind: String)] {
+    package func failureList() throws(ArchiveError) -> [(url: String, reason: String, attempts: Int, kind: String)] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT url, reason, attempts, kind FROM failure ORDER BY url").map {
                 ($0["url"], $0["reason"], $0["attempts"], $0["kind"])

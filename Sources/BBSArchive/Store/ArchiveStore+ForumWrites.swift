@@ -7,7 +7,7 @@ extension ArchiveStore {
     /// Records a board page: the board's title and page count and its rows.
     /// `source` names the front end it came from, so the site can link
     /// every thread back to its original address.
-    public func saveBoardPage(_ page: BoardPage, source: any ForumSource) throws(ArchiveError) {
+    package func saveBoardPage(_ page: BoardPage, source: any ForumSource) throws(ArchiveError) {
         try write { db in
             try db.execute(
                 sql: """
@@ -42,7 +42,7 @@ extension ArchiveStore {
     /// Stores pages of one thread at once, so a thread's new pages are
     /// either all stored or not at all. With `summary`, marks the thread
     /// archived as the board listed it; posts stored before are kept.
-    public func saveThread(
+    package func saveThread(
         board: String, pages: [ThreadPage], summary: ThreadSummary?, originalURL: String? = nil
     ) throws(ArchiveError) {
         guard let first = pages.first else { return }
@@ -176,7 +176,7 @@ extension ArchiveStore {
     }
 
     /// Records the forum's sections and files the boards the store has under them.
-    public func saveSections(_ page: SectionPage) throws(ArchiveError) {
+    package func saveSections(_ page: SectionPage) throws(ArchiveError) {
         try write { db in
             for section in page.sections {
                 try db.execute(

@@ -5,7 +5,7 @@ import GRDB
 /// store. Everything here is read-only; rows decode as the types in
 /// `StoreRows.swift`.
 extension ArchiveStore {
-    public func boards() throws(ArchiveError) -> [StoredBoard] {
+    package func boards() throws(ArchiveError) -> [StoredBoard] {
         try read { db in
             try StoredBoard.fetchAll(
                 db,
@@ -19,7 +19,7 @@ extension ArchiveStore {
     }
 
     /// A board's threads, sticky first, then newest activity first.
-    public func threads(board: String) throws(ArchiveError) -> [StoredThread] {
+    package func threads(board: String) throws(ArchiveError) -> [StoredThread] {
         try read { db in
             try StoredThread.fetchAll(
                 db,
@@ -43,7 +43,7 @@ extension ArchiveStore {
     }
 
     /// A thread's posts in floor order, with their attachments.
-    public func posts(board: String, gid: Int) throws(ArchiveError) -> [StoredPost] {
+    package func posts(board: String, gid: Int) throws(ArchiveError) -> [StoredPost] {
         try read { db in
             var attachments: [Int: [StoredAttachment]] = [:]
             for row in try Row.fetchAll(
@@ -89,7 +89,7 @@ extension ArchiveStore {
 
     /// Users with a post in a thread that changed at or after `date`: the
     /// users whose pages may read differently since then.
-    public func usersWithChanges(since date: Date) throws(ArchiveError) -> Set<String> {
+    package func usersWithChanges(since date: Date) throws(ArchiveError) -> Set<String> {
         try read { db in
             Set(
                 try String.fetchAll(
@@ -103,7 +103,7 @@ extension ArchiveStore {
     }
 
     /// How many posts each user has in the store.
-    public func postCountsByUser() throws(ArchiveError) -> [String: Int] {
+    package func postCountsByUser() throws(ArchiveError) -> [String: Int] {
         try read { db in
             var counts: [String: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT author, count(*) AS n FROM post GROUP BY author") {
@@ -114,12 +114,12 @@ extension ArchiveStore {
     }
 
     /// Every user with at least one archived post.
-    public func users() throws(ArchiveError) -> [String] {
+    package func users() throws(ArchiveError) -> [String] {
         try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT author FROM post ORDER BY author") }
     }
 
     /// A user's posts, newest first.
-    public func posts(byUser user: String) throws(ArchiveError) -> [StoredUserPost] {
+    package func posts(byUser user: String) throws(ArchiveError) -> [StoredUserPost] {
         try read { db in
             try Row.fetchAll(
                 db,
@@ -140,21 +140,8 @@ extension ArchiveStore {
         }
     }
 
-    public func counts() throws(ArchiveError) -> StoreCounts {
-        try read { db in
-            func count(_ table: String) throws -> Int {
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
-            }
-            return StoreCounts(
-                boards: try count("board"), threads: try count("thread"), posts: try count("post"),
-                users: try Int.fetchOne(db, sql: "SELECT count(DISTINCT author) FROM post") ?? 0,
-                attachments: try count("attachment"), media: try count("media"), captures: try count("capture"),
-                blobs: try count("blob"))
-        }
-    }
-
     /// Gids of a board's threads that carry at least one attachment.
-    public func threadsWithAttachments(board: String) throws(ArchiveError) -> Set<Int> {
+    package func threadsWithAttachments(board: String) throws(ArchiveError) -> Set<Int> {
         try read { db in
             Set(try Int.fetchAll(db, sql: "SELECT DISTINCT gid FROM attachment WHERE board = ?", arguments: [board]))
         }
@@ -166,7 +153,7 @@ extension ArchiveStore {
     /// A nullable read path: a store written before sections were archived
     /// (no `section` table, no `board.section` column) answers no sections
     /// and no filing, and the site then shows every board in one group.
-    public func sectionFiling() throws(ArchiveError) -> StoredSectionFiling {
+    package func sectionFiling() throws(ArchiveError) -> StoredSectionFiling {
         try read { db in
             var filing = StoredSectionFiling(sections: [], boardSection: [:])
             if try db.tableExists("section") {
@@ -194,17 +181,17 @@ extension ArchiveStore {
 }
 
 /// A section (分区) of the forum as the store records it.
-public struct StoredSection: Sendable, Equatable {
-    public var code: String
-    public var name: String
+package struct StoredSection: Sendable, Equatable {
+    package var code: String
+    package var name: String
     /// The enclosing section's code, for nested sections.
-    public var parent: String?
+    package var parent: String?
 }
 
 /// The sections and the board → section code filing.
-public struct StoredSectionFiling: Sendable, Equatable {
-    public var sections: [StoredSection]
-    public var boardSection: [String: String]
+package struct StoredSectionFiling: Sendable, Equatable {
+    package var sections: [StoredSection]
+    package var boardSection: [String: String]
 }
 
 extension ArchiveStore {

@@ -7,14 +7,14 @@ import GRDB
 ///
 /// Bodies (pages and media) live once each in `blob`, keyed by SHA-256;
 /// `capture` and `media` point at them.
-public final class ArchiveStore: Sendable {
-    public let path: String
+package final class ArchiveStore: Sendable {
+    package let path: String
     private let database: DatabasePool
     /// When things happen: a thread changes, a walk starts, a page fails.
     let clock: ArchiveClock
 
     /// Opens (or creates) the store at `path` and brings its schema up to date.
-    public init(path: String, clock: @escaping ArchiveClock = SystemClock.now) throws(ArchiveError) {
+    package init(path: String, clock: @escaping ArchiveClock = SystemClock.now) throws(ArchiveError) {
         self.path = path
         self.clock = clock
         var configuration = Configuration()

@@ -6,7 +6,7 @@ import GRDB
 
 extension StoredBoard: FetchableRecord {
     /// Columns: name, title, source, baseURL, threads, posts.
-    public init(row: Row) {
+    package init(row: Row) {
         self.init(
             name: row["name"], title: row["title"], source: row["source"], baseURL: row["baseURL"],
             threadCount: row["threads"], postCount: row["posts"])
@@ -16,7 +16,7 @@ extension StoredBoard: FetchableRecord {
 extension StoredThread: FetchableRecord {
     /// Columns: board, gid, title, sticky, marked, author, postedAt,
     /// lastReplier, lastReplyAt, posts, firstPostArchived, changedAt, originalURL.
-    public init(row: Row) {
+    package init(row: Row) {
         self.init(
             board: row["board"], gid: row["gid"], title: row["title"], sticky: row["sticky"], marked: row["marked"],
             author: row["author"], postedAt: ArchiveStore.date(row["postedAt"]), lastReplier: row["lastReplier"],
@@ -28,7 +28,7 @@ extension StoredThread: FetchableRecord {
 
 extension StoredAttachment: FetchableRecord {
     /// Columns: name, url, kind, size, hash, mime.
-    public init(row: Row) {
+    package init(row: Row) {
         self.init(
             name: row["name"], url: row["url"], kind: Attachment.Kind(rawValue: row["kind"]) ?? .file,
             size: row["size"], hash: row["hash"], mime: row["mime"])
@@ -37,14 +37,14 @@ extension StoredAttachment: FetchableRecord {
 
 extension Attachment: FetchableRecord {
     /// Columns: name, url, kind, size.
-    public init(row: Row) {
+    package init(row: Row) {
         self.init(name: row["name"], url: row["url"], kind: Kind(rawValue: row["kind"]) ?? .file, size: row["size"])
     }
 }
 
 extension Like: FetchableRecord {
     /// Columns: score, user, message, at.
-    public init(row: Row) {
+    package init(row: Row) {
         self.init(
             score: row["score"], user: row["user"], message: row["message"],
             at: (row["at"] as Int64?).map(ArchiveStore.date))

@@ -30,11 +30,11 @@ enum SMTHSiteRules {
 protocol SMTHFrontEnd: ForumSource {}
 
 extension SMTHFrontEnd {
-    public func captureMarkers(board: String) -> [String] {
+    package func captureMarkers(board: String) -> [String] {
         SMTHSiteRules.captureMarkers(board: board, source: self)
     }
-    public func isLoginWall(message: String) -> Bool { SMTHSiteRules.isLoginWall(message: message) }
-    public func mediaFallbacks(for url: String) -> [(url: String, variant: String)] {
+    package func isLoginWall(message: String) -> Bool { SMTHSiteRules.isLoginWall(message: message) }
+    package func mediaFallbacks(for url: String) -> [(url: String, variant: String)] {
         SMTHSiteRules.mediaFallbacks(for: url)
     }
 }
