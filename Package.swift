@@ -14,7 +14,6 @@ let package = Package(
     products: [
         .executable(name: "bbsarchive", targets: ["bbsarchive"]),
         .executable(name: "smth-replica", targets: ["smth-replica"]),
-        .library(name: "BBSArchive", targets: ["BBSArchive"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -75,13 +74,20 @@ let package = Package(
             name: "bbsarchive-bench",
             dependencies: ["BBSArchive", "CLibXML2", .product(name: "Mustache", package: "swift-mustache")]),
 
+        // Helpers only the tests use: a well-formedness check, row counts.
+        .target(
+            name: "BBSArchiveTestSupport",
+            dependencies: ["BBSArchive", "CLibXML2", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/BBSArchiveTestSupport"),
         .testTarget(
             name: "BBSArchiveTests",
             dependencies: [
-                "BBSArchive", "BBSArchiveCLI", "SMTHReplica",
+                "BBSArchive", "BBSArchiveCLI", "SMTHReplica", "BBSArchiveTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]),
+            ],
+            exclude: ["Stores"]),
     ],
     swiftLanguageModes: [.v6]
 )

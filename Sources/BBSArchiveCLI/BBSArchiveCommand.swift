@@ -3,8 +3,8 @@ import BBSArchive
 import Foundation
 
 /// `bbsarchive`: turns forum boards into a static archive.
-public struct BBSArchiveCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct BBSArchiveCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "bbsarchive",
         abstract: "Archive BBS forum boards into a static site you can read in any browser.",
         version: BuildInfo.versionLine,
@@ -16,11 +16,11 @@ public struct BBSArchiveCommand: AsyncParsableCommand {
             ServeCommand.self,
         ])
 
-    public init() {}
+    package init() {}
 
     /// Runs the command line with bbsarchive's exit statuses: a usage
     /// mistake exits with 2 (not ArgumentParser's 64), like a wrong config.
-    public static func main() async {
+    package static func main() async {
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

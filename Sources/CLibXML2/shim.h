@@ -39,17 +39,4 @@ static inline void bbs_xml_silence(void) {
     xmlSetStructuredErrorFunc(NULL, bbs_xml_ignore_structured);
 }
 
-/// Counts the errors libxml2's XML parser reports while reading `buffer`
-/// as a well-formed document; used to check the pages the site builder writes.
-static inline int bbs_xml_wellformed_errors(const char *buffer, int size) {
-    xmlParserCtxtPtr context = xmlNewParserCtxt();
-    if (context == NULL) return -1;
-    xmlDocPtr doc = xmlCtxtReadMemory(context, buffer, size, "page.html", "UTF-8",
-                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    int errors = (doc == NULL || !context->wellFormed) ? 1 : 0;
-    if (doc != NULL) xmlFreeDoc(doc);
-    xmlFreeParserCtxt(context);
-    return errors;
-}
-
 #endif

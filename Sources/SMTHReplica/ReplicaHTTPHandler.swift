@@ -106,7 +106,7 @@ struct ReplicaHTTPHandler: HTTPHandler {
         let hasSession = cookies.split(separator: ";").contains {
             $0.trimmingCharacters(in: .whitespaces) == faults.sessionCookie
         }
-        guard !hasSession else { return nil }
+        guard !hasSession, recorder.count(of: "login board") > faults.loginAfter else { return nil }
         return desktop ? .gbk(NForumMarkup.noPermission()) : .html(MobileMarkup.noPermission())
     }
 

@@ -7,12 +7,12 @@ import Foundation
 /// and mail addresses are ever links. `javascript:`, `data:`, `vbscript:`,
 /// `file:` and every other scheme stay text, however they are spelled
 /// (case, leading blanks, controls or entities inside the scheme).
-public enum SafeLink {
+package enum SafeLink {
     static let schemes = ["http", "https", "ftp", "mailto"]
 
     /// `address` as an href if it is an absolute http(s), ftp or mailto
     /// address (trimmed of blanks), else `nil`.
-    public static func external(_ address: String) -> String? {
+    package static func external(_ address: String) -> String? {
         let trimmed = address.trimmingCharacters(in: .whitespaces)
         guard let scheme = scheme(of: trimmed), schemes.contains(scheme),
             !trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
@@ -29,7 +29,7 @@ public enum SafeLink {
     /// Whether `href` may go into a page or a Markdown file: an allowed
     /// external address, or a relative path of the archive's own (no
     /// scheme at all).
-    public static func allows(_ href: String) -> Bool {
+    package static func allows(_ href: String) -> Bool {
         if external(href) != nil { return true }
         let trimmed = href.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, !trimmed.hasPrefix("//"),

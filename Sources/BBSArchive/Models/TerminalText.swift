@@ -3,10 +3,10 @@
 /// Error messages, URLs, board names and titles come from whoever runs the
 /// forum. Written raw, an escape sequence could retitle the terminal or
 /// erase the line, and a `\r` or newline could forge a second log line.
-public enum TerminalText {
+package enum TerminalText {
     /// `text` on one line: C0 and C1 controls, DEL, and line or paragraph
     /// separators become a space; everything else is kept.
-    public static func clean(_ text: String) -> String {
+    package static func clean(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -25,7 +25,7 @@ public enum TerminalText {
 
 extension ProgressEvent {
     /// The event with every string in it made safe for a terminal.
-    public var terminalSafe: ProgressEvent {
+    package var terminalSafe: ProgressEvent {
         switch self {
         case .note(let message):
             return .note(TerminalText.clean(message))

@@ -25,10 +25,8 @@ struct LookupMap {
         boards[board.name] = Board(
             dir: SitePaths.component(board.name), title: board.title ?? board.name, threads: threads.map(\.gid).sorted()
         )
-        if example == nil, let thread = threads.first(where: { !$0.sticky }) ?? threads.first,
-            let source = board.source.flatMap({ try? ForumSources.make($0, baseURL: board.baseURL) })
-        {
-            example = source.originalThreadURL(board: board.name, gid: thread.gid)
+        if example == nil, let thread = threads.first(where: { !$0.sticky }) ?? threads.first {
+            example = thread.originalURL
         }
     }
 

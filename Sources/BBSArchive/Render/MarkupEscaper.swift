@@ -9,7 +9,7 @@ import Mustache
 /// Every byte of `& < > " '` is replaced wherever it stands. Control
 /// characters other than tab, line feed and carriage return (C0, DEL, C1)
 /// are allowed in neither HTML nor XML 1.0 text and are dropped.
-public enum MarkupEscaper {
+package enum MarkupEscaper {
     /// The name templates are rendered under (`{{% CONTENT_TYPE: …}}`).
     static let contentTypeName = "BBSARCHIVE-MARKUP"
 
@@ -26,7 +26,7 @@ public enum MarkupEscaper {
     }
 
     /// `text` fit for HTML text, a quoted HTML attribute or XML.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var text = text
         return text.withUTF8 { bytes in
             guard let first = bytes.firstIndex(where: needsWork) else { return String(decoding: bytes, as: UTF8.self) }

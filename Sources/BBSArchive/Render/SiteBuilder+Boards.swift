@@ -13,7 +13,6 @@ extension SiteBuilder {
     func buildBoard(_ board: StoredBoard, threads: [StoredThread], run: BuildRun) throws(ArchiveError) {
         let boardTitle = board.title ?? board.name
         let withFiles = try store.threadsWithAttachments(board: board.name)
-        let source = board.source.flatMap { try? ForumSources.make($0, baseURL: board.baseURL) }
         let perPage = max(1, options.threadsPerPage)
         let byStart = threads.sorted { ($0.postedAt, $0.gid) < ($1.postedAt, $1.gid) }
         let total = max(1, (byStart.count + perPage - 1) / perPage)
@@ -62,7 +61,7 @@ extension SiteBuilder {
             for thread in some {
                 try buildThread(
                     thread, board: board,
-                    original: Self.originalLink(thread, source: source),
+                    original: Self.originalLink(thread),
                     run: part)
             }
             return part
@@ -79,7 +78,7 @@ extension SiteBuilder {
             feed.append(
                 try digest(
                     thread, boardTitle: boardTitle,
-                    original: Self.originalLink(thread, source: source)
+                    original: Self.originalLink(thread)
                 ))
         }
         try writeFeed(

@@ -105,11 +105,7 @@ extension SiteBuilder {
     /// The forum address of the first thread of the first board: the same
     /// from build to build, so a reply does not rewrite the lookup page.
     private func lookupExample(run: BuildRun) throws(ArchiveError) -> String? {
-        guard let thread = try store.firstThread(),
-            let board = run.navigation.boards.first(where: { $0.name == thread.board }),
-            let source = board.source.flatMap({ try? ForumSources.make($0, baseURL: board.baseURL) })
-        else { return nil }
-        return source.originalThreadURL(board: thread.board, gid: thread.gid)
+        try store.firstThreadOriginalURL()
     }
 
     private func groupView(_ group: SiteNavigation.Group, path: String, run: BuildRun) -> BoardGroupView {

@@ -3,8 +3,8 @@ import Foundation
 /// Thread pages, their 只看此ID views, and the Markdown copy of each thread.
 extension SiteBuilder {
     /// The thread's address on the forum, when it may be a link.
-    static func originalLink(_ thread: StoredThread, source: (any ForumSource)?) -> String? {
-        (source?.originalThreadURL(board: thread.board, gid: thread.gid)).flatMap(SafeLink.external)
+    static func originalLink(_ thread: StoredThread) -> String? {
+        thread.originalURL.flatMap(SafeLink.external)
     }
 
     /// Writes every page of one thread, its author views and its Markdown.

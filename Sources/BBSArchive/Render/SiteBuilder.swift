@@ -8,69 +8,69 @@ import Foundation
 /// Works board by board and thread by thread: only one board's thread list
 /// and one thread's posts are in memory at a time, plus a few fixed-size
 /// selections (hot topics, recent threads) for the home page and feeds.
-public struct SiteBuilder: Sendable {
-    public struct Options: Sendable {
-        public var threadsPerPage = 30
+package struct SiteBuilder: Sendable {
+    package struct Options: Sendable {
+        package var threadsPerPage = 30
         /// Threads in the list beside each thread on wide screens.
-        public var threadListLength = 60
-        public var postsPerPage = 20
-        public var postsPerUserPage = 50
-        public var siteTitle = "水木社区存档"
+        package var threadListLength = 60
+        package var postsPerPage = 20
+        package var postsPerUserPage = 50
+        package var siteTitle = "水木社区存档"
         /// Where the archive is published (`https://example.org/smth/`), for
         /// the sitemap and the feeds' absolute links. Without it there is no
         /// sitemap and the feeds link relative to themselves.
-        public var siteURL: String?
+        package var siteURL: String?
         /// Hot topics on the hot page (cards) and on the home page.
-        public var hotTopics = 48
-        public var homeHotTopics = 10
+        package var hotTopics = 48
+        package var homeHotTopics = 10
         /// Most recently active threads on the home page.
-        public var homeRecentThreads = 20
+        package var homeRecentThreads = 20
         /// Entries of each Atom feed.
-        public var feedEntries = 30
+        package var feedEntries = 30
         /// A quote longer than this many lines is folded into a `<details>`.
-        public var longQuoteLines = 6
+        package var longQuoteLines = 6
         /// Leave the pages of threads and users that did not change since
         /// the last build of this folder (with the same templates and
         /// options) as they are, without rendering them again.
-        public var incremental = true
+        package var incremental = true
         /// Boards, and runs of pages within a board, rendered at the same
         /// time; 1 renders one after the other. The output is the same.
-        public var workers = ProcessInfo.processInfo.activeProcessorCount
+        package var workers = ProcessInfo.processInfo.activeProcessorCount
         /// Board pages (with their threads) one task renders.
-        public var boardPagesPerTask = 8
+        package var boardPagesPerTask = 8
 
-        public init() {}
+        package init() {}
     }
 
     /// What a build did.
-    public struct Report: Sendable, Equatable {
-        public var pages = 0
-        public var markdownFiles = 0
-        public var mediaFiles = 0
-        public var feeds = 0
+    package struct Report: Sendable, Equatable {
+        package var pages = 0
+        package var markdownFiles = 0
+        package var mediaFiles = 0
+        package var feeds = 0
         /// Whether `sitemap.xml` was written (it needs `--site-url`).
-        public var sitemap = false
+        package var sitemap = false
         /// Files written because they were new or different.
-        public var written = 0
+        package var written = 0
         /// Files left alone because they were already identical.
-        public var unchanged = 0
+        package var unchanged = 0
         /// Threads and users whose pages were not rendered again, because
         /// nothing they show changed since the last build.
-        public var skippedThreads = 0
-        public var skippedUsers = 0
+        package var skippedThreads = 0
+        package var skippedUsers = 0
         /// What this build rendered because it changed since the last one;
         /// `nil` when it rendered everything.
-        public var changes: BuildChanges?
+        package var changes: BuildChanges?
     }
 
-    public let store: ArchiveStore
-    public let templates: TemplateSet
-    public let publisher: any SitePublisher
-    public let options: Options
+    package let store: ArchiveStore
+    package let templates: TemplateSet
+    package let publisher: any SitePublisher
+    package let options: Options
     /// Other writers of the build (a search index, say), given what changed.
-    public let writers: [any BuildWriter]
+    package let writers: [any BuildWriter]
 
-    public init(
+    package init(
         store: ArchiveStore, templates: TemplateSet, publisher: any SitePublisher, options: Options = Options(),
         writers: [any BuildWriter] = []
     ) {
@@ -81,8 +81,9 @@ public struct SiteBuilder: Sendable {
         self.writers = writers
     }
 
-    public func build() throws(ArchiveError) -> Report {
-        let started = Date()
+    package func build() throws(ArchiveError) -> Report {
+        // The store's clock: the build's time is compared with the store's.
+        let started = store.clock()
         let boards = try store.boards()
         let filing = try store.sectionFiling()
         let run = BuildRun(navigation: SiteNavigation(boards: boards, filing: filing), options: options)
@@ -167,11 +168,10 @@ public struct SiteBuilder: Sendable {
             var result: [ThreadDigest] = []
             for thread in threads {
                 let board = byName[thread.board]
-                let source = board?.source.flatMap { try? ForumSources.make($0, baseURL: board?.baseURL) }
                 result.append(
                     try digest(
                         thread, boardTitle: board?.title ?? thread.board,
-                        original: Self.originalLink(thread, source: source)))
+                        original: Self.originalLink(thread)))
             }
             return result
         }
@@ -349,7 +349,7 @@ public struct SiteBuilder: Sendable {
 
     /// `https://example.org/smth` → `https://example.org/smth/`; `nil` for
     /// anything that is not an absolute http(s) address.
-    public static func normalizedSiteURL(_ text: String?) -> String? {
+    package static func normalizedSiteURL(_ text: String?) -> String? {
         guard let text, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https", url.host != nil, url.query == nil, url.fragment == nil
         else { return nil }
@@ -479,7 +479,7 @@ final class TaskResults<Value>: @unchecked Sendable {
 /// build, such as a search index. `changes` is what changed since the
 /// last build (`nil`: everything), so a writer can follow the same rule as
 /// the pages: cost proportional to the change.
-public protocol BuildWriter: Sendable {
+package protocol BuildWriter: Sendable {
     func write(changes: BuildChanges?, store: ArchiveStore, publisher: any SitePublisher) throws(ArchiveError)
 }
 

@@ -6,9 +6,9 @@ import Mustache
 /// Loaded from a folder (the project's `templates/` or the user's
 /// `--templates DIR`) with every page template checked up front, so a
 /// broken template fails the build before anything is written.
-public struct TemplateSet: Sendable {
+package struct TemplateSet: Sendable {
     /// The page templates every template folder must provide.
-    public static let required = [
+    package static let required = [
         "home", "section", "board", "thread", "user", "hot", "lookup", "search", "404", "sidebar", "threadlist",
         "threadlist-row",
         "post-body",
@@ -16,10 +16,10 @@ public struct TemplateSet: Sendable {
         "sitemap", "sitemap-index",
     ]
 
-    public let directory: URL
+    package let directory: URL
     let library: MustacheLibrary
 
-    public init(directory: URL) async throws(ArchiveError) {
+    package init(directory: URL) async throws(ArchiveError) {
         self.directory = directory
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
@@ -94,7 +94,7 @@ public struct TemplateSet: Sendable {
     /// config file names one: beside the program (`templates/`), then an
     /// installed copy's `../share/bbsarchive/templates`, then the source
     /// checkout's `templates/` (the program is in `.build/…/debug`).
-    public static func defaultDirectory(executable: String? = nil) -> URL? {
+    package static func defaultDirectory(executable: String? = nil) -> URL? {
         candidates(executable: executable ?? runningExecutable()).first {
             FileManager.default.fileExists(atPath: $0.appendingPathComponent("home.mustache").path)
         }

@@ -5,31 +5,31 @@ import GRDB
 /// whose pages may read differently. The site builder renders only those
 /// (plus the pages about the whole archive), and passes this value on to
 /// anything else a build writes, such as a search index.
-public struct BuildChanges: Sendable, Equatable {
-    public struct ThreadKey: Sendable, Hashable, Comparable {
-        public var board: String
-        public var gid: Int
+package struct BuildChanges: Sendable, Equatable {
+    package struct ThreadKey: Sendable, Hashable, Comparable {
+        package var board: String
+        package var gid: Int
 
-        public init(board: String, gid: Int) {
+        package init(board: String, gid: Int) {
             self.board = board
             self.gid = gid
         }
 
-        public static func < (a: ThreadKey, b: ThreadKey) -> Bool { (a.board, a.gid) < (b.board, b.gid) }
+        package static func < (a: ThreadKey, b: ThreadKey) -> Bool { (a.board, a.gid) < (b.board, b.gid) }
     }
 
     /// Threads whose posts, title, attachments, media or list row changed.
-    public var threads: Set<ThreadKey> = []
+    package var threads: Set<ThreadKey> = []
     /// Users who posted in those threads (or whose posts moved away).
-    public var users: Set<String> = []
+    package var users: Set<String> = []
     /// Boards with a changed thread, or whose own row changed.
-    public var boards: Set<String> = []
+    package var boards: Set<String> = []
     /// The last change these include; the next build asks for changes after it.
-    public var through: Int64 = 0
+    package var through: Int64 = 0
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { threads.isEmpty && users.isEmpty && boards.isEmpty }
+    package var isEmpty: Bool { threads.isEmpty && users.isEmpty && boards.isEmpty }
 }
 
 extension ArchiveStore {
@@ -93,12 +93,12 @@ extension ArchiveStore {
         """
 
     /// The last change logged, or 0 for none.
-    public func lastBuildChange() throws(ArchiveError) -> Int64 {
+    package func lastBuildChange() throws(ArchiveError) -> Int64 {
         try read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM build_change") ?? 0 }
     }
 
     /// What changed after change `seq` (a previous build's `through`).
-    public func buildChanges(after seq: Int64) throws(ArchiveError) -> BuildChanges {
+    package func buildChanges(after seq: Int64) throws(ArchiveError) -> BuildChanges {
         try read { db in
             var changes = BuildChanges()
             changes.through = seq
@@ -116,7 +116,7 @@ extension ArchiveStore {
     }
 
     /// Orders for `topThreads`.
-    public enum ThreadOrder: Sendable {
+    package enum ThreadOrder: Sendable {
         /// Most archived posts first (hot topics).
         case mostPosts
         /// Latest reply first.
@@ -125,7 +125,7 @@ extension ArchiveStore {
 
     /// The first `limit` threads of the whole archive in `order`; ties go
     /// to the board first by name.
-    public func topThreads(_ order: ThreadOrder, limit: Int) throws(ArchiveError) -> [StoredThread] {
+    package func topThreads(_ order: ThreadOrder, limit: Int) throws(ArchiveError) -> [StoredThread] {
         guard limit > 0 else { return [] }
         let orderBy =
             switch order {
@@ -133,7 +133,7 @@ extension ArchiveStore {
             case .latestReply: "lastReplyAt DESC, t.gid DESC, t.board"
             }
         return try read { db in
-            try Row.fetchAll(
+            try StoredThread.fetchAll(
                 db,
                 sql: """
                     SELECT t.board, t.gid, t.title, t.sticky, t.marked,
@@ -141,7 +141,7 @@ extension ArchiveStore {
                       coalesce(f.postedAt, t.postedAt) AS postedAt,
                       coalesce(l.author, t.lastReplier) AS lastReplier,
                       coalesce(l.postedAt, t.lastReplyAt) AS lastReplyAt,
-                      c.posts AS posts, f.floor IS NOT NULL AS firstPostArchived, t.changedAt
+                      c.posts AS posts, f.floor IS NOT NULL AS firstPostArchived, t.changedAt, t.originalURL
                     FROM thread t
                     JOIN (SELECT board, gid, count(*) AS posts, max(floor) AS last FROM post GROUP BY board, gid) c
                       ON c.board = t.board AND c.gid = t.gid
@@ -149,22 +149,20 @@ extension ArchiveStore {
                     LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor = c.last
                     ORDER BY \(orderBy) LIMIT ?
                     """,
-                arguments: [limit]
-            ).map(Self.thread)
+                arguments: [limit])
         }
     }
 
-    /// The thread with the lowest id on the first board by name.
-    public func firstThread() throws(ArchiveError) -> BuildChanges.ThreadKey? {
+    /// The forum address of the thread with the lowest id on the first
+    /// board by name, as stored when it was saved.
+    package func firstThreadOriginalURL() throws(ArchiveError) -> String? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT board, gid FROM thread ORDER BY board, gid LIMIT 1").map {
-                BuildChanges.ThreadKey(board: $0["board"], gid: $0["gid"])
-            }
+            try String.fetchOne(db, sql: "SELECT originalURL FROM thread ORDER BY board, gid LIMIT 1")
         }
     }
 
     /// Each board's earliest thread start and latest reply, as its lists show them.
-    public func boardSpans() throws(ArchiveError) -> [String: (first: Date, last: Date)] {
+    package func boardSpans() throws(ArchiveError) -> [String: (first: Date, last: Date)] {
         try read { db in
             var spans: [String: (first: Date, last: Date)] = [:]
             for row in try Row.fetchAll(
@@ -177,7 +175,7 @@ extension ArchiveStore {
     }
 
     /// Every thread's archived posts, by board, in thread order.
-    public func postCountsByThread() throws(ArchiveError) -> [String: [(gid: Int, posts: Int)]] {
+    package func postCountsByThread() throws(ArchiveError) -> [String: [(gid: Int, posts: Int)]] {
         try read { db in
             var counts: [String: [(gid: Int, posts: Int)]] = [:]
             for row in try Row.fetchAll(

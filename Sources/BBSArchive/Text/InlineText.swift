@@ -2,20 +2,20 @@ import Foundation
 
 /// A stretch of one line of post text with one look: its colours (from
 /// ANSI codes), UBB emphasis, and the link it belongs to, if any.
-public struct InlineSegment: Sendable, Equatable {
-    public var text: String
+package struct InlineSegment: Sendable, Equatable {
+    package var text: String
     /// An http(s), ftp or mailto address this text links to.
-    public var link: String?
-    public var style: ANSIText.Style = .plain
-    public var bold = false
-    public var italic = false
-    public var underline = false
+    package var link: String?
+    package var style: ANSIText.Style = .plain
+    package var bold = false
+    package var italic = false
+    package var underline = false
     /// An emoticon such as `em01`, shown as its code (the forum's images
     /// are not archived).
-    public var emoticon: String?
+    package var emoticon: String?
 
     /// CSS classes for the look, e.g. `fg9 bg4 b`.
-    public var classes: String {
+    package var classes: String {
         var names: [String] = []
         if let fg = style.foreground { names.append("fg\(fg)") }
         if let bg = style.background { names.append("bg\(bg)") }
@@ -33,8 +33,8 @@ public struct InlineSegment: Sendable, Equatable {
 ///
 /// Only web and mail addresses become links; everything else stays text,
 /// so a post can never smuggle markup or a `javascript:` link into a page.
-public enum InlineText {
-    public static func segments(_ line: String) -> [InlineSegment] {
+package enum InlineText {
+    package static func segments(_ line: String) -> [InlineSegment] {
         let clean = removingControlCharacters(line)
         // Most lines have nothing to read: one plain segment.
         if !clean.contains("\u{1B}"), !clean.contains("["), !clean.contains("://"), !clean.contains("www.") {
@@ -56,7 +56,7 @@ public enum InlineText {
     }
 
     /// The line's text as a reader sees it: no codes, UBB tags kept as written.
-    public static func plain(_ line: String) -> String {
+    package static func plain(_ line: String) -> String {
         removingControlCharacters(ANSIText.strip(line))
     }
 

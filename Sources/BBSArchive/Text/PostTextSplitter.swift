@@ -13,27 +13,27 @@ import Foundation
 /// ※ 修改:·user 于 Mar 29 09:43:17 2016 修改本文·[FROM: 111.203.75.*]
 /// ※ 来源:·水木社区 http://www.newsmth.net·[FROM: 104.224.134.*]
 /// ```
-public struct PostText: Sendable, Equatable {
-    public struct Header: Sendable, Equatable {
-        public var author: String
-        public var nick: String?
-        public var board: String?
-        public var title: String?
-        public var site: String?
-        public var postedAt: Date?
+package struct PostText: Sendable, Equatable {
+    package struct Header: Sendable, Equatable {
+        package var author: String
+        package var nick: String?
+        package var board: String?
+        package var title: String?
+        package var site: String?
+        package var postedAt: Date?
     }
 
-    public var header: Header?
-    public var body: [String]
+    package var header: Header?
+    package var body: [String]
     /// The lines after the last `--`; empty when there is a `--` and nothing
     /// after it, `nil` when the text has no `--` at all.
-    public var signature: [String]?
-    public var ip: String?
-    public var editedBy: String?
-    public var editedAt: Date?
+    package var signature: [String]?
+    package var ip: String?
+    package var editedBy: String?
+    package var editedAt: Date?
 
     /// Splits the lines of a whole post text.
-    public static func split(_ lines: [String]) -> PostText {
+    package static func split(_ lines: [String]) -> PostText {
         var lines = lines
         var header: Header?
         if let first = lines.first, first.hasPrefix("发信人:") {
