@@ -341,8 +341,19 @@ def measure(site, store, bbsarchive, bench, work, per_kind=40, seed=9, chromium=
 
     pagefind_dir = site / "pagefind"
     shutil.rmtree(pagefind_dir, ignore_errors=True)
-    # Thread pages only (GID.html, GID-N.html; not board lists, user pages or 只看此ID copies).
-    pf = timed(PAGEFIND + ["--site", site, "--glob", "board/*/[0-9]*.html", "--output-path", pagefind_dir])
+    # Thread pages only (GID.html, GID-N.html; not board lists, user pages or 只看此ID copies),
+    # linked into a folder of their own, at the same paths.
+    source = work / "pagefind-source"
+    shutil.rmtree(source, ignore_errors=True)
+    for page in (site / "board").glob("*/*.html"):
+        if re.fullmatch(r"\d+(-\d+)?\.html", page.name):
+            (source / "board" / page.parent.name).mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(page, source / "board" / page.parent.name / page.name)
+            except OSError:
+                shutil.copyfile(page, source / "board" / page.parent.name / page.name)
+    pf = timed(PAGEFIND + ["--site", source, "--output-path", pagefind_dir])
+    shutil.rmtree(source, ignore_errors=True)
     pf_bytes = sum(p.stat().st_size for p in pagefind_dir.rglob("*") if p.is_file())
     pf_files = sum(1 for p in pagefind_dir.rglob("*") if p.is_file())
     pf_pages = int(m.group(1)) if (m := re.search(r"Indexed (\d+) pages?", pf["stdout"])) else None
