@@ -94,7 +94,7 @@ SCALES = {
 
 BENCHES = ["parse", "fetch", "build", "hugo", "incremental", "size", "search"]
 # The benchmarks that need a built site.
-BUILT = ("build", "hugo", "incremental", "size", "search")
+NEEDS_SITE = ("build", "hugo", "incremental", "size", "search")
 
 
 # MARK: - Small helpers
@@ -1115,7 +1115,7 @@ def run(ctx):
             result["loadavg"]["parse"] = loadavg()
             result["parse"] = bench_parse(ctx, replica.url, boards)
         store = None
-        needs_fetch_store = ctx.wants("fetch") or any(ctx.wants(b) for b in BUILT if b != "search") or (
+        needs_fetch_store = ctx.wants("fetch") or any(ctx.wants(b) for b in NEEDS_SITE if b != "search") or (
             ctx.wants("search") and ctx.scale["search_tier"] == "fetch")
         if ctx.wants("fetch"):
             result["loadavg"]["fetch"] = loadavg()
@@ -1129,9 +1129,9 @@ def run(ctx):
             tiers["fetch"] = Tier(f"{truth['posts'] // 1000}k" if truth["posts"] >= 5000 else str(truth["posts"]),
                                   shape, store, {"url": replica.url, "port": port, "boards": boards, "truth": truth})
 
-    if any(ctx.wants(b) for b in BUILT):
+    if any(ctx.wants(b) for b in NEEDS_SITE):
         # `--only search` builds only the tier it searches.
-        search_only = not any(ctx.wants(b) for b in BUILT if b != "search")
+        search_only = not any(ctx.wants(b) for b in NEEDS_SITE if b != "search")
         for name, tier_shape in ctx.scale["tiers"]:
             if not search_only or name == ctx.scale["search_tier"]:
                 tiers[name] = tier_store(ctx, name, tier_shape)
