@@ -11,7 +11,8 @@ it reports per engine:
   document the client matches, mapped to its floor link); Pagefind by thread
   page (its unit; a page matches when one of its posts does), with each term
   searched as an exact phrase, and no filters (the site has no Pagefind
-  filter markup).
+  filter markup); it runs without its web worker (`noWorker`), so that its
+  fetches show in the page's resource timing.
 - what a query downloads with a cold cache (the client and index files the
   page fetched, and the entries of the results it shows: for bbsarchive the
   search/ files and search.js; for Pagefind everything under pagefind/,
@@ -236,6 +237,8 @@ PAGEFIND_PAGE = """<!DOCTYPE html>
 <script type="module">
 const q = new URLSearchParams(location.search).get('q') || '';
 const pagefind = await import('./pagefind/pagefind.js');
+// In the page's own thread, so that what it fetches shows in its resource timing.
+await pagefind.options({noWorker: true});
 const search = await pagefind.search(q);
 const first = await Promise.all(search.results.slice(0, 20).map(r => r.data()));
 window.benchDone = {ms: performance.now(), ids: search.results.map(r => r.id), shown: first.length};
