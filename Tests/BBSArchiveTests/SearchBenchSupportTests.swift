@@ -5,7 +5,8 @@ import Testing
 
 /// What `make bench` measures search with: the index written alone is the
 /// one `build` writes, and the ground truth's documents are every post, each
-/// linked where the site shows it.
+/// linked where the site shows it. (`plain` is built with the default
+/// options, as the bench's sites are.)
 @Suite struct SearchBenchSupportTests {
     static func files(under root: URL) -> [String: Data] {
         var files: [String: Data] = [:]
@@ -30,7 +31,7 @@ import Testing
         let built = try await ReadingSiteFixture.shared.site()
         let folder = try Fixtures.temporaryFolder("search-bench")
         let counts = try SearchBenchSupport.writeIndex(
-            storePath: built.storePath, outPath: folder.path, postsPerPage: ReadingSiteFixture.postsPerPage)
+            storePath: built.storePath, outPath: folder.path)
         let posts = try ArchiveStore(path: built.storePath).counts().posts
         #expect(counts["documents"] == posts)
         let alone = Self.files(under: folder)
@@ -40,7 +41,7 @@ import Testing
         #expect(alone.filter { fromBuild[$0.key] != $0.value }.keys.sorted() == [])
 
         var lines: [[String: Any]] = []
-        try SearchBenchSupport.documents(storePath: built.storePath, postsPerPage: ReadingSiteFixture.postsPerPage) {
+        try SearchBenchSupport.documents(storePath: built.storePath) {
             if let object = try? JSONSerialization.jsonObject(with: $0) as? [String: Any] { lines.append(object) }
         }
         #expect(lines.count == posts)
