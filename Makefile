@@ -1,4 +1,4 @@
-# bbsarchive: make setup · build · test · demo · bench · screenshots · lint · clean
+# bbsarchive: make setup · build · test · demo · bench · screenshots · fuzz · lint · clean
 SWIFT ?= swift
 PYTHON ?= python3
 # The C libraries bbsarchive links, as Debian packages: all `make demo` needs.
@@ -10,7 +10,7 @@ TEST_PACKAGES := chromium fonts-noto-cjk w3m python3 python3-pip default-jre-hea
 # apt-get needs root: use sudo when not already root.
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo)
 
-.PHONY: setup setup-core build test test-install test-dist demo bench bench-search screenshots lint clean install uninstall dist manpage
+.PHONY: setup setup-core build test test-install test-dist demo bench bench-search screenshots lint clean install uninstall dist manpage fuzz
 
 # Everything the build, the demo and the tests need; installs only what is
 # missing, after refreshing the package lists (a new machine's may be empty
@@ -158,9 +158,19 @@ bench-search: setup-core
 	$(SWIFT) build -c release
 	BENCH_RUNS=1 $(PYTHON) scripts/bench/bench.py --scale $(BENCH_SCALE) --only search
 
+# libFuzzer (with AddressSanitizer and LeakSanitizer, from the Swift
+# toolchain) over the mobile and nForum parsers, the post-text splitter, the
+# UBB/inline renderer and the robots.txt parser, FUZZ_SECONDS each; fails
+# on any crash, leak or timeout (scripts/fuzz.sh says where the input is).
+FUZZ_SECONDS ?= 60
+FUZZ_PACKAGES := curl
+fuzz: setup-core
+	@$(call apt_install,$(FUZZ_PACKAGES))
+	FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/fuzz.sh
+
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 
 clean:
-	rm -rf .build .bench bbsarchive-*-linux-*.tar.gz demo.sqlite.lock site.lock demo.sqlite demo.sqlite-wal demo.sqlite-shm screenshots
+	rm -rf .build .build-fuzz .bench bbsarchive-*-linux-*.tar.gz demo.sqlite.lock site.lock demo.sqlite demo.sqlite-wal demo.sqlite-shm screenshots
 	find site -mindepth 1 ! -name README.md -exec rm -rf {} +

@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 /// The commit `bbsarchive --version` names: the checkout's, when built from one.
@@ -13,7 +14,6 @@ let package = Package(
     products: [
         .executable(name: "bbsarchive", targets: ["bbsarchive"]),
         .executable(name: "smth-replica", targets: ["smth-replica"]),
-        .library(name: "BBSArchive", targets: ["BBSArchive"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -70,15 +70,31 @@ let package = Package(
             ]),
 
         // make bench: parser throughput and the Hugo export, in process, over the public API.
-        .executableTarget(name: "bbsarchive-bench", dependencies: ["BBSArchive", "CLibXML2"]),
+        .executableTarget(
+            name: "bbsarchive-bench",
+            dependencies: ["BBSArchive", "CLibXML2", .product(name: "Mustache", package: "swift-mustache")]),
 
+        // Helpers only the tests use: a well-formedness check, row counts.
+        .target(
+            name: "BBSArchiveTestSupport",
+            dependencies: ["BBSArchive", "CLibXML2", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/BBSArchiveTestSupport"),
         .testTarget(
             name: "BBSArchiveTests",
             dependencies: [
-                "BBSArchive", "BBSArchiveCLI", "SMTHReplica",
+                "BBSArchive", "BBSArchiveCLI", "SMTHReplica", "BBSArchiveTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]),
+            ],
+            exclude: ["Stores"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// make fuzz (scripts/fuzz.sh): libFuzzer targets, built only on request,
+// with `--sanitize=fuzzer`, because libFuzzer brings the `main` they need.
+if ProcessInfo.processInfo.environment["BBSARCHIVE_FUZZ"] == "1" {
+    package.targets.append(.executableTarget(name: "bbsarchive-fuzz", dependencies: ["BBSArchive"]))
+    package.products.append(.executable(name: "bbsarchive-fuzz", targets: ["bbsarchive-fuzz"]))
+}

@@ -3,8 +3,8 @@ import BBSArchive
 import Foundation
 
 /// `bbsarchive`: turns forum boards into a static archive.
-public struct BBSArchiveCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct BBSArchiveCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "bbsarchive",
         abstract: "Archive BBS forum boards into a static site you can read in any browser.",
         version: BuildInfo.versionLine,
@@ -16,11 +16,11 @@ public struct BBSArchiveCommand: AsyncParsableCommand {
             ServeCommand.self,
         ])
 
-    public init() {}
+    package init() {}
 
     /// Runs the command line with bbsarchive's exit statuses: a usage
     /// mistake exits with 2 (not ArgumentParser's 64), like a wrong config.
-    public static func main() async {
+    package static func main() async {
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -122,6 +122,11 @@ struct FetchOptions: ParsableArguments {
     @Option(help: "Tries per request before a page is recorded as failed (timeouts, resets, 5xx, 429; default: 4).")
     var tries: Int?
 
+    @Option(
+        name: .customLong("max-thread-pages"),
+        help: "Pages read of one thread at most, against a pager that never ends (default: 2000).")
+    var maxThreadPages: Int?
+
     @Option(help: "Seconds one request may take (default: 120).")
     var timeout: Int?
 
@@ -136,6 +141,7 @@ struct FetchOptions: ParsableArguments {
         stopAfter = stopAfter ?? config.int("stop-after")
         tries = tries ?? config.int("tries")
         timeout = timeout ?? config.int("timeout")
+        maxThreadPages = maxThreadPages ?? config.int("max-thread-pages")
         output.merge(config)
     }
 
@@ -149,6 +155,7 @@ struct FetchOptions: ParsableArguments {
         if let stopAfter, stopAfter < 0 { throw .invalidOption("--stop-after must be 0 or more") }
         if let tries, tries < 1 { throw .invalidOption("--tries must be 1 or more") }
         if let timeout, timeout < 1 { throw .invalidOption("--timeout must be 1 second or more") }
+        if let maxThreadPages, maxThreadPages < 1 { throw .invalidOption("--max-thread-pages must be 1 or more") }
     }
 
     func validate() throws {
@@ -170,6 +177,7 @@ struct FetchOptions: ParsableArguments {
         if let stopAfter = config.int("stop-after"), stopAfter < 0 { throw fail("stop-after", "must be 0 or more") }
         if let tries = config.int("tries"), tries < 1 { throw fail("tries", "must be 1 or more") }
         if let timeout = config.int("timeout"), timeout < 1 { throw fail("timeout", "must be 1 second or more") }
+        if let pages = config.int("max-thread-pages"), pages < 1 { throw fail("max-thread-pages", "must be 1 or more") }
     }
 }
 
@@ -494,7 +502,8 @@ enum Runner {
             boards: boards, source: try forum.makeSource(), storePath: storage.path, rate: fetching.rate ?? 1,
             options: Archiver.Options(
                 pages: fetching.pages, connections: fetching.connections ?? 4,
-                stopAfterUnchanged: fetching.stopAfter ?? 30),
+                stopAfterUnchanged: fetching.stopAfter ?? 30,
+                maxThreadPages: fetching.maxThreadPages ?? Archiver.Options.defaultMaxThreadPages),
             retry: RetryPolicy(attempts: fetching.tries ?? 4), respectRobots: !fetching.ignoreRobots,
             cookies: fetching.cookies, http: http)
         let report: Archiver.Report
@@ -538,9 +547,10 @@ enum Runner {
         let report = try await action.run()
         if !quiet {
             let skipped =
-                report.skippedThreads + report.skippedUsers > 0
-                ? "; \(report.skippedThreads) thread(s) and \(report.skippedUsers) user(s) unchanged since the last build"
-                : ""
+                report.changes.map {
+                    "; only what changed since the last build: \($0.threads.count) thread(s), \($0.users.count) user(s)"
+                        + " (\(report.skippedThreads) thread(s) of changed boards left as they were)"
+                } ?? ""
             printError(
                 "built \(report.pages) page(s), \(report.markdownFiles) Markdown file(s), \(report.mediaFiles) new media file(s); "
                     + "\(report.written) written, \(report.unchanged) unchanged" + skipped)

@@ -113,6 +113,8 @@ struct InitCommand: AsyncParsableCommand {
             # tries = 4
             # Seconds one request may take.
             # timeout = 120
+            # Pages read of one thread at most, against a pager that never ends.
+            # max-thread-pages = 2000
             # Browser cookies for boards that need a login: a cookies.txt file.
             # cookies = "cookies.txt"
             # Progress: "text" or "json" (one event a line, for logs).

@@ -35,6 +35,9 @@ final class ProgressPrinter: @unchecked Sendable {
 
     func handle(_ event: ProgressEvent) {
         if quiet { return }
+        // Forum-supplied text (titles, messages, URLs) never reaches the
+        // terminal or the log with its control characters.
+        let event = event.terminalSafe
         lock.withLock {
             switch format {
             case .json: writeLine(Self.json(event, started: &started))
@@ -46,6 +49,7 @@ final class ProgressPrinter: @unchecked Sendable {
     /// A closing line, after the live line is cleared.
     func summary(_ line: String) {
         if quiet { return }
+        let line = TerminalText.clean(line)
         lock.withLock {
             switch format {
             case .json: writeLine(Self.jsonObject(["event": "summary", "message": line]))

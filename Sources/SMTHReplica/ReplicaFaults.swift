@@ -75,11 +75,16 @@ public struct ReplicaFaults: Sendable {
     public var loginBoard: String?
     /// The cookie (`name=value`) that opens `loginBoard`.
     public var sessionCookie: String
+    /// The login board's first `loginAfter` requests pass without the
+    /// cookie: a wall that goes up in the middle of a run.
+    public var loginAfter = 0
     /// Label pages with the wrong charset: `charset=GBK` on the mobile
     /// site's UTF-8 pages, `charset=UTF-8` on nForum's GBK pages.
     public var wrongCharset: Bool
     /// Answer `If-None-Match` with 304 when the page has not changed.
     public var conditionalRequests: Bool
+    /// Serve `HostileBoard` beside the generated boards.
+    public var hostile = false
 
     public init(
         rules: [Rule] = [], robots: String? = nil, loginBoard: String? = nil,

@@ -39,7 +39,11 @@ struct ReplicaHTTPHandler: HTTPHandler {
             page = wall
         } else {
             let query = request.query.map { (name: $0.name, value: $0.value) }
-            page = responder.respond(path: request.path, query: query, now: clock())
+            if faults.hostile, let hostile = HostileBoard.respond(path: request.path, query: query) {
+                page = hostile
+            } else {
+                page = responder.respond(path: request.path, query: query, now: clock())
+            }
         }
 
         if rule?.kind == .garbledHeaders {
@@ -102,7 +106,7 @@ struct ReplicaHTTPHandler: HTTPHandler {
         let hasSession = cookies.split(separator: ";").contains {
             $0.trimmingCharacters(in: .whitespaces) == faults.sessionCookie
         }
-        guard !hasSession else { return nil }
+        guard !hasSession, recorder.count(of: "login board") > faults.loginAfter else { return nil }
         return desktop ? .gbk(NForumMarkup.noPermission()) : .html(MobileMarkup.noPermission())
     }
 

@@ -115,10 +115,11 @@ public actor ReplicaServer {
 /// The request log, written from connection tasks without hopping onto the actor,
 /// so the log order is the order requests arrived.
 final class RequestRecorder: @unchecked Sendable {
-    // @unchecked: `log` and `hits` are only touched while holding `lock`.
+    // @unchecked: `log`, `hits` and `kinds` are only touched while holding `lock`.
     private let lock = NSLock()
     private var log = [(at: Date, target: String)]()
     private var hits = [String: Int]()
+    private var kinds = [String: Int]()
 
     /// Logs a request; returns how many times this target was asked for so far.
     func record(_ target: String, at time: Date) -> Int {
@@ -126,6 +127,14 @@ final class RequestRecorder: @unchecked Sendable {
             log.append((time, target))
             hits[target, default: 0] += 1
             return hits[target, default: 1]
+        }
+    }
+
+    /// Counts one more of `kind`; returns how many there were so far.
+    func count(of kind: String) -> Int {
+        lock.withLock {
+            kinds[kind, default: 0] += 1
+            return kinds[kind, default: 1]
         }
     }
 

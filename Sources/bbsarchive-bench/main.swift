@@ -310,10 +310,9 @@ func runHugoExport(_ arguments: Arguments) throws {
 // MARK: Main
 
 let commandLine = CommandLine.arguments
+let usage = "bbsarchive-bench parse|hugo-export|render-lookup|search-index|search-docs --option value…"
 do {
-    guard commandLine.count >= 2 else {
-        throw BenchError.usage("bbsarchive-bench parse|hugo-export|search-index|search-docs --option value…")
-    }
+    guard commandLine.count >= 2 else { throw BenchError.usage(usage) }
     let arguments = try Arguments(commandLine.dropFirst(2))
     switch commandLine[1] {
     case "parse": try runParse(arguments)
@@ -334,7 +333,8 @@ do {
             }
         }
         output.write(buffer)
-    default: throw BenchError.usage("bbsarchive-bench parse|hugo-export|search-index|search-docs --option value…")
+    case "render-lookup": try runRenderLookup(arguments)
+    default: throw BenchError.usage(usage)
     }
 } catch {
     FileHandle.standardError.write(Data("bbsarchive-bench: \(error)\n".utf8))

@@ -58,6 +58,12 @@ struct SMTHReplicaCommand: AsyncParsableCommand {
         help: "Mislabel pages: charset=GBK on the UTF-8 mobile pages, charset=UTF-8 on the GBK nForum pages.")
     var wrongCharset = false
 
+    @Flag(
+        help:
+            "Also serve the board \"Hostile\": script links, terminal escapes, unmatched UBB, endless pagers, impossible dates, bad bytes, active files."
+    )
+    var hostile = false
+
     func run() async throws {
         // Checked here rather than in validate() so a bad value costs one line
         // on stderr, not a usage dump, like every other error of this tool.
@@ -88,6 +94,7 @@ struct SMTHReplicaCommand: AsyncParsableCommand {
 
         var faults = ReplicaFaults(loginBoard: loginBoard, wrongCharset: wrongCharset)
         faults.rules = fault.compactMap(ReplicaFaults.parseRule)
+        faults.hostile = hostile
         if let robots {
             guard let text = try? String(contentsOfFile: robots, encoding: .utf8) else {
                 Self.fail("cannot read --robots \(robots)", code: ExitCode.failure)

@@ -1,3 +1,4 @@
+import BBSArchiveTestSupport
 import Foundation
 import Testing
 

@@ -195,7 +195,7 @@ import Testing
         var cursor = dump.startIndex
         var found = 0
         for post in thread.posts.prefix(20) {
-            let heading = "\(SiteBuilder.floorLabel(post.floor))\(post.author)"
+            let heading = (post.floor == 0 ? "楼主" : "\(post.floor)楼") + post.author
             guard let at = dump.range(of: heading, range: cursor..<dump.endIndex) else {
                 Issue.record("\(heading) is missing or out of order in the text dump")
                 continue
@@ -215,99 +215,5 @@ import Testing
             found += 1
         }
         #expect(found == min(20, thread.posts.count))
-    }
-}
-
-/// Colours of both themes pass WCAG AA (4.5:1 for text, 3:1 for the focus ring).
-@Suite struct ContrastTests {
-    static func palette(_ css: String, after marker: String) -> [String: String] {
-        guard let start = css.range(of: marker), let end = css.range(of: "}", range: start.upperBound..<css.endIndex)
-        else { return [:] }
-        var colours: [String: String] = [:]
-        for line in css[start.upperBound..<end.lowerBound].split(separator: "\n") {
-            let parts = line.trimmingCharacters(in: .whitespaces).split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, parts[0].hasPrefix("--") else { continue }
-            colours[String(parts[0])] = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: " ;"))
-        }
-        return colours
-    }
-
-    static func luminance(_ hex: String) -> Double? {
-        let digits = hex.dropFirst()
-        guard hex.hasPrefix("#"), digits.count == 6, let value = Int(digits, radix: 16) else { return nil }
-        func channel(_ shift: Int) -> Double {
-            let c = Double((value >> shift) & 0xFF) / 255
-            return c <= 0.03928 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
-        }
-        return 0.2126 * channel(16) + 0.7152 * channel(8) + 0.0722 * channel(0)
-    }
-
-    static func ratio(_ a: String, _ b: String) -> Double {
-        guard let x = luminance(a), let y = luminance(b) else { return 0 }
-        return (max(x, y) + 0.05) / (min(x, y) + 0.05)
-    }
-
-    @Test func bothThemesPassAA() throws {
-        let css = try String(
-            contentsOf: Fixtures.templates.appendingPathComponent("assets/style.css"), encoding: .utf8)
-        let light = Self.palette(css, after: ":root[data-theme=\"light\"] {")
-        let dark = Self.palette(css, after: ":root[data-theme=\"dark\"] {")
-        let systemDark = Self.palette(css, after: ":root:not([data-theme=\"light\"]) {")
-        #expect(!light.isEmpty && !dark.isEmpty)
-        #expect(dark == systemDark, "the two copies of the dark palette differ")
-        for (name, palette) in [("light", light), ("dark", dark)] {
-            for text in ["--fg", "--muted", "--link", "--visited", "--accent", "--quote"] {
-                for background in ["--bg", "--panel"] {
-                    let value = Self.ratio(palette[text] ?? "", palette[background] ?? "")
-                    #expect(value >= 4.5, "\(name): \(text) on \(background) is \(value):1")
-                }
-            }
-            let focus = Self.ratio(palette["--focus"] ?? "", palette["--bg"] ?? "")
-            #expect(focus >= 3, "\(name): the focus ring is \(focus):1")
-        }
-    }
-}
-
-/// Boards group by section when the store knows sections, and never vanish.
-@Suite struct SiteNavigationTests {
-    static func board(_ name: String) -> StoredBoard {
-        StoredBoard(name: name, title: name, source: nil, baseURL: nil, threadCount: 1, postCount: 1)
-    }
-
-    @Test func withoutSectionsEveryBoardIsInOneGroup() {
-        let navigation = SiteNavigation(
-            boards: [Self.board("A"), Self.board("B")], filing: StoredSectionFiling(sections: [], boardSection: [:]))
-        #expect(!navigation.hasSections)
-        #expect(navigation.groups.map(\.name) == ["全部版面"])
-        #expect(navigation.groups.first?.boards.map(\.name) == ["A", "B"])
-        #expect(navigation.groups.first?.code == nil)
-    }
-
-    @Test func sectionsGroupBoardsAndKeepUnfiledOnes() {
-        let filing = StoredSectionFiling(
-            sections: [
-                StoredSection(code: "0", name: "本站系统", parent: nil),
-                StoredSection(code: "1", name: "社会信息", parent: nil),
-                StoredSection(code: "9", name: "空分区", parent: nil),
-            ],
-            boardSection: ["A": "1", "B": "0", "C": "7"])
-        let navigation = SiteNavigation(boards: ["A", "B", "C"].map(Self.board), filing: filing)
-        #expect(navigation.hasSections)
-        #expect(navigation.groups.map(\.name) == ["本站系统", "社会信息", "其他版面"])
-        #expect(navigation.groups.map { $0.boards.map(\.name) } == [["B"], ["A"], ["C"]])
-        #expect(navigation.group(code: "1")?.boards.map(\.name) == ["A"])
-    }
-
-    @Test func topThreadsKeepsTheBestInOrder() {
-        var top = TopThreads(limit: 3) { $0.thread.postCount > $1.thread.postCount }
-        for (gid, posts) in [(1, 5), (2, 9), (3, 1), (4, 7), (5, 9), (6, 2)] {
-            let thread = StoredThread(
-                board: "A", gid: gid, title: "t", sticky: false, marked: false, author: "a", postedAt: Date(),
-                lastReplier: nil, lastReplyAt: Date(), postCount: posts, firstPostArchived: true)
-            if top.wants(thread, boardTitle: "A") {
-                top.offer(ThreadDigest(thread: thread, boardTitle: "A", excerpt: ""))
-            }
-        }
-        #expect(top.items.map(\.thread.gid) == [2, 5, 4])
     }
 }

@@ -1,3 +1,4 @@
+import BBSArchiveTestSupport
 import FlyingFox
 import Foundation
 import SMTHReplica

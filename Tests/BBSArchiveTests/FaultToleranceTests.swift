@@ -1,3 +1,4 @@
+import BBSArchiveTestSupport
 import Foundation
 import SMTHReplica
 import Testing
@@ -150,6 +151,32 @@ import Testing
             let inWindow = times[index...].prefix { $0.timeIntervalSince(start) < 1 }.count
             #expect(inWindow <= 5, "\(inWindow) requests within one second from request \(index)")
         }
+    }
+
+    /// A wall that goes up in the middle of a run stops the run's threads:
+    /// the ones in flight send no further page, and none of them hurries
+    /// past the rate limit on its way out.
+    @Test func aLoginWallMidRunStopsWithoutSpeedingUp() async throws {
+        let config = ReplicaConfig(seed: 5, sections: 1, boardsPerSection: 1, threadsPerBoard: 8, maxPostsPerThread: 60)
+        var faults = ReplicaFaults(loginBoard: config.boardName)
+        faults.loginAfter = 5
+        let harness = try await ReplicaHarness.start(config, faults: faults)
+        let connections = 4
+        let report = try await harness.fetch(rate: 2, options: Archiver.Options(connections: connections))
+        let log = await harness.server.timedRequestLog()
+        await harness.stop()
+        #expect(report.failures.map(\.error) == [.needsLogin(board: harness.board, cookies: .none)])
+        let times = log.map(\.at)
+        for (index, start) in times.enumerated() {
+            let inWindow = times[index...].prefix { $0.timeIntervalSince(start) < 1 }.count
+            #expect(inWindow <= 2, "\(inWindow) requests within one second from request \(index)")
+        }
+        // The board's requests past `loginAfter` meet the wall; after the
+        // first of them only the pages other threads had in flight arrive.
+        let boardRequests = log.indices.filter { log[$0].target.contains("/\(harness.board)") }
+        let wall = try #require(boardRequests.dropFirst(faults.loginAfter).first)
+        let threadPagesAfterWall = log[(wall + 1)...].filter { $0.target.hasPrefix("/article/") }
+        #expect(threadPagesAfterWall.count <= connections - 1, "\(threadPagesAfterWall.map(\.target))")
     }
 }
 

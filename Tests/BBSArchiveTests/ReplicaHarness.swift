@@ -15,6 +15,9 @@ struct ReplicaHarness {
     let base: String
     let folder: URL
     let storePath: String
+    /// The time the replica serves at and the archiver stamps with, when
+    /// the test holds it still; otherwise the system's.
+    var clock: TestClock?
 
     var board: String { forum.boardNames.first ?? "" }
     var source: SMTHMobileSource { SMTHMobileSource(baseURL: base) }
@@ -28,14 +31,16 @@ struct ReplicaHarness {
 
     /// Serves `forum` (again, on `port` when given, so the forum keeps its
     /// address) with other faults, keeping the store in `folder`.
-    static func start(forum: ReplicaForum, faults: ReplicaFaults, folder: URL, port: UInt16 = 0) async throws
-        -> ReplicaHarness
-    {
-        let server = ReplicaServer(forum: forum, faults: faults)
+    static func start(
+        forum: ReplicaForum, faults: ReplicaFaults, folder: URL, port: UInt16 = 0, clock: TestClock? = nil
+    ) async throws -> ReplicaHarness {
+        let serve: @Sendable () -> Date
+        if let clock { serve = { clock.now() } } else { serve = { Date() } }
+        let server = ReplicaServer(forum: forum, faults: faults, clock: serve)
         let base = try await server.start(port: port).absoluteString
         return ReplicaHarness(
             forum: forum, server: server, base: base, folder: folder,
-            storePath: folder.appendingPathComponent("archive.sqlite").path)
+            storePath: folder.appendingPathComponent("archive.sqlite").path, clock: clock)
     }
 
     func fetch(
@@ -46,11 +51,12 @@ struct ReplicaHarness {
     ) async throws -> Archiver.Report {
         var http = CurlHTTPClient.Options()
         http.timeout = timeout
-        return try await FetchAction(
+        var action = FetchAction(
             boards: boards ?? forum.boardNames, source: source ?? self.source, storePath: storePath, rate: rate,
             options: options,
-            retry: retry, respectRobots: respectRobots, cookies: cookies, http: http
-        ).run(events: events)
+            retry: retry, respectRobots: respectRobots, cookies: cookies, http: http)
+        if let clock { action.clock = { clock.now() } }
+        return try await action.run(events: events)
     }
 
     func store() throws -> ArchiveStore { try ArchiveStore(path: storePath) }

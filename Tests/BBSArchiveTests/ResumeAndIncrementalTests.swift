@@ -1,3 +1,4 @@
+import BBSArchiveTestSupport
 import Foundation
 import GRDB
 import SMTHReplica
@@ -81,22 +82,30 @@ import Testing
     }
 
     @Test func aSecondRunFetchesAndRewritesOnlyWhatChanged() async throws {
-        let harness = try await ReplicaHarness.start(Self.config)
+        // Midday, held still: today's HH:MM:SS times cannot turn into dates between the runs.
+        var config = Self.config
+        config.now = Fixtures.beijing(2026, 8, 1, 12)
+        let forum = ReplicaForum(config: config)
+        let clock = TestClock(config.now)
+        let harness = try await ReplicaHarness.start(
+            forum: forum, faults: ReplicaFaults(), folder: try Fixtures.temporaryFolder("fetch"), clock: clock)
         let out = harness.folder.appendingPathComponent("site")
-        let build = BuildAction(
+        var build = BuildAction(
             storePath: harness.storePath, outputPath: out.path, templatesPath: Fixtures.templates.path)
+        build.clock = { clock.now() }
         let first = try await harness.fetch()
         #expect(first.failures.isEmpty)
+        clock.advance(by: 10)
         _ = try await build.run()
         let site = SiteInspector(root: out)
         let before = try site.fingerprints()
-        let dayBefore = BeijingTime.day(Date())
 
         // The forum moves on: two threads get replies, one thread is new.
         let board = harness.board
         let threads = try #require(harness.forum.board(named: board)).threads.filter { !$0.sticky }
         let grown = [threads[5].gid, threads[20].gid]
-        let later = Date().addingTimeInterval(1)
+        clock.advance(by: 60)
+        let later = clock.now()
         #expect(harness.forum.addReplies(board: board, gid: grown[0], count: 2, at: later))
         #expect(harness.forum.addReplies(board: board, gid: grown[1], count: 1, at: later))
         let added = try #require(harness.forum.addThread(board: board, title: "新主题 <新>", at: later))
@@ -110,7 +119,6 @@ import Testing
 
         #expect(second.failures.isEmpty)
         try ReplicaTruth.expectStore(try harness.store(), matches: harness.forum, base: harness.base)
-        guard BeijingTime.day(Date()) == dayBefore else { return }  // today's times turned into dates meanwhile
 
         // Fetched: exactly the three threads (only the pages from the last
         // archived one on), the first list page of the changed board, and
@@ -168,11 +176,14 @@ import Testing
     @Test func unchangedPagesAnswer304AndKeepTheirCapture() async throws {
         let harness = try await ReplicaHarness.start(ReplicaHarness.small)
         let store = try harness.store()
-        let fetcher = Fetcher(client: CurlHTTPClient(), limiter: RateLimiter(requestsPerSecond: 0), store: store)
+        let clock = TestClock(Fixtures.beijing(2026, 8, 1, 12))
+        let fetcher = Fetcher(
+            client: CurlHTTPClient(), limiter: RateLimiter(requestsPerSecond: 0), captures: store,
+            clock: { clock.now() })
         let gid = try #require(harness.forum.board(named: harness.board)?.threads.first?.gid)
         let url = harness.source.threadURL(board: harness.board, gid: gid, page: 1)
         let first = try await fetcher.fetch(url, conditional: true)
-        try await Task.sleep(for: .milliseconds(1_100))
+        clock.advance(by: 2)
         let second = try await fetcher.fetch(url, conditional: true)
         let third = try await fetcher.fetch(url, conditional: false)
         await harness.stop()

@@ -1,3 +1,4 @@
+import BBSArchiveTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -62,17 +63,15 @@ import Testing
             return (row["board"] as String, row["gid"] as Int, row["floor"] as Int, row["author"] as String, newest)
         }
         let body = "迟到的回复：鄱阳湖的候鸟 Zyxwvut 2048\n看看"
-        let changed = try await access.queue.write { db in
+        // The store's triggers log the new post as a change since the last build.
+        let before = try await access.queue.write { db in
+            let before = try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM build_change") ?? 0
             try db.execute(
                 sql: "INSERT INTO post (board, gid, floor, author, postedAt, body) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [board, gid, floor + 1, author, newest + 60, body])
-            // As the store marks a thread it saved after the last build.
-            let changed = (try Int64.fetchOne(db, sql: "SELECT max(changedAt) FROM thread") ?? 0) + 10
-            try db.execute(
-                sql: "UPDATE thread SET changedAt = ? WHERE board = ? AND gid = ?", arguments: [changed, board, gid])
-            return changed
+            return before
         }
-        let changes = try SearchChanges(since: Date(timeIntervalSince1970: TimeInterval(changed - 5)), store: store)
+        let changes = SearchChanges(try store.buildChanges(after: before))
         #expect(changes.threads == [SearchChanges.ThreadKey(board: board, gid: gid)])
 
         site.written = []

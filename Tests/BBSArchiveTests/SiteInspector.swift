@@ -1,4 +1,4 @@
-import CLibXML2
+import BBSArchiveTestSupport
 import Foundation
 
 @testable import BBSArchive
@@ -72,9 +72,6 @@ struct SiteInspector {
     /// element closed, every attribute quoted, every `&` escaped.
     func isWellFormed(_ path: String) -> Bool {
         let data = FileManager.default.contents(atPath: root.appendingPathComponent(path).path) ?? Data()
-        return data.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return false }
-            return bbs_xml_wellformed_errors(base.assumingMemoryBound(to: CChar.self), Int32(raw.count)) == 0
-        }
+        return WellFormedXML.check(data)
     }
 }

@@ -10,31 +10,31 @@ import Foundation
 /// Both stream: one thread (or one capture) is in memory at a time. The
 /// file is written beside `outputPath` and renamed into place when done,
 /// so an interrupted export never leaves a partial file under its name.
-public struct ExportAction: Sendable {
-    public enum Format: String, Sendable, CaseIterable {
+package struct ExportAction: Sendable {
+    package enum Format: String, Sendable, CaseIterable {
         case jsonl, warc
     }
 
-    public var storePath: String
-    public var format: Format
-    public var outputPath: String
+    package var storePath: String
+    package var format: Format
+    package var outputPath: String
     /// Only these boards (all when empty).
-    public var boards: [String]
+    package var boards: [String]
 
-    public init(storePath: String, format: Format, outputPath: String, boards: [String] = []) {
+    package init(storePath: String, format: Format, outputPath: String, boards: [String] = []) {
         self.storePath = storePath
         self.format = format
         self.outputPath = outputPath
         self.boards = boards
     }
 
-    public struct Report: Sendable, Equatable {
+    package struct Report: Sendable, Equatable {
         /// Posts (jsonl) or response records (warc) written.
-        public var records = 0
-        public var bytes = 0
+        package var records = 0
+        package var bytes = 0
     }
 
-    public func run() throws(ArchiveError) -> Report {
+    package func run() throws(ArchiveError) -> Report {
         guard FileManager.default.fileExists(atPath: storePath) else { throw .noStore(path: storePath) }
         let store = try ArchiveStore(path: storePath)
         let stored = try store.boards()

@@ -5,26 +5,26 @@ import Foundation
 /// bbsarchive never logs in by itself (SMTH's login sits behind a captcha);
 /// it sends the cookies of a browser session: a Netscape `cookies.txt` as
 /// browsers' export extensions write it, or a `Cookie:` header value.
-public struct CookieJar: Sendable, Equatable {
-    public struct Cookie: Sendable, Equatable {
-        public var domain: String
-        public var includeSubdomains: Bool
-        public var path: String
-        public var secure: Bool
+package struct CookieJar: Sendable, Equatable {
+    package struct Cookie: Sendable, Equatable {
+        package var domain: String
+        package var includeSubdomains: Bool
+        package var path: String
+        package var secure: Bool
         /// `nil` for a session cookie.
-        public var expires: Date?
-        public var name: String
-        public var value: String
+        package var expires: Date?
+        package var name: String
+        package var value: String
     }
 
-    public var cookies: [Cookie]
+    package var cookies: [Cookie]
     /// Where they came from, for messages: a file path or "the --cookies value".
-    public var origin: String
+    package var origin: String
 
     /// Reads `--cookies`: a path to a cookies.txt file, or else a header
     /// value such as `a=1; b=2`, which is sent to `forumHost` and its sibling
     /// hosts (`att.`, `static.` under the same domain).
-    public init(argument: String, forumHost: String) throws(ArchiveError) {
+    package init(argument: String, forumHost: String) throws(ArchiveError) {
         if FileManager.default.fileExists(atPath: argument) {
             guard let data = FileManager.default.contents(atPath: argument) else {
                 throw .unreadableFile(path: argument, reason: "it cannot be read")
@@ -37,7 +37,7 @@ public struct CookieJar: Sendable, Equatable {
 
     /// Parses the Netscape format: seven tab-separated fields a line,
     /// `#HttpOnly_` prefixes allowed, other `#` lines are comments.
-    public init(netscape text: String, origin: String) throws(ArchiveError) {
+    package init(netscape text: String, origin: String) throws(ArchiveError) {
         var cookies: [Cookie] = []
         for (number, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated()
         {
@@ -68,7 +68,7 @@ public struct CookieJar: Sendable, Equatable {
     }
 
     /// Parses a header value `name=value; name2=value2`.
-    public init(header: String, forumHost: String) throws(ArchiveError) {
+    package init(header: String, forumHost: String) throws(ArchiveError) {
         var cookies: [Cookie] = []
         for pair in header.split(separator: ";") {
             let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -88,7 +88,7 @@ public struct CookieJar: Sendable, Equatable {
     }
 
     /// The `Cookie` header for a request to `url`, or `nil` if none applies.
-    public func header(for url: String, now: Date = Date()) -> String? {
+    package func header(for url: String, now: Date = Date()) -> String? {
         guard let components = URLComponents(string: url), let host = components.host?.lowercased() else { return nil }
         let path = components.path.isEmpty ? "/" : components.path
         let https = components.scheme?.lowercased() == "https"
@@ -106,7 +106,7 @@ public struct CookieJar: Sendable, Equatable {
 
     /// Whether every cookie for `host` has expired: then a login wall means
     /// "export them again", not "you gave none".
-    public func allExpired(forHost host: String, now: Date = Date()) -> Bool {
+    package func allExpired(forHost host: String, now: Date = Date()) -> Bool {
         let relevant = cookies.filter {
             let domain = $0.domain.hasPrefix(".") ? String($0.domain.dropFirst()) : $0.domain
             return host == domain || host.hasSuffix("." + domain)

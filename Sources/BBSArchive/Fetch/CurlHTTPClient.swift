@@ -9,29 +9,29 @@ import Foundation
 /// http and https are allowed, redirects are limited, stalled transfers are
 /// cut off, and bodies past `maxBodyBytes` are refused, so a misbehaving
 /// server can neither hang the archive nor fill the disk.
-public final class CurlHTTPClient: HTTPClient {
-    public struct Options: Sendable {
-        public var userAgent = BBSArchiveVersion.userAgent
+package final class CurlHTTPClient: HTTPClient {
+    package struct Options: Sendable {
+        package var userAgent = BBSArchiveVersion.userAgent
         /// Seconds to wait for a connection.
-        public var connectTimeout = 15
+        package var connectTimeout = 15
         /// Seconds a whole transfer may take.
-        public var timeout = 120
+        package var timeout = 120
         /// A transfer slower than 1 byte a second for this many seconds is cut off.
-        public var stallTimeout = 30
-        public var maxRedirects = 5
-        public var maxBodyBytes = 64 << 20
+        package var stallTimeout = 30
+        package var maxRedirects = 5
+        package var maxBodyBytes = 64 << 20
         /// Connections kept open at most, in total and per host.
-        public var maxConnections = 8
+        package var maxConnections = 8
         /// Cookies to send, chosen per URL (a browser's export or a header value).
-        public var cookies: CookieJar?
+        package var cookies: CookieJar?
 
-        public init() {}
+        package init() {}
     }
 
-    public let options: Options
+    package let options: Options
     private let engine: CurlMultiEngine?
 
-    public init(options: Options = Options()) {
+    package init(options: Options = Options()) {
         Curl.initialize()
         self.options = options
         engine = CurlMultiEngine(maxConnections: options.maxConnections)
@@ -41,9 +41,11 @@ public final class CurlHTTPClient: HTTPClient {
         engine?.stop()
     }
 
-    public func get(_ url: String, headers: [(name: String, value: String)]) async throws(ArchiveError)
+    package func get(_ url: String, headers: [(name: String, value: String)]) async throws(ArchiveError)
         -> HTTPResponse
     {
+        // A cancelled task sends nothing more: the run is stopping.
+        guard !Task.isCancelled else { throw .cancelled(url: url) }
         let options = self.options
         guard let engine = self.engine else {
             throw .unreachable(url: url, reason: "libcurl could not start (out of memory?)")
@@ -237,8 +239,8 @@ private final class Transfer: @unchecked Sendable {
 private let curlWriteBody: bbs_curl_write_callback = { data, size, count, userdata in
     guard let data, let userdata else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-    let length = size * count
-    guard transfer.body.count + length <= transfer.maxBodyBytes else {
+    let (length, overflow) = size.multipliedReportingOverflow(by: count)
+    guard !overflow, length <= transfer.maxBodyBytes - transfer.body.count else {
         transfer.overflowed = true
         return 0  // makes libcurl abort the transfer
     }
@@ -249,7 +251,8 @@ private let curlWriteBody: bbs_curl_write_callback = { data, size, count, userda
 private let curlWriteHeader: bbs_curl_write_callback = { data, size, count, userdata in
     guard let data, let userdata else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-    let length = size * count
+    let (length, overflow) = size.multipliedReportingOverflow(by: count)
+    guard !overflow else { return 0 }
     let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
         String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
     }

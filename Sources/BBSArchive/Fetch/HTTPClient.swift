@@ -1,16 +1,16 @@
 import Foundation
 
 /// One HTTP response, whole.
-public struct HTTPResponse: Sendable {
+package struct HTTPResponse: Sendable {
     /// The URL that answered, after redirects.
-    public var url: String
-    public var status: Int
+    package var url: String
+    package var status: Int
     /// Header fields of the final response, in the order received.
-    public var headers: [(name: String, value: String)]
-    public var body: Data
-    public var fetchedAt: Date
+    package var headers: [(name: String, value: String)]
+    package var body: Data
+    package var fetchedAt: Date
 
-    public init(url: String, status: Int, headers: [(name: String, value: String)], body: Data, fetchedAt: Date) {
+    package init(url: String, status: Int, headers: [(name: String, value: String)], body: Data, fetchedAt: Date) {
         self.url = url
         self.status = status
         self.headers = headers
@@ -19,13 +19,13 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The first header with this name, compared case-insensitively.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 }
 
 /// Fetches URLs. The seam between the pipeline and the network.
-public protocol HTTPClient: Sendable {
+package protocol HTTPClient: Sendable {
     /// GETs `url` with extra request headers. A transport failure throws
     /// (`unreachable` when no connection was made, `transfer` when one
     /// broke); any HTTP status is a response.
@@ -33,13 +33,13 @@ public protocol HTTPClient: Sendable {
 }
 
 extension HTTPClient {
-    public func get(_ url: String) async throws(ArchiveError) -> HTTPResponse {
+    package func get(_ url: String) async throws(ArchiveError) -> HTTPResponse {
         try await get(url, headers: [])
     }
 }
 
 /// What bbsarchive calls itself on the wire.
-public enum BBSArchiveVersion {
-    public static let version = "0.1.0"
-    public static let userAgent = "bbsarchive/\(version) (static forum archiver)"
+package enum BBSArchiveVersion {
+    package static let version = "0.1.0"
+    package static let userAgent = "bbsarchive/\(version) (static forum archiver)"
 }

@@ -5,16 +5,16 @@ import Foundation
 /// Timeouts, broken connections, 5xx and 429 are worth another try, with
 /// exponential back-off and jitter so many workers do not retry in step; a
 /// `Retry-After` from the server is a floor, never cut short.
-public struct RetryPolicy: Sendable {
+package struct RetryPolicy: Sendable {
     /// Tries in all, the first included.
-    public var attempts: Int
-    public var baseDelay: Duration
-    public var maxDelay: Duration
+    package var attempts: Int
+    package var baseDelay: Duration
+    package var maxDelay: Duration
     /// A `Retry-After` longer than this ends the tries: the page is recorded
     /// as failed and the next run tries again.
-    public var maxRetryAfter: Duration
+    package var maxRetryAfter: Duration
 
-    public init(
+    package init(
         attempts: Int = 4, baseDelay: Duration = .seconds(2), maxDelay: Duration = .seconds(120),
         maxRetryAfter: Duration = .seconds(900)
     ) {
@@ -25,13 +25,13 @@ public struct RetryPolicy: Sendable {
     }
 
     /// HTTP statuses that say "try again later".
-    public static func isRetryable(status: Int) -> Bool {
+    package static func isRetryable(status: Int) -> Bool {
         [408, 425, 429, 500, 502, 503, 504].contains(status)
     }
 
     /// The wait after the `failures`-th failed try: between half and all of
     /// `baseDelay · 2^(failures-1)` (capped), and never less than `retryAfter`.
-    public func delay(afterFailures failures: Int, retryAfter: Duration?) -> Duration {
+    package func delay(afterFailures failures: Int, retryAfter: Duration?) -> Duration {
         let exponent = min(max(0, failures - 1), 20)
         var backoff = baseDelay * (1 << exponent)
         if backoff > maxDelay { backoff = maxDelay }
@@ -41,7 +41,7 @@ public struct RetryPolicy: Sendable {
     }
 
     /// `Retry-After` as delta-seconds or an HTTP date.
-    public static func retryAfter(_ value: String?, now: Date = Date()) -> Duration? {
+    package static func retryAfter(_ value: String?, now: Date = Date()) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if let seconds = Int(value) { return .seconds(max(0, seconds)) }
         let formatter = DateFormatter()
@@ -49,6 +49,8 @@ public struct RetryPolicy: Sendable {
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: value) else { return nil }
-        return .milliseconds(max(0, Int64(date.timeIntervalSince(now) * 1000)))
+        // Bounded before the conversion: the date is the server's to choose.
+        let seconds = min(max(date.timeIntervalSince(now), 0), 365 * 86_400)
+        return .milliseconds(Int64(seconds * 1000))
     }
 }

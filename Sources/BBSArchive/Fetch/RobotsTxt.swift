@@ -2,7 +2,7 @@ import Foundation
 
 /// The rules a site's `/robots.txt` sets for bbsarchive (RFC 9309), plus the
 /// widely used `Crawl-delay` extension.
-public struct RobotsTxt: Sendable, Equatable {
+package struct RobotsTxt: Sendable, Equatable {
     struct Rule: Sendable, Equatable {
         var allow: Bool
         var pattern: String
@@ -10,10 +10,10 @@ public struct RobotsTxt: Sendable, Equatable {
 
     var rules: [Rule]
     /// Seconds to leave between requests, when the site asks for it.
-    public var crawlDelay: Double?
+    package var crawlDelay: Double?
 
-    public static let allowAll = RobotsTxt(rules: [], crawlDelay: nil)
-    public static let disallowAll = RobotsTxt(rules: [Rule(allow: false, pattern: "/")], crawlDelay: nil)
+    package static let allowAll = RobotsTxt(rules: [], crawlDelay: nil)
+    package static let disallowAll = RobotsTxt(rules: [Rule(allow: false, pattern: "/")], crawlDelay: nil)
 
     init(rules: [Rule], crawlDelay: Double?) {
         self.rules = rules
@@ -22,7 +22,7 @@ public struct RobotsTxt: Sendable, Equatable {
 
     /// Reads the groups that apply to `agent` (bbsarchive's product token),
     /// or else the `*` groups.
-    public init(_ text: String, agent: String = "bbsarchive") {
+    package init(_ text: String, agent: String = "bbsarchive") {
         struct Group {
             var agents: [String] = []
             var rules: [Rule] = []
@@ -67,7 +67,7 @@ public struct RobotsTxt: Sendable, Equatable {
 
     /// Whether `path` (with its query) may be fetched: the longest matching
     /// rule wins, and `Allow` wins a tie.
-    public func allows(_ path: String) -> Bool {
+    package func allows(_ path: String) -> Bool {
         var best: Rule?
         for rule in rules where Self.matches(rule.pattern, path) {
             if let current = best {
@@ -99,7 +99,10 @@ public struct RobotsTxt: Sendable, Equatable {
             } else if index == pieces.count - 1 && anchored {
                 return rest.hasSuffix(piece)
             } else {
-                guard let range = rest.range(of: piece) else { return false }
+                // The standard library's search, not Foundation's `range(of:)`,
+                // which returned a range outside `rest` for a pattern with a
+                // NUL byte in it (found by `make fuzz`) and trapped.
+                guard let range = rest.firstRange(of: piece) else { return false }
                 rest = rest[range.upperBound...]
             }
         }

@@ -1,16 +1,16 @@
 import Foundation
 
 /// A page as it came off the wire, ready to parse.
-public struct FetchedPage: Sendable {
+package struct FetchedPage: Sendable {
     /// The URL the page was fetched from (after redirects), used to resolve links.
-    public var url: String
-    public var body: Data
+    package var url: String
+    package var body: Data
     /// The `Content-Type` header, which may name the charset.
-    public var contentType: String?
+    package var contentType: String?
     /// When the page was fetched: `HH:MM:SS` times on it mean "that day".
-    public var fetchedAt: Date
+    package var fetchedAt: Date
 
-    public init(url: String, body: Data, contentType: String?, fetchedAt: Date) {
+    package init(url: String, body: Data, contentType: String?, fetchedAt: Date) {
         self.url = url
         self.body = body
         self.contentType = contentType
@@ -32,7 +32,7 @@ extension FetchedPage {
 }
 
 /// A page of a forum, named by forum ids.
-public enum PageAddress: Sendable, Equatable {
+package enum PageAddress: Sendable, Equatable {
     case board(String, page: Int)
     case thread(String, gid: Int, page: Int)
 }
@@ -40,8 +40,15 @@ public enum PageAddress: Sendable, Equatable {
 /// One forum front end: where its pages are and how to read them.
 ///
 /// This is the seam a new forum plugs into: the fetch pipeline and the
-/// store only see `BoardPage` and `ThreadPage` models.
-public protocol ForumSource: Sendable {
+/// store only see `BoardPage` and `ThreadPage` models, and everything that
+/// knows one forum (its addresses, markup, error words, thumbnail sizes)
+/// lives in that forum's folder under `Forums/` (`Forums/SMTH/`). A second
+/// forum is one new folder under `Forums/` with its `ForumSource`, plus one
+/// line in `ForumSources.make`. Keep it that way: the store keeps each
+/// thread's original address at save time, so the build half never makes a
+/// `ForumSource`. (Still outside, to move next: the deleted-author label,
+/// the site title and the lookup example's fallback in `Render/`.)
+package protocol ForumSource: Sendable {
     /// The `--source` name, e.g. `smth-mobile`.
     var id: String { get }
     /// The base URL of the forum, without a trailing slash.
@@ -62,14 +69,24 @@ public protocol ForumSource: Sendable {
     var hotURL: String? { get }
     /// Reads a fetched page as whatever forum page it is.
     func parse(_ page: FetchedPage) throws(ArchiveError) -> ForumPage
+    /// Whether an error page's message (`ArchiveError.forumError`) means
+    /// the board needs a logged-in reader.
+    func isLoginWall(message: String) -> Bool
+    /// Smaller copies the forum serves of an attachment whose original is
+    /// gone (404 or 410), best first, each with the variant name the store
+    /// keeps; none when it serves no such copies.
+    func mediaFallbacks(for url: String) -> [(url: String, variant: String)]
+    /// What the URLs of a board's list pages, then of its threads' pages,
+    /// contain, so `reparse` finds the board's captures: list pages first.
+    func captureMarkers(board: String) -> [String]
 }
 
 /// The forum sources bbsarchive knows, by `--source` name.
-public enum ForumSources {
-    public static let names = ["smth-mobile", "smth-nforum"]
+package enum ForumSources {
+    package static let names = ["smth-mobile", "smth-nforum"]
 
     /// The source named `name`, talking to `baseURL` (or its real site).
-    public static func make(_ name: String, baseURL: String?) throws(ArchiveError) -> any ForumSource {
+    package static func make(_ name: String, baseURL: String?) throws(ArchiveError) -> any ForumSource {
         switch name {
         case "smth-mobile":
             return SMTHMobileSource(baseURL: baseURL ?? SMTHMobileSource.defaultBaseURL)

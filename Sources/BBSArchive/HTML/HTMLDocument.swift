@@ -9,18 +9,29 @@ import Foundation
 final class HTMLDocument {
     private let document: htmlDocPtr
     private let xpath: xmlXPathContextPtr
+    /// Each XPath expression compiled once per document: a parser asks the
+    /// same few questions of every post. Kept per document, never shared
+    /// between tasks; freed in `deinit`.
+    private var compiled: [String: xmlXPathCompExprPtr] = [:]
 
     /// Parses `data` as HTML in the given encoding (an iconv name such as
     /// `UTF-8` or `GB18030`); `encoding` always wins over what the page
     /// declares, so the caller decides (see `TextEncodingDetector`).
+    ///
+    /// The bytes are decoded to UTF-8 first, each undecodable byte becoming
+    /// U+FFFD (`TextDecoding`), so a stray byte or a GBK/UTF-8 mix loses a
+    /// character, never the page; libxml2 then reads valid UTF-8 only and
+    /// ignores the page's own charset hints.
     init(data: Data, url: String, encoding: String) throws(HTMLParseError) {
         LibXML2.initialize()
+        bbs_xml_silence()
+        let utf8 = TextDecoding.utf8(data, from: encoding)
         let options = Int32(
             HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
-                | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue)
-        let parsed: htmlDocPtr? = data.withUnsafeBytes { raw in
+                | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue | HTML_PARSE_IGNORE_ENC.rawValue)
+        let parsed: htmlDocPtr? = utf8.withUnsafeBytes { raw in
             guard let base = raw.baseAddress, raw.count > 0, raw.count <= Int(Int32.max) else { return nil }
-            return htmlReadMemory(base.assumingMemoryBound(to: CChar.self), Int32(raw.count), url, encoding, options)
+            return htmlReadMemory(base.assumingMemoryBound(to: CChar.self), Int32(raw.count), url, "UTF-8", options)
         }
         guard let parsed else { throw HTMLParseError.unparseable }
         guard let context = xmlXPathNewContext(parsed) else {
@@ -32,6 +43,7 @@ final class HTMLDocument {
     }
 
     deinit {
+        for expression in compiled.values { xmlXPathFreeCompExpr(expression) }
         xmlXPathFreeContext(xpath)
         xmlFreeDoc(document)
     }
@@ -39,7 +51,15 @@ final class HTMLDocument {
     /// The nodes an XPath expression selects, relative to `node` or the root.
     func select(_ expression: String, from node: HTMLNode? = nil) -> [HTMLNode] {
         xpath.pointee.node = node?.pointer ?? xmlDocGetRootElement(document)
-        guard let result = xmlXPathEvalExpression(expression, xpath) else { return [] }
+        let program: xmlXPathCompExprPtr
+        if let known = compiled[expression] {
+            program = known
+        } else {
+            guard let made = xmlXPathCtxtCompile(xpath, expression) else { return [] }
+            compiled[expression] = made
+            program = made
+        }
+        guard let result = xmlXPathCompiledEval(program, xpath) else { return [] }
         defer { xmlXPathFreeObject(result) }
         guard let set = result.pointee.nodesetval, set.pointee.nodeNr > 0, let table = set.pointee.nodeTab else {
             return []

@@ -25,7 +25,7 @@ enum TextEncodingDetector {
         if let label = declaredCharset(in: body), let encoding = normalized(label, body: body) {
             return encoding
         }
-        return isValidUTF8(body) ? "UTF-8" : "GB18030"
+        return isMostlyUTF8(body) ? "UTF-8" : "GB18030"
     }
 
     /// `text/html; charset=GBK` → `GBK`.
@@ -59,16 +59,37 @@ enum TextEncodingDetector {
     private static func normalized(_ label: String, body: Data) -> String? {
         switch label.lowercased() {
         case "utf-8", "utf8":
-            return isValidUTF8(body) ? "UTF-8" : "GB18030"
+            return isMostlyUTF8(body) ? "UTF-8" : "GB18030"
         case "gb2312", "gbk", "x-gbk", "gb18030", "cp936", "euc-cn", "gb_2312-80":
             // Chinese text in GBK is practically never valid UTF-8, while
             // UTF-8 text decoded as GB18030 turns into nonsense without any
             // error: bytes that are valid UTF-8 beyond ASCII win over the label.
-            return isValidUTF8(body) && body.contains(where: { $0 >= 0x80 }) ? "UTF-8" : "GB18030"
+            return isMostlyUTF8(body) && body.contains(where: { $0 >= 0x80 }) ? "UTF-8" : "GB18030"
         case "":
             return nil
         default:
             return label
+        }
+    }
+
+    /// Valid UTF-8, or UTF-8 with a few bad bytes: many more characters
+    /// beyond ASCII decode than bytes fail. GBK text almost never forms
+    /// valid UTF-8 sequences, so it fails here, while a UTF-8 page with a
+    /// stray byte or a pasted GBK phrase is still read as UTF-8 (the bad
+    /// bytes become U+FFFD) rather than garbled whole.
+    static func isMostlyUTF8(_ body: Data) -> Bool {
+        body.withUnsafeBytes { raw in
+            var iterator = raw.bindMemory(to: UInt8.self).makeIterator()
+            var decoder = UTF8()
+            var wide = 0
+            var errors = 0
+            while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue(let scalar): if !scalar.isASCII { wide += 1 }
+                case .emptyInput: return errors == 0 || wide >= 8 * errors
+                case .error: errors += 1
+                }
+            }
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// The one error type a user sees: each case reads as one sentence that says
 /// what happened and what to do about it.
-public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The forum answered that the board does not exist.
     case unknownBoard(String, message: String)
     /// The host could not be reached at all (DNS, refused, timed out).
@@ -19,8 +19,12 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case notAForumPage(url: String, expected: String)
     /// The forum showed an error page of its own.
     case forumError(url: String, message: String)
+    /// A page holds a value that cannot be right (a time outside 1990–2100).
+    case implausible(url: String, what: String)
     /// The store file could not be opened or is not a bbsarchive store.
     case storeUnavailable(path: String, reason: String)
+    /// The store was written by a newer bbsarchive, whose schema this one does not know.
+    case storeFromNewerRelease(path: String, storeVersion: String, ownVersion: String)
     /// `build` was pointed at a store that does not exist yet.
     case noStore(path: String)
     /// A file the user named could not be read.
@@ -29,6 +33,8 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case templates(path: String, reason: String)
     /// The output folder could not be written.
     case outputUnwritable(path: String, reason: String)
+    /// The run was stopping (a login wall, a store failure), so the page was not fetched.
+    case cancelled(url: String)
     /// An option has a value that cannot work.
     case invalidOption(String)
     /// Some pages failed; the rest of the run went on.
@@ -41,13 +47,17 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case parseWarning(url: String, message: String)
 
     /// What the reader gave to get past a login wall.
-    public enum CookieState: Equatable, Sendable {
+    package enum CookieState: Equatable, Sendable {
         case none
         case expired(String)
         case rejected(String)
     }
 
-    public var description: String {
+    /// One line, with anything the forum supplied stripped of controls
+    /// (it reaches the terminal).
+    package var description: String { TerminalText.clean(message) }
+
+    private var message: String {
         switch self {
         case .unknownBoard(let board, let message):
             return
@@ -77,8 +87,13 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(url) is not \(expected); check --forum-url and --source"
         case .forumError(let url, let message):
             return "the forum refused \(url): \(message)"
+        case .implausible(let url, let what):
+            return "\(url) shows \(what), which cannot be right; the page is left out and tried again on the next run"
         case .storeUnavailable(let path, let reason):
             return "cannot open the store \(path): \(reason); pass --store with a writable SQLite file path"
+        case .storeFromNewerRelease(let path, let theirs, let ours):
+            return
+                "the store \(path) was written by a newer bbsarchive (\(theirs)) than this one (\(ours)): use that bbsarchive or a later one with this store"
         case .noStore(let path):
             return
                 "there is no store at \(path): run `bbsarchive fetch BOARD --store \(path)` first, or pass --store with the right file"
@@ -89,6 +104,8 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
                 "templates in \(path) cannot be used: \(reason); pass --templates DIR with the project's templates/ folder or a copy of it"
         case .outputUnwritable(let path, let reason):
             return "cannot write the site to \(path): \(reason); pass --out with a writable folder"
+        case .cancelled(let url):
+            return "\(url) was not fetched: the run was stopping; run the same command again to fetch it"
         case .invalidOption(let message):
             return message
         case .locked(let path, let holder):

@@ -6,23 +6,30 @@ import Foundation
 /// China has kept UTC+8 without daylight saving since 1991, before SMTH
 /// existed, so a fixed offset is exact for every post and much faster than
 /// going through `Calendar` for millions of timestamps.
-public enum BeijingTime {
-    public static let offsetSeconds = 8 * 3600
+package enum BeijingTime {
+    package static let offsetSeconds = 8 * 3600
 
     /// A civil date and time of day in Beijing.
-    public struct Components: Equatable, Sendable {
-        public var year: Int, month: Int, day: Int
-        public var hour: Int, minute: Int, second: Int
+    package struct Components: Equatable, Sendable {
+        package var year: Int, month: Int, day: Int
+        package var hour: Int, minute: Int, second: Int
 
-        public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
+        package init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
             (self.year, self.month, self.day) = (year, month, day)
             (self.hour, self.minute, self.second) = (hour, minute, second)
         }
     }
 
-    /// The instant of a Beijing wall-clock time, or `nil` if it is not a real date.
-    public static func date(_ c: Components) -> Date? {
-        guard (1...12).contains(c.month), (1...31).contains(c.day), (0...23).contains(c.hour),
+    /// The years a forum time may fall in. Anything else on a page is
+    /// hostile or garbled, and must never reach the date arithmetic below,
+    /// where a huge year would overflow and trap.
+    package static let plausibleYears = 1990...2100
+
+    /// The instant of a Beijing wall-clock time, or `nil` if it is not a real
+    /// date in `plausibleYears`.
+    package static func date(_ c: Components) -> Date? {
+        guard plausibleYears.contains(c.year), (1...12).contains(c.month), (1...31).contains(c.day),
+            (0...23).contains(c.hour),
             (0...59).contains(c.minute), (0...60).contains(c.second),
             c.day <= daysInMonth(year: c.year, month: c.month)
         else { return nil }
@@ -32,8 +39,13 @@ public enum BeijingTime {
     }
 
     /// The Beijing wall-clock reading of an instant (whole seconds).
-    public static func components(of date: Date) -> Components {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down)) + offsetSeconds
+    /// Instants beyond ±10^12 s (about ±31,700 years) read as those bounds,
+    /// so that no stored or computed date can trap the conversion.
+    package static func components(of date: Date) -> Components {
+        let limit = 1e12
+        let raw = date.timeIntervalSince1970.rounded(.down)
+        let clamped = raw.isNaN ? 0 : min(max(raw, -limit), limit)
+        let seconds = Int(clamped) + offsetSeconds
         let days = Int((Double(seconds) / 86_400).rounded(.down))
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilFromDays(days)
@@ -43,25 +55,25 @@ public enum BeijingTime {
     }
 
     /// `2023-04-03T00:00:00+08:00`: ISO 8601 with the Beijing offset.
-    public static func iso8601(_ date: Date) -> String {
+    package static func iso8601(_ date: Date) -> String {
         let c = components(of: date)
         return "\(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day))T\(pad(c.hour)):\(pad(c.minute)):\(pad(c.second))+08:00"
     }
 
     /// `2023-04-03 15:31:48`, as the forum and the archive print times.
-    public static func display(_ date: Date) -> String {
+    package static func display(_ date: Date) -> String {
         let c = components(of: date)
         return "\(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day)) \(pad(c.hour)):\(pad(c.minute)):\(pad(c.second))"
     }
 
     /// `2023-04-03`.
-    public static func day(_ date: Date) -> String {
+    package static func day(_ date: Date) -> String {
         let c = components(of: date)
         return "\(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day))"
     }
 
     /// Parses an ISO 8601 instant such as `2026-08-01T12:00:00+08:00` or `...Z`.
-    public static func parseISO8601(_ text: String) -> Date? {
+    package static func parseISO8601(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         if let date = formatter.date(from: text) { return date }

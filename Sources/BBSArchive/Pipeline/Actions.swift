@@ -1,22 +1,24 @@
 import Foundation
 
 /// `bbsarchive fetch`: fill the store from the forum.
-public struct FetchAction: Sendable {
-    public var boards: [String]
-    public var source: any ForumSource
-    public var storePath: String
+package struct FetchAction: Sendable {
+    package var boards: [String]
+    package var source: any ForumSource
+    package var storePath: String
     /// Requests a second per host; 0 is no limit.
-    public var rate: Double
-    public var options: Archiver.Options
-    public var retry: RetryPolicy
-    public var respectRobots: Bool
+    package var rate: Double
+    package var options: Archiver.Options
+    package var retry: RetryPolicy
+    package var respectRobots: Bool
     /// `--cookies`: a cookies.txt path or a `Cookie:` header value.
-    public var cookies: String?
+    package var cookies: String?
     /// Settings of the libcurl client (timeouts); connections and cookies
     /// are filled in from the options above.
-    public var http: CurlHTTPClient.Options
+    package var http: CurlHTTPClient.Options
+    /// The time pages are stamped with and the store records.
+    package var clock: ArchiveClock = SystemClock.now
 
-    public init(
+    package init(
         boards: [String], source: any ForumSource, storePath: String, rate: Double,
         options: Archiver.Options = .init(), retry: RetryPolicy = RetryPolicy(), respectRobots: Bool = true,
         cookies: String? = nil, http: CurlHTTPClient.Options = .init()
@@ -34,7 +36,7 @@ public struct FetchAction: Sendable {
 
     /// Runs the fetch. Pages that failed are in the report; the caller
     /// decides how to tell the user (see `ArchiveError.incomplete`).
-    public func run(events: @escaping ProgressSink) async throws(ArchiveError) -> Archiver.Report {
+    package func run(events: @escaping ProgressSink) async throws(ArchiveError) -> Archiver.Report {
         guard !boards.isEmpty else {
             throw .invalidOption("name at least one board, e.g. `bbsarchive fetch Geography`")
         }
@@ -57,57 +59,53 @@ public struct FetchAction: Sendable {
         if !respectRobots {
             events(.note("--ignore-robots: robots.txt is not read; make sure the site's owners allow this"))
         }
-        let store = try ArchiveStore(path: storePath)
+        let store = try ArchiveStore(path: storePath, clock: clock)
         let fetcher = Fetcher(
-            client: CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate), store: store,
-            policy: retry, respectRobots: respectRobots, events: events)
-        let archiver = Archiver(source: source, fetcher: fetcher, options: options, events: events)
+            client: CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate), captures: store,
+            policy: retry, respectRobots: respectRobots, events: events, clock: clock)
+        let archiver = Archiver(source: source, fetcher: fetcher, store: store, options: options, events: events)
         return try await archiver.run(boards: boards)
     }
 }
 
 /// `bbsarchive reparse`: rebuild the models from the raw captures, without
 /// the network, so a better parser improves an old archive.
-public struct ReparseAction: Sendable {
-    public var storePath: String
+package struct ReparseAction: Sendable {
+    package var storePath: String
 
-    public init(storePath: String) {
+    package init(storePath: String) {
         self.storePath = storePath
     }
 
-    public struct Report: Sendable, Equatable {
-        public var boardPages = 0
-        public var threads = 0
-        public var posts = 0
+    package struct Report: Sendable, Equatable {
+        package var boardPages = 0
+        package var threads = 0
+        package var posts = 0
         /// `URL: reason` for captures that no longer parse.
-        public var failures: [String] = []
+        package var failures: [String] = []
         /// Posts stored with a parse warning, and `URL: warnings` of their pages.
-        public var partialPosts = 0
-        public var partial: [String] = []
+        package var partialPosts = 0
+        package var partial: [String] = []
     }
 
-    public func run(events: @escaping ProgressSink = { _ in }) throws(ArchiveError) -> Report {
+    package func run(events: @escaping ProgressSink = { _ in }) throws(ArchiveError) -> Report {
         guard FileManager.default.fileExists(atPath: storePath) else { throw .noStore(path: storePath) }
         let store = try ArchiveStore(path: storePath)
         var report = Report()
         for board in try store.boards() {
             guard let name = board.source else { continue }
             let source = try ForumSources.make(name, baseURL: board.baseURL)
+            let ingest = Ingest(store: store, source: source)
             var pending: (gid: Int, pages: [ThreadPage])?
             func flush() throws(ArchiveError) {
                 guard let thread = pending else { return }
                 let pages = thread.pages.sorted { $0.page.current < $1.page.current }
-                try store.saveThread(board: board.name, pages: pages, summary: nil)
+                try ingest.thread(pages, board: board.name, gid: thread.gid, summary: nil)
                 report.threads += 1
                 report.posts += pages.reduce(0) { $0 + $1.posts.count }
                 pending = nil
             }
-            let boardPath =
-                source.boardURL(board: board.name, page: 1).split(separator: "?").first.map(String.init) ?? ""
-            let threadPath =
-                source.threadURL(board: board.name, gid: 0, page: 1)
-                .split(separator: "?").first.map { String($0.dropLast(1)) } ?? ""
-            for marker in [boardPath, threadPath] where !marker.isEmpty {
+            for marker in source.captureMarkers(board: board.name) where !marker.isEmpty {
                 try store.forEachLatestCapture(containing: marker) { (response) throws(ArchiveError) in
                     guard let address = source.address(of: response.url) else { return }
                     let page = FetchedPage(
@@ -115,9 +113,8 @@ public struct ReparseAction: Sendable {
                         fetchedAt: response.fetchedAt)
                     do throws(ArchiveError) {
                         switch (address, try source.parse(page)) {
-                        case (.board(let b, _), .board(var parsed)) where b == board.name:
-                            parsed.board = board.name
-                            try store.saveBoardPage(parsed, source: source)
+                        case (.board(let b, _), .board(let parsed)) where b == board.name:
+                            try ingest.board(parsed, board: board.name)
                             report.boardPages += 1
                         case (.thread(let b, let gid, _), .thread(var parsed)) where b == board.name:
                             parsed.board = board.name
@@ -145,23 +142,25 @@ public struct ReparseAction: Sendable {
 }
 
 /// `bbsarchive build`: render the store into the output folder.
-public struct BuildAction: Sendable {
-    public var storePath: String
-    public var outputPath: String
-    public var templatesPath: String?
+package struct BuildAction: Sendable {
+    package var storePath: String
+    package var outputPath: String
+    package var templatesPath: String?
     /// `--site-url`: where the archive is published, for the sitemap and feeds.
-    public var siteURL: String?
+    package var siteURL: String?
     /// Render every page, even those whose inputs did not change.
-    public var full = false
+    package var full = false
+    /// The time the build is recorded at, beside the store's times.
+    package var clock: ArchiveClock = SystemClock.now
 
-    public init(storePath: String, outputPath: String, templatesPath: String?, siteURL: String? = nil) {
+    package init(storePath: String, outputPath: String, templatesPath: String?, siteURL: String? = nil) {
         self.storePath = storePath
         self.outputPath = outputPath
         self.templatesPath = templatesPath
         self.siteURL = siteURL
     }
 
-    public func run() async throws(ArchiveError) -> SiteBuilder.Report {
+    package func run() async throws(ArchiveError) -> SiteBuilder.Report {
         guard FileManager.default.fileExists(atPath: storePath) else {
             throw .noStore(path: storePath)
         }
@@ -187,32 +186,33 @@ public struct BuildAction: Sendable {
             )
         }
         let templates = try await TemplateSet(directory: directory)
-        let store = try ArchiveStore(path: storePath)
+        let store = try ArchiveStore(path: storePath, clock: clock)
+        try OriginalURLs.fillIn(store)
         let publisher = try DiskPublisher(root: URL(fileURLWithPath: outputPath))
         return try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
     }
 }
 
 /// `bbsarchive parse`: one page's model as JSON, for inspection.
-public struct ParseAction: Sendable {
-    public var source: any ForumSource
-    public var input: String
-    public var fetchedAt: Date?
+package struct ParseAction: Sendable {
+    package var source: any ForumSource
+    package var input: String
+    package var fetchedAt: Date?
 
-    public init(source: any ForumSource, input: String, fetchedAt: Date?) {
+    package init(source: any ForumSource, input: String, fetchedAt: Date?) {
         self.source = source
         self.input = input
         self.fetchedAt = fetchedAt
     }
 
     /// The page model as pretty-printed JSON.
-    public func run(client: any HTTPClient = CurlHTTPClient()) async throws(ArchiveError) -> String {
+    package func run(client: any HTTPClient = CurlHTTPClient()) async throws(ArchiveError) -> String {
         try await inspect(client: client).json
     }
 
     /// The JSON, and how many posts on the page could be read only in part
     /// (and how many post containers could not be read at all).
-    public func inspect(client: any HTTPClient = CurlHTTPClient()) async throws(ArchiveError)
+    package func inspect(client: any HTTPClient = CurlHTTPClient()) async throws(ArchiveError)
         -> (json: String, partialPosts: Int, unreadPosts: Int)
     {
         let page: FetchedPage

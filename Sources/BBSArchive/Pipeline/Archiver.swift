@@ -9,25 +9,33 @@ import Foundation
 /// started again, and a later run fetches only what changed: it walks the
 /// board newest activity first, stops after a run of unchanged threads, and
 /// fetches a grown thread only from the page its last archived post is on.
-public struct Archiver: Sendable {
-    public struct Options: Sendable {
+package struct Archiver: Sendable {
+    package struct Options: Sendable {
         /// Board list pages to walk per board; `nil` walks them all.
-        public var pages: Int?
+        package var pages: Int?
         /// Threads fetched at the same time (the rate limit still applies).
-        public var connections: Int
+        package var connections: Int
         /// On a board archived before, stop walking its list after this many
         /// unchanged threads in a row; 0 walks the whole list.
-        public var stopAfterUnchanged: Int
+        package var stopAfterUnchanged: Int
         /// An interrupted walk younger than this is resumed, not restarted.
-        public var resumeWindow: TimeInterval
+        package var resumeWindow: TimeInterval
         /// What the reader gave for login walls, for the message.
-        public var cookies: ArchiveError.CookieState
+        package var cookies: ArchiveError.CookieState
+        /// Pages read of one thread at most. A thread is held in memory until
+        /// it is stored whole, so a pager that never ends must not be
+        /// followed for ever; the rest is left, with a note.
+        package var maxThreadPages: Int
 
-        public init(
+        package static let defaultMaxThreadPages = 2000
+
+        package init(
             pages: Int? = nil, connections: Int = 4, stopAfterUnchanged: Int = 30,
             resumeWindow: TimeInterval = 12 * 3600,
-            cookies: ArchiveError.CookieState = .none
+            cookies: ArchiveError.CookieState = .none,
+            maxThreadPages: Int = Options.defaultMaxThreadPages
         ) {
+            self.maxThreadPages = max(1, maxThreadPages)
             self.pages = pages
             self.connections = connections
             self.stopAfterUnchanged = stopAfterUnchanged
@@ -37,8 +45,8 @@ public struct Archiver: Sendable {
     }
 
     /// One thing that could not be archived in this run.
-    public struct Failure: Sendable, Equatable, CustomStringConvertible {
-        public enum Kind: String, Sendable {
+    package struct Failure: Sendable, Equatable, CustomStringConvertible {
+        package enum Kind: String, Sendable {
             /// The page could not be had.
             case failed
             /// The page was stored, but some of its posts only in part
@@ -47,56 +55,57 @@ public struct Archiver: Sendable {
             case partial
         }
 
-        public var url: String
-        public var error: ArchiveError
-        public var kind: Kind = .failed
-        public var description: String {
+        package var url: String
+        package var error: ArchiveError
+        package var kind: Kind = .failed
+        package var description: String {
             if kind == .partial, case .parseWarning(_, let message) = error { return "\(url): partial: \(message)" }
             return "\(url): \(error)"
         }
     }
 
     /// What a fetch run did.
-    public struct Report: Sendable, Equatable {
-        public var boardPages = 0
-        public var threadsFetched = 0
-        public var threadsUnchanged = 0
-        public var threadPages = 0
-        public var posts = 0
-        public var media = 0
-        public var failures: [Failure] = []
+    package struct Report: Sendable, Equatable {
+        package var boardPages = 0
+        package var threadsFetched = 0
+        package var threadsUnchanged = 0
+        package var threadPages = 0
+        package var posts = 0
+        package var media = 0
+        package var failures: [Failure] = []
         /// Posts stored with a parse warning (with what could be read).
-        public var partialPosts = 0
+        package var partialPosts = 0
     }
 
-    public let source: any ForumSource
-    public let fetcher: Fetcher
-    public let options: Options
-    public let events: ProgressSink
+    package let source: any ForumSource
+    package let fetcher: Fetcher
+    package let store: ArchiveStore
+    package let options: Options
+    package let events: ProgressSink
 
-    public init(
-        source: any ForumSource, fetcher: Fetcher, options: Options = Options(),
+    package init(
+        source: any ForumSource, fetcher: Fetcher, store: ArchiveStore, options: Options = Options(),
         events: @escaping ProgressSink = { _ in }
     ) {
         self.source = source
         self.fetcher = fetcher
+        self.store = store
         self.options = options
         self.events = events
     }
-
-    private var store: ArchiveStore { fetcher.store }
 
     /// Archives the boards one after another. A board that cannot be read
     /// (unknown, login wall, disallowed) is a failure of its own and the
     /// next board goes on; an unreachable forum or an unusable store stops
     /// the run.
-    public func run(boards: [String]) async throws(ArchiveError) -> Report {
+    package func run(boards: [String]) async throws(ArchiveError) -> Report {
         var report = Report()
         for asked in boards {
             var board = asked
             do {
-                board = try await canonicalName(asked)
-                try await archiveBoard(board, into: &report)
+                let first: BoardPage?
+                (board, first) = try await canonicalName(asked)
+                try await archiveBoard(board, firstPage: first, into: &report)
             } catch {
                 switch error {
                 case .storeUnavailable, .unreachable:
@@ -114,24 +123,25 @@ public struct Archiver: Sendable {
     /// The board's id as the forum spells it, so that `geography` and
     /// `Geography` make one permalink tree: a board in the store under
     /// another case is that board; otherwise its first list page says.
-    private func canonicalName(_ asked: String) async throws(ArchiveError) -> String {
+    /// That page is handed on, so the walk does not ask for it again.
+    func canonicalName(_ asked: String) async throws(ArchiveError) -> (String, BoardPage?) {
         if let stored = try store.boards().first(where: { $0.name.caseInsensitiveCompare(asked) == .orderedSame }) {
-            return stored.name
+            return (stored.name, nil)
         }
         let url = source.boardURL(board: asked, page: 1)
         let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
         guard case .board(let page) = try parse(fetched, board: asked),
             page.board.caseInsensitiveCompare(asked) == .orderedSame
-        else { return asked }
+        else { return (asked, nil) }
         if page.board != asked { events(.note("\(asked): the forum spells the board \(page.board)")) }
-        return page.board
+        return (page.board, page)
     }
 
     // MARK: Sections
 
     /// Files the boards under the forum's sections, for the site's section
     /// pages. Nice to have: a failure is told and the run goes on.
-    private func fetchSections() async {
+    func fetchSections() async {
         guard let url = source.sectionsURL else { return }
         do throws(ArchiveError) {
             let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
@@ -146,13 +156,16 @@ public struct Archiver: Sendable {
 
     // MARK: Boards
 
-    private func archiveBoard(_ board: String, into report: inout Report) async throws(ArchiveError) {
+    func archiveBoard(_ board: String, firstPage: BoardPage?, into report: inout Report)
+        async throws(ArchiveError)
+    {
         let before = report
         let resumed = try store.beginWalk(board: board, resumeWindow: options.resumeWindow)
         if resumed > 0 {
             events(.note("\(board): resuming an interrupted run after list page \(resumed)"))
         }
-        let reachedEnd = try await walkList(board, from: resumed + 1, into: &report)
+        let reachedEnd = try await walkList(
+            board, from: resumed + 1, prefetched: resumed == 0 ? firstPage : nil, into: &report)
 
         let pending = try store.threadsNeedingFetch(board: board)
         report.threadsUnchanged += max(0, try store.threadCount(board: board) - pending.count)
@@ -173,8 +186,9 @@ public struct Archiver: Sendable {
     /// whose whole list was read before, stops after `stopAfterUnchanged`
     /// unchanged threads in a row: everything further down is older and
     /// already archived. Returns whether the walk covered the whole list.
-    private func walkList(_ board: String, from first: Int, into report: inout Report) async throws(ArchiveError)
-        -> Bool
+    /// `prefetched` is list page 1 when it was read already.
+    func walkList(_ board: String, from first: Int, prefetched: BoardPage?, into report: inout Report)
+        async throws(ArchiveError) -> Bool
     {
         var incremental = false
         if options.stopAfterUnchanged > 0 { incremental = try store.listCovered(board: board) }
@@ -188,7 +202,12 @@ public struct Archiver: Sendable {
             let url = source.boardURL(board: board, page: number)
             let page: BoardPage
             do {
-                page = try await boardPage(url, board: board)
+                if number == 1, var prefetched {
+                    prefetched.board = board
+                    page = prefetched
+                } else {
+                    page = try await boardPage(url, board: board)
+                }
                 failuresInARow = 0
             } catch {
                 // Page 1 tells whether the board can be read at all.
@@ -205,7 +224,7 @@ public struct Archiver: Sendable {
             // A forum that answers another page than the one asked for (it
             // clamps, or its pager lies) has no more pages.
             guard page.page.current == number else { return true }
-            try store.saveBoardPage(page, source: source)
+            try Ingest(store: store, source: source).board(page, board: page.board)
             try store.markWalked(board: board, page: number)
             try store.clearFailure(url: url)
             report.boardPages += 1
@@ -229,7 +248,7 @@ public struct Archiver: Sendable {
         return number > forumPages
     }
 
-    private func boardPage(_ url: String, board: String) async throws(ArchiveError) -> BoardPage {
+    func boardPage(_ url: String, board: String) async throws(ArchiveError) -> BoardPage {
         let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
         switch try parse(fetched, board: board) {
         case .board(var page):
@@ -242,231 +261,18 @@ public struct Archiver: Sendable {
     }
 
     /// Parses, turning the forum's "you may not read this" into a login error.
-    private func parse(_ page: FetchedPage, board: String) throws(ArchiveError) -> ForumPage {
+    func parse(_ page: FetchedPage, board: String) throws(ArchiveError) -> ForumPage {
         do {
             return try source.parse(page)
         } catch {
-            if case .forumError(_, let message) = error,
-                message.contains("无权") || message.contains("登录") || message.contains("登陆")
-            {
+            if case .forumError(_, let message) = error, source.isLoginWall(message: message) {
                 throw .needsLogin(board: board, cookies: options.cookies)
             }
             throw error
         }
     }
 
-    // MARK: Threads
-
-    /// Fetches threads with a bounded number in flight.
-    private func fetchThreads(
-        board: String, _ pending: [(summary: ThreadSummary, archivedPosts: Int)], into report: inout Report
-    ) async throws(ArchiveError) {
-        guard !pending.isEmpty else { return }
-        var done = 0
-        var failed = 0
-        var fatal: ArchiveError?
-        var outcomes: [ThreadOutcome] = []
-        await Self.forEach(pending, width: options.connections) { next in
-            await self.archiveThread(board: board, next.summary, archivedPosts: next.archivedPosts)
-        } collect: { outcome in
-            done += 1
-            if case .fatal(let error) = outcome {
-                fatal = error
-                return false
-            }
-            if case .failed = outcome { failed += 1 }
-            outcomes.append(outcome)
-            events(.stage(name: "\(board) threads", done: done, total: pending.count, failed: failed))
-            return true
-        }
-        for outcome in outcomes {
-            switch outcome {
-            case .stored(let posts, let pages, let partial):
-                report.threadsFetched += 1
-                report.threadPages += pages
-                report.posts += posts
-                for page in partial {
-                    report.partialPosts += page.posts
-                    report.failures.append(Failure(url: page.url, error: page.error, kind: .partial))
-                    let failure = Failure(url: page.url, error: page.error, kind: .partial)
-                    events(.failure(url: page.url, reason: String(failure.description.dropFirst(page.url.count + 2))))
-                    try? store.recordFailure(url: page.url, board: board, reason: "\(page.error)", kind: "partial")
-                }
-            case .failed(let url, let error):
-                fail(url, error, board: board, into: &report)
-            case .fatal:
-                break
-            }
-        }
-        if let fatal { throw fatal }
-    }
-
-    private enum ThreadOutcome: Sendable {
-        case stored(posts: Int, pages: Int, partial: [PartialPage])
-        case failed(String, ArchiveError)
-        case fatal(ArchiveError)
-    }
-
-    /// Fetches a thread, or for a thread archived before only the pages
-    /// from the one its last archived post is on, and stores it.
-    private func archiveThread(board: String, _ summary: ThreadSummary, archivedPosts: Int) async -> ThreadOutcome {
-        var url = source.threadURL(board: board, gid: summary.gid, page: 1)
-        do throws(ArchiveError) {
-            var pages: [ThreadPage] = []
-            var start = 1
-            if archivedPosts > 0 {
-                start = (archivedPosts - 1) / max(1, source.postsPerThreadPage) + 1
-                url = source.threadURL(board: board, gid: summary.gid, page: start)
-                let page = try await threadPage(url, board: board)
-                let known = try store.archivedFloors(board: board, gid: summary.gid)
-                // The page must overlap what is stored; if posts were deleted
-                // in between, the positions moved: read the thread whole.
-                if page.page.current == start, page.posts.contains(where: { known.contains($0.floor) }) {
-                    pages.append(page)
-                } else {
-                    start = 1
-                }
-            }
-            if pages.isEmpty {
-                url = source.threadURL(board: board, gid: summary.gid, page: 1)
-                pages.append(try await threadPage(url, board: board))
-            }
-            let total = pages[0].page.total
-            if total > start {
-                for number in (start + 1)...total {
-                    url = source.threadURL(board: board, gid: summary.gid, page: number)
-                    let page = try await threadPage(url, board: board)
-                    guard page.page.current == number else { break }
-                    pages.append(page)
-                }
-            }
-            for index in pages.indices {
-                pages[index].board = board
-                pages[index].gid = summary.gid
-            }
-            try store.saveThread(board: board, pages: pages, summary: summary)
-            try store.clearFailure(url: source.originalThreadURL(board: board, gid: summary.gid))
-            let partial = pages.compactMap { page in
-                Self.partial(page, url: source.threadURL(board: board, gid: summary.gid, page: page.page.current))
-            }
-            return .stored(posts: pages.reduce(0) { $0 + $1.posts.count }, pages: pages.count, partial: partial)
-        } catch {
-            switch error {
-            case .storeUnavailable, .needsLogin: return .fatal(error)
-            default: return .failed(url, error)
-            }
-        }
-    }
-
-    /// A thread page stored only in part: posts kept with a warning, or
-    /// fewer posts read than the markup holds.
-    struct PartialPage: Sendable {
-        var url: String
-        var posts: Int
-        var error: ArchiveError
-    }
-
-    static func partial(_ page: ThreadPage, url: String) -> PartialPage? {
-        let warnings = page.partialPosts.compactMap(\.warning)
-        let missing = max(0, (page.containers ?? page.posts.count) - page.posts.count)
-        guard !warnings.isEmpty || missing > 0 else { return nil }
-        var reasons = warnings
-        if missing > 0 { reasons.append("\(missing) post(s) in the markup could not be read at all") }
-        return PartialPage(
-            url: url, posts: warnings.count,
-            error: .parseWarning(url: url, message: reasons.joined(separator: " | ")))
-    }
-
-    private func threadPage(_ url: String, board: String) async throws(ArchiveError) -> ThreadPage {
-        let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
-        guard case .thread(let page) = try parse(fetched, board: board) else {
-            throw .notAForumPage(url: url, expected: "a thread page of \(source.id)")
-        }
-        return page
-    }
-
-    // MARK: Attachments
-
-    /// Fetches every attachment not stored yet; each file is kept once. An
-    /// image whose original cannot be had is kept at the largest thumbnail
-    /// size the forum still serves, and says so.
-    private func fetchMedia(into report: inout Report) async throws(ArchiveError) {
-        let missing = try store.missingMedia()
-        guard !missing.isEmpty else { return }
-        events(.note("attachments: \(missing.count) to fetch"))
-        var done = 0
-        var failed = 0
-        var fatal: ArchiveError?
-        await Self.forEach(missing, width: options.connections) { url -> (String, ArchiveError?) in
-            do throws(ArchiveError) {
-                try await self.fetchAttachment(url)
-                try self.store.clearFailure(url: url)
-                return (url, nil)
-            } catch {
-                return (url, error)
-            }
-        } collect: { (url, error) in
-            done += 1
-            if let error {
-                if case .storeUnavailable = error {
-                    fatal = error
-                    return false
-                }
-                failed += 1
-                fail(url, error, board: nil, into: &report)
-            } else {
-                report.media += 1
-            }
-            events(.stage(name: "attachments", done: done, total: missing.count, failed: failed))
-            return true
-        }
-        if let fatal { throw fatal }
-    }
-
-    /// Runs `work` on `items` with at most `width` running at once, handing
-    /// each result to `collect` on the calling task; `collect` returning
-    /// `false` stops the rest.
-    private static func forEach<Item: Sendable, Result: Sendable>(
-        _ items: [Item], width: Int, work: @escaping @Sendable (Item) async -> Result,
-        collect: (Result) -> Bool
-    ) async {
-        await withTaskGroup(of: Result.self) { group in
-            var iterator = items.makeIterator()
-            for _ in 0..<max(1, width) {
-                guard let next = iterator.next() else { break }
-                group.addTask { await work(next) }
-            }
-            while let result = await group.next() {
-                guard collect(result) else {
-                    group.cancelAll()
-                    return
-                }
-                if let next = iterator.next() {
-                    group.addTask { await work(next) }
-                }
-            }
-        }
-    }
-
-    private func fetchAttachment(_ url: String) async throws(ArchiveError) {
-        do {
-            try store.saveMedia(url: url, response: try await fetcher.fetch(url))
-        } catch {
-            guard case .httpStatus(_, let status) = error, status == 404 || status == 410, url.contains("/att/") else {
-                throw error
-            }
-            for variant in ["large", "middle"] {
-                if let response = try? await fetcher.fetch(url + "/" + variant) {
-                    try store.saveMedia(url: url, response: response, variant: variant)
-                    events(.note("\(url): the original is gone; kept the \(variant) thumbnail"))
-                    return
-                }
-            }
-            throw error
-        }
-    }
-
-    private func fail(_ url: String, _ error: ArchiveError, board: String?, into report: inout Report) {
+    func fail(_ url: String, _ error: ArchiveError, board: String?, into report: inout Report) {
         report.failures.append(Failure(url: url, error: error))
         events(.failure(url: url, reason: "\(error)"))
         try? store.recordFailure(url: url, board: board, reason: "\(error)")

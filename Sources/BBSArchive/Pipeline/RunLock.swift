@@ -13,9 +13,9 @@ import Foundation
 /// (`kill -9` included), so a lock is never left behind; the file only
 /// says who holds it (pid, command, since when) for the message of the
 /// run that finds it taken.
-public final class RunLock: Sendable {
+package final class RunLock: Sendable {
     /// The lock file.
-    public let path: String
+    package let path: String
     private let descriptor: Int32
 
     private init(path: String, descriptor: Int32) {
@@ -28,7 +28,7 @@ public final class RunLock: Sendable {
     }
 
     /// The lock file that guards `target` (a store file or an output folder).
-    public static func lockPath(for target: String) -> String {
+    package static func lockPath(for target: String) -> String {
         var trimmed = target
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
         return trimmed + ".lock"
@@ -38,11 +38,11 @@ public final class RunLock: Sendable {
     /// `.locked` at once, or with `wait` calls `waiting` with the holder
     /// and blocks until the lock is free.
     /// What a lock guards, for the error when its file cannot be made.
-    public enum Target: Sendable {
+    package enum Target: Sendable {
         case store, output
     }
 
-    public static func acquire(
+    package static func acquire(
         _ target: String, guarding kind: Target = .store, command: String, wait: Bool,
         waiting: (String) -> Void = { _ in }
     ) throws(ArchiveError) -> RunLock {

@@ -1,20 +1,20 @@
 import Foundation
 
 /// `bbsarchive status`: what a store holds, per board, and what is pending.
-public struct StatusAction: Sendable {
-    public var storePath: String
+package struct StatusAction: Sendable {
+    package var storePath: String
 
-    public init(storePath: String) {
+    package init(storePath: String) {
         self.storePath = storePath
     }
 
-    public func run() throws(ArchiveError) -> StoreStatus {
+    package func run() throws(ArchiveError) -> StoreStatus {
         guard FileManager.default.fileExists(atPath: storePath) else { throw .noStore(path: storePath) }
         return try ArchiveStore(path: storePath).status()
     }
 
     /// The status as JSON for scripts: times in ISO 8601 Beijing time.
-    public static func json(_ status: StoreStatus) -> String {
+    package static func json(_ status: StoreStatus) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -26,7 +26,7 @@ public struct StatusAction: Sendable {
     }
 
     /// The status as lines for people.
-    public static func text(_ status: StoreStatus) -> String {
+    package static func text(_ status: StoreStatus) -> String {
         var lines: [String] = []
         let size = ByteCountFormatter.string(fromByteCount: Int64(status.sizeBytes), countStyle: .file)
         lines.append(

@@ -19,15 +19,22 @@ struct LookupMap {
     /// The forum address of one archived thread, shown as the example.
     private(set) var example: String?
 
+    init(boards: [String: Board] = [:]) { self.boards = boards }
+
     mutating func add(board: StoredBoard, threads: [StoredThread]) {
         boards[board.name] = Board(
             dir: SitePaths.component(board.name), title: board.title ?? board.name, threads: threads.map(\.gid).sorted()
         )
-        if example == nil, let thread = threads.first(where: { !$0.sticky }) ?? threads.first,
-            let source = board.source.flatMap({ try? ForumSources.make($0, baseURL: board.baseURL) })
-        {
-            example = source.originalThreadURL(board: board.name, gid: thread.gid)
+        if example == nil, let thread = threads.first(where: { !$0.sticky }) ?? threads.first {
+            example = thread.originalURL
         }
+    }
+
+    /// Adds the boards of a map made apart (by another build task); the
+    /// example stays the first one found, in the order maps are merged.
+    mutating func merge(_ other: LookupMap) {
+        boards.merge(other.boards) { _, new in new }
+        if example == nil { example = other.example }
     }
 
     func script() -> Data {

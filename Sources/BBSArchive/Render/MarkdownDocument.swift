@@ -85,11 +85,16 @@ final class MarkdownDocument {
                 cmark_node_append_child(parent, textNode(text))
             case .lineBreak:
                 cmark_node_append_child(parent, cmark_node_new(CMARK_NODE_LINEBREAK))
+            case .link(let url, let text) where !SafeLink.allows(url):
+                // Never a `javascript:` (or any other active) link, whoever built the node.
+                cmark_node_append_child(parent, textNode(text))
             case .link(let url, let text):
                 let link = cmark_node_new(CMARK_NODE_LINK)
                 cmark_node_set_url(link, url)
                 cmark_node_append_child(link, textNode(text))
                 cmark_node_append_child(parent, link)
+            case .image(let url, let alt) where !SafeLink.allows(url):
+                cmark_node_append_child(parent, textNode(alt))
             case .image(let url, let alt):
                 let image = cmark_node_new(CMARK_NODE_IMAGE)
                 cmark_node_set_url(image, url)

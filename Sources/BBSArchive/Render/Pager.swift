@@ -17,30 +17,18 @@ enum Pager {
         return low...min(total, low + window - 1)
     }
 
-    /// The template context for page `current` of `total`, or `nil` when
-    /// there is only one page (no pager at all).
-    static func context(current: Int, total: Int, href: (Int) -> String) -> [String: Any]? {
+    /// The view for page `current` of `total`, or `nil` when there is only
+    /// one page (no pager at all).
+    static func view(current: Int, total: Int, href: (Int) -> String) -> PagerView? {
         guard total > 1 else { return nil }
-        let range = numbers(current: current, total: total)
-        var context: [String: Any] = [
-            "current": current,
-            "total": total,
-            "pages": range.map { number -> [String: Any] in
-                ["number": number, "href": href(number), "isCurrent": number == current]
-            },
-        ]
-        if current > 1 {
-            context["firstPage"] = ["href": href(1), "number": 1]
-            context["prevPage"] = ["href": href(current - 1), "number": current - 1]
+        func page(_ number: Int) -> PagerView.Page {
+            PagerView.Page(number: number, href: href(number), isCurrent: number == current)
         }
-        if current < total {
-            context["nextPage"] = ["href": href(current + 1), "number": current + 1]
-            context["lastPage"] = ["href": href(total), "number": total]
-        }
-        if current - jump >= 1 { context["backJump"] = ["href": href(current - jump), "number": current - jump] }
-        if current + jump <= total {
-            context["forwardJump"] = ["href": href(current + jump), "number": current + jump]
-        }
-        return context
+        return PagerView(
+            current: current, total: total, pages: numbers(current: current, total: total).map(page),
+            firstPage: current > 1 ? page(1) : nil, prevPage: current > 1 ? page(current - 1) : nil,
+            nextPage: current < total ? page(current + 1) : nil, lastPage: current < total ? page(total) : nil,
+            backJump: current - jump >= 1 ? page(current - jump) : nil,
+            forwardJump: current + jump <= total ? page(current + jump) : nil)
     }
 }

@@ -2,93 +2,126 @@ import Foundation
 
 /// Board pages and, board by board, every thread page under them.
 extension SiteBuilder {
+    /// A board's list pages, the pages of its threads that changed (all of
+    /// them in a full build), its thread list frame, Markdown index and feed.
+    ///
+    /// The list has two parts, so that one reply rewrites few pages:
+    /// `index.html`, the threads with the latest activity (sticky first),
+    /// and `page-N.html`, every thread by when it was started, numbered from
+    /// the oldest end. A reply changes its thread's row on the one page
+    /// that holds it; new threads fill the newest page.
     func buildBoard(_ board: StoredBoard, threads: [StoredThread], run: BuildRun) throws(ArchiveError) {
         let boardTitle = board.title ?? board.name
         let withFiles = try store.threadsWithAttachments(board: board.name)
-        let source = board.source.flatMap { try? ForumSources.make($0, baseURL: board.baseURL) }
         let perPage = max(1, options.threadsPerPage)
-        let total = max(1, (threads.count + perPage - 1) / perPage)
-        // The feed follows activity, whatever is pinned on page 1.
-        let feedGids = Set(
-            threads.sorted { ($0.lastReplyAt, $0.gid) > ($1.lastReplyAt, $1.gid) }.prefix(options.feedEntries).map(
-                \.gid))
-        var feed: [ThreadDigest] = []
-        for number in 1...total {
-            let path = SitePaths.board(board.name, page: number)
-            let slice = Array(threads.dropFirst((number - 1) * perPage).prefix(perPage))
-            var context = try common(
-                path: path, title: "\(boardTitle) (\(board.name))" + (number > 1 ? " · 第\(number)页" : ""),
-                crumbs: [(boardTitle, SitePaths.board(board.name))], board: board.name, run: run)
-            context["board"] = [
-                "name": board.name, "title": boardTitle, "threads": board.threadCount, "posts": board.postCount,
-                "feed": SitePaths.relative(from: path, to: SitePaths.boardFeed(board.name)),
-            ]
-            context["boardFeed"] = SitePaths.relative(from: path, to: SitePaths.boardFeed(board.name))
-            context["markdown"] = SitePaths.relative(from: path, to: SitePaths.boardMarkdown(board.name))
-            context["threads"] = slice.map { boardRow($0, path: path, withFiles: withFiles) }
-            context["pager"] = Pager.context(current: number, total: total) {
-                SitePaths.relative(from: path, to: SitePaths.board(board.name, page: $0))
-            }
-            try page(path, template: "board", context, run: run)
-
-            for thread in slice {
-                let original = source?.originalThreadURL(board: thread.board, gid: thread.gid)
-                let wantsDigest =
-                    run.hot.wants(thread, boardTitle: boardTitle)
-                    || run.recent.wants(thread, boardTitle: boardTitle) || feedGids.contains(thread.gid)
-                let digest: ThreadDigest?
-                if isUnchanged(thread, run: run) {
-                    let pages = max(1, (thread.postCount + options.postsPerPage - 1) / max(1, options.postsPerPage))
-                    run.sitemapPaths += (1...pages).map { SitePaths.thread(thread.board, gid: thread.gid, page: $0) }
-                    run.report.skippedThreads += 1
-                    digest =
-                        wantsDigest
-                        ? try self.digest(thread, boardTitle: boardTitle, original: original) : nil
-                } else {
-                    digest = try buildThread(
-                        thread, board: board, original: original, run: run, wantsDigest: wantsDigest)
-                }
-                if let digest {
-                    run.hot.offer(digest)
-                    run.recent.offer(digest)
-                    if feedGids.contains(thread.gid) { feed.append(digest) }
-                }
-            }
+        let byStart = threads.sorted { ($0.postedAt, $0.gid) < ($1.postedAt, $1.gid) }
+        let total = max(1, (byStart.count + perPage - 1) / perPage)
+        run.boardPages[board.name] = total
+        let changed: Set<Int>? = run.changes.map { changes in
+            Set(changes.threads.filter { $0.board == board.name }.map(\.gid))
         }
+        @Sendable func slice(_ number: Int) -> ArraySlice<StoredThread> {
+            byStart[min(byStart.count, (number - 1) * perPage)..<min(byStart.count, number * perPage)]
+        }
+        // When the number of pages changes, every pager changes with it.
+        let allPages = changed == nil || run.previousBoardPages[board.name] != total
+        let pages = (1...total).filter { number in
+            allPages || !publisher.exists(SitePaths.boardArchive(board.name, page: number))
+                || slice(number).contains { changed?.contains($0.gid) ?? true }
+        }
+        let stale = threads.filter { thread in
+            changed.map { $0.contains(thread.gid) } ?? true
+                || !publisher.exists(SitePaths.thread(thread.board, gid: thread.gid))
+        }
+        run.report.skippedThreads += threads.count - stale.count
+
+        try buildBoardPage(
+            board, number: nil, total: total, slice: Array(threads.prefix(perPage)), withFiles: withFiles, run: run)
+        // Runs of pages and of threads render at the same time, each into a
+        // run of its own, merged in order.
+        let chunk = max(1, options.boardPagesPerTask)
+        let pageChunks = stride(from: 0, to: pages.count, by: chunk).map {
+            Array(pages[$0..<min(pages.count, $0 + chunk)])
+        }
+        let pageRuns = try parallelMap(pageChunks) { numbers throws(ArchiveError) in
+            let part = run.fork()
+            for number in numbers {
+                try buildBoardPage(
+                    board, number: number, total: total, slice: slice(number).reversed(), withFiles: withFiles,
+                    run: part)
+            }
+            return part
+        }
+        let threadChunk = chunk * perPage
+        let threadChunks = stride(from: 0, to: stale.count, by: threadChunk).map {
+            Array(stale[$0..<min(stale.count, $0 + threadChunk)])
+        }
+        let threadRuns = try parallelMap(threadChunks) { some throws(ArchiveError) in
+            let part = run.fork()
+            for thread in some {
+                try buildThread(
+                    thread, board: board,
+                    original: Self.originalLink(thread),
+                    run: part)
+            }
+            return part
+        }
+        for part in pageRuns + threadRuns { run.absorb(part) }
+
         try buildThreadList(board, threads: threads, withFiles: withFiles, run: run)
-        run.boardStats[board.name] = BoardStats(
-            first: threads.map(\.postedAt).min(), last: threads.map(\.lastReplyAt).max())
         try markdown(
             SitePaths.boardMarkdown(board.name), BoardMarkdown.render(board: board, threads: threads), run: run)
-        feed.sort { ($0.thread.lastReplyAt, $0.thread.gid) > ($1.thread.lastReplyAt, $1.thread.gid) }
+        // The feed follows activity, whatever is pinned.
+        var feed: [ThreadDigest] = []
+        let latest = threads.sorted { ($0.lastReplyAt, $0.gid) > ($1.lastReplyAt, $1.gid) }
+        for thread in latest.prefix(options.feedEntries) {
+            feed.append(
+                try digest(
+                    thread, boardTitle: boardTitle,
+                    original: Self.originalLink(thread)
+                ))
+        }
         try writeFeed(
             path: SitePaths.boardFeed(board.name), title: "\(boardTitle) (\(board.name)) · \(options.siteTitle)",
             alternate: SitePaths.board(board.name), id: "board:\(board.name)", entries: feed, run: run)
     }
 
-    private func boardRow(_ thread: StoredThread, path: String, withFiles: Set<Int>) -> [String: Any] {
-        var row: [String: Any] = [
-            "gid": thread.gid, "title": Self.displayable(thread.title),
-            "href": SitePaths.relative(from: path, to: SitePaths.thread(thread.board, gid: thread.gid)),
-            "key": SitePaths.thread(thread.board, gid: thread.gid),
-            "replies": thread.replies, "sticky": thread.sticky, "marked": thread.marked,
-            "hasFiles": withFiles.contains(thread.gid),
-            "postedAt": Self.threadStart(thread), "postedISO": BeijingTime.iso8601(thread.postedAt),
-            "lastReplyAt": BeijingTime.display(thread.lastReplyAt),
-            "lastReplyISO": BeijingTime.iso8601(thread.lastReplyAt),
-        ]
-        if let author = thread.author {
-            row["author"] = ["id": author, "href": SitePaths.relative(from: path, to: SitePaths.user(author))]
+    /// The board's latest activity (`number` nil: `index.html`) or page
+    /// `number` of all its threads by start.
+    private func buildBoardPage(
+        _ board: StoredBoard, number: Int?, total: Int, slice: [StoredThread], withFiles: Set<Int>, run: BuildRun
+    ) throws(ArchiveError) {
+        let boardTitle = board.title ?? board.name
+        let path = number.map { SitePaths.boardArchive(board.name, page: $0) } ?? SitePaths.board(board.name)
+        var chrome = try common(
+            path: path, title: "\(boardTitle) (\(board.name))", crumbs: [(boardTitle, SitePaths.board(board.name))],
+            board: board.name, run: run)
+        chrome.pageNumber = number
+        let feedLink = SitePaths.relative(from: path, to: SitePaths.boardFeed(board.name))
+        chrome.boardFeed = feedLink
+        chrome.markdown = SitePaths.relative(from: path, to: SitePaths.boardMarkdown(board.name))
+        var pager = Pager.view(current: number ?? total, total: total) {
+            SitePaths.relative(from: path, to: SitePaths.boardArchive(board.name, page: $0))
         }
-        if let last = thread.lastReplier {
-            row["lastReplier"] = ["id": last, "href": SitePaths.relative(from: path, to: SitePaths.user(last))]
+        if number == nil, var latest = pager {
+            // From the latest activity, every page of the list is a link.
+            for index in latest.pages.indices { latest.pages[index].isCurrent = false }
+            latest.isLatest = true
+            pager = latest
         }
-        return row
+        let view = BoardPageView(
+            chrome: chrome,
+            board: .init(
+                name: board.name, title: boardTitle, threads: board.threadCount, posts: board.postCount,
+                feed: feedLink, latestHref: SitePaths.relative(from: path, to: SitePaths.board(board.name))),
+            isLatest: number == nil, threads: slice.map { boardRow($0, path: path, withFiles: withFiles) },
+            pager: pager)
+        try page(path, template: "board", view, run: run)
     }
 
-    /// What lists of the whole archive show of a thread whose pages are left
-    /// as they are: read from its first post, without rendering the thread.
-    private func digest(_ thread: StoredThread, boardTitle: String, original: String?) throws(ArchiveError)
+    /// What lists of the whole archive show of a thread: read from its
+    /// first post, without rendering the thread.
+    func digest(_ thread: StoredThread, boardTitle: String, original: String?) throws(ArchiveError)
         -> ThreadDigest
     {
         let opening = try store.posts(board: thread.board, gid: thread.gid).first
@@ -108,14 +141,20 @@ extension SiteBuilder {
             image: image?.path, imageAlt: image?.name, original: original)
     }
 
-    /// Whether nothing a thread's pages show changed since the last build:
-    /// then they are left as they are. Times in the store are whole
-    /// seconds, so a change in the second before that build counts too.
-    private func isUnchanged(_ thread: StoredThread, run: BuildRun) -> Bool {
-        guard let since = run.unchangedSince, let changed = thread.changedAt,
-            changed.timeIntervalSince1970 + 1 < since.timeIntervalSince1970
-        else { return false }
-        return publisher.exists(SitePaths.thread(thread.board, gid: thread.gid))
+    private func boardRow(_ thread: StoredThread, path: String, withFiles: Set<Int>) -> BoardRowView {
+        BoardRowView(
+            gid: thread.gid, title: Self.displayable(thread.title),
+            href: SitePaths.relative(from: path, to: SitePaths.thread(thread.board, gid: thread.gid)),
+            key: SitePaths.thread(thread.board, gid: thread.gid), replies: thread.replies, sticky: thread.sticky,
+            marked: thread.marked, hasFiles: withFiles.contains(thread.gid), postedAt: Self.threadStart(thread),
+            postedISO: BeijingTime.iso8601(thread.postedAt), lastReplyAt: BeijingTime.display(thread.lastReplyAt),
+            lastReplyISO: BeijingTime.iso8601(thread.lastReplyAt),
+            author: thread.author.map {
+                UserLinkView(id: $0, href: SitePaths.relative(from: path, to: SitePaths.user($0)))
+            },
+            lastReplier: thread.lastReplier.map {
+                UserLinkView(id: $0, href: SitePaths.relative(from: path, to: SitePaths.user($0)))
+            })
     }
 
     /// The board's latest threads, shown in a frame beside every thread on
@@ -126,24 +165,21 @@ extension SiteBuilder {
     {
         let path = SitePaths.boardList(board.name)
         let boardTitle = board.title ?? board.name
-        let rows = try threads.prefix(options.threadListLength).map { thread throws(ArchiveError) in
-            try templates.render("threadlist-row", listRow(thread, path: path, withFiles: withFiles))
-        }
-        var context = try common(path: path, title: boardTitle, crumbs: [], board: board.name, run: run)
-        context["boardTitle"] = boardTitle
-        context["boardHref"] = SitePaths.relative(from: path, to: SitePaths.board(board.name))
-        context["threadCount"] = threads.count
-        context["rows"] = rows.joined(separator: "\n")
-        try page(path, template: "threadlist", context, run: run, listed: false)
+        let view = ThreadListPageView(
+            chrome: try common(path: path, title: boardTitle, crumbs: [], board: board.name, run: run),
+            boardTitle: boardTitle, boardHref: SitePaths.relative(from: path, to: SitePaths.board(board.name)),
+            threadCount: threads.count,
+            rows: threads.prefix(options.threadListLength).map { listRow($0, path: path, withFiles: withFiles) })
+        try page(path, template: "threadlist", view, run: run)
     }
 
-    private func listRow(_ thread: StoredThread, path: String, withFiles: Set<Int>) -> [String: Any] {
+    private func listRow(_ thread: StoredThread, path: String, withFiles: Set<Int>) -> ListRowView {
         let target = SitePaths.thread(thread.board, gid: thread.gid)
-        return [
-            "title": Self.displayable(thread.title), "href": SitePaths.relative(from: path, to: target), "key": target,
-            "author": thread.author ?? "原帖已删除", "replies": thread.replies, "sticky": thread.sticky,
-            "marked": thread.marked, "hasFiles": withFiles.contains(thread.gid), "isCurrent": false,
-            "lastReplyAt": BeijingTime.day(thread.lastReplyAt), "lastReplyISO": BeijingTime.iso8601(thread.lastReplyAt),
-        ]
+        return ListRowView(
+            title: Self.displayable(thread.title), href: SitePaths.relative(from: path, to: target), key: target,
+            author: thread.author, replies: thread.replies, sticky: thread.sticky,
+            hasFiles: withFiles.contains(thread.gid), isCurrent: false,
+            lastReplyAt: BeijingTime.day(thread.lastReplyAt),
+            lastReplyISO: BeijingTime.iso8601(thread.lastReplyAt))
     }
 }

@@ -22,53 +22,71 @@ extension SiteBuilder {
     {
         func link(_ target: String) -> String { absolute(target) ?? SitePaths.relative(from: path, to: target) }
         let updated = entries.map(\.thread.lastReplyAt).max() ?? Date(timeIntervalSince1970: 0)
-        let context: [String: Any] = [
-            "id": absolute(path) ?? "urn:bbsarchive:\(SitePaths.component(id))",
-            "title": title, "updated": BeijingTime.iso8601(updated), "selfHref": link(path),
-            "alternate": link(alternate), "siteTitle": options.siteTitle, "version": BBSArchiveVersion.version,
-            "entries": entries.map { digest -> [String: Any] in
+        let view = FeedView(
+            id: absolute(path) ?? "urn:bbsarchive:\(SitePaths.component(id))", title: title,
+            updated: BeijingTime.iso8601(updated), selfHref: link(path), alternate: link(alternate),
+            siteTitle: options.siteTitle, version: BBSArchiveVersion.version,
+            entries: entries.map { digest in
                 let thread = digest.thread
-                var entry: [String: Any] = [
-                    "id": digest.original
-                        ?? "urn:bbsarchive:thread:\(SitePaths.component(thread.board)):\(thread.gid)",
-                    "title": Self.displayable(thread.title), "updated": BeijingTime.iso8601(thread.lastReplyAt),
-                    "published": BeijingTime.iso8601(thread.postedAt), "author": thread.author ?? "原帖已删除",
-                    "href": link(SitePaths.thread(thread.board, gid: thread.gid)),
-                    "board": thread.board, "boardTitle": digest.boardTitle,
-                    "summary": digest.excerpt.isEmpty ? Self.displayable(thread.title) : digest.excerpt,
-                ]
-                if let author = thread.author { entry["authorHref"] = link(SitePaths.user(author)) }
-                return entry
-            },
-        ]
-        try file(path, Data(try templates.render("feed", context).utf8), run: run)
+                return FeedView.Entry(
+                    id: digest.original ?? "urn:bbsarchive:thread:\(SitePaths.component(thread.board)):\(thread.gid)",
+                    title: Self.displayable(thread.title), updated: BeijingTime.iso8601(thread.lastReplyAt),
+                    published: BeijingTime.iso8601(thread.postedAt), author: thread.author,
+                    authorHref: thread.author.map { link(SitePaths.user($0)) },
+                    href: link(SitePaths.thread(thread.board, gid: thread.gid)), board: thread.board,
+                    boardTitle: digest.boardTitle,
+                    summary: digest.excerpt.isEmpty ? Self.displayable(thread.title) : digest.excerpt)
+            })
+        try file(path, Data(try templates.render("feed", view).utf8), run: run)
         run.report.feeds += 1
     }
 
     /// `sitemap.xml` with the absolute address of every page (thread
     /// filters left out); over 50,000 pages, a sitemap index of several.
     /// Needs `--site-url`: a sitemap of relative addresses is not valid.
-    func buildSitemap(run: BuildRun) throws(ArchiveError) {
+    /// Its list comes from the store's counts, not from what this build
+    /// rendered, so an incremental build writes the same one.
+    func buildSitemap(boards: [StoredBoard], run: BuildRun) throws(ArchiveError) {
         guard absolute(SitePaths.home) != nil else { return }
-        let paths = run.sitemapPaths
+        var paths = [SitePaths.home, SitePaths.hot, SitePaths.lookup]
+        paths += run.navigation.groups.compactMap { $0.code.map(SitePaths.section) }
+        let postsPerPage = max(1, options.postsPerPage)
+        let counts = try store.postCountsByThread()
+        for board in boards {
+            let threads = counts[board.name] ?? []
+            let listPages = max(
+                1, (threads.count + max(1, options.threadsPerPage) - 1) / max(1, options.threadsPerPage))
+            paths.append(SitePaths.board(board.name))
+            paths += (1...listPages).map { SitePaths.boardArchive(board.name, page: $0) }
+            for (gid, posts) in threads {
+                paths += (1...max(1, (posts + postsPerPage - 1) / postsPerPage)).map {
+                    SitePaths.thread(board.name, gid: gid, page: $0)
+                }
+            }
+        }
+        let perUserPage = max(1, options.postsPerUserPage)
+        for (user, posts) in try store.postCountsByUser().sorted(by: { $0.key < $1.key }) {
+            paths += (1...max(1, (posts + perUserPage - 1) / perUserPage)).map { SitePaths.user(user, page: $0) }
+        }
         let chunks = stride(from: 0, to: paths.count, by: Self.sitemapLimit).map {
             Array(paths[$0..<min($0 + Self.sitemapLimit, paths.count)])
         }
         func urlset(_ chunk: [String]) throws(ArchiveError) -> Data {
-            let urls = chunk.compactMap { path in absolute(path).map { ["loc": $0] } }
-            return Data(try templates.render("sitemap", ["urls": urls]).utf8)
+            let urls = chunk.compactMap { path in absolute(path).map { LinkView(href: $0) } }
+            return Data(try templates.render("sitemap", SitemapView(urls: urls)).utf8)
         }
         if chunks.count <= 1 {
             try file(SitePaths.sitemap, try urlset(chunks.first ?? []), run: run)
         } else {
-            var parts: [[String: Any]] = []
+            var parts: [LinkView] = []
             for (index, chunk) in chunks.enumerated() {
                 let name = "sitemap-\(index + 1).xml"
                 try file(name, try urlset(chunk), run: run)
-                parts.append(["loc": absolute(name) ?? name])
+                parts.append(LinkView(href: absolute(name) ?? name))
             }
             try file(
-                SitePaths.sitemap, Data(try templates.render("sitemap-index", ["sitemaps": parts]).utf8), run: run)
+                SitePaths.sitemap, Data(try templates.render("sitemap-index", SitemapView(sitemaps: parts)).utf8),
+                run: run)
         }
         run.report.sitemap = true
     }

@@ -8,118 +8,187 @@ import Foundation
 /// Works board by board and thread by thread: only one board's thread list
 /// and one thread's posts are in memory at a time, plus a few fixed-size
 /// selections (hot topics, recent threads) for the home page and feeds.
-public struct SiteBuilder: Sendable {
-    public struct Options: Sendable {
-        public var threadsPerPage = 30
+package struct SiteBuilder: Sendable {
+    package struct Options: Sendable {
+        package var threadsPerPage = 30
         /// Threads in the list beside each thread on wide screens.
-        public var threadListLength = 60
-        public var postsPerPage = 20
-        public var postsPerUserPage = 50
-        public var siteTitle = "水木社区存档"
+        package var threadListLength = 60
+        package var postsPerPage = 20
+        package var postsPerUserPage = 50
+        package var siteTitle = "水木社区存档"
         /// Where the archive is published (`https://example.org/smth/`), for
         /// the sitemap and the feeds' absolute links. Without it there is no
         /// sitemap and the feeds link relative to themselves.
-        public var siteURL: String?
+        package var siteURL: String?
         /// Hot topics on the hot page (cards) and on the home page.
-        public var hotTopics = 48
-        public var homeHotTopics = 10
+        package var hotTopics = 48
+        package var homeHotTopics = 10
         /// Most recently active threads on the home page.
-        public var homeRecentThreads = 20
+        package var homeRecentThreads = 20
         /// Entries of each Atom feed.
-        public var feedEntries = 30
+        package var feedEntries = 30
         /// A quote longer than this many lines is folded into a `<details>`.
-        public var longQuoteLines = 6
+        package var longQuoteLines = 6
         /// Leave the pages of threads and users that did not change since
         /// the last build of this folder (with the same templates and
         /// options) as they are, without rendering them again.
-        public var incremental = true
+        package var incremental = true
+        /// Boards, and runs of pages within a board, rendered at the same
+        /// time; 1 renders one after the other. The output is the same.
+        package var workers = ProcessInfo.processInfo.activeProcessorCount
+        /// Board pages (with their threads) one task renders.
+        package var boardPagesPerTask = 8
 
-        public init() {}
+        package init() {}
     }
 
     /// What a build did.
-    public struct Report: Sendable, Equatable {
-        public var pages = 0
-        public var markdownFiles = 0
-        public var mediaFiles = 0
-        public var feeds = 0
+    package struct Report: Sendable, Equatable {
+        package var pages = 0
+        package var markdownFiles = 0
+        package var mediaFiles = 0
+        package var feeds = 0
         /// Whether `sitemap.xml` was written (it needs `--site-url`).
-        public var sitemap = false
+        package var sitemap = false
         /// Files written because they were new or different.
-        public var written = 0
+        package var written = 0
         /// Files left alone because they were already identical.
-        public var unchanged = 0
+        package var unchanged = 0
         /// Threads and users whose pages were not rendered again, because
         /// nothing they show changed since the last build.
-        public var skippedThreads = 0
-        public var skippedUsers = 0
+        package var skippedThreads = 0
+        package var skippedUsers = 0
+        /// What this build rendered because it changed since the last one;
+        /// `nil` when it rendered everything.
+        package var changes: BuildChanges?
     }
 
-    public let store: ArchiveStore
-    public let templates: TemplateSet
-    public let publisher: any SitePublisher
-    public let options: Options
+    package let store: ArchiveStore
+    package let templates: TemplateSet
+    package let publisher: any SitePublisher
+    package let options: Options
+    /// Other writers of the build (a search index, say), given what changed.
+    package let writers: [any BuildWriter]
 
-    public init(store: ArchiveStore, templates: TemplateSet, publisher: any SitePublisher, options: Options = Options())
-    {
+    package init(
+        store: ArchiveStore, templates: TemplateSet, publisher: any SitePublisher, options: Options = Options(),
+        writers: [any BuildWriter] = []
+    ) {
         self.store = store
         self.templates = templates
         self.publisher = publisher
         self.options = options
+        self.writers = writers
     }
 
-    public func build() throws(ArchiveError) -> Report {
-        let started = Date()
+    package func build() throws(ArchiveError) -> Report {
+        // The store's clock: the build's time is compared with the store's.
+        let started = store.clock()
         let boards = try store.boards()
         let filing = try store.sectionFiling()
         let run = BuildRun(navigation: SiteNavigation(boards: boards, filing: filing), options: options)
         let fingerprint = self.fingerprint(boards: boards, filing: filing)
-        if options.incremental, let previous = BuildState.load(from: publisher), previous.fingerprint == fingerprint {
-            run.unchangedSince = Date(timeIntervalSince1970: previous.builtAt)
+        // Read before rendering: a change made while this build runs is
+        // rendered again by the next one.
+        var through = try store.lastBuildChange()
+        let previous = options.incremental ? BuildState.load(from: publisher) : nil
+        if let previous, previous.fingerprint == fingerprint, let seq = previous.changeSeq, seq <= through {
+            let changes = try store.buildChanges(after: seq)
+            run.changes = changes
+            through = max(through, changes.through)
+            run.previousBoardPages = previous.boardPages ?? [:]
+        }
+        run.report.changes = run.changes
+
+        // Each board renders into a run of its own; the runs are merged in
+        // board order, so the result does not depend on which ends first.
+        // A board nothing changed in is left as it is, unread.
+        let dirty = boards.filter { board in
+            run.changes.map { $0.boards.contains(board.name) } ?? true || !publisher.exists(SitePaths.board(board.name))
         }
         var lookup = LookupMap()
-        for board in boards {
+        if run.changes != nil, let old = publisher.read(SitePaths.lookupMap).flatMap(LookupMap.decode) {
+            let present = Set(boards.map(\.name))
+            lookup = LookupMap(boards: old.filter { present.contains($0.key) })
+        }
+        let boardRuns = try parallelMap(dirty) { board throws(ArchiveError) in
+            let part = run.fork()
             let threads = try store.threads(board: board.name)
-            try buildBoard(board, threads: threads, run: run)
-            lookup.add(board: board, threads: threads)
+            try buildBoard(board, threads: threads, run: part)
+            var map = LookupMap()
+            map.add(board: board, threads: threads)
+            return (part, map)
         }
-        let changedUsers = try run.unchangedSince.map { since throws(ArchiveError) in
-            try store.usersWithChanges(since: since)
+        for (part, map) in boardRuns {
+            run.absorb(part)
+            lookup.merge(map)
         }
-        let postCounts = changedUsers == nil ? [:] : try store.postCountsByUser()
-        for user in try store.users() {
-            if let changedUsers, !changedUsers.contains(user), publisher.exists(SitePaths.user(user)) {
-                let pages = max(
-                    1, ((postCounts[user] ?? 0) + options.postsPerUserPage - 1) / max(1, options.postsPerUserPage))
-                run.sitemapPaths += (1...pages).map { SitePaths.user(user, page: $0) }
-                run.report.skippedUsers += 1
-                continue
-            }
-            try buildUser(user, run: run)
+        run.boardPages = run.previousBoardPages.filter { name, _ in boards.contains { $0.name == name } }
+        for (part, _) in boardRuns { run.boardPages.merge(part.boardPages) { _, new in new } }
+
+        let users: [String]
+        if let changes = run.changes { users = changes.users.sorted() } else { users = try store.users() }
+        let userChunks = stride(from: 0, to: users.count, by: 64).map { Array(users[$0..<min($0 + 64, users.count)]) }
+        let userRuns = try parallelMap(userChunks) { chunk throws(ArchiveError) in
+            let part = run.fork()
+            for user in chunk { try buildUser(user, run: part) }
+            return part
         }
+        for part in userRuns { run.absorb(part) }
+
+        try chooseDigests(boards: boards, run: run)
         try buildHome(run: run)
         try buildSections(run: run)
         try buildHot(run: run)
         try buildLookup(lookup, run: run)
         // Search (issue 9): the page and the index of the posts changed since the last build.
-        try buildSearch(SearchChanges(since: run.unchangedSince, store: store), run: run)
+        try buildSearch(SearchChanges(run.changes), run: run)
         try buildNotFound(run: run)
         try buildSiteFeed(run: run)
-        try buildSitemap(run: run)
+        try buildSitemap(boards: boards, run: run)
         try markdown(
             SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.siteTitle), run: run)
         try copyAssets(run: run)
+        for writer in writers { try writer.write(changes: run.changes, store: store, publisher: publisher) }
         // Written last: a build that stopped part way leaves the old state,
         // and the next build renders everything that changed since then.
-        try BuildState(fingerprint: fingerprint, builtAt: started.timeIntervalSince1970).save(to: publisher)
+        try BuildState(
+            fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
+            boardPages: run.boardPages
+        ).save(to: publisher)
         return run.report
+    }
+
+    /// Hot topics, recent threads and each board's figures, read from the
+    /// store for the whole archive (not gathered while rendering, so an
+    /// incremental build shows the same as a full one).
+    private func chooseDigests(boards: [StoredBoard], run: BuildRun) throws(ArchiveError) {
+        let byName = Dictionary(boards.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        func digests(_ threads: [StoredThread]) throws(ArchiveError) -> [ThreadDigest] {
+            var result: [ThreadDigest] = []
+            for thread in threads {
+                let board = byName[thread.board]
+                result.append(
+                    try digest(
+                        thread, boardTitle: board?.title ?? thread.board,
+                        original: Self.originalLink(thread)))
+            }
+            return result
+        }
+        for digest in try digests(store.topThreads(.mostPosts, limit: run.hot.limit)) { run.hot.offer(digest) }
+        for digest in try digests(store.topThreads(.latestReply, limit: run.recent.limit)) { run.recent.offer(digest) }
+        run.boardStats = try store.boardSpans().mapValues { BoardStats(first: $0.first, last: $0.last) }
     }
 
     /// Everything besides the store that every page depends on: the
     /// program's version, the options, the templates and assets, and the
     /// boards and sections in the sidebar. Any change rebuilds every page.
     private func fingerprint(boards: [StoredBoard], filing: StoredSectionFiling) -> String {
-        var text = "bbsarchive \(BBSArchiveVersion.version)\n\(options)\n"
+        // How many tasks render does not change a byte of the output.
+        var rendering = options
+        rendering.workers = 0
+        rendering.boardPagesPerTask = 0
+        var text = "bbsarchive \(BBSArchiveVersion.version)\n\(rendering)\n"
         for relative in templates.allFilePaths() {
             let data = FileManager.default.contents(atPath: templates.directory.appendingPathComponent(relative).path)
             text += "\(relative) \(data.map(SHA256.hex) ?? "-")\n"
@@ -134,16 +203,41 @@ public struct SiteBuilder: Sendable {
         return SHA256.hex(Data(text.utf8))
     }
 
+    // MARK: Tasks
+
+    /// `body` over every item, on up to `options.workers` threads at once;
+    /// the results in the order of the items. The first error is thrown.
+    func parallelMap<Item: Sendable, Result>(
+        _ items: [Item], _ body: @Sendable (Item) throws(ArchiveError) -> Result
+    ) throws(ArchiveError) -> [Result] {
+        guard options.workers > 1, items.count > 1 else {
+            var results: [Result] = []
+            for item in items { results.append(try body(item)) }
+            return results
+        }
+        let results = TaskResults<Result>(count: items.count)
+        let next = TaskResults<Int>(count: 0)
+        DispatchQueue.concurrentPerform(iterations: min(options.workers, items.count)) { _ in
+            // Each worker takes the next item until none is left or one failed.
+            while let index = next.claim(below: items.count) {
+                do throws(ArchiveError) {
+                    results.set(index, .success(try body(items[index])))
+                } catch {
+                    results.set(index, .failure(error))
+                    next.stop()
+                }
+            }
+        }
+        return try results.collect()
+    }
+
     // MARK: Writing
 
     /// Renders a page template and writes it; `listed` pages go in the sitemap.
-    func page(_ path: String, template: String, _ context: [String: Any], run: BuildRun, listed: Bool = true)
-        throws(ArchiveError)
-    {
+    func page(_ path: String, template: String, _ context: some TemplateView, run: BuildRun) throws(ArchiveError) {
         let html = try templates.render(template, context)
         count(try publisher.write(Data(html.utf8), to: path), in: run)
         run.report.pages += 1
-        if listed { run.sitemapPaths.append(path) }
     }
 
     func markdown(_ path: String, _ text: String, run: BuildRun) throws(ArchiveError) {
@@ -163,10 +257,14 @@ public struct SiteBuilder: Sendable {
     /// or `nil` when its bytes were never fetched.
     func saveMedia(_ attachment: StoredAttachment, run: BuildRun) throws(ArchiveError) -> String? {
         guard let hash = attachment.hash else { return nil }
-        let path = SitePaths.media(
-            hash: hash, extension: SitePaths.mediaExtension(mime: attachment.mime, name: attachment.name))
-        if publisher.exists(path) { return path }
+        let declared = SitePaths.mediaExtension(mime: attachment.mime, name: attachment.name)
+        let expected = SitePaths.media(hash: hash, extension: declared)
+        if publisher.exists(expected) { return expected }
         guard let bytes = try store.blob(hash: hash) else { return nil }
+        // What the bytes are decides, so that no file in media/ is ever
+        // an active document, whatever the forum called it.
+        let path = SitePaths.media(hash: hash, extension: InertMedia.sniffed(bytes, declared: declared))
+        if publisher.exists(path) { return path }
         try publisher.write(bytes, to: path)
         run.report.mediaFiles += 1
         run.report.written += 1
@@ -187,21 +285,20 @@ public struct SiteBuilder: Sendable {
 
     /// Relative root, title, breadcrumbs, asset links and the board sidebar.
     /// `board` marks the current board in the sidebar.
-    func common(path: String, title: String, crumbs: [(String, String)], board: String? = nil, run: BuildRun)
-        throws(ArchiveError) -> [String: Any]
-    {
+    func common(
+        path: String, title: String, page: Int = 1, crumbs: [(String, String)], board: String? = nil, run: BuildRun
+    ) throws(ArchiveError) -> PageChrome {
         let root = SitePaths.relative(from: path, to: "")
         func link(_ target: String) -> String { SitePaths.relative(from: path, to: target) }
-        return [
-            "root": root,
-            "home": link(SitePaths.home), "hotHref": link(SitePaths.hot), "lookupHref": link(SitePaths.lookup),
-            "feedHref": link(SitePaths.feed), "searchHref": link(SitePaths.search), "searchBoard": board ?? false,
-            "stylesheet": link(SitePaths.stylesheet), "bootScript": link(SitePaths.bootScript),
-            "siteScript": link(SitePaths.siteScript), "icon": link(SitePaths.icon),
-            "pageTitle": title, "siteTitle": options.siteTitle, "version": BBSArchiveVersion.version,
-            "crumbs": crumbs.map { ["label": $0.0, "href": link($0.1)] },
-            "sidebar": try sidebar(root: root, board: board, run: run),
-        ]
+        return PageChrome(
+            root: root, home: link(SitePaths.home), hotHref: link(SitePaths.hot), lookupHref: link(SitePaths.lookup),
+            feedHref: link(SitePaths.feed), searchHref: link(SitePaths.search), searchBoard: board,
+            stylesheet: link(SitePaths.stylesheet),
+            bootScript: link(SitePaths.bootScript), siteScript: link(SitePaths.siteScript), icon: link(SitePaths.icon),
+            pageTitle: title, pageNumber: page > 1 ? page : nil, siteTitle: options.siteTitle,
+            version: BBSArchiveVersion.version,
+            crumbs: crumbs.map { CrumbView(label: $0.0, href: link($0.1)) },
+            sidebar: try sidebar(root: root, board: board, run: run))
     }
 
     /// The board sidebar, rendered once per folder depth and current board
@@ -209,28 +306,39 @@ public struct SiteBuilder: Sendable {
     private func sidebar(root: String, board: String?, run: BuildRun) throws(ArchiveError) -> String {
         let key = root + "\u{0}" + (board ?? "")
         if let cached = run.sidebars[key] { return cached }
-        let groups = run.navigation.groups.map { group -> [String: Any] in
-            var context: [String: Any] = [
-                "name": group.name,
-                "boards": group.boards.map { item -> [String: Any] in
-                    [
-                        "name": item.name, "title": item.title ?? item.name,
-                        "href": root + SitePaths.board(item.name), "isCurrent": item.name == board,
-                    ]
-                },
-                "open": board == nil || group.boards.contains { $0.name == board },
-            ]
-            if let code = group.code { context["href"] = root + SitePaths.section(code) }
-            return context
+        let groups = run.navigation.groups.map { group in
+            var view = Self.groupView(group, navigation: run.navigation) { root + $0 }
+            view.open = board == nil || group.boards.contains { $0.name == board }
+            for index in view.boards.indices { view.boards[index].isCurrent = view.boards[index].name == board }
+            return view
         }
         let html = try templates.render(
             "sidebar",
-            [
-                "groups": groups, "home": root + SitePaths.home, "hotHref": root + SitePaths.hot,
-                "lookupHref": root + SitePaths.lookup,
-            ])
+            SidebarView(
+                groups: groups, home: root + SitePaths.home, hotHref: root + SitePaths.hot,
+                lookupHref: root + SitePaths.lookup))
         run.sidebars[key] = html
         return html
+    }
+
+    /// A group of boards as the sidebar, the home page and section pages
+    /// show it; `link` makes a site path relative to the page.
+    static func groupView(
+        _ group: SiteNavigation.Group, navigation: SiteNavigation, stats: [String: BoardStats] = [:],
+        link: (String) -> String
+    ) -> BoardGroupView {
+        BoardGroupView(
+            name: group.code == nil ? "" : group.name, isAll: group.code == nil && !navigation.hasSections,
+            isOther: group.code == nil && navigation.hasSections, href: group.code.map { link(SitePaths.section($0)) },
+            boards: group.boards.map { board in
+                let range = stats[board.name].flatMap { stats in
+                    stats.first.flatMap { first in stats.last.map { (first, $0) } }
+                }
+                return BoardGroupView.Board(
+                    name: board.name, title: board.title ?? board.name, href: link(SitePaths.board(board.name)),
+                    threads: board.threadCount, posts: board.postCount, from: range.map { BeijingTime.day($0.0) },
+                    to: range.map { BeijingTime.day($0.1) })
+            })
     }
 
     /// An absolute address under `--site-url`, or `nil` without one.
@@ -241,7 +349,7 @@ public struct SiteBuilder: Sendable {
 
     /// `https://example.org/smth` → `https://example.org/smth/`; `nil` for
     /// anything that is not an absolute http(s) address.
-    public static func normalizedSiteURL(_ text: String?) -> String? {
+    package static func normalizedSiteURL(_ text: String?) -> String? {
         guard let text, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https", url.host != nil, url.query == nil, url.fragment == nil
         else { return nil }
@@ -255,8 +363,6 @@ public struct SiteBuilder: Sendable {
         thread.firstPostArchived ? BeijingTime.display(thread.postedAt) : BeijingTime.day(thread.postedAt)
     }
 
-    static func floorLabel(_ floor: Int) -> String { floor == 0 ? "楼主" : "\(floor)楼" }
-
     /// Text fit for HTML and XML: C0 control characters (such as the ESC of
     /// a colour code a post may carry) are not allowed in either.
     static func displayable(_ text: String) -> String {
@@ -266,23 +372,33 @@ public struct SiteBuilder: Sendable {
     }
 }
 
-/// The mutable state of one build: what was written, the sidebars already
-/// rendered, the pages for the sitemap, and the running selections for the
-/// home page, hot topics and feeds. Lives inside one `build()` call.
-final class BuildRun {
+/// The mutable state of one build task: what was written, the sidebars
+/// already rendered, the pages for the sitemap, and the running selections
+/// for the home page, hot topics and feeds. Each task of a build writes
+/// only its own run (`fork()`); the runs are merged in a fixed order when
+/// the tasks are done (`absorb(_:)`). A task reads the run it was forked
+/// from, which nothing writes while tasks run: hence `@unchecked`.
+final class BuildRun: @unchecked Sendable {
     var report = SiteBuilder.Report()
     let navigation: SiteNavigation
     var sidebars: [String: String] = [:]
-    var sitemapPaths: [String] = []
+    /// What changed since the last build; `nil` renders everything.
+    var changes: BuildChanges?
+    /// How many list pages each board had at the last build, and has now.
+    var previousBoardPages: [String: Int] = [:]
+    var boardPages: [String: Int] = [:]
     /// Most replied threads of the whole archive.
     var hot: TopThreads
     /// Most recently active threads of the whole archive (home page and site feed).
     var recent: TopThreads
     /// What the home page says about each board.
     var boardStats: [String: BoardStats] = [:]
-    /// When the last build of this folder, with the same templates and
-    /// options, started; `nil` renders everything.
-    var unchangedSince: Date?
+
+    init(navigation: SiteNavigation, hot: TopThreads, recent: TopThreads) {
+        self.navigation = navigation
+        self.hot = hot
+        self.recent = recent
+    }
 
     init(navigation: SiteNavigation, options: SiteBuilder.Options) {
         self.navigation = navigation
@@ -295,6 +411,76 @@ final class BuildRun {
             (a.thread.lastReplyAt, a.thread.gid) > (b.thread.lastReplyAt, b.thread.gid)
         }
     }
+}
+
+extension BuildRun {
+    /// A run for one task of this build: the same navigation and
+    /// selections' sizes, nothing yet written or chosen.
+    func fork() -> BuildRun {
+        let part = BuildRun(navigation: navigation, hot: hot.emptied(), recent: recent.emptied())
+        part.changes = changes
+        part.previousBoardPages = previousBoardPages
+        return part
+    }
+
+    /// Adds what a task's run did, as if this run had done it next.
+    func absorb(_ part: BuildRun) {
+        report.pages += part.report.pages
+        report.markdownFiles += part.report.markdownFiles
+        report.mediaFiles += part.report.mediaFiles
+        report.feeds += part.report.feeds
+        report.written += part.report.written
+        report.unchanged += part.report.unchanged
+        report.skippedThreads += part.report.skippedThreads
+        report.skippedUsers += part.report.skippedUsers
+        boardPages.merge(part.boardPages) { _, new in new }
+        sidebars.merge(part.sidebars) { old, _ in old }
+    }
+}
+
+/// The results of a build's parallel tasks, each set once by the task that
+/// made it; the lock guards the slots, not the work.
+final class TaskResults<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Result<Value, ArchiveError>?]
+    private var claimed = 0
+    private var stopped = false
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ result: Result<Value, ArchiveError>) { lock.withLock { slots[index] = result } }
+
+    /// The next unclaimed index below `count`, or `nil` when done or stopped.
+    func claim(below count: Int) -> Int? {
+        lock.withLock {
+            guard !stopped, claimed < count else { return nil }
+            claimed += 1
+            return claimed - 1
+        }
+    }
+
+    func stop() { lock.withLock { stopped = true } }
+
+    /// Every value in order, or the first error (by index).
+    func collect() throws(ArchiveError) -> [Value] {
+        var values: [Value] = []
+        for slot in lock.withLock({ slots }) {
+            switch slot {
+            case .success(let value): values.append(value)
+            case .failure(let error): throw error
+            case nil: throw .outputUnwritable(path: "", reason: "a build task did not finish")
+            }
+        }
+        return values
+    }
+}
+
+/// Writes something more from the store into the site at the end of a
+/// build, such as a search index. `changes` is what changed since the
+/// last build (`nil`: everything), so a writer can follow the same rule as
+/// the pages: cost proportional to the change.
+package protocol BuildWriter: Sendable {
+    func write(changes: BuildChanges?, store: ArchiveStore, publisher: any SitePublisher) throws(ArchiveError)
 }
 
 /// A board's figures for the home and section pages.
@@ -310,6 +496,11 @@ struct BuildState: Codable {
     var fingerprint: String
     /// When that build started (Unix seconds).
     var builtAt: Double
+    /// The store's last logged change that build rendered (absent in
+    /// folders built before changes were logged: then all is rendered).
+    var changeSeq: Int64?
+    /// How many list pages each board had.
+    var boardPages: [String: Int]?
 
     static func load(from publisher: any SitePublisher) -> BuildState? {
         publisher.read(path).flatMap { try? JSONDecoder().decode(BuildState.self, from: $0) }

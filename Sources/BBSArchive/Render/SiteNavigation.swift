@@ -73,6 +73,9 @@ struct TopThreads {
         self.ordered = ordered
     }
 
+    /// The same selection, with nothing chosen yet.
+    func emptied() -> TopThreads { TopThreads(limit: limit, ordered: ordered) }
+
     /// Whether a digest would make the list, checked before building one.
     func wants(_ thread: StoredThread, boardTitle: String) -> Bool {
         guard limit > 0 else { return false }

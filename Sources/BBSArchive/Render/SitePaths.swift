@@ -31,6 +31,11 @@ enum SitePaths {
         page <= 1 ? "board/\(component(board))/index.html" : "board/\(component(board))/page-\(page).html"
     }
 
+    /// Page `page` of a board's threads by start, numbered from the oldest.
+    static func boardArchive(_ board: String, page: Int) -> String {
+        "board/\(component(board))/page-\(max(1, page)).html"
+    }
+
     static func boardMarkdown(_ board: String) -> String { "board/\(component(board))/index.md" }
 
     /// The short list of a board's latest threads shown beside each thread.
@@ -77,7 +82,23 @@ enum SitePaths {
     /// A forum id made safe as one path component on any file system and in
     /// any URL: ASCII letters, digits, `-` and `_` pass; anything else
     /// becomes `~XX` hex, so distinct ids stay distinct.
+    ///
+    /// A long id (120 CJK characters escape to over 1,000 bytes) is cut to
+    /// its first `componentKeep` bytes plus `~~` and a hash of the whole id,
+    /// so every file name stays well under 255 bytes. `~~` never occurs in
+    /// an uncut component (a `~` is always followed by two hex digits), so a
+    /// cut one never equals an uncut one.
     static func component(_ id: String) -> String {
+        let escaped = escapedComponent(id)
+        guard escaped.utf8.count > componentLimit else { return escaped }
+        return String(escaped.prefix(componentKeep)) + "~~" + SHA256.hex(Data(id.utf8)).prefix(24)
+    }
+
+    /// The longest component left whole; a cut one is 150 bytes.
+    static let componentLimit = 150
+    static let componentKeep = 124
+
+    private static func escapedComponent(_ id: String) -> String {
         var result = ""
         for byte in id.utf8 {
             switch byte {
@@ -91,20 +112,11 @@ enum SitePaths {
         return result.isEmpty ? "~" : result
     }
 
-    /// The file extension to save an attachment under.
+    /// The file extension an attachment's mime type and name suggest,
+    /// from `InertMedia`'s allowlist (else `bin`); the bytes have the last
+    /// word when the file is written.
     static func mediaExtension(mime: String?, name: String) -> String {
-        switch mime?.lowercased() {
-        case "image/png": return "png"
-        case "image/jpeg", "image/jpg", "image/pjpeg": return "jpg"
-        case "image/gif": return "gif"
-        case "image/webp": return "webp"
-        case "image/bmp": return "bmp"
-        case "image/svg+xml": return "svg.txt"  // never served as a script-capable image
-        default:
-            let ext = name.split(separator: ".").count > 1 ? name.split(separator: ".").last.map(String.init) : nil
-            let safe = ext.map { $0.lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) } } ?? ""
-            return safe.isEmpty || safe.count > 8 || ["html", "htm", "xhtml", "svg", "js"].contains(safe) ? "bin" : safe
-        }
+        InertMedia.declared(mime: mime, name: name)
     }
 }
 

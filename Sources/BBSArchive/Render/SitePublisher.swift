@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where the site builder's files go: the disk for a real build, memory in tests.
-public protocol SitePublisher: Sendable {
+package protocol SitePublisher: Sendable {
     /// Writes `data` at `path` (relative to the site's root, `/`-separated).
     /// Returns `false` when an identical file was already there.
     @discardableResult
@@ -15,10 +15,10 @@ public protocol SitePublisher: Sendable {
 /// Writes the site into a folder. A file whose bytes are unchanged is left
 /// alone (its time too), so a rebuild touches only what changed; changed
 /// files are replaced atomically, so a reader never sees half a page.
-public struct DiskPublisher: SitePublisher {
-    public let root: URL
+package struct DiskPublisher: SitePublisher {
+    package let root: URL
 
-    public init(root: URL) throws(ArchiveError) {
+    package init(root: URL) throws(ArchiveError) {
         self.root = root
         do {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -27,7 +27,7 @@ public struct DiskPublisher: SitePublisher {
         }
     }
 
-    public func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool {
+    package func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool {
         let url = root.appendingPathComponent(path)
         if let existing = FileManager.default.contents(atPath: url.path), existing == data { return false }
         do {
@@ -40,11 +40,11 @@ public struct DiskPublisher: SitePublisher {
         return true
     }
 
-    public func exists(_ path: String) -> Bool {
+    package func exists(_ path: String) -> Bool {
         FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path)
     }
 
-    public func read(_ path: String) -> Data? {
+    package func read(_ path: String) -> Data? {
         FileManager.default.contents(atPath: root.appendingPathComponent(path).path)
     }
 
@@ -54,15 +54,15 @@ public struct DiskPublisher: SitePublisher {
 }
 
 /// Keeps the site in memory, for tests.
-public final class MemoryPublisher: SitePublisher, @unchecked Sendable {
+package final class MemoryPublisher: SitePublisher, @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [String: Data] = [:]
 
-    public init() {}
+    package init() {}
 
-    public var files: [String: Data] { lock.withLock { storage } }
+    package var files: [String: Data] { lock.withLock { storage } }
 
-    public func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool {
+    package func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool {
         lock.withLock {
             if storage[path] == data { return false }
             storage[path] = data
@@ -70,7 +70,7 @@ public final class MemoryPublisher: SitePublisher, @unchecked Sendable {
         }
     }
 
-    public func exists(_ path: String) -> Bool { lock.withLock { storage[path] != nil } }
+    package func exists(_ path: String) -> Bool { lock.withLock { storage[path] != nil } }
 
-    public func read(_ path: String) -> Data? { lock.withLock { storage[path] } }
+    package func read(_ path: String) -> Data? { lock.withLock { storage[path] } }
 }

@@ -6,9 +6,9 @@ import Mustache
 /// Loaded from a folder (the project's `templates/` or the user's
 /// `--templates DIR`) with every page template checked up front, so a
 /// broken template fails the build before anything is written.
-public struct TemplateSet: Sendable {
+package struct TemplateSet: Sendable {
     /// The page templates every template folder must provide.
-    public static let required = [
+    package static let required = [
         "home", "section", "board", "thread", "user", "hot", "lookup", "search", "404", "sidebar", "threadlist",
         "threadlist-row",
         "post-body",
@@ -16,29 +16,44 @@ public struct TemplateSet: Sendable {
         "sitemap", "sitemap-index",
     ]
 
-    public let directory: URL
+    package let directory: URL
     let library: MustacheLibrary
 
-    public init(directory: URL) async throws(ArchiveError) {
+    package init(directory: URL) async throws(ArchiveError) {
         self.directory = directory
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
             throw .templates(path: directory.path, reason: "the folder does not exist")
         }
-        do {
-            library = try await MustacheLibrary(directory: directory.path)
-        } catch let error as MustacheLibrary.ParserError {
-            throw .templates(path: directory.path, reason: "\(error.filename) does not parse (\(error.error))")
-        } catch {
-            throw .templates(path: directory.path, reason: "\(error)")
-        }
+        library = try Self.load(directory)
         for name in Self.required where library.getTemplate(named: name) == nil {
             throw .templates(path: directory.path, reason: "\(name).mustache is missing")
         }
     }
 
-    /// Renders a page template with a context of dictionaries and arrays.
-    func render(_ name: String, _ context: [String: Any]) throws(ArchiveError) -> String {
+    /// Parses every `.mustache` file of the folder, each under the
+    /// project's own escaper (`MarkupEscaper`), which a template cannot
+    /// switch off: the pragma is put in front of its text.
+    private static func load(_ directory: URL) throws(ArchiveError) -> MustacheLibrary {
+        MarkupEscaper.registered
+        let pragma = "{{% CONTENT_TYPE: \(MarkupEscaper.contentTypeName)}}"
+        var library = MustacheLibrary()
+        for relative in files(under: directory) where relative.hasSuffix(".mustache") {
+            let url = directory.appendingPathComponent(relative)
+            guard let data = FileManager.default.contents(atPath: url.path),
+                let text = String(data: data, encoding: .utf8)
+            else { throw .templates(path: directory.path, reason: "\(relative) cannot be read as UTF-8") }
+            do {
+                try library.register(pragma + text, named: String(relative.dropLast(".mustache".count)))
+            } catch {
+                throw .templates(path: directory.path, reason: "\(relative) does not parse (\(error))")
+            }
+        }
+        return library
+    }
+
+    /// Renders a template with its view.
+    func render(_ name: String, _ context: some TemplateView) throws(ArchiveError) -> String {
         guard let text = library.render(context, withTemplate: name) else {
             throw .templates(path: directory.path, reason: "\(name).mustache is missing")
         }
@@ -46,7 +61,9 @@ public struct TemplateSet: Sendable {
     }
 
     /// Every file of the templates folder, relative to it, in order.
-    func allFilePaths() -> [String] {
+    func allFilePaths() -> [String] { Self.files(under: directory) }
+
+    private static func files(under directory: URL) -> [String] {
         guard
             let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey])
         else { return [] }
@@ -77,7 +94,7 @@ public struct TemplateSet: Sendable {
     /// config file names one: beside the program (`templates/`), then an
     /// installed copy's `../share/bbsarchive/templates`, then the source
     /// checkout's `templates/` (the program is in `.build/…/debug`).
-    public static func defaultDirectory(executable: String? = nil) -> URL? {
+    package static func defaultDirectory(executable: String? = nil) -> URL? {
         candidates(executable: executable ?? runningExecutable()).first {
             FileManager.default.fileExists(atPath: $0.appendingPathComponent("home.mustache").path)
         }

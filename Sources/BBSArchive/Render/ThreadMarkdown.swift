@@ -50,9 +50,10 @@ enum ThreadMarkdown {
                         document.paragraph([.text("附件: "), .link(url: local, text: attachment.name), .text(size)])
                     }
                 } else {
-                    document.paragraph([
-                        .text("附件 (未存档): "), .link(url: attachment.url, text: attachment.name), .text(size),
-                    ])
+                    let original: MarkdownDocument.Inline =
+                        SafeLink.external(attachment.url).map { .link(url: $0, text: attachment.name) }
+                        ?? .text(attachment.name)
+                    document.paragraph([.text("附件 (未存档): "), original, .text(size)])
                 }
             }
             if let signature = post.signature, !signature.isEmpty {

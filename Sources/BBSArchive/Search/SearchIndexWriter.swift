@@ -138,7 +138,7 @@ struct SearchIndexWriter {
         var days: [(Int, Int)] = []
         var last: Key?
         var failure: ArchiveError?
-        let id = UUID().uuidString
+        var id = Self.emptyIndexID
         // One transaction: the map of posts to documents is replaced whole.
         try store.write { db in
             try db.execute(sql: "DELETE FROM search_doc; DELETE FROM search_index")
@@ -170,9 +170,9 @@ struct SearchIndexWriter {
                     failure = error
                     return
                 }
-                try insert.execute(arguments: [
-                    post.board, post.gid, post.floor, doc, SHA256.hex(Data(document.row.utf8)),
-                ])
+                let hash = SHA256.hex(Data(document.row.utf8))
+                try insert.execute(arguments: [post.board, post.gid, post.floor, doc, hash])
+                id = Self.chain(id, hash)
                 if days.last?.0 != document.day { days.append((document.day, doc)) }
                 last = document.key
                 chunk.append(document.row)
@@ -322,15 +322,15 @@ struct SearchIndexWriter {
         }
         try emit(Self.daysScript(days), Self.daysPath)
 
-        let id = UUID().uuidString
+        let hashes = fresh.map { SHA256.hex(Data($0.row.utf8)) }
+        let id = hashes.reduce(manifest.id, Self.chain)
         let last = fresh[fresh.count - 1].key
         try store.write { db in
             let insert = try db.makeStatement(
                 sql: "INSERT INTO search_doc (board, gid, floor, doc, hash) VALUES (?, ?, ?, ?, ?)")
             for (offset, document) in fresh.enumerated() {
                 try insert.execute(arguments: [
-                    document.board, document.gid, document.floor, state.docs + offset,
-                    SHA256.hex(Data(document.row.utf8)),
+                    document.board, document.gid, document.floor, state.docs + offset, hashes[offset],
                 ])
             }
             try db.execute(sql: "DELETE FROM search_index")
@@ -347,6 +347,16 @@ struct SearchIndexWriter {
         report.documents = documents
         report.appended = fresh.count
         return report
+    }
+
+    /// The index's id is a hash chained over its documents in order, so
+    /// the same posts give the same files however they were built (a full
+    /// pass, appends, in parallel or not), and an index on disk is known
+    /// to be the one the store's map describes.
+    static let emptyIndexID = SHA256.hex(Data())
+
+    static func chain(_ id: String, _ documentHash: String) -> String {
+        SHA256.hex(Data((id + documentHash).utf8))
     }
 
     /// About 8 documents a shard, a power of two between 16 and 65536, so

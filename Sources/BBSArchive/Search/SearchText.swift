@@ -14,15 +14,15 @@ import Foundation
 /// at offsets 0, 2, 4… (and n−2), whose positions must line up: that is an
 /// exact substring match, so Chinese needs no word list and a Latin word
 /// matches by prefix and by substring alike.
-public enum SearchText {
+package enum SearchText {
     /// NFKC, then lower case: `ＧＰＳ` → `gps`, `iPhone` → `iphone`.
     /// The client does the same (`normalize('NFKC').toLowerCase()`).
-    public static func normalize(_ text: String) -> String {
+    package static func normalize(_ text: String) -> String {
         text.precomposedStringWithCompatibilityMapping.lowercased()
     }
 
     /// The searchable text of a post, before normalization.
-    public static func searchable(post: StoredPost, threadTitle: String) -> String {
+    package static func searchable(post: StoredPost, threadTitle: String) -> String {
         var lines: [String] = []
         if post.floor == 0 { lines.append(InlineText.plain(threadTitle)) }
         for block in PostNormalizer.normalize(post.body).blocks {
@@ -41,7 +41,7 @@ public enum SearchText {
     /// The terms of normalized text: each distinct character (`unigrams`)
     /// and each pair of neighbours with the positions (in Unicode scalars)
     /// where it starts (`bigrams`). Pairs across a line break are left out.
-    public static func terms(_ normalized: String) -> (unigrams: Set<String>, bigrams: [String: [Int]]) {
+    package static func terms(_ normalized: String) -> (unigrams: Set<String>, bigrams: [String: [Int]]) {
         let scalars = Array(normalized.unicodeScalars)
         var unigrams = Set<String>()
         var bigrams: [String: [Int]] = [:]
@@ -60,19 +60,19 @@ public enum SearchText {
 
     /// A query split as the client splits it: terms (normalized, each a
     /// substring that must occur) and filters. `"…"` keeps spaces in a term.
-    public struct Query: Equatable, Sendable {
-        public var terms: [String] = []
-        public var board: String?
-        public var author: String?
+    package struct Query: Equatable, Sendable {
+        package var terms: [String] = []
+        package var board: String?
+        package var author: String?
         /// `YYYY-MM-DD`, Beijing time, inclusive.
-        public var after: String?
-        public var before: String?
+        package var after: String?
+        package var before: String?
 
-        public var isEmpty: Bool { terms.isEmpty && board == nil && author == nil && after == nil && before == nil }
+        package var isEmpty: Bool { terms.isEmpty && board == nil && author == nil && after == nil && before == nil }
     }
 
     /// Parses a query the way `assets/search.js` does.
-    public static func parse(_ query: String) -> Query {
+    package static func parse(_ query: String) -> Query {
         var result = Query()
         var tokens: [(text: String, quoted: Bool)] = []
         var current = ""
@@ -134,7 +134,7 @@ public enum SearchText {
 
     /// Whether normalized searchable text matches a parsed query's terms:
     /// every term occurs as a substring. (Filters are checked apart.)
-    public static func matches(_ normalized: String, terms: [String]) -> Bool {
+    package static func matches(_ normalized: String, terms: [String]) -> Bool {
         terms.allSatisfy { normalized.contains($0) }
     }
 }

@@ -5,39 +5,27 @@ import GRDB
 /// whose posts or title changed, or `nil` when everything must be indexed
 /// (a first build, `--full`, or a change of templates or options).
 struct SearchChanges: Sendable {
+    /// The threads changed since the last build, or nil for a full build.
     var threads: [ThreadKey]?
 
-    struct ThreadKey: Sendable, Hashable {
-        var board: String
-        var gid: Int
-    }
+    typealias ThreadKey = BuildChanges.ThreadKey
 
     init(threads: [ThreadKey]?) { self.threads = threads }
 
-    /// The threads changed at or after `since` (the previous build's start).
-    init(since: Date?, store: ArchiveStore) throws(ArchiveError) {
-        guard let since else {
-            threads = nil
-            return
-        }
-        threads = try store.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT board, gid FROM thread WHERE changedAt >= ? ORDER BY board, gid",
-                arguments: [ArchiveStore.seconds(since)]
-            ).map { ThreadKey(board: $0["board"], gid: $0["gid"]) }
-        }
-    }
+    /// The threads of the store's change log since the last build; nil
+    /// (a full build) indexes every post.
+    init(_ changes: BuildChanges?) { threads = changes.map { $0.threads.sorted() } }
 }
 
 /// The search page and its index.
 extension SiteBuilder {
     func buildSearch(_ changes: SearchChanges, run: BuildRun) throws(ArchiveError) {
         let path = SitePaths.search
-        var context = try common(path: path, title: "搜索", crumbs: [("搜索", path)], run: run)
-        context["searchScript"] = SitePaths.relative(from: path, to: SitePaths.searchScript)
-        context["manifest"] = SitePaths.relative(from: path, to: SearchIndexWriter.manifestPath)
-        context["boards"] = run.navigation.boards.map { ["name": $0.name, "title": $0.title ?? $0.name] }
-        try page(path, template: "search", context, run: run)
+        let view = SearchPageView(
+            chrome: try common(path: path, title: "搜索", crumbs: [("搜索", path)], run: run),
+            searchScript: SitePaths.relative(from: path, to: SitePaths.searchScript),
+            manifest: SitePaths.relative(from: path, to: SearchIndexWriter.manifestPath))
+        try page(path, template: "search", view, run: run)
 
         // New posts are appended to the index; anything else indexes the
         // store again. Either way only files whose bytes change are written.
@@ -50,5 +38,20 @@ extension SiteBuilder {
                 return written
             })
         _ = try writer.update(changes, output)
+    }
+}
+
+/// The search page: the chrome, the client and the index's manifest.
+struct SearchPageView: TemplateView {
+    var chrome: PageChrome
+    var searchScript: String
+    var manifest: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "searchScript": searchScript
+        case "manifest": manifest
+        default: chrome.child(named: name)
+        }
     }
 }

@@ -8,16 +8,16 @@ import Foundation
 /// percent-encoded) is refused with 400, and a file reached through a
 /// symbolic link that leads out of the folder is a 404, as is anything
 /// missing (with the site's `404.html` as the body when there is one).
-public actor SiteServer {
-    public let root: URL
+package actor SiteServer {
+    package let root: URL
     private var server: HTTPServer?
     private var runTask: Task<Void, Never>?
 
-    public init(root: URL) { self.root = root }
+    package init(root: URL) { self.root = root }
 
     /// Binds `host:port` (port 0 picks a free one) and returns the address
     /// to open, `http://HOST:PORT/`, once the server accepts connections.
-    public func start(host: String = "127.0.0.1", port: UInt16 = 0) async throws(ArchiveError) -> String {
+    package func start(host: String = "127.0.0.1", port: UInt16 = 0) async throws(ArchiveError) -> String {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder.boolValue else {
             throw .unreadableFile(path: root.path, reason: "there is no such folder; build the site first")
@@ -67,7 +67,7 @@ public actor SiteServer {
     }
 
     /// Closes the socket and waits for the server to end. Safe to call twice.
-    public func stop() async {
+    package func stop() async {
         guard let http = server else { return }
         server = nil
         await http.stop(timeout: 1)

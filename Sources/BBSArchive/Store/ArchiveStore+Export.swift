@@ -2,28 +2,28 @@ import Foundation
 import GRDB
 
 /// One raw capture as stored: the response exactly as it arrived.
-public struct StoredCapture: Sendable {
-    public var id: Int64
-    public var url: String
-    public var fetchedAt: Date
-    public var status: Int
+package struct StoredCapture: Sendable {
+    package var id: Int64
+    package var url: String
+    package var fetchedAt: Date
+    package var status: Int
     /// `Name: value`, one a line, as the server sent them.
-    public var headerLines: [String]
-    public var body: Data
+    package var headerLines: [String]
+    package var body: Data
 }
 
 /// Read-only queries for `export`: captures one at a time, by id, so an
 /// export never holds more than one body in memory.
 extension ArchiveStore {
     /// Ids of the captures after `id`, in the order they were stored.
-    public func captureIDs(after id: Int64, limit: Int) throws(ArchiveError) -> [Int64] {
+    package func captureIDs(after id: Int64, limit: Int) throws(ArchiveError) -> [Int64] {
         try read { db in
             try Int64.fetchAll(
                 db, sql: "SELECT id FROM capture WHERE id > ? ORDER BY id LIMIT ?", arguments: [id, limit])
         }
     }
 
-    public func capture(id: Int64) throws(ArchiveError) -> StoredCapture? {
+    package func capture(id: Int64) throws(ArchiveError) -> StoredCapture? {
         try read { db in
             guard
                 let row = try Row.fetchOne(
@@ -39,7 +39,7 @@ extension ArchiveStore {
     }
 
     /// How many posts the store has (on `boards`, or on all).
-    public func postCount(boards: [String]? = nil) throws(ArchiveError) -> Int {
+    package func postCount(boards: [String]? = nil) throws(ArchiveError) -> Int {
         try read { db in
             guard let boards else { return try Int.fetchOne(db, sql: "SELECT count(*) FROM post") ?? 0 }
             let marks = boards.map { _ in "?" }.joined(separator: ", ")

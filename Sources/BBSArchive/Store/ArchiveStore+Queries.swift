@@ -1,31 +1,27 @@
 import Foundation
 import GRDB
 
-/// What the site builder reads from the store. Writes live in
-/// `ArchiveStore.swift`; everything here is read-only.
+/// The read API the build half sees: what the site builder reads from the
+/// store. Everything here is read-only; rows decode as the types in
+/// `StoreRows.swift`.
 extension ArchiveStore {
-    public func boards() throws(ArchiveError) -> [StoredBoard] {
+    package func boards() throws(ArchiveError) -> [StoredBoard] {
         try read { db in
-            try Row.fetchAll(
+            try StoredBoard.fetchAll(
                 db,
                 sql: """
                     SELECT b.name, b.title, b.source, b.baseURL,
                       (SELECT count(*) FROM thread t WHERE t.board = b.name) AS threads,
                       (SELECT count(*) FROM post p WHERE p.board = b.name) AS posts
                     FROM board b ORDER BY b.name
-                    """
-            ).map { row in
-                StoredBoard(
-                    name: row["name"], title: row["title"], source: row["source"], baseURL: row["baseURL"],
-                    threadCount: row["threads"], postCount: row["posts"])
-            }
+                    """)
         }
     }
 
     /// A board's threads, sticky first, then newest activity first.
-    public func threads(board: String) throws(ArchiveError) -> [StoredThread] {
+    package func threads(board: String) throws(ArchiveError) -> [StoredThread] {
         try read { db in
-            try Row.fetchAll(
+            try StoredThread.fetchAll(
                 db,
                 sql: """
                     SELECT t.board, t.gid, t.title, t.sticky, t.marked,
@@ -34,7 +30,7 @@ extension ArchiveStore {
                       coalesce(l.author, t.lastReplier) AS lastReplier,
                       coalesce(l.postedAt, t.lastReplyAt) AS lastReplyAt,
                       (SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid) AS posts,
-                      f.floor IS NOT NULL AS firstPostArchived, t.changedAt
+                      f.floor IS NOT NULL AS firstPostArchived, t.changedAt, t.originalURL
                     FROM thread t
                     LEFT JOIN post f ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
                     LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor =
@@ -42,13 +38,12 @@ extension ArchiveStore {
                     WHERE t.board = ?
                     ORDER BY t.sticky DESC, lastReplyAt DESC, t.gid DESC
                     """,
-                arguments: [board]
-            ).map(Self.thread)
+                arguments: [board])
         }
     }
 
     /// A thread's posts in floor order, with their attachments.
-    public func posts(board: String, gid: Int) throws(ArchiveError) -> [StoredPost] {
+    package func posts(board: String, gid: Int) throws(ArchiveError) -> [StoredPost] {
         try read { db in
             var attachments: [Int: [StoredAttachment]] = [:]
             for row in try Row.fetchAll(
@@ -60,11 +55,7 @@ extension ArchiveStore {
                     """,
                 arguments: [board, gid])
             {
-                let kind = Attachment.Kind(rawValue: row["kind"]) ?? .file
-                attachments[row["floor"], default: []].append(
-                    StoredAttachment(
-                        name: row["name"], url: row["url"], kind: kind, size: row["size"], hash: row["hash"],
-                        mime: row["mime"]))
+                attachments[row["floor"], default: []].append(StoredAttachment(row: row))
             }
             var likes: [Int: [Like]] = [:]
             for row in try Row.fetchAll(
@@ -73,9 +64,7 @@ extension ArchiveStore {
                     "SELECT floor, score, user, message, at FROM post_like WHERE board = ? AND gid = ? ORDER BY floor, position",
                 arguments: [board, gid])
             {
-                let at: Int64? = row["at"]
-                likes[row["floor"], default: []].append(
-                    Like(score: row["score"], user: row["user"], message: row["message"], at: at.map(Self.date)))
+                likes[row["floor"], default: []].append(Like(row: row))
             }
             return try Row.fetchAll(
                 db,
@@ -100,7 +89,7 @@ extension ArchiveStore {
 
     /// Users with a post in a thread that changed at or after `date`: the
     /// users whose pages may read differently since then.
-    public func usersWithChanges(since date: Date) throws(ArchiveError) -> Set<String> {
+    package func usersWithChanges(since date: Date) throws(ArchiveError) -> Set<String> {
         try read { db in
             Set(
                 try String.fetchAll(
@@ -114,7 +103,7 @@ extension ArchiveStore {
     }
 
     /// How many posts each user has in the store.
-    public func postCountsByUser() throws(ArchiveError) -> [String: Int] {
+    package func postCountsByUser() throws(ArchiveError) -> [String: Int] {
         try read { db in
             var counts: [String: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT author, count(*) AS n FROM post GROUP BY author") {
@@ -125,12 +114,12 @@ extension ArchiveStore {
     }
 
     /// Every user with at least one archived post.
-    public func users() throws(ArchiveError) -> [String] {
+    package func users() throws(ArchiveError) -> [String] {
         try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT author FROM post ORDER BY author") }
     }
 
     /// A user's posts, newest first.
-    public func posts(byUser user: String) throws(ArchiveError) -> [StoredUserPost] {
+    package func posts(byUser user: String) throws(ArchiveError) -> [StoredUserPost] {
         try read { db in
             try Row.fetchAll(
                 db,
@@ -151,21 +140,8 @@ extension ArchiveStore {
         }
     }
 
-    public func counts() throws(ArchiveError) -> StoreCounts {
-        try read { db in
-            func count(_ table: String) throws -> Int {
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
-            }
-            return StoreCounts(
-                boards: try count("board"), threads: try count("thread"), posts: try count("post"),
-                users: try Int.fetchOne(db, sql: "SELECT count(DISTINCT author) FROM post") ?? 0,
-                attachments: try count("attachment"), media: try count("media"), captures: try count("capture"),
-                blobs: try count("blob"))
-        }
-    }
-
     /// Gids of a board's threads that carry at least one attachment.
-    public func threadsWithAttachments(board: String) throws(ArchiveError) -> Set<Int> {
+    package func threadsWithAttachments(board: String) throws(ArchiveError) -> Set<Int> {
         try read { db in
             Set(try Int.fetchAll(db, sql: "SELECT DISTINCT gid FROM attachment WHERE board = ?", arguments: [board]))
         }
@@ -177,7 +153,7 @@ extension ArchiveStore {
     /// A nullable read path: a store written before sections were archived
     /// (no `section` table, no `board.section` column) answers no sections
     /// and no filing, and the site then shows every board in one group.
-    public func sectionFiling() throws(ArchiveError) -> StoredSectionFiling {
+    package func sectionFiling() throws(ArchiveError) -> StoredSectionFiling {
         try read { db in
             var filing = StoredSectionFiling(sections: [], boardSection: [:])
             if try db.tableExists("section") {
@@ -205,15 +181,37 @@ extension ArchiveStore {
 }
 
 /// A section (分区) of the forum as the store records it.
-public struct StoredSection: Sendable, Equatable {
-    public var code: String
-    public var name: String
+package struct StoredSection: Sendable, Equatable {
+    package var code: String
+    package var name: String
     /// The enclosing section's code, for nested sections.
-    public var parent: String?
+    package var parent: String?
 }
 
 /// The sections and the board → section code filing.
-public struct StoredSectionFiling: Sendable, Equatable {
-    public var sections: [StoredSection]
-    public var boardSection: [String: String]
+package struct StoredSectionFiling: Sendable, Equatable {
+    package var sections: [StoredSection]
+    package var boardSection: [String: String]
+}
+
+extension ArchiveStore {
+    /// Threads of a board saved before the store kept original addresses.
+    func threadsWithoutOriginalURL(board: String) throws(ArchiveError) -> [Int] {
+        try read { db in
+            try Int.fetchAll(
+                db, sql: "SELECT gid FROM thread WHERE board = ? AND originalURL IS NULL ORDER BY gid",
+                arguments: [board])
+        }
+    }
+
+    /// Records threads' original addresses where none is recorded yet.
+    func setOriginalURLs(board: String, _ urls: [(gid: Int, url: String)]) throws(ArchiveError) {
+        try write { db in
+            for (gid, url) in urls {
+                try db.execute(
+                    sql: "UPDATE thread SET originalURL = ? WHERE board = ? AND gid = ? AND originalURL IS NULL",
+                    arguments: [url, board, gid])
+            }
+        }
+    }
 }

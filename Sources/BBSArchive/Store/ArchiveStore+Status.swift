@@ -2,48 +2,48 @@ import Foundation
 import GRDB
 
 /// What `bbsarchive status` reports about a store.
-public struct StoreStatus: Sendable, Equatable, Codable {
-    public struct Board: Sendable, Equatable, Codable {
-        public var board: String
-        public var title: String?
-        public var threads: Int
-        public var posts: Int
+package struct StoreStatus: Sendable, Equatable, Codable {
+    package struct Board: Sendable, Equatable, Codable {
+        package var board: String
+        package var title: String?
+        package var threads: Int
+        package var posts: Int
         /// Attachments the posts name, and how many of them have their bytes stored.
-        public var attachments: Int
-        public var attachmentsStored: Int
+        package var attachments: Int
+        package var attachmentsStored: Int
         /// Bytes of the stored attachments.
-        public var attachmentBytes: Int
-        public var firstPostAt: Date?
-        public var lastPostAt: Date?
+        package var attachmentBytes: Int
+        package var firstPostAt: Date?
+        package var lastPostAt: Date?
         /// When the last walk of the board's list began and ended (`nil`: it did not end).
-        public var lastFetchAt: Date?
-        public var lastFetchFinishedAt: Date?
+        package var lastFetchAt: Date?
+        package var lastFetchFinishedAt: Date?
         /// Whether a walk ever read the board's list to its end.
-        public var listFullyWalked: Bool
+        package var listFullyWalked: Bool
     }
 
-    public struct Failure: Sendable, Equatable, Codable {
-        public var url: String
-        public var board: String?
-        public var reason: String
-        public var attempts: Int
-        public var lastTriedAt: Date
+    package struct Failure: Sendable, Equatable, Codable {
+        package var url: String
+        package var board: String?
+        package var reason: String
+        package var attempts: Int
+        package var lastTriedAt: Date
     }
 
-    public var store: String
+    package var store: String
     /// The store's file with its write-ahead log, in bytes.
-    public var sizeBytes: Int
+    package var sizeBytes: Int
     /// The newest migration applied, and all of them in order.
-    public var schemaVersion: String?
-    public var migrations: [String]
-    public var captures: Int
-    public var boards: [Board]
-    public var failures: [Failure]
+    package var schemaVersion: String?
+    package var migrations: [String]
+    package var captures: Int
+    package var boards: [Board]
+    package var failures: [Failure]
 }
 
 /// Read-only queries for `status`.
 extension ArchiveStore {
-    public func status() throws(ArchiveError) -> StoreStatus {
+    package func status() throws(ArchiveError) -> StoreStatus {
         let files = [path, path + "-wal"]
         let size = files.reduce(0) { total, file in
             let bytes = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0

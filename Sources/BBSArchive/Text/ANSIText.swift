@@ -4,40 +4,40 @@ import Foundation
 /// `ESC[1;31m` … `ESC[m`. The desktop site turns them into
 /// `<font class="fXYZ">` (X background 0–7, YZ foreground 00–15); the
 /// archive turns those back into codes, and renders codes as styled runs.
-public enum ANSIText {
+package enum ANSIText {
     /// How a run of text is coloured; `nil` is the terminal's default.
-    public struct Style: Sendable, Equatable, Hashable {
+    package struct Style: Sendable, Equatable, Hashable {
         /// 0–15; 8–15 are the bright (bold) colours.
-        public var foreground: Int?
+        package var foreground: Int?
         /// 0–7.
-        public var background: Int?
+        package var background: Int?
 
-        public static let plain = Style(foreground: nil, background: nil)
+        package static let plain = Style(foreground: nil, background: nil)
 
         /// The default colours (white on black) count as plain, so `ESC[37m`
         /// and no code at all read the same.
-        public var normalized: Style {
+        package var normalized: Style {
             Style(
                 foreground: foreground == 7 ? nil : foreground,
                 background: background == 0 ? nil : background)
         }
     }
 
-    public struct Run: Sendable, Equatable {
-        public var text: String
-        public var style: Style
+    package struct Run: Sendable, Equatable {
+        package var text: String
+        package var style: Style
     }
 
     static let escape: Character = "\u{1B}"
 
     /// The text without any colour codes.
-    public static func strip(_ text: String) -> String {
+    package static func strip(_ text: String) -> String {
         guard text.contains(escape) else { return text }
         return runs(text).map(\.text).joined()
     }
 
     /// Splits text into runs of one style each (empty runs dropped).
-    public static func runs(_ text: String) -> [Run] {
+    package static func runs(_ text: String) -> [Run] {
         guard text.contains(escape) else { return text.isEmpty ? [] : [Run(text: text, style: .plain)] }
         var result: [Run] = []
         var style = Style.plain
@@ -121,7 +121,7 @@ public enum ANSIText {
     }
 
     /// The codes that start a run of `style` (`ESC[1;31m`), or reset to plain.
-    public static func codes(for style: Style) -> String {
+    package static func codes(for style: Style) -> String {
         var parts: [String] = []
         if let fg = style.foreground {
             parts.append(fg >= 8 ? "1;3\(fg - 8)" : "3\(fg)")
@@ -131,7 +131,7 @@ public enum ANSIText {
     }
 
     /// The style of nForum's `fXYZ` class: X background, YZ foreground.
-    public static func style(forFontClass name: String) -> Style? {
+    package static func style(forFontClass name: String) -> Style? {
         let digits = Array(name.dropFirst())
         guard name.hasPrefix("f"), digits.count == 3, digits.allSatisfy(\.isNumber),
             let background = Int(String(digits[0])), let foreground = Int(String(digits[1...]))

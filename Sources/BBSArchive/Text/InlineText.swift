@@ -2,20 +2,20 @@ import Foundation
 
 /// A stretch of one line of post text with one look: its colours (from
 /// ANSI codes), UBB emphasis, and the link it belongs to, if any.
-public struct InlineSegment: Sendable, Equatable {
-    public var text: String
+package struct InlineSegment: Sendable, Equatable {
+    package var text: String
     /// An http(s), ftp or mailto address this text links to.
-    public var link: String?
-    public var style: ANSIText.Style = .plain
-    public var bold = false
-    public var italic = false
-    public var underline = false
+    package var link: String?
+    package var style: ANSIText.Style = .plain
+    package var bold = false
+    package var italic = false
+    package var underline = false
     /// An emoticon such as `em01`, shown as its code (the forum's images
     /// are not archived).
-    public var emoticon: String?
+    package var emoticon: String?
 
     /// CSS classes for the look, e.g. `fg9 bg4 b`.
-    public var classes: String {
+    package var classes: String {
         var names: [String] = []
         if let fg = style.foreground { names.append("fg\(fg)") }
         if let bg = style.background { names.append("bg\(bg)") }
@@ -33,8 +33,8 @@ public struct InlineSegment: Sendable, Equatable {
 ///
 /// Only web and mail addresses become links; everything else stays text,
 /// so a post can never smuggle markup or a `javascript:` link into a page.
-public enum InlineText {
-    public static func segments(_ line: String) -> [InlineSegment] {
+package enum InlineText {
+    package static func segments(_ line: String) -> [InlineSegment] {
         let clean = removingControlCharacters(line)
         // Most lines have nothing to read: one plain segment.
         if !clean.contains("\u{1B}"), !clean.contains("["), !clean.contains("://"), !clean.contains("www.") {
@@ -56,7 +56,7 @@ public enum InlineText {
     }
 
     /// The line's text as a reader sees it: no codes, UBB tags kept as written.
-    public static func plain(_ line: String) -> String {
+    package static func plain(_ line: String) -> String {
         removingControlCharacters(ANSIText.strip(line))
     }
 
@@ -74,6 +74,10 @@ public enum InlineText {
         var segments: [InlineSegment] = []
         var state = State()
         var stack: [(tag: String, state: State)] = []
+        // How many of each tag are open, so that a closing tag with no
+        // opening one is known at once, without searching the stack: a
+        // post of unmatched tags stays linear.
+        var openCount: [String: Int] = [:]
         var current = ""
         func flush() {
             guard !current.isEmpty else { return }
@@ -100,6 +104,7 @@ public enum InlineText {
             case "b", "i", "u", "color", "size", "url", "email", "img", "font":
                 flush()
                 stack.append((name, state))
+                openCount[name, default: 0] += 1
                 switch name {
                 case "b": state.bold = true
                 case "i": state.italic = true
@@ -110,7 +115,8 @@ public enum InlineText {
                 }
             case "/b", "/i", "/u", "/color", "/size", "/url", "/email", "/img", "/font":
                 let closing = String(name.dropFirst())
-                guard let index = stack.lastIndex(where: { $0.tag == closing }) else {
+                guard openCount[closing, default: 0] > 0, let index = stack.lastIndex(where: { $0.tag == closing })
+                else {
                     current += "[\(tag)]"
                     continue
                 }
@@ -120,6 +126,8 @@ public enum InlineText {
                 }
                 flush()
                 state = stack[index].state
+                // Amortized: every entry searched past above is removed here.
+                for entry in stack[index...] { openCount[entry.tag, default: 0] -= 1 }
                 stack.removeSubrange(index...)
             default:
                 if lower.hasPrefix("em"), lower.count <= 6, lower.dropFirst(2).allSatisfy(\.isNumber), lower.count > 2 {
@@ -172,9 +180,26 @@ public enum InlineText {
         return result
     }
 
+    /// Where the first address starts. One pass that stops at the first
+    /// match, never a search of the whole rest per kind of address, so
+    /// many addresses on a line cost linear time.
     private static func nextAddress(in text: Substring) -> Substring.Index? {
-        let candidates = ["https://", "http://", "ftp://", "www."].compactMap { text.range(of: $0)?.lowerBound }
-        return candidates.min()
+        var index = text.startIndex
+        while index < text.endIndex {
+            switch text[index] {
+            case "h":
+                let rest = text[index...]
+                if rest.hasPrefix("https://") || rest.hasPrefix("http://") { return index }
+            case "f":
+                if text[index...].hasPrefix("ftp://") { return index }
+            case "w":
+                if text[index...].hasPrefix("www.") { return index }
+            default:
+                break
+            }
+            text.formIndex(after: &index)
+        }
+        return nil
     }
 
     private static func isAddressCharacter(_ c: Character) -> Bool {
@@ -182,14 +207,9 @@ public enum InlineText {
         return !"<>\"'`[]{}|\\^".contains(c)
     }
 
-    /// Only http(s), ftp and mailto addresses are links.
+    /// Only http(s), ftp and mailto addresses are links (`SafeLink` decides).
     static func safeLink(_ address: String) -> String? {
-        let trimmed = address.trimmingCharacters(in: .whitespaces)
-        let lower = trimmed.lowercased()
-        guard ["http://", "https://", "ftp://", "mailto:"].contains(where: { lower.hasPrefix($0) }),
-            URL(string: trimmed) != nil
-        else { return nil }
-        return trimmed
+        SafeLink.external(address)
     }
 
     private static func removingControlCharacters(_ text: String) -> String {

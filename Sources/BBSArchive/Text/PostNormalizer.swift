@@ -1,8 +1,8 @@
 import Foundation
 
 /// A post's text split into the blocks a reader sees: plain text and quotes.
-public struct PostBody: Sendable, Equatable {
-    public enum Block: Sendable, Equatable {
+package struct PostBody: Sendable, Equatable {
+    package enum Block: Sendable, Equatable {
         /// Consecutive lines of the post's own text.
         case text([String])
         /// A quote of another post: the `【 在 x 的大作中提到: 】` header (when
@@ -11,18 +11,18 @@ public struct PostBody: Sendable, Equatable {
         case quote(header: String?, author: String?, lines: [QuotedLine])
     }
 
-    public struct QuotedLine: Sendable, Equatable {
-        public var depth: Int
-        public var text: String
+    package struct QuotedLine: Sendable, Equatable {
+        package var depth: Int
+        package var text: String
     }
 
-    public var blocks: [Block]
+    package var blocks: [Block]
 }
 
 /// Recognises the structure of SMTH post text.
-public enum PostNormalizer {
+package enum PostNormalizer {
     /// Splits post text (lines joined by `\n`) into text and quote blocks.
-    public static func normalize(_ text: String) -> PostBody {
+    package static func normalize(_ text: String) -> PostBody {
         var blocks: [PostBody.Block] = []
         var plain: [String] = []
         var quote: (header: String?, author: String?, lines: [PostBody.QuotedLine])?

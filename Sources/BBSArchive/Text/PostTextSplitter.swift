@@ -13,36 +13,34 @@ import Foundation
 /// ※ 修改:·user 于 Mar 29 09:43:17 2016 修改本文·[FROM: 111.203.75.*]
 /// ※ 来源:·水木社区 http://www.newsmth.net·[FROM: 104.224.134.*]
 /// ```
-public struct PostText: Sendable, Equatable {
-    public struct Header: Sendable, Equatable {
-        public var author: String
-        public var nick: String?
-        public var board: String?
-        public var title: String?
-        public var site: String?
-        public var postedAt: Date?
+package struct PostText: Sendable, Equatable {
+    package struct Header: Sendable, Equatable {
+        package var author: String
+        package var nick: String?
+        package var board: String?
+        package var title: String?
+        package var site: String?
+        package var postedAt: Date?
     }
 
-    public var header: Header?
-    public var body: [String]
+    package var header: Header?
+    package var body: [String]
     /// The lines after the last `--`; empty when there is a `--` and nothing
     /// after it, `nil` when the text has no `--` at all.
-    public var signature: [String]?
-    public var ip: String?
-    public var editedBy: String?
-    public var editedAt: Date?
+    package var signature: [String]?
+    package var ip: String?
+    package var editedBy: String?
+    package var editedAt: Date?
 
     /// Splits the lines of a whole post text.
-    public static func split(_ lines: [String]) -> PostText {
+    package static func split(_ lines: [String]) -> PostText {
         var lines = lines
         var header: Header?
         if let first = lines.first, first.hasPrefix("发信人:") {
-            var headerLines: [String] = []
-            while let line = lines.first, !line.trimmingCharacters(in: .whitespaces).isEmpty {
-                headerLines.append(line)
-                lines.removeFirst()
-            }
-            header = parseHeader(headerLines)
+            // One cut, not `removeFirst` per line: linear however long the header.
+            let end = lines.firstIndex { $0.trimmingCharacters(in: .whitespaces).isEmpty } ?? lines.endIndex
+            header = parseHeader(Array(lines[..<end]))
+            lines.removeSubrange(..<end)
         }
 
         var ip: String?
@@ -67,11 +65,11 @@ public struct PostText: Sendable, Equatable {
         if let separator = lines.lastIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "--" }) {
             var after = Array(lines[(separator + 1)...])
             trimTrailingBlanks(&after)
-            while let first = after.first, first.trimmingCharacters(in: .whitespaces).isEmpty { after.removeFirst() }
+            dropLeadingBlanks(&after)
             signature = after
             lines.removeSubrange(separator...)
         }
-        while let first = lines.first, first.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeFirst() }
+        dropLeadingBlanks(&lines)
         trimTrailingBlanks(&lines)
         return PostText(
             header: header, body: lines, signature: signature, ip: ip, editedBy: editedBy, editedAt: editedAt)
@@ -150,6 +148,11 @@ public struct PostText: Sendable, Equatable {
         let user = String(rest[..<on.lowerBound])
         let timeText = rest[on.upperBound...].prefix { $0 != "修" }.trimmingCharacters(in: .whitespaces)
         return (user.isEmpty ? nil : user, bbsTime(timeText))
+    }
+
+    private static func dropLeadingBlanks(_ lines: inout [String]) {
+        let start = lines.firstIndex { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? lines.endIndex
+        lines.removeSubrange(..<start)
     }
 
     private static func trimTrailingBlanks(_ lines: inout [String]) {

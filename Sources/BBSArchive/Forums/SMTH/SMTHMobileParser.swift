@@ -20,7 +20,7 @@ struct SMTHMobileParser {
             return .thread(try parseThread(document, list: list, heading: heading))
         }
         if let list, isBoardPage(document) {
-            return .board(parseBoard(document, list: list))
+            return .board(try parseBoard(document, list: list))
         }
         if let profile = parseUser(document) { return .user(profile) }
         if let sections = parseSections(document) { return .sections(sections) }
@@ -43,7 +43,7 @@ struct SMTHMobileParser {
         return document.first("//ul[\(XPath.hasClass("list"))]/li/div/a[starts-with(@href, '/article/')]") != nil
     }
 
-    private func parseBoard(_ document: HTMLDocument, list: HTMLNode) -> BoardPage {
+    private func parseBoard(_ document: HTMLDocument, list: HTMLNode) throws(ArchiveError) -> BoardPage {
         var name: String?
         var title: String?
         if let menu = document.first("//div[\(XPath.hasClass("menu"))]") {
@@ -51,7 +51,7 @@ struct SMTHMobileParser {
         }
         var threads: [ThreadSummary] = []
         for row in list.select("li") {
-            if let summary = parseRow(row) {
+            if let summary = try parseRow(row) {
                 if name == nil { name = summary.board }
                 threads.append(summary.thread)
             }
@@ -74,7 +74,7 @@ struct SMTHMobileParser {
         return (title.isEmpty ? nil : title, name.isEmpty ? nil : name)
     }
 
-    private func parseRow(_ row: HTMLNode) -> (board: String, thread: ThreadSummary)? {
+    private func parseRow(_ row: HTMLNode) throws(ArchiveError) -> (board: String, thread: ThreadSummary)? {
         let cells = row.elementChildren.filter { $0.name == "div" }
         guard cells.count >= 2,
             let link = cells[0].first("a[starts-with(@href, '/article/') or contains(@href, '/article/')]"),
@@ -88,8 +88,8 @@ struct SMTHMobileParser {
         let halves = Self.normalizeSpaces(cells[1].text).split(separator: "|", maxSplits: 1).map(String.init)
         let (postedText, author) = Self.timeAndName(halves.first ?? "")
         let (lastText, lastReplier) = Self.timeAndName(halves.count > 1 ? halves[1] : "")
-        let postedAt = SMTHTimeParser.parse(postedText, fetchedAt: page.fetchedAt)
-        let lastReplyAt = SMTHTimeParser.parse(lastText, fetchedAt: page.fetchedAt)
+        let postedAt = try SMTHTimeParser.checked(postedText, fetchedAt: page.fetchedAt, url: page.url)
+        let lastReplyAt = try SMTHTimeParser.checked(lastText, fetchedAt: page.fetchedAt, url: page.url)
         guard let postedAt else { return nil }
         let thread = ThreadSummary(
             gid: gid, title: link.text, replies: replies,

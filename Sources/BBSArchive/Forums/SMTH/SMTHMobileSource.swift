@@ -2,39 +2,39 @@ import Foundation
 
 /// SMTH's mobile site (`m.newsmth.net`): UTF-8 XHTML, 30 threads a board
 /// page, 10 posts a thread page.
-public struct SMTHMobileSource: ForumSource {
-    public static let defaultBaseURL = "https://m.newsmth.net"
+package struct SMTHMobileSource: ForumSource {
+    package static let defaultBaseURL = "https://m.newsmth.net"
 
-    public let id = "smth-mobile"
-    public let baseURL: String
+    package let id = "smth-mobile"
+    package let baseURL: String
 
-    public init(baseURL: String = SMTHMobileSource.defaultBaseURL) {
+    package init(baseURL: String = SMTHMobileSource.defaultBaseURL) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
     }
 
-    public func boardURL(board: String, page: Int) -> String {
+    package func boardURL(board: String, page: Int) -> String {
         "\(baseURL)/board/\(Self.escapePath(board))?p=\(page)"
     }
 
-    public func threadURL(board: String, gid: Int, page: Int) -> String {
+    package func threadURL(board: String, gid: Int, page: Int) -> String {
         "\(baseURL)/article/\(Self.escapePath(board))/\(gid)?p=\(page)"
     }
 
-    public func originalThreadURL(board: String, gid: Int) -> String {
+    package func originalThreadURL(board: String, gid: Int) -> String {
         "\(baseURL)/article/\(Self.escapePath(board))/\(gid)"
     }
 
-    public var postsPerThreadPage: Int { 10 }
+    package var postsPerThreadPage: Int { 10 }
 
-    public var requestHeaders: [(name: String, value: String)] { [] }
+    package var requestHeaders: [(name: String, value: String)] { [] }
 
-    public var sectionsURL: String? { "\(baseURL)/section" }
+    package var sectionsURL: String? { "\(baseURL)/section" }
 
-    public var hotURL: String? { "\(baseURL)/hot" }
+    package var hotURL: String? { "\(baseURL)/hot" }
 
-    public func address(of url: String) -> PageAddress? {
+    package func address(of url: String) -> PageAddress? {
         guard let components = URLComponents(string: url) else { return nil }
         let page = components.queryItems?.first { $0.name == "p" }?.value.flatMap { Int($0) } ?? 1
         guard components.queryItems?.contains(where: { $0.name == "au" }) != true else { return nil }
@@ -49,7 +49,7 @@ public struct SMTHMobileSource: ForumSource {
         }
     }
 
-    public func parse(_ page: FetchedPage) throws(ArchiveError) -> ForumPage {
+    package func parse(_ page: FetchedPage) throws(ArchiveError) -> ForumPage {
         try SMTHMobileParser(page: page).parse()
     }
 

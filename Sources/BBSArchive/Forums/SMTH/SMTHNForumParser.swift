@@ -15,7 +15,7 @@ struct SMTHNForumParser {
         }
         if let table = document.first("//table[\(XPath.hasClass("board-list"))]") {
             if table.first(".//td[\(XPath.hasClass("title_9"))]") != nil || isBoardPage(document) {
-                return .board(parseBoard(document, table: table))
+                return .board(try parseBoard(document, table: table))
             }
             if table.first(".//td[\(XPath.hasClass("title_1"))]") != nil {
                 return .sections(parseSection(table))
@@ -41,7 +41,7 @@ struct SMTHNForumParser {
         document.first("//li[\(XPath.hasClass("page-pre"))]")?.text.contains("主题数") == true
     }
 
-    private func parseBoard(_ document: HTMLDocument, table: HTMLNode) -> BoardPage {
+    private func parseBoard(_ document: HTMLDocument, table: HTMLNode) throws(ArchiveError) -> BoardPage {
         // The rows' links spell the board as the forum does; the address
         // may spell it as the reader typed it.
         var name: String?
@@ -56,7 +56,8 @@ struct SMTHNForumParser {
             let counts = row.select("td[\(XPath.hasClass("title_11"))]")
             let postedText = Self.clean(dates.first?.text ?? "")
             let lastText = Self.clean(dates.dropFirst().first?.text ?? "")
-            guard let postedAt = SMTHTimeParser.parse(postedText, fetchedAt: page.fetchedAt) else { continue }
+            guard let postedAt = try SMTHTimeParser.checked(postedText, fetchedAt: page.fetchedAt, url: page.url)
+            else { continue }
             let author = people.first.map { Self.person($0) } ?? nil
             let lastReplier = people.dropFirst().first.map { Self.person($0) } ?? nil
             // Score, likes, replies: the reply count is the third.
@@ -67,7 +68,8 @@ struct SMTHNForumParser {
                     marked: row.first(".//samp[contains(@class, 'ico-pos-article-m')]") != nil,
                     author: author == SMTHMobileParser.deletedAuthor ? nil : author, postedAt: postedAt,
                     lastReplier: lastReplier,
-                    lastReplyAt: SMTHTimeParser.parse(lastText, fetchedAt: page.fetchedAt) ?? postedAt,
+                    lastReplyAt: try SMTHTimeParser.checked(lastText, fetchedAt: page.fetchedAt, url: page.url)
+                        ?? postedAt,
                     hasAttachment: row.first(".//samp[\(XPath.hasClass("tag-att"))]") != nil))
         }
         let count = document.first("//li[\(XPath.hasClass("page-pre"))]/i").flatMap { Int(Self.clean($0.text)) }

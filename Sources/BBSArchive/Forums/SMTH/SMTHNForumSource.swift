@@ -5,13 +5,13 @@ import Foundation
 /// JavaScript shells), 30 threads a board page, 10 posts a thread page.
 /// Unlike the mobile site it shows the whole post text: header, signature,
 /// colours, nicknames and likes.
-public struct SMTHNForumSource: ForumSource {
-    public static let defaultBaseURL = "https://www.newsmth.net"
+package struct SMTHNForumSource: ForumSource {
+    package static let defaultBaseURL = "https://www.newsmth.net"
 
-    public let id = "smth-nforum"
-    public let baseURL: String
+    package let id = "smth-nforum"
+    package let baseURL: String
 
-    public init(baseURL: String = SMTHNForumSource.defaultBaseURL) {
+    package init(baseURL: String = SMTHNForumSource.defaultBaseURL) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         if base.hasSuffix("/nForum") { base.removeLast("/nForum".count) }
@@ -19,29 +19,29 @@ public struct SMTHNForumSource: ForumSource {
     }
 
     /// nForum answers fragments to requests that say they come from its own script.
-    public var requestHeaders: [(name: String, value: String)] { [("X-Requested-With", "XMLHttpRequest")] }
+    package var requestHeaders: [(name: String, value: String)] { [("X-Requested-With", "XMLHttpRequest")] }
 
-    public func boardURL(board: String, page: Int) -> String {
+    package func boardURL(board: String, page: Int) -> String {
         "\(baseURL)/nForum/board/\(SMTHMobileSource.escapePath(board))?ajax&p=\(page)"
     }
 
-    public func threadURL(board: String, gid: Int, page: Int) -> String {
+    package func threadURL(board: String, gid: Int, page: Int) -> String {
         "\(baseURL)/nForum/article/\(SMTHMobileSource.escapePath(board))/\(gid)?ajax&p=\(page)"
     }
 
-    public func originalThreadURL(board: String, gid: Int) -> String {
+    package func originalThreadURL(board: String, gid: Int) -> String {
         "\(baseURL)/nForum/#!article/\(SMTHMobileSource.escapePath(board))/\(gid)"
     }
 
-    public var postsPerThreadPage: Int { 10 }
+    package var postsPerThreadPage: Int { 10 }
 
     /// nForum lists sections one at a time; the mobile site's `/section`
     /// lists them all, and both sites file boards the same way.
-    public var sectionsURL: String? { nil }
+    package var sectionsURL: String? { nil }
 
-    public var hotURL: String? { "\(baseURL)/nForum/mainpage?ajax" }
+    package var hotURL: String? { "\(baseURL)/nForum/mainpage?ajax" }
 
-    public func address(of url: String) -> PageAddress? {
+    package func address(of url: String) -> PageAddress? {
         guard let components = URLComponents(string: url) else { return nil }
         let items = components.queryItems ?? []
         guard !items.contains(where: { $0.name == "au" }) else { return nil }
@@ -58,7 +58,7 @@ public struct SMTHNForumSource: ForumSource {
         }
     }
 
-    public func parse(_ page: FetchedPage) throws(ArchiveError) -> ForumPage {
+    package func parse(_ page: FetchedPage) throws(ArchiveError) -> ForumPage {
         try SMTHNForumParser(page: page).parse()
     }
 }

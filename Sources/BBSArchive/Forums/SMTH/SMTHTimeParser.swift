@@ -34,6 +34,19 @@ enum SMTHTimeParser {
         }
     }
 
+    /// `parse`, but a date-shaped time outside `BeijingTime.plausibleYears`
+    /// (or one that does not fit) is an error for the page at `url`: a
+    /// thread list row cannot be placed without its time.
+    static func checked(_ text: String, fetchedAt: Date, url: String) throws(ArchiveError) -> Date? {
+        if let date = parse(text, fetchedAt: fetchedAt) { return date }
+        let day = text.split(whereSeparator: { $0 == " " || $0 == "\u{00A0}" || $0 == "T" }).first
+        let digits = day?.split(separator: "-").first?.prefix { $0.isNumber } ?? ""
+        if let day, calendarDay(day) != nil || digits.count > 4 {
+            throw .implausible(url: url, what: "the time \"\(text.prefix(40))\"")
+        }
+        return nil
+    }
+
     private static func clock(_ text: Substring) -> (Int, Int, Int)? {
         let parts = text.split(separator: ":")
         guard parts.count == 2 || parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]) else { return nil }

@@ -2,7 +2,7 @@ import Foundation
 
 /// What the pipeline tells whoever watches it: the CLI draws a live line on
 /// a terminal, plain lines in a log, or JSON lines for machines.
-public enum ProgressEvent: Sendable, Equatable {
+package enum ProgressEvent: Sendable, Equatable {
     /// A sentence worth telling the user.
     case note(String)
     /// How far a stage is: `list pages`, `threads`, `attachments`.
@@ -14,4 +14,4 @@ public enum ProgressEvent: Sendable, Equatable {
 }
 
 /// Receives progress events from any task.
-public typealias ProgressSink = @Sendable (ProgressEvent) -> Void
+package typealias ProgressSink = @Sendable (ProgressEvent) -> Void

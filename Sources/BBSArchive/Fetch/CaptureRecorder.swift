@@ -1,0 +1,14 @@
+import Foundation
+
+/// Where the fetcher keeps every response exactly as it arrived, and finds
+/// the newest one of a URL for conditional requests. The store is one;
+/// the fetcher needs nothing else of it.
+package protocol CaptureRecorder: Sendable {
+    /// Keeps a response; returns its body's hash.
+    @discardableResult
+    func saveCapture(_ response: HTTPResponse) throws(ArchiveError) -> String
+    /// The newest capture of `url`, if any.
+    func latestCapture(url: String) throws(ArchiveError) -> HTTPResponse?
+}
+
+extension ArchiveStore: CaptureRecorder {}

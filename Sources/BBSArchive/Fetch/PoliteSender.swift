@@ -1,0 +1,93 @@
+import Foundation
+
+/// Sends one request politely: waits for the host's slot in the rate
+/// limit, retries with back-off (holding the whole host while it asks for
+/// a pause) and stamps the response with the time it arrived. Both the
+/// fetcher and the robots.txt gate send through it.
+struct PoliteSender: Sendable {
+    let client: any HTTPClient
+    let limiter: RateLimiter
+    let policy: RetryPolicy
+    let events: ProgressSink
+    let clock: ArchiveClock
+    private let hosts = AnsweredHosts()
+
+    init(
+        client: any HTTPClient, limiter: RateLimiter, policy: RetryPolicy, events: @escaping ProgressSink,
+        clock: @escaping ArchiveClock
+    ) {
+        self.client = client
+        self.limiter = limiter
+        self.policy = policy
+        self.events = events
+        self.clock = clock
+    }
+
+    /// One request with its retries; returns the last response whatever
+    /// its status, or throws the last transport error.
+    func send(_ url: String, headers: [(name: String, value: String)]) async throws(ArchiveError) -> HTTPResponse {
+        let host = Self.host(of: url)
+        var failures = 0
+        while true {
+            do {
+                try await limiter.acquire(host: host)
+            } catch {
+                throw .cancelled(url: url)
+            }
+            let reason: String
+            var retryAfter: Duration?
+            do {
+                var response = try await client.get(url, headers: headers)
+                response.fetchedAt = clock()
+                await hosts.insert(host)
+                guard RetryPolicy.isRetryable(status: response.status) else { return response }
+                retryAfter = RetryPolicy.retryAfter(response.header("Retry-After"))
+                if let retryAfter, retryAfter > policy.maxRetryAfter {
+                    events(.note("\(host) asks to wait \(retryAfter) before \(url); leaving it for the next run"))
+                    return response
+                }
+                reason = "HTTP \(response.status)"
+                if failures + 1 >= policy.attempts { return response }
+            } catch {
+                // A host that never answered is not down for a moment but
+                // wrong or offline: say so at once instead of retrying.
+                if case .cancelled = error { throw error }
+                if case .unreachable = error, await !hosts.contains(host) { throw error }
+                if failures + 1 >= policy.attempts { throw error }
+                reason = Self.shortReason(error)
+            }
+            failures += 1
+            let wait = policy.delay(afterFailures: failures, retryAfter: retryAfter)
+            if retryAfter != nil {
+                // The host asked everyone to hold off, not just this request.
+                await limiter.pause(host: host, for: wait)
+            }
+            events(.retry(url: url, reason: reason, wait: wait, attempt: failures + 1, of: policy.attempts))
+            // A stopping run does not retry: cutting the back-off short
+            // would send the next try too soon.
+            do {
+                try await Task.sleep(for: wait)
+            } catch {
+                throw .cancelled(url: url)
+            }
+        }
+    }
+
+    static func host(of url: String) -> String {
+        URLComponents(string: url)?.host?.lowercased() ?? ""
+    }
+
+    private static func shortReason(_ error: ArchiveError) -> String {
+        switch error {
+        case .unreachable(_, let reason), .transfer(_, let reason): return reason
+        default: return "\(error)"
+        }
+    }
+}
+
+/// Hosts that have answered at least once in this run.
+private actor AnsweredHosts {
+    private var hosts: Set<String> = []
+    func insert(_ host: String) { hosts.insert(host) }
+    func contains(_ host: String) -> Bool { hosts.contains(host) }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// What both SMTH front ends share beyond their markup: how the forum says
+/// "log in first", and which smaller copies of an attachment it serves.
+enum SMTHSiteRules {
+    /// 您无权阅读此版面, 请先登录 and their misspelling 登陆.
+    static func isLoginWall(message: String) -> Bool {
+        message.contains("无权") || message.contains("登录") || message.contains("登陆")
+    }
+
+    /// An attachment (`/att/…`) whose original is gone may still be served
+    /// as a thumbnail: `…/large`, then `…/middle`.
+    static func mediaFallbacks(for url: String) -> [(url: String, variant: String)] {
+        guard url.contains("/att/") else { return [] }
+        return ["large", "middle"].map { (url + "/" + $0, $0) }
+    }
+
+    /// A board's list pages are `…/board/NAME?…`, its threads' pages
+    /// `…/article/NAME/GID?…`: the paths without page and id.
+    static func captureMarkers(board: String, source: some ForumSource) -> [String] {
+        let boardPath = source.boardURL(board: board, page: 1).split(separator: "?").first.map(String.init) ?? ""
+        let threadPath =
+            source.threadURL(board: board, gid: 0, page: 1)
+            .split(separator: "?").first.map { String($0.dropLast(1)) } ?? ""
+        return [boardPath, threadPath]
+    }
+}
+
+/// Both SMTH front ends: what they share comes from `SMTHSiteRules`.
+protocol SMTHFrontEnd: ForumSource {}
+
+extension SMTHFrontEnd {
+    package func captureMarkers(board: String) -> [String] {
+        SMTHSiteRules.captureMarkers(board: board, source: self)
+    }
+    package func isLoginWall(message: String) -> Bool { SMTHSiteRules.isLoginWall(message: message) }
+    package func mediaFallbacks(for url: String) -> [(url: String, variant: String)] {
+        SMTHSiteRules.mediaFallbacks(for: url)
+    }
+}
+
+extension SMTHMobileSource: SMTHFrontEnd {}
+extension SMTHNForumSource: SMTHFrontEnd {}

@@ -1,0 +1,74 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Turns a page's bytes into UTF-8 with replacement: every byte that does
+/// not decode becomes U+FFFD and decoding goes on, so that one bad byte
+/// never loses a page (libxml2 stops at its first conversion error).
+enum TextDecoding {
+    /// `data` in `encoding` (an iconv name) as UTF-8 bytes. UTF-8 input is
+    /// repaired by the standard library; anything else goes through iconv
+    /// with a manual replacement loop. An encoding iconv does not know is
+    /// read as GB18030 (SMTH's family), and failing that as UTF-8.
+    static func utf8(_ data: Data, from encoding: String) -> Data {
+        let label = encoding.uppercased()
+        if label == "UTF-8" || label == "UTF8" {
+            return TextEncodingDetector.isValidUTF8(data) ? data : Data(String(decoding: data, as: UTF8.self).utf8)
+        }
+        if let converted = convert(data, from: encoding) ?? convert(data, from: "GB18030") { return converted }
+        return Data(String(decoding: data, as: UTF8.self).utf8)
+    }
+
+    private static let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
+
+    private static func convert(_ data: Data, from encoding: String) -> Data? {
+        let converter = iconv_open("UTF-8", encoding)
+        guard let converter, converter != iconv_t(bitPattern: -1) else { return nil }
+        defer { iconv_close(converter) }
+        var output = Data()
+        output.reserveCapacity(data.count + data.count / 2)
+        var chunk = [CChar](repeating: 0, count: 64 * 1024)
+        var input = [CChar](repeating: 0, count: data.count)
+        data.withUnsafeBytes { raw in
+            input.withUnsafeMutableBytes { $0.copyMemory(from: raw) }
+        }
+        input.withUnsafeMutableBufferPointer { inBuffer in
+            guard var inPointer = inBuffer.baseAddress else { return }
+            var inLeft = inBuffer.count
+            while inLeft > 0 {
+                let (result, code, produced) = chunk.withUnsafeMutableBufferPointer { outBuffer in
+                    var outPointer = outBuffer.baseAddress
+                    var outLeft = outBuffer.count
+                    var inOptional: UnsafeMutablePointer<CChar>? = inPointer
+                    let result = iconv(converter, &inOptional, &inLeft, &outPointer, &outLeft)
+                    let code = errno
+                    if let advanced = inOptional { inPointer = advanced }
+                    return (result, code, outBuffer.count - outLeft)
+                }
+                chunk.withUnsafeBytes { output.append(contentsOf: $0.prefix(produced)) }
+                if result != -1 { break }
+                switch code {
+                case E2BIG:
+                    continue  // the chunk is full: write it out and go on
+                case EILSEQ:
+                    // A byte that starts no character: replace it, skip it.
+                    output.append(contentsOf: replacement)
+                    inPointer += 1
+                    inLeft -= 1
+                case EINVAL:
+                    // A character cut off at the end.
+                    output.append(contentsOf: replacement)
+                    inLeft = 0
+                default:
+                    output.append(contentsOf: replacement)
+                    inLeft = 0
+                }
+            }
+        }
+        return output
+    }
+}

@@ -1,0 +1,18 @@
+import Foundation
+
+/// Stores made before threads kept their original address (migration
+/// `v4-thread-original-url`) get it filled in from each board's source,
+/// once, before a build: the build half itself never makes a `ForumSource`.
+enum OriginalURLs {
+    static func fillIn(_ store: ArchiveStore) throws(ArchiveError) {
+        for board in try store.boards() {
+            guard let name = board.source, let source = try? ForumSources.make(name, baseURL: board.baseURL) else {
+                continue
+            }
+            let gids = try store.threadsWithoutOriginalURL(board: board.name)
+            guard !gids.isEmpty else { continue }
+            try store.setOriginalURLs(
+                board: board.name, gids.map { ($0, source.originalThreadURL(board: board.name, gid: $0)) })
+        }
+    }
+}

@@ -1,0 +1,864 @@
+import Mustache
+
+// One `Sendable` value per template and per row a template repeats. Each
+// answers the names its template reads through `child(named:)`, a switch,
+// rather than through reflection: on a 30-row board page that is several
+// times faster than `Mirror` (`bbsarchive-bench render-lookup`). A name a view does not
+// know answers `nil`, so Mustache looks it up in the enclosing view, as it
+// would in nested dictionaries. The words readers see are in the templates.
+
+/// A value a template reads by name.
+protocol TemplateView: MustacheParent, Sendable {}
+
+/// What every page's head, breadcrumbs, sidebar and footer read.
+struct PageChrome: Sendable {
+    var root: String
+    var home: String
+    var hotHref: String
+    var lookupHref: String
+    var feedHref: String
+    var searchHref: String
+    /// On a board's pages, the board that 本版搜索 narrows a search to.
+    var searchBoard: String?
+    var stylesheet: String
+    var bootScript: String
+    var siteScript: String
+    var icon: String
+    /// The page's own title; pages whose title is a fixed word say it in their template.
+    var pageTitle: String
+    /// The page number, shown in the title from page 2 on.
+    var pageNumber: Int?
+    var siteTitle: String
+    var version: String
+    var crumbs: [CrumbView]
+    /// The rendered sidebar, inserted as is.
+    var sidebar: String
+    var base: String? = nil
+    var boardFeed: String? = nil
+    var markdown: String? = nil
+    var isHome = false
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "root": root
+        case "home": home
+        case "hotHref": hotHref
+        case "lookupHref": lookupHref
+        case "feedHref": feedHref
+        case "searchHref": searchHref
+        case "searchBoard": searchBoard
+        case "stylesheet": stylesheet
+        case "bootScript": bootScript
+        case "siteScript": siteScript
+        case "icon": icon
+        case "pageTitle": pageTitle
+        case "pageNumber": pageNumber
+        case "siteTitle": siteTitle
+        case "version": version
+        case "crumbs": crumbs
+        case "sidebar": sidebar
+        case "base": base
+        case "boardFeed": boardFeed
+        case "markdown": markdown
+        case "isHome": isHome
+        default: nil
+        }
+    }
+}
+
+struct CrumbView: TemplateView {
+    var label: String
+    var href: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "label": label
+        case "href": href
+        default: nil
+        }
+    }
+}
+
+/// A user id with the link to its page.
+struct UserLinkView: TemplateView {
+    var id: String
+    var href: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "id": id
+        case "href": href
+        default: nil
+        }
+    }
+}
+
+/// A link with nothing but an address (`loc` for sitemaps).
+struct LinkView: TemplateView {
+    var href: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "href", "loc": href
+        default: nil
+        }
+    }
+}
+
+// MARK: Pager
+
+struct PagerView: TemplateView {
+    struct Page: TemplateView {
+        var number: Int
+        var href: String
+        var isCurrent: Bool
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "number": number
+            case "href": href
+            case "isCurrent": isCurrent
+            default: nil
+            }
+        }
+    }
+
+    var current: Int
+    var total: Int
+    var pages: [Page]
+    var firstPage: Page?
+    var prevPage: Page?
+    var nextPage: Page?
+    var lastPage: Page?
+    var backJump: Page?
+    var forwardJump: Page?
+    /// On the latest-activity page, where no page of the list is current.
+    var isLatest = false
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "current": current
+        case "total": total
+        case "pages": pages
+        case "firstPage": firstPage
+        case "prevPage": prevPage
+        case "nextPage": nextPage
+        case "lastPage": lastPage
+        case "backJump": backJump
+        case "forwardJump": forwardJump
+        case "isLatest": isLatest
+        default: nil
+        }
+    }
+}
+
+// MARK: Navigation
+
+/// A group of boards (a section, or the boards filed nowhere) on the home
+/// page, a section page or the sidebar.
+struct BoardGroupView: TemplateView {
+    struct Board: TemplateView {
+        var name: String
+        var title: String
+        var href: String
+        var threads: Int
+        var posts: Int
+        var from: String?
+        var to: String?
+        var isCurrent = false
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "name": self.name
+            case "title": title
+            case "href": href
+            case "threads": threads
+            case "posts": posts
+            case "from": from
+            case "to": to
+            case "isCurrent": isCurrent
+            default: nil
+            }
+        }
+    }
+
+    /// The section's name; empty for the group of unfiled boards, which
+    /// the templates name (`isAll` when there are no sections, else `isOther`).
+    var name: String
+    var isAll: Bool
+    var isOther: Bool
+    var href: String?
+    var boards: [Board]
+    var open = false
+    var subsections: [CrumbView] = []
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "name": self.name
+        case "isAll": isAll
+        case "isOther": isOther
+        case "href": href
+        case "boards": boards
+        case "hasBoards": !boards.isEmpty
+        case "open": open
+        case "subsections": subsections
+        case "hasSubsections": !subsections.isEmpty
+        default: nil
+        }
+    }
+}
+
+struct SidebarView: TemplateView {
+    var groups: [BoardGroupView]
+    var home: String
+    var hotHref: String
+    var lookupHref: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "groups": groups
+        case "home": home
+        case "hotHref": hotHref
+        case "lookupHref": lookupHref
+        default: nil
+        }
+    }
+}
+
+// MARK: Rows
+
+/// A thread in a board's list.
+struct BoardRowView: TemplateView {
+    var gid: Int
+    var title: String
+    var href: String
+    var key: String
+    var replies: Int
+    var sticky: Bool
+    var marked: Bool
+    var hasFiles: Bool
+    var postedAt: String
+    var postedISO: String
+    var lastReplyAt: String
+    var lastReplyISO: String
+    var author: UserLinkView?
+    var lastReplier: UserLinkView?
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "gid": gid
+        case "title": title
+        case "href": href
+        case "key": key
+        case "replies": replies
+        case "sticky": sticky
+        case "marked": marked
+        case "hasFiles": hasFiles
+        case "postedAt": postedAt
+        case "postedISO": postedISO
+        case "lastReplyAt": lastReplyAt
+        case "lastReplyISO": lastReplyISO
+        case "author": author
+        case "lastReplier": lastReplier
+        default: nil
+        }
+    }
+}
+
+/// A thread in the short list framed beside every thread.
+struct ListRowView: TemplateView {
+    var title: String
+    var href: String
+    var key: String
+    var author: String?
+    var replies: Int
+    var sticky: Bool
+    var hasFiles: Bool
+    var isCurrent: Bool
+    var lastReplyAt: String
+    var lastReplyISO: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "title": title
+        case "href": href
+        case "key": key
+        case "author": author
+        case "replies": replies
+        case "sticky": sticky
+        case "hasFiles": hasFiles
+        case "isCurrent": isCurrent
+        case "lastReplyAt": lastReplyAt
+        case "lastReplyISO": lastReplyISO
+        default: nil
+        }
+    }
+}
+
+/// A thread in a list of the whole archive (home, hot topics).
+struct DigestRowView: TemplateView {
+    struct Image: TemplateView {
+        var href: String
+        var name: String
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "href": href
+            case "name": self.name
+            default: nil
+            }
+        }
+    }
+
+    var title: String
+    var href: String
+    var key: String
+    var board: String
+    var boardTitle: String
+    var boardHref: String
+    var replies: Int
+    var posts: Int
+    var sticky: Bool
+    var excerpt: String
+    var postedAt: String
+    var postedISO: String
+    var lastReplyAt: String
+    var lastReplyISO: String
+    var author: UserLinkView?
+    var image: Image?
+    var rank: Int?
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "title": title
+        case "href": href
+        case "key": key
+        case "board": board
+        case "boardTitle": boardTitle
+        case "boardHref": boardHref
+        case "replies": replies
+        case "posts": posts
+        case "sticky": sticky
+        case "excerpt": excerpt
+        case "hasExcerpt": !excerpt.isEmpty
+        case "postedAt": postedAt
+        case "postedISO": postedISO
+        case "lastReplyAt": lastReplyAt
+        case "lastReplyISO": lastReplyISO
+        case "author": author
+        case "image": image
+        case "rank": rank
+        default: nil
+        }
+    }
+}
+
+/// A post in a user's list.
+struct UserPostRowView: TemplateView {
+    var title: String
+    var board: String
+    var boardHref: String
+    var href: String
+    var key: String
+    var floor: Int
+    var postedAt: String
+    var postedISO: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "title": title
+        case "board": board
+        case "boardHref": boardHref
+        case "href": href
+        case "key": key
+        case "floor": floor
+        case "isOpening": floor == 0
+        case "postedAt": postedAt
+        case "postedISO": postedISO
+        default: nil
+        }
+    }
+}
+
+// MARK: Posts
+
+/// One line of post text as segments: text, with its link and CSS classes.
+struct LineView: TemplateView {
+    struct Segment: TemplateView {
+        var text: String
+        var segHref: String?
+        var segClass: String?
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "text": text
+            case "segHref": segHref
+            case "segClass": segClass
+            default: nil
+            }
+        }
+    }
+
+    var segments: [Segment]
+    var depth = 1
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "segments": segments
+        case "depth": depth
+        case "nested": depth > 1
+        default: nil
+        }
+    }
+}
+
+struct BlockView: TemplateView {
+    var isQuote: Bool
+    var lines: [LineView]
+    /// Long quotes fold away (a `<details>`, so without JavaScript too).
+    var isLong = false
+    var header: String?
+    var author: String?
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "isText": !isQuote
+        case "isQuote": isQuote
+        case "lines": lines
+        case "lineCount": lines.count
+        case "isLong": isLong
+        case "header": header
+        case "author": author
+        default: nil
+        }
+    }
+}
+
+struct AttachmentView: TemplateView {
+    var name: String
+    /// The local copy, or the original address of one never fetched (empty
+    /// when that address may not be a link).
+    var href: String
+    var size: String
+    /// Who posted it, for the image's alternative text.
+    var author: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "name": self.name
+        case "href": href
+        case "url": href.isEmpty ? nil : href
+        case "size": size
+        case "author": author
+        default: nil
+        }
+    }
+}
+
+struct LikeView: TemplateView {
+    var score: Int
+    var user: String
+    var message: String
+    var userHref: String
+    var at: String?
+    var atISO: String?
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "score": score > 0 ? "+\(score)" : score < 0 ? "\(score)" : ""
+        case "scoreClass": score > 0 ? "up" : score < 0 ? "down" : "none"
+        case "user": user
+        case "message": message
+        case "userHref": userHref
+        case "at": at
+        case "atISO": atISO
+        default: nil
+        }
+    }
+}
+
+struct LikesView: TemplateView {
+    var items: [LikeView]
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "count": items.count
+        case "items": items
+        default: nil
+        }
+    }
+}
+
+/// What `post-body.mustache` reads: a post's text, signature, attachments and likes.
+struct PostBodyView: TemplateView {
+    var blocks: [BlockView]
+    var signature: [LineView]
+    var images: [AttachmentView]
+    var files: [AttachmentView]
+    var missing: [AttachmentView]
+    var likes: LikesView?
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "blocks": blocks
+        case "signature": signature
+        case "hasSignature": !signature.isEmpty
+        case "images": images
+        case "files": files
+        case "missing": missing
+        case "hasImages": !images.isEmpty
+        case "hasFiles": !files.isEmpty
+        case "hasMissing": !missing.isEmpty
+        case "likes": likes
+        default: nil
+        }
+    }
+}
+
+struct PostView: TemplateView {
+    var floor: Int
+    var permalink: String
+    var author: String
+    var authorHref: String
+    var onlyHref: String
+    var authorPosts: Int
+    var postedAt: String
+    var postedISO: String
+    var nick: String?
+    var ip: String?
+    var editedBy: String?
+    /// Rendered (and escaped) by `post-body.mustache`, inserted as is.
+    var body: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "floor": floor
+        case "isOpening": floor == 0
+        case "anchor": "a\(floor)"
+        case "permalink": permalink
+        case "author": author
+        case "authorHref": authorHref
+        case "onlyHref": onlyHref
+        case "authorPosts": authorPosts
+        case "postedAt": postedAt
+        case "postedISO": postedISO
+        case "nick": nick
+        case "ip": ip
+        case "editedBy": editedBy
+        case "body": body
+        default: nil
+        }
+    }
+}
+
+// MARK: Pages
+
+struct BoardPageView: TemplateView {
+    struct Board: TemplateView {
+        var name: String
+        var title: String
+        var threads: Int
+        var posts: Int
+        var feed: String
+        var latestHref: String
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "name": self.name
+            case "title": title
+            case "threads": threads
+            case "posts": posts
+            case "feed": feed
+            case "latestHref": latestHref
+            default: nil
+            }
+        }
+    }
+
+    var chrome: PageChrome
+    var board: Board
+    /// `index.html`: the latest activity; otherwise a page of the list by start.
+    var isLatest: Bool
+    var threads: [BoardRowView]
+    var pager: PagerView?
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "board": board
+        case "isLatest": isLatest
+        case "threads": threads
+        case "pager": pager
+        default: chrome.child(named: name)
+        }
+    }
+}
+
+struct ThreadListPageView: TemplateView {
+    var chrome: PageChrome
+    var boardTitle: String
+    var boardHref: String
+    var threadCount: Int
+    var rows: [ListRowView]
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "boardTitle": boardTitle
+        case "boardHref": boardHref
+        case "threadCount": threadCount
+        case "rows": rows
+        default: chrome.child(named: name)
+        }
+    }
+}
+
+struct ThreadPageView: TemplateView {
+    struct Thread: TemplateView {
+        var title: String
+        var board: String
+        var boardTitle: String
+        var posts: Int
+        var boardHref: String
+        var href: String
+        var key: String
+        var original: String?
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "title": title
+            case "board": board
+            case "boardTitle": boardTitle
+            case "posts": posts
+            case "boardHref": boardHref
+            case "href": href
+            case "key": key
+            case "original": original
+            default: nil
+            }
+        }
+    }
+
+    struct ListFrame: TemplateView {
+        var listHref: String
+        var boardTitle: String
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "listHref": listHref
+            case "boardTitle": boardTitle
+            default: nil
+            }
+        }
+    }
+
+    struct AuthorFilter: TemplateView {
+        var author: String
+        var count: Int
+        var authorHref: String
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "author": author
+            case "count": count
+            case "authorHref": authorHref
+            default: nil
+            }
+        }
+    }
+
+    var chrome: PageChrome
+    var thread: Thread
+    var threadList: ListFrame
+    var authorView: AuthorFilter?
+    var posts: [PostView]
+    var pager: PagerView?
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "thread": thread
+        case "threadList": threadList
+        case "authorView": authorView
+        case "posts": posts
+        case "pager": pager
+        default: chrome.child(named: name)
+        }
+    }
+}
+
+struct HomePageView: TemplateView {
+    struct Stats: TemplateView {
+        var boards: Int
+        var threads: Int
+        var posts: Int
+        var from: String?
+        var to: String?
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "boards": boards
+            case "threads": threads
+            case "posts": posts
+            case "from": from
+            case "to": to
+            default: nil
+            }
+        }
+    }
+
+    var chrome: PageChrome
+    var stats: Stats
+    var hot: [DigestRowView]
+    var recent: [DigestRowView]
+    var groups: [BoardGroupView]
+    var hasSections: Bool
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "stats": stats
+        case "hot": hot
+        case "recent": recent
+        case "groups": groups
+        case "hasSections": hasSections
+        default: chrome.child(named: name)
+        }
+    }
+}
+
+struct SectionPageView: TemplateView {
+    var chrome: PageChrome
+    var section: BoardGroupView
+
+    func child(named name: String) -> Any? {
+        name == "section" ? section : chrome.child(named: name)
+    }
+}
+
+struct HotPageView: TemplateView {
+    var chrome: PageChrome
+    var topics: [DigestRowView]
+
+    func child(named name: String) -> Any? {
+        name == "topics" ? topics : chrome.child(named: name)
+    }
+}
+
+struct LookupPageView: TemplateView {
+    var chrome: PageChrome
+    var lookupMap: String
+    var lookupScript: String
+    var example: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "lookupMap": lookupMap
+        case "lookupScript": lookupScript
+        case "example": example
+        default: chrome.child(named: name)
+        }
+    }
+}
+
+struct PlainPageView: TemplateView {
+    var chrome: PageChrome
+
+    func child(named name: String) -> Any? { chrome.child(named: name) }
+}
+
+struct UserPageView: TemplateView {
+    var chrome: PageChrome
+    var user: UserLinkView
+    var postCount: Int
+    var posts: [UserPostRowView]
+    var pager: PagerView?
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "user": UserSummary(id: user.id, posts: postCount)
+        case "posts": posts
+        case "pager": pager
+        default: chrome.child(named: name)
+        }
+    }
+
+    struct UserSummary: TemplateView {
+        var id: String
+        var posts: Int
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "id": id
+            case "posts": posts
+            default: nil
+            }
+        }
+    }
+}
+
+// MARK: Feeds and sitemaps
+
+struct FeedView: TemplateView {
+    struct Entry: TemplateView {
+        var id: String
+        var title: String
+        var updated: String
+        var published: String
+        var author: String?
+        var authorHref: String?
+        var href: String
+        var board: String
+        var boardTitle: String
+        var summary: String
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "id": id
+            case "title": title
+            case "updated": updated
+            case "published": published
+            case "author": author
+            case "authorHref": authorHref
+            case "href": href
+            case "board": board
+            case "boardTitle": boardTitle
+            case "summary": summary
+            default: nil
+            }
+        }
+    }
+
+    var id: String
+    var title: String
+    var updated: String
+    var selfHref: String
+    var alternate: String
+    var siteTitle: String
+    var version: String
+    var entries: [Entry]
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "id": id
+        case "title": title
+        case "updated": updated
+        case "selfHref": selfHref
+        case "alternate": alternate
+        case "siteTitle": siteTitle
+        case "version": version
+        case "entries": entries
+        default: nil
+        }
+    }
+}
+
+struct SitemapView: TemplateView {
+    /// `urls` for a sitemap, `sitemaps` for a sitemap index.
+    var urls: [LinkView] = []
+    var sitemaps: [LinkView] = []
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "urls": urls
+        case "sitemaps": sitemaps
+        default: nil
+        }
+    }
+}

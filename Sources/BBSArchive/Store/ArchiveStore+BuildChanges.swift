@@ -1,0 +1,189 @@
+import Foundation
+import GRDB
+
+/// What changed in the store since a build: the threads, users and boards
+/// whose pages may read differently. The site builder renders only those
+/// (plus the pages about the whole archive), and passes this value on to
+/// anything else a build writes, such as a search index.
+package struct BuildChanges: Sendable, Equatable {
+    package struct ThreadKey: Sendable, Hashable, Comparable {
+        package var board: String
+        package var gid: Int
+
+        package init(board: String, gid: Int) {
+            self.board = board
+            self.gid = gid
+        }
+
+        package static func < (a: ThreadKey, b: ThreadKey) -> Bool { (a.board, a.gid) < (b.board, b.gid) }
+    }
+
+    /// Threads whose posts, title, attachments, media or list row changed.
+    package var threads: Set<ThreadKey> = []
+    /// Users who posted in those threads (or whose posts moved away).
+    package var users: Set<String> = []
+    /// Boards with a changed thread, or whose own row changed.
+    package var boards: Set<String> = []
+    /// The last change these include; the next build asks for changes after it.
+    package var through: Int64 = 0
+
+    package init() {}
+
+    package var isEmpty: Bool { threads.isEmpty && users.isEmpty && boards.isEmpty }
+}
+
+extension ArchiveStore {
+    /// Triggers log every change a page shows into `build_change`, whoever
+    /// writes it, so a build reads what changed instead of walking every
+    /// thread. Updates log only when a value really differs.
+    static let buildChangesMigration = """
+        CREATE TABLE build_change (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          board TEXT NOT NULL,
+          gid INTEGER,
+          user TEXT
+        );
+        CREATE TRIGGER build_change_board_insert AFTER INSERT ON board BEGIN
+          INSERT INTO build_change (board) VALUES (NEW.name);
+        END;
+        CREATE TRIGGER build_change_board_update AFTER UPDATE ON board
+        WHEN OLD.title IS NOT NEW.title OR OLD.source IS NOT NEW.source OR OLD.baseURL IS NOT NEW.baseURL BEGIN
+          INSERT INTO build_change (board) VALUES (NEW.name);
+        END;
+        CREATE TRIGGER build_change_thread_insert AFTER INSERT ON thread BEGIN
+          INSERT INTO build_change (board, gid) VALUES (NEW.board, NEW.gid);
+        END;
+        CREATE TRIGGER build_change_thread_update AFTER UPDATE ON thread
+        WHEN OLD.title IS NOT NEW.title OR OLD.sticky IS NOT NEW.sticky OR OLD.marked IS NOT NEW.marked
+          OR OLD.author IS NOT NEW.author OR OLD.postedAt IS NOT NEW.postedAt
+          OR OLD.lastReplier IS NOT NEW.lastReplier OR OLD.lastReplyAt IS NOT NEW.lastReplyAt
+          OR OLD.changedAt IS NOT NEW.changedAt BEGIN
+          INSERT INTO build_change (board, gid) VALUES (NEW.board, NEW.gid);
+        END;
+        CREATE TRIGGER build_change_post_insert AFTER INSERT ON post BEGIN
+          INSERT INTO build_change (board, gid, user) VALUES (NEW.board, NEW.gid, NEW.author);
+        END;
+        CREATE TRIGGER build_change_post_update AFTER UPDATE ON post BEGIN
+          INSERT INTO build_change (board, gid, user) VALUES (NEW.board, NEW.gid, NEW.author);
+          INSERT INTO build_change (board, gid, user) SELECT OLD.board, OLD.gid, OLD.author
+            WHERE OLD.author IS NOT NEW.author OR OLD.board IS NOT NEW.board OR OLD.gid IS NOT NEW.gid;
+        END;
+        CREATE TRIGGER build_change_post_delete AFTER DELETE ON post BEGIN
+          INSERT INTO build_change (board, gid, user) VALUES (OLD.board, OLD.gid, OLD.author);
+        END;
+        CREATE TRIGGER build_change_attachment_insert AFTER INSERT ON attachment BEGIN
+          INSERT INTO build_change (board, gid) VALUES (NEW.board, NEW.gid);
+        END;
+        CREATE TRIGGER build_change_attachment_delete AFTER DELETE ON attachment BEGIN
+          INSERT INTO build_change (board, gid) VALUES (OLD.board, OLD.gid);
+        END;
+        CREATE TRIGGER build_change_like_insert AFTER INSERT ON post_like BEGIN
+          INSERT INTO build_change (board, gid) VALUES (NEW.board, NEW.gid);
+        END;
+        CREATE TRIGGER build_change_like_delete AFTER DELETE ON post_like BEGIN
+          INSERT INTO build_change (board, gid) VALUES (OLD.board, OLD.gid);
+        END;
+        CREATE TRIGGER build_change_media_insert AFTER INSERT ON media BEGIN
+          INSERT INTO build_change (board, gid) SELECT DISTINCT board, gid FROM attachment WHERE url = NEW.url;
+        END;
+        CREATE TRIGGER build_change_media_update AFTER UPDATE ON media
+        WHEN OLD.hash IS NOT NEW.hash OR OLD.mime IS NOT NEW.mime BEGIN
+          INSERT INTO build_change (board, gid) SELECT DISTINCT board, gid FROM attachment WHERE url = NEW.url;
+        END;
+        """
+
+    /// The last change logged, or 0 for none.
+    package func lastBuildChange() throws(ArchiveError) -> Int64 {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM build_change") ?? 0 }
+    }
+
+    /// What changed after change `seq` (a previous build's `through`).
+    package func buildChanges(after seq: Int64) throws(ArchiveError) -> BuildChanges {
+        try read { db in
+            var changes = BuildChanges()
+            changes.through = seq
+            for row in try Row.fetchAll(
+                db, sql: "SELECT seq, board, gid, user FROM build_change WHERE seq > ? ORDER BY seq", arguments: [seq])
+            {
+                let board: String = row["board"]
+                changes.boards.insert(board)
+                if let gid: Int = row["gid"] { changes.threads.insert(.init(board: board, gid: gid)) }
+                if let user: String = row["user"] { changes.users.insert(user) }
+                changes.through = row["seq"]
+            }
+            return changes
+        }
+    }
+
+    /// Orders for `topThreads`.
+    package enum ThreadOrder: Sendable {
+        /// Most archived posts first (hot topics).
+        case mostPosts
+        /// Latest reply first.
+        case latestReply
+    }
+
+    /// The first `limit` threads of the whole archive in `order`; ties go
+    /// to the board first by name.
+    package func topThreads(_ order: ThreadOrder, limit: Int) throws(ArchiveError) -> [StoredThread] {
+        guard limit > 0 else { return [] }
+        let orderBy =
+            switch order {
+            case .mostPosts: "posts DESC, lastReplyAt DESC, t.gid DESC, t.board"
+            case .latestReply: "lastReplyAt DESC, t.gid DESC, t.board"
+            }
+        return try read { db in
+            try StoredThread.fetchAll(
+                db,
+                sql: """
+                    SELECT t.board, t.gid, t.title, t.sticky, t.marked,
+                      coalesce(f.author, t.author) AS author,
+                      coalesce(f.postedAt, t.postedAt) AS postedAt,
+                      coalesce(l.author, t.lastReplier) AS lastReplier,
+                      coalesce(l.postedAt, t.lastReplyAt) AS lastReplyAt,
+                      c.posts AS posts, f.floor IS NOT NULL AS firstPostArchived, t.changedAt, t.originalURL
+                    FROM thread t
+                    JOIN (SELECT board, gid, count(*) AS posts, max(floor) AS last FROM post GROUP BY board, gid) c
+                      ON c.board = t.board AND c.gid = t.gid
+                    LEFT JOIN post f ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
+                    LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor = c.last
+                    ORDER BY \(orderBy) LIMIT ?
+                    """,
+                arguments: [limit])
+        }
+    }
+
+    /// The forum address of the thread with the lowest id on the first
+    /// board by name, as stored when it was saved.
+    package func firstThreadOriginalURL() throws(ArchiveError) -> String? {
+        try read { db in
+            try String.fetchOne(db, sql: "SELECT originalURL FROM thread ORDER BY board, gid LIMIT 1")
+        }
+    }
+
+    /// Each board's earliest thread start and latest reply, as its lists show them.
+    package func boardSpans() throws(ArchiveError) -> [String: (first: Date, last: Date)] {
+        try read { db in
+            var spans: [String: (first: Date, last: Date)] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT board, min(postedAt) AS first, max(lastReplyAt) AS last FROM thread GROUP BY board")
+            {
+                spans[row["board"]] = (Self.date(row["first"]), Self.date(row["last"]))
+            }
+            return spans
+        }
+    }
+
+    /// Every thread's archived posts, by board, in thread order.
+    package func postCountsByThread() throws(ArchiveError) -> [String: [(gid: Int, posts: Int)]] {
+        try read { db in
+            var counts: [String: [(gid: Int, posts: Int)]] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT board, gid, count(*) AS n FROM post GROUP BY board, gid ORDER BY board, gid")
+            {
+                counts[row["board"], default: []].append((row["gid"], row["n"]))
+            }
+            return counts
+        }
+    }
+}

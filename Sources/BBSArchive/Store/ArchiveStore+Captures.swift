@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+
+/// Raw captures and media, each body kept once in `blob` under its SHA-256:
+/// what the fetcher records (`CaptureRecorder`) and `reparse` reads back.
+extension ArchiveStore {
+    /// Keeps a response exactly as it arrived; returns its body's hash.
+    @discardableResult
+    package func saveCapture(_ response: HTTPResponse) throws(ArchiveError) -> String {
+        let hash = SHA256.hex(response.body)
+        let headers = response.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+        try write { db in
+            try Self.insertBlob(db, hash: hash, bytes: response.body)
+            try db.execute(
+                sql: """
+                    INSERT INTO capture (url, fetchedAt, status, headers, hash) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (url, hash) DO NOTHING
+                    """,
+                arguments: [response.url, Self.seconds(response.fetchedAt), response.status, headers, hash])
+        }
+        return hash
+    }
+
+    /// The newest capture of `url`, for conditional requests and re-parsing.
+    package func latestCapture(url: String) throws(ArchiveError) -> HTTPResponse? {
+        try read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT fetchedAt, status, headers, hash FROM capture WHERE url = ? ORDER BY id DESC LIMIT 1",
+                    arguments: [url]),
+                let body = try Self.blobBytes(db, hash: row["hash"])
+            else { return nil }
+            return Self.response(url: url, row: row, body: body)
+        }
+    }
+
+    /// Calls `body` with the newest successful capture of every URL whose
+    /// path contains `marker`, in URL order, one at a time (the store is
+    /// not read into memory whole).
+    package func forEachLatestCapture(containing marker: String, _ body: (HTTPResponse) throws(ArchiveError) -> Void)
+        throws(ArchiveError)
+    {
+        let urls: [String] = try read { db in
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT DISTINCT url FROM capture WHERE instr(url, ?) > 0 AND status BETWEEN 200 AND 299 ORDER BY url",
+                arguments: [marker])
+        }
+        for url in urls {
+            let response: HTTPResponse? = try read { db in
+                guard
+                    let row = try Row.fetchOne(
+                        db,
+                        sql: """
+                            SELECT fetchedAt, status, headers, hash FROM capture
+                            WHERE url = ? AND status BETWEEN 200 AND 299 ORDER BY id DESC LIMIT 1
+                            """,
+                        arguments: [url]),
+                    let bytes = try Self.blobBytes(db, hash: row["hash"])
+                else { return nil }
+                return Self.response(url: url, row: row, body: bytes)
+            }
+            if let response { try body(response) }
+        }
+    }
+
+    /// The bytes stored under a content hash.
+    package func blob(hash: String) throws(ArchiveError) -> Data? {
+        try read { db in try Self.blobBytes(db, hash: hash) }
+    }
+
+    static func response(url: String, row: Row, body: Data) -> HTTPResponse {
+        let text: String = row["headers"]
+        let headers = text.split(separator: "\n").compactMap { line -> (name: String, value: String)? in
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            return parts.count == 2 ? (parts[0], parts[1]) : nil
+        }
+        return HTTPResponse(
+            url: url, status: row["status"], headers: headers, body: body, fetchedAt: date(row["fetchedAt"]))
+    }
+
+    /// Attachment URLs whose bytes are not stored yet.
+    package func missingMedia() throws(ArchiveError) -> [String] {
+        try read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT a.url FROM attachment a LEFT JOIN media m ON m.url = a.url
+                    WHERE m.url IS NULL ORDER BY a.url
+                    """)
+        }
+    }
+
+    /// Stores an attachment's bytes under their hash and links the URL to
+    /// them. `variant` is `original`, or the thumbnail size kept when the
+    /// original could not be had.
+    package func saveMedia(url: String, response: HTTPResponse, variant: String = "original") throws(ArchiveError) {
+        let hash = SHA256.hex(response.body)
+        let mime = response.header("Content-Type")?.split(separator: ";").first.map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        try write { db in
+            try Self.insertBlob(db, hash: hash, bytes: response.body)
+            try db.execute(
+                sql: """
+                    INSERT INTO media (url, hash, mime, variant, fetchedAt) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (url) DO UPDATE SET hash = excluded.hash, mime = excluded.mime,
+                      variant = excluded.variant, fetchedAt = excluded.fetchedAt
+                    """,
+                arguments: [url, hash, mime, variant, Self.seconds(response.fetchedAt)])
+        }
+    }
+
+    /// Stores bytes once under their hash; text is deflated when that saves space.
+    static func insertBlob(_ db: Database, hash: String, bytes: Data) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM blob WHERE hash = ?", arguments: [hash]) == nil else { return }
+        var stored = bytes
+        var encoding = "identity"
+        if Deflate.isCompressible(bytes), let packed = Deflate.compress(bytes), packed.count < bytes.count {
+            stored = packed
+            encoding = "deflate"
+        }
+        try db.execute(
+            sql: "INSERT INTO blob (hash, size, encoding, bytes) VALUES (?, ?, ?, ?)",
+            arguments: [hash, bytes.count, encoding, stored])
+    }
+
+    /// The bytes stored under a content hash, inflated; `nil` if absent.
+    static func blobBytes(_ db: Database, hash: String) throws -> Data? {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT size, encoding, bytes FROM blob WHERE hash = ?", arguments: [hash])
+        else { return nil }
+        let bytes: Data = row["bytes"]
+        switch row["encoding"] as String {
+        case "deflate": return Deflate.decompress(bytes, size: row["size"])
+        default: return bytes
+        }
+    }
+}

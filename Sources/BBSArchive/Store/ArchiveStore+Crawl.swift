@@ -1,0 +1,178 @@
+import Foundation
+import GRDB
+
+/// The crawl ledger: how far each board's walk got, which threads are
+/// archived as listed, and the pages that failed.
+extension ArchiveStore {
+    /// Whether the thread's posts were archived when it last looked like
+    /// `summary` on its board: then there is nothing new to fetch.
+    package func isArchived(board: String, summary: ThreadSummary) throws(ArchiveError) -> Bool {
+        try read { db in
+            let row = try Row.fetchOne(
+                db, sql: "SELECT archivedReplies, archivedLastReplyAt FROM thread WHERE board = ? AND gid = ?",
+                arguments: [board, summary.gid])
+            guard let row, let replies: Int = row["archivedReplies"], let last: Int64 = row["archivedLastReplyAt"]
+            else { return false }
+            return replies == summary.replies && Self.sameListedTime(last, Self.seconds(summary.lastReplyAt))
+        }
+    }
+
+    /// Board lists print today's times to the second and older ones as a
+    /// date; the same post read on two days must still count as unchanged.
+    static func sameListedTime(_ a: Int64, _ b: Int64) -> Bool {
+        if a == b { return true }
+        let day: Int64 = 86_400
+        let localA = a + Int64(BeijingTime.offsetSeconds)
+        let localB = b + Int64(BeijingTime.offsetSeconds)
+        let eitherIsMidnight = localA % day == 0 || localB % day == 0
+        return eitherIsMidnight && localA / day == localB / day
+    }
+
+    /// How many list pages the board had when last walked.
+    package func boardPageCount(board: String) throws(ArchiveError) -> Int? {
+        try read { db in try Int.fetchOne(db, sql: "SELECT pages FROM board WHERE name = ?", arguments: [board]) }
+    }
+
+    /// Threads the store knows on a board, archived or not.
+    package func threadCount(board: String) throws(ArchiveError) -> Int {
+        try read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM thread WHERE board = ?", arguments: [board]) ?? 0
+        }
+    }
+
+    /// Whether a finished walk ever read the board's list to its end: only
+    /// then may a later walk stop early at threads it has seen before.
+    package func listCovered(board: String) throws(ArchiveError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(db, sql: "SELECT coveredAll FROM crawl WHERE board = ?", arguments: [board]) ?? false
+        }
+    }
+
+    /// Threads whose listing differs from what was archived (new, grown,
+    /// or failed before), newest activity first, with how many posts the
+    /// store already has of each.
+    package func threadsNeedingFetch(board: String) throws(ArchiveError) -> [(
+        summary: ThreadSummary, archivedPosts: Int
+    )] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.gid, t.title, t.replies, t.sticky, t.marked, t.author, t.postedAt, t.lastReplier,
+                      t.lastReplyAt, t.archivedReplies, t.archivedLastReplyAt,
+                      (SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid) AS archivedPosts
+                    FROM thread t WHERE t.board = ?
+                    ORDER BY t.lastReplyAt DESC, t.gid DESC
+                    """,
+                arguments: [board]
+            ).compactMap { row in
+                let replies: Int = row["replies"]
+                let last: Int64 = row["lastReplyAt"]
+                if let archived: Int = row["archivedReplies"], let archivedLast: Int64 = row["archivedLastReplyAt"],
+                    archived == replies, Self.sameListedTime(archivedLast, last)
+                {
+                    return nil
+                }
+                let summary = ThreadSummary(
+                    gid: row["gid"], title: row["title"], replies: replies, sticky: row["sticky"],
+                    marked: row["marked"],
+                    author: row["author"], postedAt: Self.date(row["postedAt"]), lastReplier: row["lastReplier"],
+                    lastReplyAt: Self.date(last))
+                return (summary, row["archivedPosts"])
+            }
+        }
+    }
+
+    /// The floors of a thread the store holds.
+    package func archivedFloors(board: String, gid: Int) throws(ArchiveError) -> Set<Int> {
+        try read { db in
+            Set(
+                try Int.fetchAll(
+                    db, sql: "SELECT floor FROM post WHERE board = ? AND gid = ?", arguments: [board, gid]))
+        }
+    }
+
+    /// Starts (or resumes) walking a board's list. Returns how many list
+    /// pages an unfinished walk begun within `resumeWindow` had already
+    /// stored; 0 starts afresh.
+    package func beginWalk(board: String, resumeWindow: TimeInterval) throws(ArchiveError) -> Int {
+        let now = clock()
+        var walked = 0
+        try write { db in
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT startedAt, walkedPages, finishedAt FROM crawl WHERE board = ?", arguments: [board]),
+                (row["finishedAt"] as Int64?) == nil,
+                Double(Self.seconds(now) - (row["startedAt"] as Int64)) < resumeWindow
+            {
+                walked = row["walkedPages"]
+                return
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO crawl (board, startedAt, walkedPages, finishedAt) VALUES (?, ?, 0, NULL)
+                    ON CONFLICT (board) DO UPDATE SET startedAt = excluded.startedAt, walkedPages = 0, finishedAt = NULL
+                    """,
+                arguments: [board, Self.seconds(now)])
+        }
+        return walked
+    }
+
+    /// Records that list page `page` of the walk is stored.
+    package func markWalked(board: String, page: Int) throws(ArchiveError) {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?", arguments: [page, board])
+        }
+    }
+
+    /// Ends the walk; `reachedEnd` says the list was read to its last page
+    /// (or to threads a complete earlier walk had read).
+    package func finishWalk(board: String, reachedEnd: Bool) throws(ArchiveError) {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE crawl SET finishedAt = ?, coveredAll = max(coveredAll, ?) WHERE board = ?",
+                arguments: [Self.seconds(clock()), reachedEnd, board])
+        }
+    }
+
+    /// Remembers a page that failed, for the next run's report.
+    /// `kind` is `failed` for a page that could not be had, `partial` for a
+    /// page stored with posts the parser could only partly read.
+    package func recordFailure(url: String, board: String?, reason: String, kind: String = "failed")
+        throws(ArchiveError)
+    {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO failure (url, board, reason, attempts, lastTriedAt, kind) VALUES (?, ?, ?, 1, ?, ?)
+                    ON CONFLICT (url) DO UPDATE SET reason = excluded.reason, attempts = attempts + 1,
+                      lastTriedAt = excluded.lastTriedAt, kind = excluded.kind
+                    """,
+                arguments: [url, board, reason, Self.seconds(clock()), kind])
+        }
+    }
+
+    /// Forgets the failures of `url` and of every page of it (`url?p=N`).
+    package func clearFailure(url: String) throws(ArchiveError) {
+        let base = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
+        try write { db in
+            try db.execute(
+                sql: "DELETE FROM failure WHERE url = ? OR url = ? OR substr(url, 1, ?) = ?",
+                arguments: [url, base, base.count + 1, base + "?"])
+        }
+    }
+
+    /// Pages that failed and have not succeeded since: `(url, reason, attempts)`.
+    package func failures() throws(ArchiveError) -> [(url: String, reason: String, attempts: Int)] {
+        try failureList().map { ($0.url, $0.reason, $0.attempts) }
+    }
+
+    /// The same, with each failure's kind: `failed` or `partial`.
+    package func failureList() throws(ArchiveError) -> [(url: String, reason: String, attempts: Int, kind: String)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT url, reason, attempts, kind FROM failure ORDER BY url").map {
+                ($0["url"], $0["reason"], $0["attempts"], $0["kind"])
+            }
+        }
+    }
+}

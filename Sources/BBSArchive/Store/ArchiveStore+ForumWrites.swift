@@ -1,0 +1,197 @@
+import Foundation
+import GRDB
+
+/// Forum writes: boards, threads, posts, likes, attachments and sections,
+/// each an upsert keyed by forum ids, with the merge rules kept in the SQL.
+extension ArchiveStore {
+    /// Records a board page: the board's title and page count and its rows.
+    /// `source` names the front end it came from, so the site can link
+    /// every thread back to its original address.
+    package func saveBoardPage(_ page: BoardPage, source: any ForumSource) throws(ArchiveError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO board (name, title, pages, source, baseURL) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (name) DO UPDATE SET title = coalesce(excluded.title, title), pages = excluded.pages,
+                      source = excluded.source, baseURL = excluded.baseURL
+                    """,
+                arguments: [page.board, page.title, page.page.total, source.id, source.baseURL])
+            for thread in page.threads {
+                try db.execute(
+                    sql: """
+                        INSERT INTO thread
+                          (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, changedAt,
+                           originalURL)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (board, gid) DO UPDATE SET originalURL = excluded.originalURL,
+                          changedAt = CASE WHEN title IS NOT excluded.title THEN excluded.changedAt ELSE changedAt END,
+                          title = excluded.title, replies = excluded.replies, sticky = excluded.sticky,
+                          marked = excluded.marked, author = excluded.author, postedAt = excluded.postedAt,
+                          lastReplier = excluded.lastReplier, lastReplyAt = excluded.lastReplyAt
+                        """,
+                    arguments: [
+                        page.board, thread.gid, thread.title, thread.replies, thread.sticky, thread.marked,
+                        thread.author, Self.seconds(thread.postedAt), thread.lastReplier,
+                        Self.seconds(thread.lastReplyAt), Self.seconds(clock()),
+                        source.originalThreadURL(board: page.board, gid: thread.gid),
+                    ])
+            }
+        }
+    }
+
+    /// Stores pages of one thread at once, so a thread's new pages are
+    /// either all stored or not at all. With `summary`, marks the thread
+    /// archived as the board listed it; posts stored before are kept.
+    package func saveThread(
+        board: String, pages: [ThreadPage], summary: ThreadSummary?, originalURL: String? = nil
+    ) throws(ArchiveError) {
+        guard let first = pages.first else { return }
+        let now = Self.seconds(clock())
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO thread
+                      (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, originalURL)
+                    VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)
+                    ON CONFLICT (board, gid) DO UPDATE SET originalURL = coalesce(excluded.originalURL, originalURL),
+                      changedAt = CASE WHEN title IS NOT excluded.title THEN \(now) ELSE changedAt END,
+                      title = excluded.title
+                    """,
+                arguments: [
+                    board, first.gid, first.title, max(0, pages.reduce(0) { $0 + $1.posts.count } - 1),
+                    first.posts.first?.author, Self.seconds(first.posts.first?.postedAt ?? clock()),
+                    pages.last?.posts.last?.author, Self.seconds(pages.last?.posts.last?.postedAt ?? clock()),
+                    originalURL,
+                ])
+            var changed = false
+            for page in pages {
+                for post in page.posts {
+                    changed = try Self.upsertPost(db, board: board, gid: first.gid, post: post) || changed
+                }
+            }
+            try db.execute(
+                sql: "UPDATE thread SET pages = ? WHERE board = ? AND gid = ?",
+                arguments: [pages.map(\.page.total).max(), board, first.gid])
+            if changed {
+                try db.execute(
+                    sql: "UPDATE thread SET changedAt = ? WHERE board = ? AND gid = ?",
+                    arguments: [now, board, first.gid])
+            }
+            if let summary {
+                try db.execute(
+                    sql: """
+                        UPDATE thread SET archivedReplies = ?, archivedLastReplyAt = ? WHERE board = ? AND gid = ?
+                        """,
+                    arguments: [summary.replies, Self.seconds(summary.lastReplyAt), board, first.gid])
+            }
+        }
+    }
+
+    /// Inserts or updates one post and its attachments; returns whether
+    /// anything differed from what was stored.
+    static func upsertPost(_ db: Database, board: String, gid: Int, post: Post) throws -> Bool {
+        try db.execute(sql: "INSERT INTO user (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [post.author])
+        // The mobile site shows no colours: reading a post there after the
+        // desktop site must not wash the colours out of the stored text.
+        var body = post.body
+        if let stored = try String.fetchOne(
+            db, sql: "SELECT body FROM post WHERE board = ? AND gid = ? AND floor = ?",
+            arguments: [board, gid, post.floor]),
+            stored != body, !body.contains("\u{1B}"), ANSIText.strip(stored) == body
+        {
+            body = stored
+        }
+        // Fields only the desktop pages show are kept when the mobile site is read later.
+        try db.execute(
+            sql: """
+                INSERT INTO post (board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID, editedAt,
+                  parseWarning, rawText)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (board, gid, floor) DO UPDATE SET
+                  author = excluded.author, postedAt = excluded.postedAt, body = excluded.body,
+                  ip = excluded.ip, editedBy = coalesce(excluded.editedBy, editedBy),
+                  nick = coalesce(excluded.nick, nick), title = coalesce(excluded.title, title),
+                  signature = coalesce(excluded.signature, signature), postID = coalesce(excluded.postID, postID),
+                  editedAt = coalesce(excluded.editedAt, editedAt),
+                  parseWarning = excluded.parseWarning, rawText = excluded.rawText
+                WHERE author IS NOT excluded.author OR postedAt IS NOT excluded.postedAt OR body IS NOT excluded.body
+                  OR ip IS NOT excluded.ip OR editedBy IS NOT coalesce(excluded.editedBy, editedBy)
+                  OR nick IS NOT coalesce(excluded.nick, nick) OR title IS NOT coalesce(excluded.title, title)
+                  OR signature IS NOT coalesce(excluded.signature, signature)
+                  OR postID IS NOT coalesce(excluded.postID, postID) OR editedAt IS NOT coalesce(excluded.editedAt, editedAt)
+                  OR parseWarning IS NOT excluded.parseWarning OR rawText IS NOT excluded.rawText
+                """,
+            arguments: [
+                board, gid, post.floor, post.author, seconds(post.postedAt), body, post.ip, post.editedBy, post.nick,
+                post.title, post.signature, post.postID, post.editedAt.map(seconds), post.warning, post.rawText,
+            ])
+        var changed = db.changesCount > 0
+        // Likes are shown only by pages that show signatures too.
+        if post.signature != nil {
+            changed = try replaceLikes(db, board: board, gid: gid, post: post) || changed
+        }
+        let stored = try Attachment.fetchAll(
+            db,
+            sql:
+                "SELECT name, url, kind, size FROM attachment WHERE board = ? AND gid = ? AND floor = ? ORDER BY position",
+            arguments: [board, gid, post.floor])
+        guard stored != post.attachments else { return changed }
+        changed = true
+        try db.execute(
+            sql: "DELETE FROM attachment WHERE board = ? AND gid = ? AND floor = ?",
+            arguments: [board, gid, post.floor])
+        for (position, attachment) in post.attachments.enumerated() {
+            try db.execute(
+                sql: """
+                    INSERT INTO attachment (board, gid, floor, position, name, url, kind, size)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    board, gid, post.floor, position, attachment.name, attachment.url, attachment.kind.rawValue,
+                    attachment.size,
+                ])
+        }
+        return changed
+    }
+
+    static func replaceLikes(_ db: Database, board: String, gid: Int, post: Post) throws -> Bool {
+        let stored = try Like.fetchAll(
+            db,
+            sql:
+                "SELECT score, user, message, at FROM post_like WHERE board = ? AND gid = ? AND floor = ? ORDER BY position",
+            arguments: [board, gid, post.floor])
+        guard stored != post.likes else { return false }
+        try db.execute(
+            sql: "DELETE FROM post_like WHERE board = ? AND gid = ? AND floor = ?", arguments: [board, gid, post.floor])
+        for (position, like) in post.likes.enumerated() {
+            try db.execute(
+                sql: """
+                    INSERT INTO post_like (board, gid, floor, position, score, user, message, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    board, gid, post.floor, position, like.score, like.user, like.message, like.at.map(seconds),
+                ])
+        }
+        return true
+    }
+
+    /// Records the forum's sections and files the boards the store has under them.
+    package func saveSections(_ page: SectionPage) throws(ArchiveError) {
+        try write { db in
+            for section in page.sections {
+                try db.execute(
+                    sql: """
+                        INSERT INTO section (code, name, parent) VALUES (?, ?, ?)
+                        ON CONFLICT (code) DO UPDATE SET name = excluded.name, parent = coalesce(excluded.parent, parent)
+                        """,
+                    arguments: [section.code, section.name, section.parent])
+                for board in section.boards {
+                    // The list also names boards in Chinese, which nForum's board pages do not.
+                    try db.execute(
+                        sql: "UPDATE board SET section = ?, title = coalesce(title, ?) WHERE name = ?",
+                        arguments: [section.code, page.boardTitles[board], board])
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,271 @@
+import Foundation
+import GRDB
+
+/// The store's schema, as a list of migrations that only ever grows.
+///
+/// Migrations are append-only: a landed migration is never edited, since
+/// stores made with it exist on archivists' disks. A change is a new
+/// migration with a distinctive name, registered after the others, in one
+/// `registerMigration` block of its own.
+enum StoreSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE blob (
+                      hash TEXT PRIMARY KEY NOT NULL,
+                      size INTEGER NOT NULL,
+                      encoding TEXT NOT NULL DEFAULT 'identity',
+                      bytes BLOB NOT NULL
+                    );
+                    CREATE TABLE capture (
+                      id INTEGER PRIMARY KEY,
+                      url TEXT NOT NULL,
+                      fetchedAt INTEGER NOT NULL,
+                      status INTEGER NOT NULL,
+                      headers TEXT NOT NULL,
+                      hash TEXT NOT NULL REFERENCES blob (hash),
+                      UNIQUE (url, hash)
+                    );
+                    CREATE TABLE board (
+                      name TEXT PRIMARY KEY NOT NULL,
+                      title TEXT,
+                      pages INTEGER,
+                      source TEXT,
+                      baseURL TEXT,
+                      section TEXT
+                    );
+                    CREATE TABLE section (
+                      code TEXT PRIMARY KEY NOT NULL,
+                      name TEXT NOT NULL,
+                      parent TEXT
+                    );
+                    CREATE TABLE thread (
+                      board TEXT NOT NULL REFERENCES board (name),
+                      gid INTEGER NOT NULL,
+                      title TEXT NOT NULL,
+                      replies INTEGER NOT NULL,
+                      sticky INTEGER NOT NULL,
+                      marked INTEGER NOT NULL,
+                      author TEXT,
+                      postedAt INTEGER NOT NULL,
+                      lastReplier TEXT,
+                      lastReplyAt INTEGER NOT NULL,
+                      pages INTEGER,
+                      archivedReplies INTEGER,
+                      archivedLastReplyAt INTEGER,
+                      changedAt INTEGER,
+                      PRIMARY KEY (board, gid)
+                    );
+                    CREATE TABLE user (
+                      id TEXT PRIMARY KEY NOT NULL
+                    );
+                    CREATE TABLE post (
+                      board TEXT NOT NULL,
+                      gid INTEGER NOT NULL,
+                      floor INTEGER NOT NULL,
+                      author TEXT NOT NULL REFERENCES user (id),
+                      postedAt INTEGER NOT NULL,
+                      body TEXT NOT NULL,
+                      ip TEXT,
+                      editedBy TEXT,
+                      nick TEXT,
+                      title TEXT,
+                      signature TEXT,
+                      postID INTEGER,
+                      editedAt INTEGER,
+                      PRIMARY KEY (board, gid, floor),
+                      FOREIGN KEY (board, gid) REFERENCES thread (board, gid)
+                    );
+                    CREATE TABLE post_like (
+                      board TEXT NOT NULL,
+                      gid INTEGER NOT NULL,
+                      floor INTEGER NOT NULL,
+                      position INTEGER NOT NULL,
+                      score INTEGER NOT NULL,
+                      user TEXT NOT NULL,
+                      message TEXT NOT NULL,
+                      at INTEGER,
+                      PRIMARY KEY (board, gid, floor, position),
+                      FOREIGN KEY (board, gid, floor) REFERENCES post (board, gid, floor)
+                    );
+                    CREATE INDEX post_by_author ON post (author, postedAt);
+                    CREATE TABLE attachment (
+                      board TEXT NOT NULL,
+                      gid INTEGER NOT NULL,
+                      floor INTEGER NOT NULL,
+                      position INTEGER NOT NULL,
+                      name TEXT NOT NULL,
+                      url TEXT NOT NULL,
+                      kind TEXT NOT NULL,
+                      size TEXT,
+                      PRIMARY KEY (board, gid, floor, position),
+                      FOREIGN KEY (board, gid, floor) REFERENCES post (board, gid, floor)
+                    );
+                    CREATE INDEX attachment_by_url ON attachment (url);
+                    CREATE TABLE media (
+                      url TEXT PRIMARY KEY NOT NULL,
+                      hash TEXT NOT NULL REFERENCES blob (hash),
+                      mime TEXT,
+                      variant TEXT NOT NULL DEFAULT 'original',
+                      fetchedAt INTEGER NOT NULL
+                    );
+                    CREATE TABLE crawl (
+                      board TEXT PRIMARY KEY NOT NULL,
+                      startedAt INTEGER NOT NULL,
+                      walkedPages INTEGER NOT NULL DEFAULT 0,
+                      finishedAt INTEGER,
+                      coveredAll INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE failure (
+                      url TEXT PRIMARY KEY NOT NULL,
+                      board TEXT,
+                      reason TEXT NOT NULL,
+                      attempts INTEGER NOT NULL DEFAULT 1,
+                      lastTriedAt INTEGER NOT NULL
+                    );
+                    """)
+        }
+        // Stores made before `v1` took its final form (it was edited in
+        // place until release e6c8b60) lack tables and columns that the
+        // code reads: add whichever are missing, as `v1` has them now. It
+        // comes before every later migration, which may build on them.
+        migrator.registerMigration("v2-repair-early-v1") { db in
+            try repairEarlyV1(db)
+        }
+        // Posts kept with what could be read: the parser's warning and the
+        // post's raw text; failures say whether the page failed or was
+        // stored only in part.
+        migrator.registerMigration("v2-parse-warnings") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE post ADD COLUMN parseWarning TEXT;
+                    ALTER TABLE post ADD COLUMN rawText TEXT;
+                    ALTER TABLE failure ADD COLUMN kind TEXT NOT NULL DEFAULT 'failed';
+                    """)
+        }
+        // Search (issue 9): which post is which document of the site's
+        // search index, so a build appends new posts to it instead of
+        // indexing everything again. `search_index` names the index (the id
+        // in its search/index.js) these rows describe.
+        // What changed since the last build, logged by triggers (issue 10).
+        migrator.registerMigration("v2-build-changes") { db in try db.execute(sql: ArchiveStore.buildChangesMigration) }
+        migrator.registerMigration("v2-search-index") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE search_doc (
+                      board TEXT NOT NULL,
+                      gid INTEGER NOT NULL,
+                      floor INTEGER NOT NULL,
+                      doc INTEGER NOT NULL,
+                      hash TEXT NOT NULL,
+                      PRIMARY KEY (board, gid, floor)
+                    );
+                    CREATE TABLE search_index (
+                      id TEXT PRIMARY KEY NOT NULL,
+                      docs INTEGER NOT NULL,
+                      lastPostedAt INTEGER NOT NULL,
+                      lastBoard TEXT NOT NULL,
+                      lastGid INTEGER NOT NULL,
+                      lastFloor INTEGER NOT NULL
+                    );
+                    """)
+        }
+        // Which bbsarchive wrote the store last, so that an older one can
+        // say which version it needs.
+        migrator.registerMigration("v3-store-writer") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE store_writer (
+                      id INTEGER PRIMARY KEY CHECK (id = 1),
+                      version TEXT NOT NULL
+                    )
+                    """)
+        }
+        // Each thread's address on the live forum, kept when it is saved, so
+        // the build half never needs to know a forum to link back to it.
+        migrator.registerMigration("v4-thread-original-url") { db in
+            try db.execute(sql: "ALTER TABLE thread ADD COLUMN originalURL TEXT")
+        }
+        return migrator
+    }
+
+    /// Tables and columns that early stores may lack, as `v1` declares them now.
+    private static let lateTables = [
+        """
+        CREATE TABLE IF NOT EXISTS section (code TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, parent TEXT)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS post_like (
+          board TEXT NOT NULL, gid INTEGER NOT NULL, floor INTEGER NOT NULL, position INTEGER NOT NULL,
+          score INTEGER NOT NULL, user TEXT NOT NULL, message TEXT NOT NULL, at INTEGER,
+          PRIMARY KEY (board, gid, floor, position),
+          FOREIGN KEY (board, gid, floor) REFERENCES post (board, gid, floor))
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS crawl (
+          board TEXT PRIMARY KEY NOT NULL, startedAt INTEGER NOT NULL, walkedPages INTEGER NOT NULL DEFAULT 0,
+          finishedAt INTEGER, coveredAll INTEGER NOT NULL DEFAULT 0)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS failure (
+          url TEXT PRIMARY KEY NOT NULL, board TEXT, reason TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 1,
+          lastTriedAt INTEGER NOT NULL)
+        """,
+    ]
+
+    private static let lateColumns: [(table: String, column: String, declaration: String)] = [
+        ("blob", "encoding", "TEXT NOT NULL DEFAULT 'identity'"),
+        ("board", "source", "TEXT"), ("board", "baseURL", "TEXT"), ("board", "section", "TEXT"),
+        ("thread", "pages", "INTEGER"), ("thread", "archivedReplies", "INTEGER"),
+        ("thread", "archivedLastReplyAt", "INTEGER"), ("thread", "changedAt", "INTEGER"),
+        ("post", "ip", "TEXT"), ("post", "editedBy", "TEXT"), ("post", "nick", "TEXT"), ("post", "title", "TEXT"),
+        ("post", "signature", "TEXT"), ("post", "postID", "INTEGER"), ("post", "editedAt", "INTEGER"),
+        ("media", "variant", "TEXT NOT NULL DEFAULT 'original'"),
+        ("crawl", "coveredAll", "INTEGER NOT NULL DEFAULT 0"),
+    ]
+
+    private static func repairEarlyV1(_ db: Database) throws {
+        for table in lateTables { try db.execute(sql: table) }
+        for (table, column, declaration) in lateColumns {
+            let present = try db.columns(in: table).contains { $0.name == column }
+            if !present { try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(declaration)") }
+        }
+    }
+
+    /// Throws `storeFromNewerRelease` when the store has migrations this
+    /// bbsarchive does not know: a newer bbsarchive wrote it, and writing
+    /// to it with this one could lose what the newer one keeps.
+    static func refuseNewer(_ database: DatabasePool, path: String) throws(ArchiveError) {
+        let known = migrator.migrations
+        let found: (unknown: [String], writer: String?)
+        do {
+            found = try database.read { db in
+                guard try db.tableExists("grdb_migrations") else { return ([], nil) }
+                let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+                let writer =
+                    try db.tableExists("store_writer")
+                    ? try String.fetchOne(db, sql: "SELECT version FROM store_writer WHERE id = 1") : nil
+                return (applied.filter { !known.contains($0) }, writer)
+            }
+        } catch {
+            throw .storeUnavailable(path: path, reason: "\(error)")
+        }
+        guard let newest = found.unknown.last else { return }
+        let theirs = found.writer.map { "bbsarchive \($0), schema \(newest)" } ?? "schema \(newest)"
+        throw .storeFromNewerRelease(
+            path: path, storeVersion: theirs,
+            ownVersion: "bbsarchive \(BBSArchiveVersion.version), schema \(known.last ?? "none")")
+    }
+
+    /// Records this bbsarchive as the store's last writer.
+    static func recordWriter(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO store_writer (id, version) VALUES (1, ?)
+                ON CONFLICT (id) DO UPDATE SET version = excluded.version WHERE version IS NOT excluded.version
+                """,
+            arguments: [BBSArchiveVersion.version])
+    }
+}

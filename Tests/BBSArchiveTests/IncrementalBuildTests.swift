@@ -1,0 +1,217 @@
+import Foundation
+import Testing
+
+@testable import BBSArchive
+
+/// After one new reply, a build renders and rewrites only what shows it.
+@Suite struct IncrementalBuildTests {
+    /// A publisher that notes which files a build actually rewrote.
+    final class Recorder: SitePublisher, @unchecked Sendable {
+        let inner = MemoryPublisher()
+        private let lock = NSLock()
+        private var paths: Set<String> = []
+
+        var written: Set<String> { lock.withLock { paths } }
+        func reset() { lock.withLock { paths = [] } }
+
+        func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool {
+            let changed = try inner.write(data, to: path)
+            if changed { lock.withLock { _ = paths.insert(path) } }
+            return changed
+        }
+        func exists(_ path: String) -> Bool { inner.exists(path) }
+        func read(_ path: String) -> Data? { inner.read(path) }
+    }
+
+    static func options() -> SiteBuilder.Options {
+        var options = SiteBuilder.Options()
+        options.siteURL = "https://archive.example.org/smth/"
+        options.threadsPerPage = 3
+        options.postsPerPage = 2
+        return options
+    }
+
+    @Test func oneReplyRewritesOnlyWhatShowsIt() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let publisher = Recorder()
+        let builder = SiteBuilder(store: store, templates: templates, publisher: publisher, options: Self.options())
+        let first = try builder.build()
+        #expect(first.changes == nil)
+
+        // Nothing changed: nothing is rendered but the pages about the whole archive.
+        publisher.reset()
+        let idle = try builder.build()
+        #expect(idle.changes?.isEmpty == true)
+        #expect(publisher.written == [BuildState.path])
+
+        // Thread 1010 of Beta (started 11th of 25: list page 4 of 9) gets a reply from a new user.
+        let gid = 1010
+        let old = try #require(try store.posts(board: "Beta", gid: gid).last)
+        // The newest post of the archive, as a new reply is.
+        let newest = try store.read { db in try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0 }
+        let reply = Post(
+            floor: old.floor + 1, author: "zed", postedAt: ArchiveStore.date(newest).addingTimeInterval(86400),
+            body: "新回复", postID: gid + 100)
+        try store.saveThread(
+            board: "Beta",
+            pages: [
+                ThreadPage(
+                    board: "Beta", gid: gid, title: "Beta 主题 10", page: PageInfo(current: 1, total: 1), posts: [reply])
+            ],
+            summary: nil)
+        publisher.reset()
+        let update = try builder.build()
+        let changes = try #require(update.changes)
+        #expect(changes.threads == [BuildChanges.ThreadKey(board: "Beta", gid: gid)])
+        #expect(changes.users == ["zed"])
+        #expect(update.pages < first.pages / 10, "rendered \(update.pages) of \(first.pages) pages")
+
+        let posts = old.floor + 2
+        var expected: Set<String> = [
+            BuildState.path,
+            // The thread: its new last page, the page before (its pager), its Markdown.
+            SitePaths.thread("Beta", gid: gid, page: (posts + 1) / 2),
+            SitePaths.threadMarkdown("Beta", gid: gid),
+            // The board's list pages whose rows changed, its frame list, Markdown index and feed.
+            SitePaths.board("Beta"), SitePaths.boardArchive("Beta", page: 4), SitePaths.boardList("Beta"),
+            SitePaths.boardMarkdown("Beta"), SitePaths.boardFeed("Beta"),
+            // The replier's page.
+            SitePaths.user("zed"),
+            // The pages about the whole archive.
+            SitePaths.home, SitePaths.feed, SitePaths.sitemap, SitePaths.markdownHome,
+        ]
+        let pagesBefore = (posts - 1 + 1) / 2
+        for number in 1...pagesBefore { expected.insert(SitePaths.thread("Beta", gid: gid, page: number)) }
+        // Author views of the thread show its post count.
+        for path in publisher.inner.files.keys where path.hasPrefix("board/Beta/\(gid).au.") { expected.insert(path) }
+        // The search index: the shards the reply's terms fall in, the last
+        // chunk of result entries and the manifest (days.js on a new day).
+        let documents = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM post") ?? 0 }
+        let shards = SearchIndexWriter.shardCount(documents: documents - 1)
+        SearchIndexWriter.postings(
+            SearchIndexWriter.document(
+                post: try #require(try store.posts(board: "Beta", gid: gid).last), threadTitle: "Beta 主题 10",
+                position: posts - 1, postsPerPage: 2)
+        ) { term, _, _ in
+            expected.insert(SearchIndexWriter.shardPath(Int(SearchIndexWriter.hash(term) % UInt32(shards))))
+        }
+        expected.formUnion([
+            SearchIndexWriter.chunkPath((documents - 1) / SearchIndexWriter.docsPerChunk),
+            SearchIndexWriter.manifestPath, SearchIndexWriter.daysPath,
+        ])
+        // Hot topics change when the thread enters them.
+        let written = publisher.written
+        let optional: Set<String> = [SitePaths.hot]
+        #expect(
+            written.subtracting(optional) == expected.subtracting(optional),
+            "unexpected: \(written.subtracting(expected).sorted()); missing: \(expected.subtracting(written).sorted())")
+    }
+
+    @Test func incrementalBuildEqualsAFullOne() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let incremental = MemoryPublisher()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: Self.options()).build()
+        // A reply, a new thread, and a post's text edited.
+        let day = Fixtures.beijing(2026, 6, 1, 12, 0, 0)
+        let summary = ThreadSummary(
+            gid: 2000, title: "新主题", replies: 0, sticky: false, author: "yan", postedAt: day, lastReplier: nil,
+            lastReplyAt: day)
+        try store.saveBoardPage(
+            BoardPage(board: "Gamma", title: nil, page: PageInfo(current: 1, total: 1), threads: [summary]),
+            source: SMTHNForumSource())
+        try store.saveThread(
+            board: "Gamma",
+            pages: [
+                ThreadPage(
+                    board: "Gamma", gid: 2000, title: "新主题", page: PageInfo(current: 1, total: 1),
+                    posts: [Post(floor: 0, author: "yan", postedAt: day, body: "开帖", postID: 2000)])
+            ],
+            summary: summary)
+        let edited = try #require(try store.posts(board: "Alpha", gid: 1003).first)
+        try store.saveThread(
+            board: "Alpha",
+            pages: [
+                ThreadPage(
+                    board: "Alpha", gid: 1003, title: "Alpha 主题 3", page: PageInfo(current: 1, total: 1),
+                    posts: [
+                        Post(floor: 0, author: edited.author, postedAt: edited.postedAt, body: "改过的正文", postID: 1003)
+                    ])
+            ],
+            summary: nil)
+        let report = try SiteBuilder(
+            store: store, templates: templates, publisher: incremental, options: Self.options()
+        ).build()
+        #expect(report.changes != nil)
+        let full = MemoryPublisher()
+        var fullOptions = Self.options()
+        fullOptions.incremental = false
+        _ = try SiteBuilder(store: store, templates: templates, publisher: full, options: fullOptions).build()
+        let a = incremental.files.filter { $0.key != BuildState.path }
+        let b = full.files.filter { $0.key != BuildState.path }
+        #expect(Set(a.keys) == Set(b.keys))
+        let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
+        #expect(differing.isEmpty, "differ: \(differing.prefix(10))")
+    }
+}
+
+/// A store and a site made before changes were logged (the last release:
+/// migration `v1` only, a build state without a change number).
+@Suite struct OldStoreBuildTests {
+    @Test func aStoreFromTheLastReleaseStillBuildsThenUpdatesIncrementally() async throws {
+        let folder = try Fixtures.temporaryFolder("old-store")
+        let path = folder.appendingPathComponent("archive.sqlite").path
+        do {
+            let store = try ArchiveStore(path: path)
+            try store.saveBoardPage(
+                BoardPage(
+                    board: "Old", title: "旧版", page: PageInfo(current: 1, total: 1),
+                    threads: [
+                        ThreadSummary(
+                            gid: 1, title: "旧主题", replies: 0, sticky: false, author: "amy",
+                            postedAt: Fixtures.beijing(2025, 1, 1), lastReplier: nil,
+                            lastReplyAt: Fixtures.beijing(2025, 1, 1))
+                    ]), source: SMTHMobileSource())
+            try store.saveThread(
+                board: "Old",
+                pages: [
+                    ThreadPage(
+                        board: "Old", gid: 1, title: "旧主题", page: PageInfo(current: 1, total: 1),
+                        posts: [Post(floor: 0, author: "amy", postedAt: Fixtures.beijing(2025, 1, 1), body: "旧")])
+                ], summary: nil)
+        }
+        // Back to what the last release left: no change log, no record of its migration.
+        let access = try GRDBTestAccess.open(path)
+        try await access.queue.write { db in
+            for trigger in try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'build_change_%'")
+            {
+                try db.execute(sql: "DROP TRIGGER \(trigger)")
+            }
+            try db.execute(sql: "DROP TABLE build_change")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v2-build-changes'")
+        }
+        let site = folder.appendingPathComponent("site")
+        let publisher = try DiskPublisher(root: site)
+        try publisher.write(Data(#"{"fingerprint":"old","builtAt":0}"#.utf8), to: BuildState.path)
+
+        let store = try ArchiveStore(path: path)
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let builder = SiteBuilder(store: store, templates: templates, publisher: publisher)
+        let first = try builder.build()
+        #expect(first.changes == nil)
+        #expect(publisher.exists(SitePaths.thread("Old", gid: 1)))
+        try store.saveThread(
+            board: "Old",
+            pages: [
+                ThreadPage(
+                    board: "Old", gid: 1, title: "旧主题", page: PageInfo(current: 1, total: 1),
+                    posts: [Post(floor: 1, author: "ben", postedAt: Fixtures.beijing(2025, 1, 2), body: "新")])
+            ], summary: nil)
+        let second = try builder.build()
+        #expect(second.changes?.threads == [BuildChanges.ThreadKey(board: "Old", gid: 1)])
+        #expect(
+            String(decoding: publisher.read(SitePaths.thread("Old", gid: 1)) ?? Data(), as: UTF8.self).contains("ben"))
+    }
+}

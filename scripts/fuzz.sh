@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# make fuzz: libFuzzer over the parsers and text readers, FUZZ_SECONDS each.
+#
+# Targets: mobile and nforum (whole pages through the sources), splitter
+# (PostText.split and the normalizer), inline (UBB, ANSI and autolinks as
+# rendered), robots (robots.txt). Seeds: the real captures in
+# ../shared/fixtures/smth (read in place, never copied), pages of the
+# replica (fetched into .build-fuzz/seeds) and a few hand-written lines.
+# The time is fixed inside the targets. Any crash, leak (LeakSanitizer),
+# timeout (FUZZ_TIMEOUT s for one input) or memory blow-up fails the run;
+# the input that did it is left in .build-fuzz/findings/TARGET/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${FUZZ_SECONDS:-60}
+timeout=${FUZZ_TIMEOUT:-10}
+targets=${FUZZ_TARGETS:-mobile nforum splitter inline robots}
+fixtures=../shared/fixtures/smth
+work=.build-fuzz
+seeds=$work/seeds
+
+echo "fuzz: building the targets (libFuzzer + AddressSanitizer)"
+mkdir -p "$work"
+BBSARCHIVE_FUZZ=1 swift build --scratch-path "$work" --product bbsarchive-fuzz \
+  --sanitize=fuzzer --sanitize=address >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; exit 1; }
+fuzzer=$(BBSARCHIVE_FUZZ=1 swift build --scratch-path "$work" --show-bin-path)/bbsarchive-fuzz
+
+# Replica pages as seeds, from the ordinary build of the replica.
+if [ ! -d "$seeds/mobile" ]; then
+  echo "fuzz: fetching replica pages as seeds"
+  swift build --product smth-replica >/dev/null
+  replica="$(swift build --show-bin-path)/smth-replica"
+  mkdir -p "$seeds"/{mobile,nforum,splitter,inline,robots}
+  log=$(mktemp)
+  "$replica" --port 0 --seed 5 --sections 1 --boards 1 --threads 12 --posts 14 --hostile >"$log" &
+  replica_pid=$!
+  trap 'kill "$replica_pid" 2>/dev/null || true; wait "$replica_pid" 2>/dev/null || true; rm -f "$log"' EXIT
+  url=""
+  for _ in $(seq 1 100); do
+    url=$(head -n 1 "$log")
+    [ -n "$url" ] && break
+    sleep 0.1
+  done
+  [ -n "$url" ] || { echo "fuzz: the replica did not start" >&2; exit 1; }
+  board=$("$replica" --seed 5 --sections 1 --boards 1 --list-boards | head -n 1)
+  curl -sf "$url/board/$board" -o "$seeds/mobile/board.html"
+  gid=$(grep -o "/article/$board/[0-9]*" "$seeds/mobile/board.html" | head -n 1 | cut -d/ -f4)
+  curl -sf "$url/article/$board/$gid" -o "$seeds/mobile/thread.html"
+  curl -sf "$url/board/Hostile" -o "$seeds/mobile/hostile-board.html"
+  for n in 1 2 3 4 5; do curl -sf "$url/article/Hostile/$n" -o "$seeds/mobile/hostile-$n.html"; done
+  curl -sf "$url/nForum/board/$board?ajax" -o "$seeds/nforum/board.html"
+  curl -sf "$url/nForum/article/$board/$gid?ajax" -o "$seeds/nforum/thread.html"
+  curl -sf "$url/nForum/section/0?ajax" -o "$seeds/nforum/section.html" || true
+  kill "$replica_pid"; wait "$replica_pid" 2>/dev/null || true
+  trap - EXIT
+  rm -f "$log"
+  printf '发信人: a (昵称), 信区: Test\n标  题: 标题\n发信站: 水木社区 (Fri Mar 25 11:52:04 2016), 站内\n\n正文\n【 在 b 的大作中提到: 】\n: 引文\n--\n签名\n※ 修改:·a 于 Mar 29 09:43:17 2016 修改本文·[FROM: 1.2.3.*]\n※ 来源:·水木社区 http://www.newsmth.net·[FROM: 1.2.3.*]\n' >"$seeds/splitter/post.txt"
+  printf '[b]粗[/b] [url=http://a.example/]链接[/url] [color=red]红[/color] \033[1;31m色\033[m www.b.cn [em01] [img=http://c.example/x.png][/img]\n' >"$seeds/inline/ubb.txt"
+  printf 'User-agent: *\nDisallow: /nForum/\nAllow: /nForum/article/*$\nCrawl-delay: 2\n\nUser-agent: bbsarchive\nDisallow: /a*b$\n' >"$seeds/robots/robots.txt"
+fi
+
+mkdir -p "$work/corpus" "$work/findings"
+failed=""
+for target in $targets; do
+  corpus="$work/corpus/$target"
+  findings="$work/findings/$target"
+  mkdir -p "$corpus" "$findings"
+  case $target in
+    mobile) extra=("$seeds/mobile" "$fixtures/mobile") ;;
+    nforum) extra=("$seeds/nforum" "$fixtures/nforum") ;;
+    splitter | inline) extra=("$seeds/$target" "$fixtures/nforum") ;;
+    *) extra=("$seeds/$target") ;;
+  esac
+  echo "fuzz: $target for ${seconds}s"
+  # Swift's own backtracer is off so that libFuzzer sees the crash and keeps the input.
+  if ! BBS_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 "$fuzzer" "$corpus" "${extra[@]}" \
+      -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -max_len=262144 \
+      -detect_leaks=1 -print_final_stats=1 -artifact_prefix="$findings/" >"$work/$target.log" 2>&1; then
+    echo "fuzz: $target FAILED; see $work/$target.log and $findings/" >&2
+    grep -E "ERROR|SUMMARY|==[0-9]+==" "$work/$target.log" | head -n 20 >&2 || true
+    failed="$failed $target"
+  else
+    grep -E "stat::number_of_executed_units|cov:" "$work/$target.log" | tail -n 2 || true
+  fi
+done
+if [ -n "$failed" ]; then
+  echo "fuzz: findings in$failed" >&2
+  exit 1
+fi
+echo "fuzz: no crash, leak or timeout in ${seconds}s per target"
