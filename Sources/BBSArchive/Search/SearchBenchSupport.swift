@@ -3,10 +3,10 @@ import Foundation
 /// What `bbsarchive-bench` (make bench) needs of search: the index written
 /// on its own, to time it apart from the rest of a build, and every post's
 /// searchable text, for a ground truth computed without the index.
-public enum SearchBenchSupport {
+package enum SearchBenchSupport {
     /// Writes the whole search index of the store at `storePath` into
     /// `outPath` (as `search/…`, where `build` puts it). Returns its counts.
-    public static func writeIndex(
+    package static func writeIndex(
         storePath: String, outPath: String, postsPerPage: Int = 20
     ) throws(ArchiveError) -> [String: Int] {
         let store = try ArchiveStore(path: storePath)
@@ -32,7 +32,7 @@ public enum SearchBenchSupport {
     /// Calls `line` with one JSON object per post: `href` (the floor on its
     /// thread page), `board`, `author` (both lower case), `day` (YYYYMMDD,
     /// Beijing time) and `text`, the searchable text, normalized.
-    public static func documents(
+    package static func documents(
         storePath: String, postsPerPage: Int = 20, _ line: (Data) -> Void
     ) throws(ArchiveError) {
         let store = try ArchiveStore(path: storePath)
