@@ -30,6 +30,8 @@ import Testing
         var total: Int
         var hits: [String]
         var error: String?
+        /// Positions files (`search/p/`) the query loaded.
+        var positions: Int?
     }
 
     /// Every post of the store: link, filters and normalized searchable text.
@@ -189,7 +191,9 @@ import Testing
                 tick();
               });
               const out = [];
+              const positions = () => document.querySelectorAll('script[src*="search/p/"]').length;
               for (const q of queries) {
+                const before = positions();
                 try {
                   input.value = q;
                   form.requestSubmit();
@@ -202,7 +206,7 @@ import Testing
                     next.click();
                     await wait(q, page + 1);
                   }
-                  out.push({q, total, hits, url: location.search});
+                  out.push({q, total, hits, url: location.search, positions: positions() - before});
                 } catch (error) {
                   out.push({q, total: -1, hits: [], error: String(error)});
                 }
@@ -295,6 +299,18 @@ import Testing
         }
         // Queries come from the posts, so nearly all must match something.
         #expect(matchedSomething >= queries.count * 9 / 10)
+        // Positions load only for terms of three or more characters, and
+        // only when the document lists leave a candidate.
+        var loadedPositions = 0
+        for (query, outcome) in zip(queries, outcomes) {
+            let loaded = outcome.positions ?? 0
+            loadedPositions += loaded
+            let long = SearchText.parse(query.text).terms.contains { $0.unicodeScalars.count > 2 }
+            if !long {
+                #expect(loaded == 0, "\(query.kind) «\(query.text)»: positions loaded for short terms")
+            }
+        }
+        #expect(loadedPositions > 0, "no query loaded positions; the check proves nothing")
 
         #expect(onDisk.fatal == nil, "browser: \(onDisk.fatal ?? "")")
         for (q, result) in zip(fromDisk, onDisk.probes) {

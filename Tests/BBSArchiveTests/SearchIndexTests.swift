@@ -86,8 +86,13 @@ import Testing
         {
             touched.insert(SearchIndexWriter.shardPath(Int(SearchIndexWriter.hash(term) % UInt32(shards))))
         }
+        // Positions only where a pair of the reply falls.
+        var positions = Set<String>()
+        for pair in SearchText.terms(normalized).bigrams.keys {
+            positions.insert(SearchIndexWriter.positionsPath(Int(SearchIndexWriter.hash(pair) % UInt32(shards))))
+        }
         let chunk = SearchIndexWriter.chunkPath(first.documents / SearchIndexWriter.docsPerChunk)
-        let expected = touched.union([chunk, SearchIndexWriter.manifestPath])
+        let expected = touched.union(positions).union([chunk, SearchIndexWriter.manifestPath])
         let written = Set(site.written)
         #expect(written.subtracting([SearchIndexWriter.daysPath]) == expected)
         #expect(touched.count < shards / 2, "the reply's terms fall in most shards; the test proves little")

@@ -7,13 +7,14 @@
   var S = window.BBSSearch = window.BBSSearch || {};
   var PER_PAGE = 20;
   var info = null;
-  var store = { s: {}, d: {}, days: null };
+  var store = { s: {}, p: {}, d: {}, days: null };
   var pending = {};
   var decoded = {};
   var base = '';
 
   S.manifest = function (m) { info = m; start(); };
   S.shard = function (k, data) { store.s[k] = data; };
+  S.positions = function (k, data) { store.p[k] = data; };
   S.docs = function (k, rows) { store.d[k] = rows; };
   S.days = function (list) { store.days = list; };
 
@@ -111,13 +112,30 @@
     return (decoded[id] = docs);
   }
 
-  // A pair's postings → Map(document → Set of positions).
-  function pairList(pair) {
-    var id = 'p\u0000' + pair;
+  // A pair's documents → Map(document → occurrences), from its shard.
+  function pairDocs(pair) {
+    var id = 'c\u0000' + pair;
     if (decoded[id]) return decoded[id];
     var shard = store.s[shardOf(pair)];
     var b64 = shard && shard.b[pair];
     var map = new Map();
+    if (b64) {
+      var values = varints(b64);
+      var doc = 0;
+      for (var i = 0; i + 1 < values.length; i += 2) { doc += values[i]; map.set(doc, values[i + 1]); }
+    }
+    return (decoded[id] = map);
+  }
+
+  // A pair's positions → Map(document → Set of positions), from its
+  // positions file (empty, and not kept, while that is not loaded).
+  function pairList(pair) {
+    var id = 'p\u0000' + pair;
+    if (decoded[id]) return decoded[id];
+    var positionsFile = store.p[shardOf(pair)];
+    var b64 = positionsFile && positionsFile[pair];
+    var map = new Map();
+    if (!positionsFile) return map;
     if (b64) {
       var values = varints(b64);
       var doc = 0;
@@ -166,6 +184,7 @@
       docList('u', term).forEach(function (d) { result.set(d, 1); });
       return result;
     }
+    if (chars.length === 2) return pairDocs(term);
     var pairs = pairsOf(term).map(function (p) { return [p[0], pairList(p[1])]; });
     pairs.sort(function (a, b) { return a[1].size - b[1].size; });
     var first = pairs[0];
@@ -237,14 +256,50 @@
     return hits;
   }
 
-  // The shards of a query's terms and filters (and the days, for dates).
+  // Whether some document could match, from the document lists alone
+  // (every pair of a longer term present, every filter and the dates).
+  function anyCandidate(query) {
+    var lists = [];
+    query.terms.forEach(function (term) {
+      var chars = Array.from(term);
+      if (chars.length === 1) lists.push(new Set(docList('u', term)));
+      else pairsOf(term).forEach(function (p) { lists.push(pairDocs(p[1])); });
+    });
+    if (query.board) lists.push(new Set(docList('m', 'b:' + query.board)));
+    if (query.author) lists.push(new Set(docList('m', 'a:' + query.author)));
+    var range = dayRange(query);
+    if (!lists.length) return range[0] < range[1];
+    lists.sort(function (a, b) { return a.size - b.size; });
+    var found = false;
+    lists[0].forEach(function (value, key) {
+      var doc = lists[0] instanceof Map ? key : value;
+      if (found || doc < range[0] || doc >= range[1]) return;
+      for (var i = 1; i < lists.length; i++) if (!lists[i].has(doc)) return;
+      found = true;
+    });
+    return found;
+  }
+
+  // The shards of a query's terms and filters (and the days, for dates);
+  // then, for terms of three or more characters, their pairs' positions,
+  // unless the document lists already leave nothing to match.
   function loadIndex(query) {
     var loads = keysOf(query).map(function (key) {
       var k = shardOf(key);
       return load('s', k, 's/' + k.toString(16) + '.js');
     });
     if (query.after || query.before) loads.push(load('days', '', 'days.js'));
-    return Promise.all(loads);
+    return Promise.all(loads).then(function () {
+      var long = query.terms.filter(function (term) { return Array.from(term).length > 2; });
+      if (!long.length || !anyCandidate(query)) return;
+      var files = {};
+      long.forEach(function (term) {
+        pairsOf(term).forEach(function (p) { files[shardOf(p[1])] = true; });
+      });
+      return Promise.all(Object.keys(files).map(function (k) {
+        return load('p', k, 'p/' + Number(k).toString(16) + '.js');
+      }));
+    });
   }
 
   // Timestamps of a query's stages in the performance timeline (make bench reads them).

@@ -9,9 +9,15 @@ import GRDB
 /// - `search/index.js`: shard count, document count, chunk size.
 /// - `search/s/K.js`: shard K, the postings of every term whose FNV-1a hash
 ///   is K modulo the shard count: `u` single characters (documents), `b`
-///   character pairs (documents, positions), `m` filters (`b:board`,
-///   `a:author`; documents). Each list is base64 of unsigned LEB128
-///   varints, documents as gaps, positions as gaps within a document.
+///   character pairs (documents, each with its number of occurrences), `m`
+///   filters (`b:board`, `a:author`; documents). Each list is base64 of
+///   unsigned LEB128 varints, documents as gaps.
+/// - `search/p/K.js`: the positions of shard K's pairs (documents as gaps,
+///   then a count and the positions as gaps within the document), only for
+///   shards that hold pairs. The client loads them only for terms of three
+///   or more characters, and only when the document lists of every term
+///   and filter leave a candidate, so 1- and 2-character queries and
+///   queries the lists already decide never download positions.
 /// - `search/d/K.js`: documents 4K…4K+3: board, thread, floor, link (page and anchor),
 ///   author, time, title and searchable text, for the result list.
 /// - `search/days.js`: the first document of each Beijing day, for the
@@ -31,7 +37,11 @@ struct SearchIndexWriter {
     static let manifestPath = "search/index.js"
     static let daysPath = "search/days.js"
     static let docsPerChunk = 4
+    /// The layout's version; an index of another version on disk is written again whole.
+    /// 2: pair positions apart from the document lists (`search/p/`).
+    static let version = 2
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
+    static func positionsPath(_ shard: Int) -> String { "search/p/\(String(shard, radix: 16)).js" }
     static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }
 
     /// What the index covers; the site's threads are paged by `postsPerPage`.
@@ -208,7 +218,11 @@ struct SearchIndexWriter {
                 byShard[shard, default: SpillFiles.Shard()].add(kind: kind, term: term, doc: doc, positions: positions)
             }
             for shard in stride(from: bucket, to: shards, by: buckets) {
-                try emit(Self.shardScript(shard, byShard[shard] ?? SpillFiles.Shard()), Self.shardPath(shard))
+                let content = byShard[shard] ?? SpillFiles.Shard()
+                try emit(Self.shardScript(shard, content), Self.shardPath(shard))
+                if !content.bigrams.isEmpty {
+                    try emit(Self.positionsScript(shard, content), Self.positionsPath(shard))
+                }
             }
         }
         try emit(Self.daysScript(days), Self.daysPath)
@@ -284,19 +298,34 @@ struct SearchIndexWriter {
 
         // The shards the new posts touch: read, extended, written.
         var touched: [Int: SpillFiles.Shard] = [:]
+        var unreadable = false
         for (offset, document) in fresh.enumerated() {
             Self.postings(document) { term, kind, positions in
                 let shard = Int(Self.hash(term) % UInt32(manifest.shards))
                 if touched[shard] == nil {
-                    touched[shard] =
-                        output.read(Self.shardPath(shard)).flatMap { Self.parseShard($0, index: shard) }
-                        ?? SpillFiles.Shard()
+                    if let data = output.read(Self.shardPath(shard)) {
+                        guard
+                            let content = Self.parseShard(
+                                data, positions: output.read(Self.positionsPath(shard)), index: shard)
+                        else {
+                            unreadable = true
+                            return
+                        }
+                        touched[shard] = content
+                    } else {
+                        touched[shard] = SpillFiles.Shard()
+                    }
                 }
                 touched[shard]?.add(kind: kind, term: term, doc: state.docs + offset, positions: positions)
             }
         }
+        // A shard that does not read back cannot be extended: index everything.
+        if unreadable { return nil }
         for (shard, content) in touched.sorted(by: { $0.key < $1.key }) {
             try emit(Self.shardScript(shard, content), Self.shardPath(shard))
+            if !content.bigrams.isEmpty {
+                try emit(Self.positionsScript(shard, content), Self.positionsPath(shard))
+            }
         }
 
         // The last chunk, completed, and new ones.
@@ -384,7 +413,7 @@ struct SearchIndexWriter {
 
     static func manifestScript(id: String, shards: Int, documents: Int) -> Data {
         Data(
-            "BBSSearch.manifest({\"version\":1,\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk)});\n"
+            "BBSSearch.manifest({\"version\":\(version),\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk)});\n"
                 .utf8)
     }
 
@@ -402,7 +431,8 @@ struct SearchIndexWriter {
     static func parseManifest(_ data: Data) -> (id: String, shards: Int, docs: Int)? {
         guard let json = payload(data, prefix: "BBSSearch.manifest("),
             let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
-            let id = object["id"] as? String, let shards = object["shards"] as? Int, let docs = object["docs"] as? Int
+            let id = object["id"] as? String, let shards = object["shards"] as? Int, let docs = object["docs"] as? Int,
+            object["version"] as? Int == version
         else { return nil }
         return (id, shards, docs)
     }
@@ -414,14 +444,22 @@ struct SearchIndexWriter {
         return list.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
     }
 
-    /// A shard file back into postings that further documents can extend.
-    static func parseShard(_ data: Data, index: Int) -> SpillFiles.Shard? {
+    /// A shard file and its positions file back into postings that further
+    /// documents can extend; `nil` when they do not read back or disagree.
+    static func parseShard(_ data: Data, positions: Data?, index: Int) -> SpillFiles.Shard? {
         guard let json = payload(data, prefix: "BBSSearch.shard(\(index),"),
             let object = try? JSONSerialization.jsonObject(with: json) as? [String: [String: String]]
         else { return nil }
+        var pairs: [String: String] = [:]
+        if let positions {
+            guard let json = payload(positions, prefix: "BBSSearch.positions(\(index),"),
+                let object = try? JSONSerialization.jsonObject(with: json) as? [String: String]
+            else { return nil }
+            pairs = object
+        }
         func lists(_ key: String, positional: Bool) -> [String: SpillFiles.Posting]? {
             var result: [String: SpillFiles.Posting] = [:]
-            for (term, base64) in object[key] ?? [:] {
+            for (term, base64) in (positional ? pairs : object[key] ?? [:]) {
                 guard let bytes = Data(base64Encoded: base64).map([UInt8].init),
                     let last = SpillFiles.lastDocument(bytes, positional: positional)
                 else { return nil }
@@ -430,7 +468,8 @@ struct SearchIndexWriter {
             return result
         }
         guard let unigrams = lists("u", positional: false), let bigrams = lists("b", positional: true),
-            let filters = lists("m", positional: false)
+            let filters = lists("m", positional: false),
+            Set(bigrams.keys) == Set((object["b"] ?? [:]).keys)
         else { return nil }
         return SpillFiles.Shard(unigrams: unigrams, bigrams: bigrams, filters: filters)
     }
@@ -456,8 +495,22 @@ struct SearchIndexWriter {
                 }
                 .joined(separator: ",") + "}"
         }
-        let body = "{\"u\":\(object(shard.unigrams)),\"b\":\(object(shard.bigrams)),\"m\":\(object(shard.filters))}"
+        let counts = shard.bigrams.mapValues {
+            SpillFiles.Posting(bytes: SpillFiles.counts($0.bytes), lastDoc: $0.lastDoc)
+        }
+        let body = "{\"u\":\(object(shard.unigrams)),\"b\":\(object(counts)),\"m\":\(object(shard.filters))}"
         return Data("BBSSearch.shard(\(index),\(body));\n".utf8)
+    }
+
+    /// The positions of a shard's pairs, as they are kept while writing.
+    static func positionsScript(_ index: Int, _ shard: SpillFiles.Shard) -> Data {
+        let body =
+            "{"
+            + shard.bigrams.keys.sorted().map { key in
+                Self.json(key) + ":\"" + Self.base64(shard.bigrams[key]?.bytes ?? []) + "\""
+            }
+            .joined(separator: ",") + "}"
+        return Data("BBSSearch.positions(\(index),\(body));\n".utf8)
     }
 
     static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
@@ -528,6 +581,19 @@ final class SpillFiles {
                 previous = position
             }
         }
+    }
+
+    /// A pair's list without its positions: (document gap, occurrences) each.
+    static func counts(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            guard let gap = readVarint(bytes, &index), let count = readVarint(bytes, &index) else { break }
+            varint(gap, into: &out)
+            varint(count, into: &out)
+            for _ in 0..<count where readVarint(bytes, &index) == nil { break }
+        }
+        return out
     }
 
     /// The last document of an encoded list, `nil` when it does not decode.
