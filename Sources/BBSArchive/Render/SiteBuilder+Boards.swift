@@ -68,8 +68,8 @@ extension SiteBuilder {
                     board, number: number, total: total, slice: slice(number).reversed(), withFiles: withFiles,
                     run: part)
                 try buildThreadList(
-                    board, number: number, total: total, threadCount: threads.count, slice: slice(number).reversed(),
-                    withFiles: withFiles, run: part)
+                    board, number: number, total: total, slice: slice(number).reversed(), withFiles: withFiles,
+                    run: part)
             }
             return part
         }
@@ -181,15 +181,14 @@ extension SiteBuilder {
     /// replies to its own threads change, so that a thread's pages do not
     /// change when other threads move.
     private func buildThreadList(
-        _ board: StoredBoard, number: Int, total: Int, threadCount: Int, slice: [StoredThread],
-        withFiles: Set<Int>, run: BuildRun
+        _ board: StoredBoard, number: Int, total: Int, slice: [StoredThread], withFiles: Set<Int>,
+        run: BuildRun
     ) throws(ArchiveError) {
         let path = SitePaths.boardList(board.name, page: number)
         let boardTitle = board.title ?? board.name
         let view = ThreadListPageView(
             chrome: try common(path: path, title: boardTitle, crumbs: [], board: board.name, run: run),
             boardTitle: boardTitle, boardHref: SitePaths.relative(from: path, to: SitePaths.board(board.name)),
-            threadCount: threadCount,
             rows: slice.map { listRow($0, path: path, withFiles: withFiles) },
             newerHref: number < total
                 ? SitePaths.relative(from: path, to: SitePaths.boardList(board.name, page: number + 1)) : nil,
@@ -202,7 +201,8 @@ extension SiteBuilder {
         let target = SitePaths.thread(thread.board, gid: thread.gid)
         return ListRowView(
             title: Self.displayable(thread.title), href: SitePaths.relative(from: path, to: target), key: target,
-            anchor: SitePaths.listAnchor(gid: thread.gid), author: thread.author, replies: thread.replies, sticky: thread.sticky,
+            anchor: SitePaths.listAnchor(gid: thread.gid), author: thread.author, replies: thread.replies,
+            sticky: thread.sticky,
             hasFiles: withFiles.contains(thread.gid), isCurrent: false,
             lastReplyAt: BeijingTime.day(thread.lastReplyAt),
             lastReplyISO: BeijingTime.iso8601(thread.lastReplyAt))

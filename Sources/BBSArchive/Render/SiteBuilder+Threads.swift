@@ -68,7 +68,8 @@ extension SiteBuilder {
                     boardHref: SitePaths.relative(from: path, to: SitePaths.board(board.name)),
                     href: SitePaths.relative(from: path, to: threadPath), key: threadPath, original: original),
                 threadList: .init(
-                    listHref: SitePaths.relative(from: path, to: SitePaths.boardList(board.name, page: placement.window))
+                    listHref: SitePaths.relative(
+                        from: path, to: SitePaths.boardList(board.name, page: placement.window))
                         + "#" + SitePaths.listAnchor(gid: thread.gid),
                     boardTitle: boardTitle),
                 authorView: nil, posts: items, pager: nil,

@@ -617,7 +617,6 @@ struct ThreadListPageView: TemplateView {
     var chrome: PageChrome
     var boardTitle: String
     var boardHref: String
-    var threadCount: Int
     var rows: [ListRowView]
     /// The next window of newer threads, and of older ones.
     var newerHref: String?
@@ -627,7 +626,6 @@ struct ThreadListPageView: TemplateView {
         switch name {
         case "boardTitle": boardTitle
         case "boardHref": boardHref
-        case "threadCount": threadCount
         case "rows": rows
         case "newerHref": newerHref
         case "olderHref": olderHref
