@@ -50,7 +50,15 @@ extension SiteBuilder {
             contexts.append(
                 try postContext(
                     post, body: bodies[index], index: index, perPage: perPage, path: threadPath, media: mediaPaths,
-                    authorPosts: postsByAuthor[post.author]?.count ?? 1, threadAuthor: threadAuthor))
+                    authorPosts: postsByAuthor[post.author]?.count ?? 1, threadAuthor: threadAuthor,
+                    quoted: { author in
+                        // 【 在 X 的大作中提到 】 leads to X's latest post before this one.
+                        guard let earlier = postsByAuthor[author]?.last(where: { $0 < index }) else { return nil }
+                        return SitePaths.relative(
+                            from: threadPath,
+                            to: SitePaths.thread(thread.board, gid: thread.gid, page: earlier / perPage + 1))
+                            + "#a\(posts[earlier].floor)"
+                    }))
         }
 
         func threadView(path: String, page: Int, items: [PostView]) throws(ArchiveError) -> ThreadPageView {
@@ -129,7 +137,7 @@ extension SiteBuilder {
 
     private func postContext(
         _ post: StoredPost, body: PostBody, index: Int, perPage: Int, path: String, media: [String: String],
-        authorPosts: Int, threadAuthor: String?
+        authorPosts: Int, threadAuthor: String?, quoted: (String) -> String?
     ) throws(ArchiveError) -> PostView {
         let permalink =
             SitePaths.relative(from: path, to: SitePaths.thread(post.board, gid: post.gid, page: index / perPage + 1))
@@ -158,7 +166,7 @@ extension SiteBuilder {
                 userHref: SitePaths.relative(from: path, to: SitePaths.user(like.user)),
                 at: like.at.map { String(BeijingTime.display($0).prefix(16)) }, atISO: like.at.map(BeijingTime.iso8601))
         }
-        let blocks = body.blocks.map(blockView)
+        let blocks = body.blocks.map { blockView($0, quoted: quoted) }
         let content = PostBodyView(
             blocks: blocks,
             signature: (post.signature ?? "").isEmpty
@@ -183,7 +191,8 @@ extension SiteBuilder {
             byThreadAuthor: post.author == threadAuthor)
     }
 
-    private func blockView(_ block: PostBody.Block) -> BlockView {
+    /// `quoted`: the permalink of the quoted author's latest earlier post in the thread.
+    private func blockView(_ block: PostBody.Block, quoted: (String) -> String?) -> BlockView {
         switch block {
         case .text(let lines):
             return BlockView(
@@ -192,7 +201,8 @@ extension SiteBuilder {
         case .quote(let header, let author, let lines):
             return BlockView(
                 isQuote: true, lines: lines.map { LineView(segments: Self.segments($0.text), depth: $0.depth) },
-                isLong: lines.count > options.longQuoteLines, header: header.map(InlineText.plain), author: author)
+                isLong: lines.count > options.longQuoteLines, header: header.map(InlineText.plain), author: author,
+                headerHref: header == nil ? nil : author.flatMap(quoted))
         }
     }
 

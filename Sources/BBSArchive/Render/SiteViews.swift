@@ -432,9 +432,12 @@ struct BlockView: TemplateView {
     /// Text drawn for a terminal: a `<pre>`, so that every space stays,
     /// in text browsers too.
     var isArt = false
+    /// The quoted post, when it is in the thread.
+    var headerHref: String?
 
     func child(named name: String) -> Any? {
         switch name {
+        case "headerHref": headerHref
         case "isText": !isQuote && !isArt
         case "isArt": !isQuote && isArt
         case "isQuote": isQuote
