@@ -74,7 +74,8 @@ extension SiteBuilder {
             // Without one, a script from the templates finds the root.
             let script = templates.directory.appendingPathComponent(SitePaths.findRootScript)
             if let data = FileManager.default.contents(atPath: script.path) {
-                let text = String(decoding: data, as: UTF8.self)
+                // In CDATA, so that the page stays well-formed XML.
+                let text = "//<![CDATA[\n" + String(decoding: data, as: UTF8.self) + "//]]>"
                 chrome.inlineScript = text
                 chrome.inlineScriptHash = "sha256-" + Data(SHA256.digest(Data(text.utf8))).base64EncodedString()
             }
