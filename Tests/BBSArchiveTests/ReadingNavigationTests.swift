@@ -156,12 +156,53 @@ import Testing
                 tools: !document.querySelector('header.site .tools').hidden});
             })()
             """
+        // The reading settings at ×1.6 on a phone stay on the screen; the theme button shows its state.
+        let settings = """
+            (() => {
+              document.documentElement.style.setProperty('--font-scale', '1.6');
+              const details = document.querySelector('details.settings');
+              details.open = true;
+              const box = details.querySelector('.settings-panel').getBoundingClientRect();
+              const toggle = document.querySelector('[data-theme-toggle]');
+              const off = getComputedStyle(toggle).backgroundColor;
+              toggle.click();
+              const on = getComputedStyle(toggle).backgroundColor;
+              return JSON.stringify({inside: box.left >= 0 && box.right <= innerWidth, off, on,
+                pressed: toggle.getAttribute('aria-pressed')});
+            })()
+            """
+        // On a wide screen, over HTTP: the framed list marks the thread and follows a theme switch.
+        let gid = drawn.thread.gid
+        let framed = """
+            (async () => {
+              const frame = document.querySelector('.threadlist iframe');
+              for (let i = 0; i < 100 && !(frame.contentDocument && frame.contentDocument.getElementById('t\(gid)')); i++)
+                await new Promise(r => setTimeout(r, 50));
+              const inner = frame.contentDocument;
+              document.querySelector('[data-theme-toggle]').click();
+              for (let i = 0; i < 40 && !inner.documentElement.getAttribute('data-theme'); i++)
+                await new Promise(r => setTimeout(r, 50));
+              const target = inner.querySelector('li:target');
+              return JSON.stringify([target ? target.id : '', inner.documentElement.getAttribute('data-theme') || '',
+                document.documentElement.getAttribute('data-theme')]);
+            })()
+            """
+        // Hot topics rank left to right: three a row on an iPad in landscape.
+        let hot = """
+            JSON.stringify([...document.querySelectorAll('li.card')].slice(0, 4).map(c => {
+              const box = c.getBoundingClientRect(); return [Math.round(box.left), Math.round(box.top)]; }))
+            """
         let local = try BrowserTests.check(
-            site: built.plain, pages: [], probes: [(page, measure), (page, frame)], widths: [390])
+            site: built.plain, pages: [], probes: [(page, measure), (page, frame), (SitePaths.home, settings)],
+            widths: [390])
         let served = try BrowserTests.check(
-            site: built.plain, pages: [], probes: [("a/b/c/no-such-page.html", deep)], widths: [390], base: base)
-        #expect(local.fatal == nil && served.fatal == nil)
-        try #require(local.probes.count == 2 && served.probes.count == 1)
+            site: built.plain, pages: [],
+            probes: [("a/b/c/no-such-page.html", deep), (SitePaths.thread(board, gid: gid), framed)], widths: [1440],
+            base: base)
+        let tablet = try BrowserTests.check(
+            site: built.plain, pages: [], probes: [(SitePaths.hot, hot)], widths: [1180])
+        #expect(local.fatal == nil && served.fatal == nil && tablet.fatal == nil)
+        try #require(local.probes.count == 3 && served.probes.count == 2 && tablet.probes.count == 1)
 
         struct Columns: Decodable {
             var mono: [[Double]]
@@ -199,5 +240,23 @@ import Testing
         #expect(deepState.home == base + "index.html")
         #expect(deepState.styled == "solid", "the stylesheet did not load")
         #expect(deepState.tools, "site.js did not run")
+
+        struct Settings: Decodable {
+            var inside: Bool
+            var off: String
+            var on: String
+            var pressed: String
+        }
+        let panel = try JSONDecoder().decode(Settings.self, from: Data((local.probes[2].value ?? "").utf8))
+        #expect(panel.inside, "the settings panel runs off a 390-px screen at ×1.6")
+        #expect(panel.pressed == "true" && panel.on != panel.off, "the theme button shows no state: \(panel)")
+
+        #expect(served.probes[1].value == "[\"t\(gid)\",\"dark\",\"dark\"]", "\(served.probes[1].value ?? "")")
+
+        let cards = try JSONDecoder().decode([[Int]].self, from: Data((tablet.probes[0].value ?? "").utf8))
+        try #require(cards.count == 4)
+        #expect(cards[0][1] == cards[1][1] && cards[1][1] == cards[2][1], "the first row: \(cards)")
+        #expect(cards[0][0] < cards[1][0] && cards[1][0] < cards[2][0], "left to right: \(cards)")
+        #expect(cards[3][1] > cards[0][1], "three a row at 1180 px: \(cards)")
     }
 }
