@@ -137,17 +137,15 @@
     var map = new Map();
     if (!positionsFile) return map;
     if (b64) {
+      // As many positions for each document as its count in the shard says.
       var values = varints(b64);
-      var doc = 0;
       var i = 0;
-      while (i < values.length) {
-        doc += values[i++];
-        var count = values[i++];
+      pairDocs(pair).forEach(function (count, doc) {
         var positions = new Set();
         var position = 0;
         for (var k = 0; k < count; k++) { position += values[i++]; positions.add(position); }
         map.set(doc, positions);
-      }
+      });
     }
     return (decoded[id] = map);
   }

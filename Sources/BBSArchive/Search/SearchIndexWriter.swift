@@ -12,9 +12,9 @@ import GRDB
 ///   character pairs (documents, each with its number of occurrences), `m`
 ///   filters (`b:board`, `a:author`; documents). Each list is base64 of
 ///   unsigned LEB128 varints, documents as gaps.
-/// - `search/p/K.js`: the positions of shard K's pairs (documents as gaps,
-///   then a count and the positions as gaps within the document), only for
-///   shards that hold pairs. The client loads them only for terms of three
+/// - `search/p/K.js`: the positions of shard K's pairs, only for shards
+///   that hold pairs: for each document of the pair's list in the shard, in
+///   order, as many positions as its count says, as gaps within the document. The client loads them only for terms of three
 ///   or more characters, and only when the document lists of every term
 ///   and filter leave a candidate, so 1- and 2-character queries and
 ///   queries the lists already decide never download positions.
@@ -459,17 +459,22 @@ struct SearchIndexWriter {
         }
         func lists(_ key: String, positional: Bool) -> [String: SpillFiles.Posting]? {
             var result: [String: SpillFiles.Posting] = [:]
-            for (term, base64) in (positional ? pairs : object[key] ?? [:]) {
-                guard let bytes = Data(base64Encoded: base64).map([UInt8].init),
-                    let last = SpillFiles.lastDocument(bytes, positional: positional)
-                else { return nil }
+            for (term, base64) in object[key] ?? [:] {
+                guard var bytes = Data(base64Encoded: base64).map([UInt8].init) else { return nil }
+                if positional {
+                    guard let positions = pairs[term].flatMap({ Data(base64Encoded: $0) }).map([UInt8].init),
+                        let joined = SpillFiles.joined(counts: bytes, positions: positions)
+                    else { return nil }
+                    bytes = joined
+                }
+                guard let last = SpillFiles.lastDocument(bytes, positional: positional) else { return nil }
                 result[term] = SpillFiles.Posting(bytes: bytes, lastDoc: last)
             }
             return result
         }
         guard let unigrams = lists("u", positional: false), let bigrams = lists("b", positional: true),
             let filters = lists("m", positional: false),
-            Set(bigrams.keys) == Set((object["b"] ?? [:]).keys)
+            Set(bigrams.keys) == Set(pairs.keys)
         else { return nil }
         return SpillFiles.Shard(unigrams: unigrams, bigrams: bigrams, filters: filters)
     }
@@ -507,7 +512,7 @@ struct SearchIndexWriter {
         let body =
             "{"
             + shard.bigrams.keys.sorted().map { key in
-                Self.json(key) + ":\"" + Self.base64(shard.bigrams[key]?.bytes ?? []) + "\""
+                Self.json(key) + ":\"" + Self.base64(SpillFiles.positionsOnly(shard.bigrams[key]?.bytes ?? [])) + "\""
             }
             .joined(separator: ",") + "}"
         return Data("BBSSearch.positions(\(index),\(body));\n".utf8)
@@ -594,6 +599,39 @@ final class SpillFiles {
             for _ in 0..<count where readVarint(bytes, &index) == nil { break }
         }
         return out
+    }
+
+    /// A pair's positions without its documents and counts (those are in
+    /// its shard): each document's positions as gaps, in document order.
+    static func positionsOnly(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            guard readVarint(bytes, &index) != nil, let count = readVarint(bytes, &index) else { break }
+            for _ in 0..<count {
+                guard let position = readVarint(bytes, &index) else { break }
+                varint(position, into: &out)
+            }
+        }
+        return out
+    }
+
+    /// A pair's full list again from its (document gap, count) list and its
+    /// positions; `nil` when they do not fit together.
+    static func joined(counts: [UInt8], positions: [UInt8]) -> [UInt8]? {
+        var out: [UInt8] = []
+        var index = 0
+        var at = 0
+        while index < counts.count {
+            guard let gap = readVarint(counts, &index), let count = readVarint(counts, &index) else { return nil }
+            varint(gap, into: &out)
+            varint(count, into: &out)
+            for _ in 0..<count {
+                guard let position = readVarint(positions, &at) else { return nil }
+                varint(position, into: &out)
+            }
+        }
+        return at == positions.count ? out : nil
     }
 
     /// The last document of an encoded list, `nil` when it does not decode.
