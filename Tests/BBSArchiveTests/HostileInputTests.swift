@@ -248,6 +248,17 @@ import Testing
             events: { events.add($0) })
         await harness.stop()
 
+        // Nothing is asked of another host: not the attachment whose link
+        // names one, not the one that redirects to one; a thread that
+        // redirects to another thread is refused, and that thread keeps its own posts.
+        let other = HostileBoard.otherHost("127.0.0.1:\(harness.port)")
+        #expect(!harness.server.visits().isEmpty)
+        #expect(!harness.server.visits().contains { $0.host == other }, "a request reached \(other)")
+        let refused = report.failures.filter { if case .refused = $0.error { true } else { false } }.map(\.url)
+        #expect(refused.contains { $0.contains("/article/\(HostileBoard.name)/\(HostileBoard.redirectGid)?") })
+        #expect(refused.contains { $0.hasPrefix("http://\(other)/") && $0.contains("/att/") })
+        #expect(refused.contains { $0.hasSuffix("/att/\(HostileBoard.name)/2/4") })
+
         // What cannot be right is a failure of its page, named, and the run goes on.
         let failed = report.failures.map(\.url)
         #expect(failed.contains { $0.contains("/article/\(HostileBoard.name)/\(HostileBoard.forumErrorGid)?") })
@@ -261,6 +272,8 @@ import Testing
         let store = try harness.store()
         let threads = try store.threads(board: HostileBoard.name).map(\.gid)
         for gid in HostileBoard.archivableGids { #expect(threads.contains(gid), "thread \(gid)") }
+        #expect(try store.posts(board: HostileBoard.name, gid: HostileBoard.redirectGid).isEmpty)
+        #expect(try store.posts(board: HostileBoard.name, gid: 1).map(\.author) == [HostileBoard.longUser])
         // The endless pager is cut at --max-thread-pages, and says so.
         let endless = try store.posts(board: HostileBoard.name, gid: HostileBoard.endlessGid)
         #expect(endless.count == maxPages)
@@ -297,6 +310,38 @@ import Testing
         let attachments = site.text("board/\(HostileBoard.name)/2.html")
         #expect(attachments.contains("evil.txt"))
         #expect(files.filter { $0.hasPrefix("media/") }.allSatisfy { $0.hasSuffix(".bin") })
+    }
+
+    /// With `--cookies` and the other host name allowed by `--media-host`,
+    /// the redirect to it is followed hop by hop, and the login cookie goes
+    /// only to the forum's own host, never across.
+    @Test func cookiesNeverCrossHostsOnRedirects() async throws {
+        var faults = ReplicaFaults()
+        faults.hostile = true
+        let harness = try await ReplicaHarness.start(Self.config, faults: faults)
+        let own = "127.0.0.1:\(harness.port)"
+        let other = HostileBoard.otherHost(own)
+        let report = try await harness.fetch(
+            boards: [HostileBoard.name], options: Archiver.Options(maxThreadPages: 2), retry: .fast,
+            cookies: "session=secret", mediaHosts: [other])
+        await harness.stop()
+
+        let visits = harness.server.visits()
+        let there = visits.filter { $0.host == other }
+        #expect(there.contains { $0.target == "/att/\(HostileBoard.name)/2/5" }, "the redirect was followed")
+        #expect(there.allSatisfy { $0.cookie == nil }, "\(there)")
+        #expect(
+            visits.filter { $0.host == own && $0.target.hasPrefix("/article/") }.allSatisfy {
+                $0.cookie == "session=secret"
+            })
+        // The redirect from one thread to another is refused all the same.
+        #expect(
+            report.failures.contains { $0.url.contains("/article/\(HostileBoard.name)/\(HostileBoard.redirectGid)?") })
+        // The capture is kept under the address asked for, with the one that answered beside it.
+        let store = try harness.store()
+        let moved = try store.latestCapture(url: harness.source.baseURL + "/att/\(HostileBoard.name)/2/4")
+        #expect(moved?.url == "http://\(other)/att/\(HostileBoard.name)/2/5")
+        #expect(moved?.requestedURL == harness.source.baseURL + "/att/\(HostileBoard.name)/2/4")
     }
 
     /// Every href and src in HTML, and every link and image target in Markdown.

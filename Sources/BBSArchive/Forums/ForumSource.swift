@@ -76,6 +76,9 @@ package protocol ForumSource: Sendable {
     /// gone (404 or 410), best first, each with the variant name the store
     /// keeps; none when it serves no such copies.
     func mediaFallbacks(for url: String) -> [(url: String, variant: String)]
+    /// Hosts besides the forum's own that serve its attachments and images
+    /// (`host` or `host:port`): the only others the fetcher may ask.
+    var mediaHosts: [String] { get }
     /// What the URLs of a board's list pages, then of its threads' pages,
     /// contain, so `reparse` finds the board's captures: list pages first.
     func captureMarkers(board: String) -> [String]

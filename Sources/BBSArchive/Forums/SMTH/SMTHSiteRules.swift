@@ -15,6 +15,12 @@ enum SMTHSiteRules {
         return ["large", "middle"].map { (url + "/" + $0, $0) }
     }
 
+    /// The hosts of the forum's own site, attachments and images.
+    static let mediaHosts = [
+        "newsmth.net", "www.newsmth.net", "m.newsmth.net", "att.newsmth.net", "static.newsmth.net",
+        "images.newsmth.net",
+    ]
+
     /// A board's list pages are `…/board/NAME?…`, its threads' pages
     /// `…/article/NAME/GID?…`: the paths without page and id.
     static func captureMarkers(board: String, source: some ForumSource) -> [String] {
@@ -37,6 +43,7 @@ extension SMTHFrontEnd {
     package func mediaFallbacks(for url: String) -> [(url: String, variant: String)] {
         SMTHSiteRules.mediaFallbacks(for: url)
     }
+    package var mediaHosts: [String] { SMTHSiteRules.mediaHosts }
 }
 
 extension SMTHMobileSource: SMTHFrontEnd {}
