@@ -26,6 +26,41 @@ import Testing
         #expect(try store.posts(board: "T", gid: 700).map(\.body) == ["第0楼", "此文章已被删除"])
     }
 
+    /// Through `Ingest`, as both a run and `reparse` store pages: a post the
+    /// forum blanked keeps its archived text and author, noted as deleted.
+    @Test func aDeletionNoticeKeepsTheArchivedPost() throws {
+        let store = try pieces.openStore()
+        let ingest = Ingest(store: store, source: pieces.source)
+        try store.saveBoardPage(
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [pieces.summary()]),
+            source: pieces.source)
+        try ingest.thread(pieces.sampleThread(), board: "T", gid: 700, summary: pieces.summary())
+        var censored = pieces.sampleThread()
+        censored[0].posts[1].body = "此文章已被删除"
+        censored[0].posts[1].author = "deleted"
+        for _ in 0..<2 {  // a censoring run, then reparse reading the same page again
+            try ingest.thread(censored, board: "T", gid: 700, summary: nil)
+        }
+        let posts = try store.posts(board: "T", gid: 700)
+        #expect(posts.map(\.body) == ["第0楼", "第1楼"])
+        #expect(posts.map(\.author) == ["alice", "bob"])
+        #expect(Set(try store.forumDeletions(board: "T", gid: 700).keys) == [1])
+        // A notice the archive never had text for is kept as the forum shows it.
+        var fresh = pieces.sampleThread(gid: 701)
+        fresh[0].posts[0].body = "此文章已被删除"
+        try ingest.thread(fresh, board: "T", gid: 701, summary: nil)
+        #expect(try store.posts(board: "T", gid: 701).first?.body == "此文章已被删除")
+        #expect(try store.forumDeletions(board: "T", gid: 701).isEmpty)
+    }
+
+    @Test(arguments: [
+        ("此文章已被删除", true), ("本文已被屏蔽", true), ("我觉得这篇文章已被删除是好事，因为……" + String(repeating: "长", count: 40), false),
+        ("普通的文章", false),
+    ])
+    func deletionNotices(_ text: String, _ notice: Bool) {
+        #expect(SMTHSiteRules.isDeletionNotice(text) == notice)
+    }
+
     @Test func reparseReadsACaptureAsTheThreadItWasAskedFor() {
         let asked = PageAddress.thread("T", gid: 1, page: 1)
         #expect(ReparseAction.sameThread(asked, .thread("T", gid: 1, page: 2)))

@@ -30,4 +30,21 @@ extension ArchiveStore {
             }
         }
     }
+
+    /// The posts of a thread the forum replaced by a deletion notice, by
+    /// floor, with when that was first seen; their archived text is kept.
+    package func forumDeletions(board: String, gid: Int) throws(ArchiveError) -> [Int: Date] {
+        try read { db in
+            var deletions: [Int: Date] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT floor, forumDeletedAt FROM post WHERE board = ? AND gid = ? AND forumDeletedAt IS NOT NULL",
+                arguments: [board, gid])
+            {
+                deletions[row["floor"]] = Self.date(row["forumDeletedAt"])
+            }
+            return deletions
+        }
+    }
 }

@@ -224,6 +224,11 @@ enum StoreSchema {
                     END;
                     """)
         }
+        // When the forum was seen to replace a post by a deletion notice
+        // (issue 13); the post keeps the text archived before.
+        migrator.registerMigration("v5-post-forum-deleted") { db in
+            try db.execute(sql: "ALTER TABLE post ADD COLUMN forumDeletedAt INTEGER")
+        }
         return migrator
     }
 
