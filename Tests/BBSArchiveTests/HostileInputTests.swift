@@ -344,6 +344,62 @@ import Testing
         #expect(moved?.requestedURL == harness.source.baseURL + "/att/\(HostileBoard.name)/2/4")
     }
 
+    /// Chromium loads every page of the site built from the hostile board,
+    /// and clicks every link on its thread pages: no script from the forum
+    /// runs (no dialog opens, no inline script or handler, no
+    /// `javascript:` / `data:` address, no script from elsewhere), and the feeds are well-formed.
+    @Test func noScriptRunsAnywhereOnTheHostileSite() async throws {
+        let python = try #require(ExternalTool.find("python3"), "no python3 on PATH: run `make setup`")
+        try #require(ExternalTool.find("chromium") != nil, "no chromium on PATH: run `make setup`")
+        var faults = ReplicaFaults()
+        faults.hostile = true
+        let harness = try await ReplicaHarness.start(Self.config, faults: faults)
+        _ = try await harness.fetch(
+            boards: [HostileBoard.name], options: Archiver.Options(maxThreadPages: 3), retry: .fast)
+        await harness.stop()
+        let siteURL = "https://example.org/smth/"
+        let out = harness.folder.appendingPathComponent("site")
+        _ = try await BuildAction(
+            storePath: harness.storePath, outputPath: out.path, templatesPath: Fixtures.templates.path,
+            siteURL: siteURL
+        ).run()
+        let site = SiteInspector(root: out)
+        let files = site.files()
+        let feeds = files.filter { $0.hasSuffix(".xml") }
+        #expect(feeds.contains { $0.contains(HostileBoard.name) })
+        for feed in feeds { #expect(site.isWellFormed(feed), "\(feed) is not well-formed") }
+
+        let pages = files.filter { $0.hasSuffix(".html") }
+        let threads = [1, 2].map { "board/\(HostileBoard.name)/\($0).html" }
+        var arguments = [
+            Fixtures.projectRoot.appendingPathComponent("scripts/browser-check.py").path, "--site", out.path,
+            "--widths", "1440", "--schemes", "light", "--timeout", "40",
+        ]
+        for page in pages { arguments += ["--page", page] }
+        for page in threads { arguments += ["--sweep", page] }
+        let output = try ExternalTool.run(python, arguments, timeout: 300)
+        #expect(output.status == 0, "browser-check.py exited \(output.status): \(output.errorText.suffix(800))")
+        let report = try #require(try JSONSerialization.jsonObject(with: output.stdout) as? [String: Any])
+        let loads = report["loads"] as? [[String: Any]] ?? []
+        let sweeps = report["sweeps"] as? [[String: Any]] ?? []
+        #expect(loads.count == pages.count)
+        #expect(sweeps.count == threads.count)
+        for entry in loads + sweeps {
+            let page = entry["page"] as? String ?? "?"
+            let problems = entry["problems"] as? [String] ?? []
+            #expect(
+                !problems.contains { $0.contains("dialog") || $0.contains("after clicking") }, "\(page): \(problems)")
+            #expect(entry["inlineScripts"] as? Int == 0, "\(page)")
+            for key in ["handlers", "scriptLinks"] {
+                #expect((entry[key] as? [Any])?.isEmpty == true, "\(page) \(key): \(entry[key] ?? "missing")")
+            }
+            // 404.html names the archive's own scripts by the site's address, as it may be served from any path.
+            let foreign = (entry["foreignScripts"] as? [String])?.filter { !$0.hasPrefix(siteURL + "assets/") }
+            #expect(foreign?.isEmpty == true, "\(page) loads \(foreign ?? [])")
+        }
+        for sweep in sweeps { #expect((sweep["clicked"] as? Int ?? 0) > 3, "\(sweep["page"] ?? "?")") }
+    }
+
     /// Every href and src in HTML, and every link and image target in Markdown.
     static func linkTargets(_ text: String) -> [String] {
         var targets: [String] = []

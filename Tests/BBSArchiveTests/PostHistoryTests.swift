@@ -28,8 +28,10 @@ import Testing
 
     /// Through `Ingest`, as both a run and `reparse` store pages: a post the
     /// forum blanked keeps its archived text and author, noted as deleted.
-    @Test func aDeletionNoticeKeepsTheArchivedPost() throws {
-        let store = try pieces.openStore()
+    @Test func aDeletionNoticeKeepsTheArchivedPost() async throws {
+        let folder = try Fixtures.temporaryFolder("history")
+        let storePath = folder.appendingPathComponent("a.sqlite").path
+        let store = try ArchiveStore(path: storePath)
         let ingest = Ingest(store: store, source: pieces.source)
         try store.saveBoardPage(
             BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [pieces.summary()]),
@@ -45,12 +47,22 @@ import Testing
         #expect(posts.map(\.body) == ["第0楼", "第1楼"])
         #expect(posts.map(\.author) == ["alice", "bob"])
         #expect(Set(try store.forumDeletions(board: "T", gid: 700).keys) == [1])
+        #expect(try store.posts(board: "T", gid: 700).map { $0.forumDeletedAt != nil } == [false, true])
         // A notice the archive never had text for is kept as the forum shows it.
         var fresh = pieces.sampleThread(gid: 701)
         fresh[0].posts[0].body = "此文章已被删除"
         try ingest.thread(fresh, board: "T", gid: 701, summary: nil)
         #expect(try store.posts(board: "T", gid: 701).first?.body == "此文章已被删除")
         #expect(try store.forumDeletions(board: "T", gid: 701).isEmpty)
+
+        // The thread page shows the archived text, with the note on that post only.
+        let out = folder.appendingPathComponent("site")
+        _ = try await BuildAction(storePath: storePath, outputPath: out.path, templatesPath: Fixtures.templates.path)
+            .run()
+        let page = try String(contentsOf: out.appendingPathComponent("board/T/700.html"), encoding: .utf8)
+        #expect(page.contains("第1楼"))
+        #expect(!page.contains("此文章已被删除"))
+        #expect(page.components(separatedBy: "class=\"forum-deleted\"").count == 2)
     }
 
     @Test(arguments: [

@@ -70,19 +70,21 @@ extension ArchiveStore {
                 db,
                 sql: """
                     SELECT floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID, editedAt,
-                      parseWarning, rawText FROM post
+                      parseWarning, rawText, forumDeletedAt FROM post
                     WHERE board = ? AND gid = ? ORDER BY floor
                     """,
                 arguments: [board, gid]
             ).map { row in
                 let floor: Int = row["floor"]
                 let editedAt: Int64? = row["editedAt"]
+                let deletedAt: Int64? = row["forumDeletedAt"]
                 return StoredPost(
                     board: board, gid: gid, floor: floor, author: row["author"],
                     postedAt: Self.date(row["postedAt"]), body: row["body"], ip: row["ip"], editedBy: row["editedBy"],
                     attachments: attachments[floor] ?? [], nick: row["nick"], title: row["title"],
                     signature: row["signature"], postID: row["postID"], editedAt: editedAt.map(Self.date),
-                    likes: likes[floor] ?? [], warning: row["parseWarning"], rawText: row["rawText"])
+                    likes: likes[floor] ?? [], warning: row["parseWarning"], rawText: row["rawText"],
+                    forumDeletedAt: deletedAt.map(Self.date))
             }
         }
     }
