@@ -139,24 +139,24 @@ screenshots: setup
 	./scripts/screenshots.sh site screenshots
 
 # Benchmarks on the replica, at BENCH_SCALE (tiny: a CI smoke run; default:
-# a few minutes; large: about a million posts), beside xmllint, Hugo, wget
-# and httrack; writes BENCHMARKS.md and benchmarks/$(BENCH_SCALE).json.
+# a few minutes; large: about a million posts), beside xmllint, Hugo, wget,
+# httrack and Pagefind (pip: pagefind-bin-extended, installed by the bench
+# when missing); writes BENCHMARKS.md and benchmarks/$(BENCH_SCALE).json.
 # Never part of `make test`.
 BENCH_SCALE ?= default
-BENCH_PACKAGES := hugo wget httrack libxml2-utils time python3
+BENCH_PACKAGES := hugo wget httrack libxml2-utils time python3 python3-pip chromium fonts-noto-cjk
 bench: setup-core
 	@$(call apt_install,$(BENCH_PACKAGES))
 	$(SWIFT) build -c release
 	$(PYTHON) scripts/bench/bench.py --scale $(BENCH_SCALE)
 
-# Search on a built site (default: the demo's site/): what each of 40 random
-# queries of every kind downloads with a cold cache and when its first
-# results show, in headless Chromium over `bbsarchive serve`; the index's
-# size beside the site's HTML. Prints JSON. Not yet part of `make bench`.
-SEARCH_SITE ?= site
-bench-search: setup
+# Search alone (scripts/bench/search_bench.py), at BENCH_SCALE: bbsarchive's
+# index beside Pagefind's on the search tier's site, one build; replaces only
+# the search figures in benchmarks/$(BENCH_SCALE).json and BENCHMARKS.md.
+bench-search: setup-core
+	@$(call apt_install,$(BENCH_PACKAGES))
 	$(SWIFT) build -c release
-	$(PYTHON) scripts/bench/search_bench.py --site $(SEARCH_SITE) --bin $$($(SWIFT) build -c release --show-bin-path)/bbsarchive
+	BENCH_RUNS=1 $(PYTHON) scripts/bench/bench.py --scale $(BENCH_SCALE) --only search
 
 # libFuzzer (with AddressSanitizer and LeakSanitizer, from the Swift
 # toolchain) over the mobile and nForum parsers, the post-text splitter, the

@@ -43,7 +43,10 @@ struct ForumOptions: ParsableArguments {
     @Option(name: .customLong("forum-url"), help: "The forum's address (default: the chosen source's real site).")
     var forumURL: String?
 
-    @Option(help: "The forum front end: \(ForumSources.names.joined(separator: ", ")) (default: smth-mobile).")
+    @Option(
+        help:
+            "The forum front end: \(ForumSources.names.joined(separator: ", ")) (default: \(ForumSources.defaultName))."
+    )
     var source: String?
 
     mutating func merge(_ config: ConfigFile) {
@@ -60,7 +63,7 @@ struct ForumOptions: ParsableArguments {
                     "--forum-url \"\(forumURL)\" is not an http(s) address, e.g. http://127.0.0.1:8080")
             }
         }
-        return try ForumSources.make(source ?? "smth-mobile", baseURL: forumURL)
+        return try ForumSources.make(source ?? ForumSources.defaultName, baseURL: forumURL)
     }
 }
 

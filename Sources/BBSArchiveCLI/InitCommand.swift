@@ -12,7 +12,7 @@ struct InitCommand: AsyncParsableCommand {
     var boards: [String] = []
 
     @Option(help: "The forum front end: \(ForumSources.names.joined(separator: ", ")).")
-    var source = "smth-mobile"
+    var source = ForumSources.defaultName
 
     @Option(name: .customLong("forum-url"), help: "The forum's address (default: the chosen source's real site).")
     var forumURL: String?

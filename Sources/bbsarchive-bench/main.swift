@@ -16,6 +16,14 @@ import Foundation
 //       copies a `bbsarchive build` wrote into SITE: one content page per
 //       thread (front matter from the store), one section per board, the
 //       media as static files. Prints JSON counts.
+//
+//   bbsarchive-bench search-index --store FILE --out DIR
+//       Writes only the search index of a store into DIR/search/ (what
+//       `build` writes there), for timing it apart from a build. Prints JSON.
+//
+//   bbsarchive-bench search-docs --store FILE
+//       Prints every post as one JSON line (href, board, author, day and its
+//       normalized searchable text): the bench's grep ground truth.
 
 enum BenchError: Error, CustomStringConvertible {
     case usage(String)
@@ -302,13 +310,29 @@ func runHugoExport(_ arguments: Arguments) throws {
 // MARK: Main
 
 let commandLine = CommandLine.arguments
-let usage = "bbsarchive-bench parse|hugo-export|render-lookup --option value…"
+let usage = "bbsarchive-bench parse|hugo-export|render-lookup|search-index|search-docs --option value…"
 do {
     guard commandLine.count >= 2 else { throw BenchError.usage(usage) }
     let arguments = try Arguments(commandLine.dropFirst(2))
     switch commandLine[1] {
     case "parse": try runParse(arguments)
     case "hugo-export": try runHugoExport(arguments)
+    case "search-index":
+        try printJSON(
+            try SearchBenchSupport.writeIndex(
+                storePath: try arguments.required("store"), outPath: try arguments.required("out")))
+    case "search-docs":
+        let output = FileHandle.standardOutput
+        var buffer = Data()
+        try SearchBenchSupport.documents(storePath: try arguments.required("store")) { line in
+            buffer.append(line)
+            buffer.append(0x0A)
+            if buffer.count > 1 << 20 {
+                output.write(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        output.write(buffer)
     case "render-lookup": try runRenderLookup(arguments)
     default: throw BenchError.usage(usage)
     }

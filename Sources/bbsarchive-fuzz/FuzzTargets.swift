@@ -37,7 +37,7 @@ private func run(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let line = String(line)
-            _ = SiteBuilder.segmentContexts(line)
+            _ = SiteBuilder.segments(line)
             _ = InlineText.plain(line)
         }
         _ = PostNormalizer.normalize(text)

@@ -343,6 +343,9 @@ def section(data):
                        f"{code(s['command'])} |")
         out.append("")
 
+    if data.get("search"):
+        out += search_section(data["search"], targets)
+
     if targets:
         out.append("### Where we stand")
         out.append("")
@@ -352,6 +355,91 @@ def section(data):
             out.append(f"| {t[0]} | {t[1]} | {t[2]} |")
         out.append("")
     return "\n".join(out)
+
+
+SEARCH_TARGETS = {"recall": 1.0, "precision": 1.0, "median_kb": 100, "max_kb": 500, "first_ms": 300,
+                  "index_share_of_build": 0.15, "index_share_of_html": 0.60}
+
+
+def pct(value):
+    return "n/a" if value is None else f"{value * 100:.1f} %"
+
+
+def search_section(s, targets):
+    """7. Search: bbsarchive's index beside Pagefind's (scripts/bench/search_bench.py)."""
+    out = ["### 7. Search, beside Pagefind", ""]
+    ours, pf = s["engines"]["bbsarchive"], s["engines"]["pagefind"]
+    out.append(
+        f"The {s['tier']} tier's site ({f(s['posts'])} posts, {size(s['html_bytes'])} of HTML), {s['config']} "
+        f"build, measured {s['date']} ({load_text(s['loadavg']) if s.get('loadavg') else 'load n/a'}). "
+        f"{f(s['queries']['total'])} seeded queries ({s['queries']['per_kind']} of each kind: Chinese substrings "
+        f"of 1–4 characters, Latin/digit fragments, their full-width forms, several terms and phrases, filters), "
+        f"seed {s['queries']['seed']}, each loaded in headless Chromium over `bbsarchive serve` on loopback with "
+        f"the cache off. Ground truth: every post's searchable text from the store "
+        f"(`bbsarchive-bench search-docs`) searched with Python's `in`. bbsarchive is judged by post (every "
+        f"document the client matches, `BBSSearch.all`); {pf.get('version', 'Pagefind')} (`pagefind-bin-extended`, "
+        f"Chinese segmentation, thread pages only) by thread page, each term searched as an exact phrase, "
+        f"filters left out (the site has no Pagefind filter markup). Download: what the page fetched with a cold "
+        f"cache, client and index files and the entries of the results it shows (not the result pages). First "
+        f"results: from navigation start to the first page of hits shown. Indexing: the index written alone "
+        f"(`bbsarchive-bench search-index`; `pagefind --site`) against a full `bbsarchive build` "
+        f"({f(s['build']['wall'])} s, peak {f(mb(s['build']['maxrss_kb']))} MB).")
+    out.append("")
+    out.append("| engine | queries | recall | precision | exact | download median / max | first results "
+               "median / max | indexing ÷ build | indexing peak RSS | index ÷ HTML |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|")
+    for name, e in (("bbsarchive", ours), ("Pagefind", pf)):
+        if not e.get("queries"):
+            continue
+        i = e["index"]
+        out.append(
+            f"| {name} | {f(e['queries'])} | {pct(e['recall'])} | {pct(e['precision'])} | "
+            f"{f(e['perfect'])} | {f(e['download_kb']['median'])} / {f(e['download_kb']['max'])} kB | "
+            f"{f(e['first_results_ms']['median'])} / {f(e['first_results_ms']['max'])} ms | "
+            f"{pct(i['share_of_build'])} ({f(i['seconds'])} s) | {f(mb(i['maxrss_kb']))} MB | "
+            f"{pct(i['share_of_html'])} ({size(i['bytes'])}, {f(i['files'])} files) |")
+    out.append("")
+    out.append("By kind (recall · precision · median download · median first results):")
+    out.append("")
+    out.append("| kind | bbsarchive | Pagefind |")
+    out.append("|---|---|---|")
+    for kind, k in ours["by_kind"].items():
+        p = pf.get("by_kind", {}).get(kind)
+
+        def cell(k):
+            if not k:
+                return "n/a"
+            return (f"{pct(k['recall'])} · {pct(k['precision'])} · {f(k['download_kb']['median'])} kB · "
+                    f"{f(k['first_results_ms']['median'])} ms")
+
+        out.append(f"| {kind} | {cell(k)} | {cell(p)} |")
+    out.append("")
+    st = ours.get("stages_ms") or {}
+    if st:
+        names = [("html", "page received"), ("domContentLoaded", "DOMContentLoaded"),
+                 ("clientLoaded", "search.js and index.js received"), ("start", "query started"),
+                 ("shards", "shards loaded"), ("evaluated", "matched"), ("shown", "hits shown")]
+        out.append("Where bbsarchive's time to first results goes (median ms from navigation start, from the "
+                   "client's performance marks): " + "; ".join(f"{label} {f(st[key])}" for key, label in names
+                                                               if key in st) + ".")
+        out.append("")
+    out.append(f"Reproduce: `{s['command']}`.")
+    out.append("")
+    t = SEARCH_TARGETS
+    label = f"({posts_label(s['posts'])} posts, {s['config']})"
+    targets.append((f"Search recall and precision 100 % {label}",
+                    f"{pct(ours['recall'])} / {pct(ours['precision'])}",
+                    status(ours["recall"] >= t["recall"] and ours["precision"] >= t["precision"])))
+    targets.append(("Search download per query: median ≤ 100 kB, max ≤ 500 kB",
+                    f"{f(ours['download_kb']['median'])} / {f(ours['download_kb']['max'])} kB",
+                    status(ours["download_kb"]["median"] <= t["median_kb"] and ours["download_kb"]["max"] <= t["max_kb"])))
+    targets.append(("Search first results ≤ 300 ms (median)", f"{f(ours['first_results_ms']['median'])} ms",
+                    status(ours["first_results_ms"]["median"] <= t["first_ms"])))
+    targets.append(("Search indexing ≤ 15 % of a full build", pct(ours["index"]["share_of_build"]),
+                    status(ours["index"]["share_of_build"] <= t["index_share_of_build"])))
+    targets.append(("Search index ≤ 60 % of the HTML", pct(ours["index"]["share_of_html"]),
+                    status(ours["index"]["share_of_html"] <= t["index_share_of_html"])))
+    return out
 
 
 def render(results: Path) -> str:

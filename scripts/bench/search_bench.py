@@ -1,141 +1,458 @@
 #!/usr/bin/env python3
-"""Search on a built site: what a query downloads and how soon it shows results.
+"""Search on a built site, bbsarchive's index beside Pagefind's.
 
-Serves the site with `bbsarchive serve`, then loads search.html?q=Q in
-headless Chromium with the cache off, once per query, and reads from the
-page's resource timing what it fetched (the client and the index files; not
-the result pages) and when #results turned aria-busy="false". Queries are
-random fragments of the indexed posts (1-4 Chinese characters, Latin/digit
-fragments, their full-width forms, two terms), drawn from search/d/*.js.
-Also reports the index's size beside the site's HTML. Prints JSON.
+For the same seeded queries (Chinese substrings of 1-4 characters, Latin and
+digit fragments, their full-width forms, several terms and phrases, filters)
+it reports per engine:
 
-    scripts/bench/search_bench.py --site site --bin .build/release/bbsarchive --queries 40
+- recall and precision against a grep ground truth: every post's searchable
+  text from the store (`bbsarchive-bench search-docs`), searched with Python's
+  `in`. bbsarchive is judged by post (`BBSSearch.all(q)` in the page: every
+  document the client matches, mapped to its floor link); Pagefind by thread
+  page (its unit; a page matches when one of its posts does), with each term
+  searched as an exact phrase, and no filters (the site has no Pagefind
+  filter markup); it runs without its web worker (`noWorker`), so that its
+  fetches show in the page's resource timing.
+- what a query downloads with a cold cache (the client and index files the
+  page fetched, and the entries of the results it shows: for bbsarchive the
+  search/ files and search.js; for Pagefind everything under pagefind/,
+  fragments of the first 20 results included), median and max;
+- the time to first results after the page loads on loopback, in headless
+  Chromium over `bbsarchive serve`, with where bbsarchive's goes (the
+  client's performance marks: shards loaded, evaluated, shown);
+- indexing time as a share of a full `bbsarchive build`, and its peak RSS
+  beside the build's;
+- index size as a share of the site's HTML bytes.
+
+Pagefind (PyPI: pagefind-bin-extended, Chinese segmentation) is installed
+with pip when missing. Prints JSON; `make bench` (scripts/bench/bench.py)
+calls `measure` and keeps the result in benchmarks/SCALE.json.
+
+    scripts/bench/search_bench.py --site site --store archive.sqlite --queries 40
 """
 import argparse
+import gzip
+import importlib.util
 import json
 import os
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+import unicodedata
 import urllib.parse
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import importlib.util
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
 
-spec = importlib.util.spec_from_file_location(
-    "browser_check", Path(__file__).resolve().parent.parent / "browser-check.py")
+spec = importlib.util.spec_from_file_location("browser_check", HERE.parent / "browser-check.py")
 browser_check = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(browser_check)
 
+PAGEFIND = [sys.executable, "-m", "pagefind_bin_extended"]
+KINDS = ["chinese", "latin", "full-width", "multi", "filter"]
 
-def texts(site):
-    out = []
-    for path in (site / "search" / "d").glob("*.js"):
-        body = path.read_text(encoding="utf-8")
-        payload = body[body.index(",") + 1: body.rindex(");")]
-        out += [row[7] for row in json.loads(payload)]
+
+def log(message):
+    print(f"search bench: {message}", file=sys.stderr, flush=True)
+
+
+def timed(args):
+    """Wall seconds and peak RSS (KB) of a command, under /usr/bin/time."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time", delete=False) as t:
+        time_file = t.name
+    start = time.monotonic()
+    proc = subprocess.run(["/usr/bin/time", "-o", time_file, "-f", "%M"] + [str(a) for a in args],
+                          capture_output=True, text=True)
+    wall = time.monotonic() - start
+    try:
+        rss = int(Path(time_file).read_text().strip().splitlines()[-1])
+    except (OSError, IndexError, ValueError):
+        rss = None
+    os.unlink(time_file)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{args[0]} {args[1]} failed ({proc.returncode}): {proc.stderr.strip()[-800:]}")
+    return {"wall": round(wall, 3), "maxrss_kb": rss, "stdout": proc.stdout}
+
+
+def ensure_pagefind():
+    if subprocess.run(PAGEFIND + ["--version"], capture_output=True).returncode == 0:
+        return
+    log("installing Pagefind (pip: pagefind-bin-extended)")
+    for extra in ([], ["--break-system-packages"]):
+        if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "pagefind-bin-extended"] + extra,
+                          capture_output=True).returncode == 0:
+            return
+    raise RuntimeError("cannot install pagefind-bin-extended with pip")
+
+
+# MARK: - Ground truth
+
+
+def normalize(text):
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def parse(query):
+    """Terms (normalized), their raw spelling, and filters, as assets/search.js reads a query."""
+    tokens, current, quoted = [], "", False
+    for ch in query:
+        if ch == '"':
+            if quoted:
+                tokens.append((current, True))
+                current = ""
+            elif current:
+                tokens.append((current, False))
+                current = ""
+            quoted = not quoted
+        elif not quoted and ch.isspace():
+            if current:
+                tokens.append((current, False))
+            current = ""
+        else:
+            current += ch
+    if current:
+        tokens.append((current, quoted))
+    out = {"terms": [], "raw": []}
+    for text, was_quoted in tokens:
+        if not was_quoted and ":" in text:
+            key, value = text.split(":", 1)
+            key = key.lower()
+            if key in ("board", "author") and value:
+                out[key] = value.lower()
+                continue
+            if key in ("after", "before") and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+                out[key] = int(value.replace("-", ""))
+                continue
+        term = normalize(text)
+        if term and not term.isspace():
+            out["terms"].append(term)
+            out["raw"].append(text)
     return out
 
 
-def fragment(rng, corpus, length, pattern):
-    for _ in range(2000):
-        text = rng.choice(corpus).lower()
-        if len(text) < length:
+def truth(query, docs):
+    q = parse(query)
+    hits = set()
+    for d in docs:
+        if "board" in q and d["board"] != q["board"]:
             continue
-        start = rng.randrange(len(text) - length + 1)
-        piece = text[start:start + length]
-        if re.fullmatch(pattern, piece):
-            return piece
-    return None
+        if "author" in q and d["author"] != q["author"]:
+            continue
+        if "after" in q and d["day"] < q["after"]:
+            continue
+        if "before" in q and d["day"] > q["before"]:
+            continue
+        if all(t in d["text"] for t in q["terms"]):
+            hits.add(d["href"])
+    return hits
 
 
-def queries(corpus, count, seed):
+def queries(docs, per_kind, seed):
+    """per_kind seeded queries of each kind, drawn from the posts' own text."""
     rng = random.Random(seed)
+    days = sorted(d["day"] for d in docs)
+
+    def fragment(length, pattern):
+        for _ in range(2000):
+            d = rng.choice(docs)
+            text = d["text"]
+            if len(text) < length:
+                continue
+            start = rng.randrange(len(text) - length + 1)
+            piece = text[start:start + length]
+            if re.fullmatch(pattern, piece):
+                return piece, d
+        return None, None
+
+    def day_text(day):
+        return f"{day // 10000:04d}-{day // 100 % 100:02d}-{day % 100:02d}"
+
+    han = r"[\u4e00-\u9fff]+"
     out = []
-    for i in range(count):
-        for kind, q in (
-            ("chinese", fragment(rng, corpus, i % 4 + 1, r"[\u4e00-\u9fff]+")),
-            ("latin", fragment(rng, corpus, 2 + rng.randrange(5), r"[a-z0-9]+")),
-            ("two terms", " ".join(filter(None, [fragment(rng, corpus, 2, r"[\u4e00-\u9fff]+"),
-                                                 fragment(rng, corpus, 3, r"[\u4e00-\u9fff]+")]))),
-        ):
-            if q:
-                out.append((kind, q))
-                if kind == "latin":
-                    out.append(("full-width", "".join(chr(ord(c) + 0xFEE0) for c in q.upper())))
+    for i in range(per_kind):
+        q, _ = fragment(i % 4 + 1, han)
+        if q:
+            out.append(("chinese", q))
+        q, _ = fragment(2 + rng.randrange(5), r"[a-z0-9]+")
+        if q:
+            out.append(("latin", q))
+            out.append(("full-width", "".join(chr(ord(c.upper() if rng.randrange(2) else c) + 0xFEE0) for c in q)))
+        first, d = fragment(2 + rng.randrange(2), han)
+        if first:
+            second = ""
+            for _ in range(50):
+                length = 3 + rng.randrange(4)
+                if len(d["text"]) <= length:
+                    break
+                start = rng.randrange(len(d["text"]) - length)
+                piece = d["text"][start:start + length]
+                if "\n" in piece or '"' in piece or piece != piece.strip():
+                    continue
+                second = f'"{piece}"' if " " in piece else piece
+                break
+            extra = " " + (fragment(1, han)[0] or "") if i % 3 == 0 else ""
+            out.append(("multi", f"{first} {second}{extra}".strip()))
+        term, d = fragment(1 + rng.randrange(2), han)
+        if term:
+            day = day_text(rng.choice(days))
+            flt = [f"board:{d['board']}", f"author:{d['author']}", f"after:{day}", f"before:{day}",
+                   f"board:{rng.choice(docs)['board']} after:{day}"][i % 5]
+            out.append(("filter", f"{term} {flt}" if i % 2 == 0 else f"{flt} {term}"))
     return out
 
 
-MEASURE = """new Promise(resolve => {
+# MARK: - The two engines in Chromium
+
+
+OURS = """new Promise(resolve => {
   const tick = () => {
     const results = document.getElementById('results');
     if (results && results.getAttribute('aria-busy') === 'false' && results.dataset.query) {
-      const entries = performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation'));
+      const entries = performance.getEntriesByType('resource');
       const index = entries.filter(e => /\\/search\\/|search\\.js/.test(e.name));
-      resolve(JSON.stringify({ms: performance.now(), total: Number(results.dataset.total),
-        bytes: index.reduce((s, e) => s + (e.encodedBodySize || 0), 0), files: index.length}));
+      const marks = {};
+      performance.getEntriesByType('mark').forEach(m => { marks[m.name] = m.startTime; });
+      const nav = performance.getEntriesByType('navigation')[0] || {};
+      const at = n => Math.max(0, ...entries.filter(e => n.test(e.name)).map(e => e.responseEnd));
+      BBSSearch.all(results.dataset.query).then(all => resolve(JSON.stringify({
+        ms: marks['search-shown'] || performance.now(), total: Number(results.dataset.total), all: all,
+        bytes: index.reduce((s, e) => s + (e.encodedBodySize || 0), 0), files: index.length,
+        stages: {html: nav.responseEnd, domContentLoaded: nav.domContentLoadedEventEnd,
+                 clientLoaded: at(/search\\.js|search\\/index\\.js/), start: marks['search-start'],
+                 shards: marks['search-shards'], evaluated: marks['search-evaluated'],
+                 shown: marks['search-shown']}})));
+    } else setTimeout(tick, 2);
+  };
+  tick();
+})"""
+
+PAGEFIND_PAGE = """<!DOCTYPE html>
+<html lang="zh-CN"><head><meta charset="utf-8"><title>pagefind bench</title></head><body>
+<script type="module">
+const q = new URLSearchParams(location.search).get('q') || '';
+const pagefind = await import('./pagefind/pagefind.js');
+// In the page's own thread, so that what it fetches shows in its resource timing.
+await pagefind.options({noWorker: true});
+const search = await pagefind.search(q);
+const first = await Promise.all(search.results.slice(0, 20).map(r => r.data()));
+window.benchDone = {ms: performance.now(), ids: search.results.map(r => r.id), shown: first.length};
+</script></body></html>
+"""
+
+PAGEFIND_WAIT = """new Promise(resolve => {
+  const tick = () => {
+    if (window.benchDone) {
+      const index = performance.getEntriesByType('resource').filter(e => /\\/pagefind\\//.test(e.name));
+      resolve(JSON.stringify(Object.assign({}, window.benchDone, {
+        bytes: index.reduce((s, e) => s + (e.encodedBodySize || 0), 0), files: index.length})));
     } else setTimeout(tick, 2);
   };
   tick();
 })"""
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--site", required=True)
-    parser.add_argument("--bin", default=".build/release/bbsarchive")
-    parser.add_argument("--queries", type=int, default=40, help="queries of each kind")
-    parser.add_argument("--seed", type=int, default=9)
-    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
-    args = parser.parse_args()
-    site = Path(args.site).resolve()
+def browse(browser, session, url, expression):
+    browser.events = []
+    browser.send("Page.navigate", {"url": url}, session)
+    browser.wait_for("Page.loadEventFired", session)
+    value = browser_check.evaluate(browser, session, expression)
+    if "error" in value:
+        raise RuntimeError(f"{url}: {value['error']}")
+    return json.loads(value["value"])
 
-    html = sum(p.stat().st_size for p in site.rglob("*.html"))
-    index = sum(p.stat().st_size for p in (site / "search").rglob("*") if p.is_file())
-    corpus = texts(site)
-    chosen = queries(corpus, args.queries, args.seed)
 
-    server = subprocess.Popen([args.bin, "serve", "--out", str(site), "--port", "0"], stdout=subprocess.PIPE,
+def doc_links(site):
+    """Document number → floor link, from the index's own search/d/ chunks."""
+    manifest = (site / "search" / "index.js").read_text(encoding="utf-8")
+    chunk = int(re.search(r'"chunk"\s*:\s*(\d+)', manifest).group(1))
+    links = {}
+    for path in (site / "search" / "d").glob("*.js"):
+        body = path.read_text(encoding="utf-8")
+        rows = json.loads(body[body.index(",") + 1: body.rindex(");")])
+        for i, row in enumerate(rows):
+            links[int(path.stem) * chunk + i] = row[3]
+    return links
+
+
+def pagefind_links(folder):
+    """Pagefind result id → page, from its fragment files."""
+    links = {}
+    for path in (folder / "fragment").glob("*.pf_fragment"):
+        raw = gzip.decompress(path.read_bytes())
+        raw = raw[raw.index(b"{"):]
+        links[path.stem] = page_of(json.loads(raw)["url"])
+    return links
+
+
+def page_of(href):
+    return href.split("#")[0].lstrip("/")
+
+
+def score(found, expected):
+    hit = len(found & expected)
+    return {"recall": hit / len(expected) if expected else 1.0, "precision": hit / len(found) if found else 1.0}
+
+
+def summarize(rows):
+    def agg(rows):
+        if not rows:
+            return None
+        kb = [r["bytes"] / 1024 for r in rows]
+        ms = [r["ms"] for r in rows]
+        return {"queries": len(rows),
+                "recall": round(statistics.mean(r["recall"] for r in rows), 4),
+                "precision": round(statistics.mean(r["precision"] for r in rows), 4),
+                "perfect": sum(1 for r in rows if r["recall"] == 1 and r["precision"] == 1),
+                "download_kb": {"median": round(statistics.median(kb), 1), "max": round(max(kb), 1)},
+                "first_results_ms": {"median": round(statistics.median(ms), 1), "max": round(max(ms), 1)}}
+
+    out = agg(rows) or {}
+    out["by_kind"] = {k: agg([r for r in rows if r["kind"] == k]) for k in KINDS if any(r["kind"] == k for r in rows)}
+    return out
+
+
+def measure(site, store, bbsarchive, bench, work, per_kind=40, seed=9, chromium="chromium", build=None):
+    """Both engines on one built site. `build`: the wall seconds and peak RSS
+    (KB) of a full build of it, when the caller timed one; else one is timed."""
+    site, store, work = Path(site).resolve(), Path(store).resolve(), Path(work).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    ensure_pagefind()
+    result = {"site": str(site)}
+    if build is None:
+        out = work / "build-site"
+        shutil.rmtree(out, ignore_errors=True)
+        b = timed([bbsarchive, "build", "--store", store, "--out", out, "--templates", ROOT / "templates",
+                   "--quiet"])
+        build = {"wall": b["wall"], "maxrss_kb": b["maxrss_kb"]}
+        shutil.rmtree(out, ignore_errors=True)
+    result["build"] = build
+
+    # Indexing alone, the same work `build` does for search.
+    index_out = work / "index-only"
+    shutil.rmtree(index_out, ignore_errors=True)
+    ours_index = timed([bench, "search-index", "--store", store, "--out", index_out])
+    shutil.rmtree(index_out, ignore_errors=True)
+    html = sum(p.stat().st_size for p in site.rglob("*.html") if "pagefind" not in p.parts)
+    ours_bytes = sum(p.stat().st_size for p in (site / "search").rglob("*") if p.is_file())
+    ours_files = sum(1 for p in (site / "search").rglob("*") if p.is_file())
+
+    pagefind_dir = site / "pagefind"
+    shutil.rmtree(pagefind_dir, ignore_errors=True)
+    # Thread pages only (GID.html, GID-N.html; not board lists, user pages or 只看此ID copies),
+    # linked into a folder of their own, at the same paths.
+    source = work / "pagefind-source"
+    shutil.rmtree(source, ignore_errors=True)
+    for page in (site / "board").glob("*/*.html"):
+        if re.fullmatch(r"\d+(-\d+)?\.html", page.name):
+            (source / "board" / page.parent.name).mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(page, source / "board" / page.parent.name / page.name)
+            except OSError:
+                shutil.copyfile(page, source / "board" / page.parent.name / page.name)
+    pf = timed(PAGEFIND + ["--site", source, "--output-path", pagefind_dir])
+    shutil.rmtree(source, ignore_errors=True)
+    pf_bytes = sum(p.stat().st_size for p in pagefind_dir.rglob("*") if p.is_file())
+    pf_files = sum(1 for p in pagefind_dir.rglob("*") if p.is_file())
+    pf_pages = int(m.group(1)) if (m := re.search(r"Indexed (\d+) pages?", pf["stdout"])) else None
+    result["html_bytes"] = html
+    result["engines"] = {
+        "bbsarchive": {"index": {"seconds": ours_index["wall"], "maxrss_kb": ours_index["maxrss_kb"],
+                                 "share_of_build": round(ours_index["wall"] / build["wall"], 4),
+                                 "bytes": ours_bytes, "files": ours_files,
+                                 "share_of_html": round(ours_bytes / html, 4)}},
+        "pagefind": {"index": {"seconds": pf["wall"], "maxrss_kb": pf["maxrss_kb"],
+                               "share_of_build": round(pf["wall"] / build["wall"], 4),
+                               "bytes": pf_bytes, "files": pf_files, "pages": pf_pages,
+                               "share_of_html": round(pf_bytes / html, 4)},
+                     "version": subprocess.run(PAGEFIND + ["--version"], capture_output=True,
+                                               text=True).stdout.strip()},
+    }
+    log(f"indexing: bbsarchive {ours_index['wall']:.1f} s, Pagefind {pf['wall']:.1f} s; build {build['wall']:.1f} s")
+
+    docs = [json.loads(line) for line in subprocess.run(
+        [bench, "search-docs", "--store", store], capture_output=True, text=True, check=True).stdout.splitlines()]
+    chosen = queries(docs, per_kind, seed)
+    result["posts"] = len(docs)
+    log(f"{len(docs)} posts, {len(chosen)} queries")
+    links = doc_links(site)
+    pf_links = pagefind_links(pagefind_dir)
+    (site / "pagefind-bench.html").write_text(PAGEFIND_PAGE, encoding="utf-8")
+
+    server = subprocess.Popen([bbsarchive, "serve", "--out", site, "--port", "0"], stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True)
+    ours_rows, pf_rows = [], []
     try:
         base = server.stdout.readline().strip()
-        browser = browser_check.Chromium(args.chromium, 60)
+        browser = browser_check.Chromium(chromium, 120)
         target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Network"):
             browser.send(domain + ".enable", {}, session)
         browser.send("Network.setCacheDisabled", {"cacheDisabled": True}, session)
-        rows = []
         for kind, q in chosen:
-            url = base + "search.html?q=" + urllib.parse.quote(q)
-            browser.events = []
-            browser.send("Page.navigate", {"url": url}, session)
-            browser.wait_for("Page.loadEventFired", session)
-            value = browser_check.evaluate(browser, session, MEASURE).get("value")
-            result = json.loads(value)
-            result.update({"kind": kind, "q": q})
-            rows.append(result)
+            expected = truth(q, docs)
+            r = browse(browser, session, base + "search.html?q=" + urllib.parse.quote(q), OURS)
+            found = {links.get(d, f"?{d}") for d in r.pop("all")}
+            ours_rows.append({"kind": kind, "q": q, "expected": len(expected), "found": len(found),
+                              **score(found, expected), **r})
+            if kind == "filter":
+                continue
+            terms = parse(q)["raw"]
+            pq = " ".join(f'"{t}"' for t in terms)
+            p = browse(browser, session, base + "pagefind-bench.html?q=" + urllib.parse.quote(pq), PAGEFIND_WAIT)
+            pages = {pf_links.get(i, f"?{i}") for i in p.pop("ids")}
+            expected_pages = {page_of(h) for h in expected}
+            pf_rows.append({"kind": kind, "q": pq, "expected": len(expected_pages), "found": len(pages),
+                            **score(pages, expected_pages), **p})
         browser.close()
     finally:
         server.terminate()
         server.wait()
+        (site / "pagefind-bench.html").unlink(missing_ok=True)
+        shutil.rmtree(pagefind_dir, ignore_errors=True)
 
-    kb = [r["bytes"] / 1024 for r in rows]
-    ms = [r["ms"] for r in rows]
-    report = {
-        "posts": len(corpus), "queries": len(rows), "html_bytes": html, "index_bytes": index,
-        "index_share_of_html": round(index / html, 3) if html else None,
-        "download_kb": {"median": round(statistics.median(kb), 1), "max": round(max(kb), 1)},
-        "first_results_ms": {"median": round(statistics.median(ms), 1), "max": round(max(ms), 1)},
-        "by_kind": {k: {"median_kb": round(statistics.median([r["bytes"] / 1024 for r in rows if r["kind"] == k]), 1),
-                        "median_ms": round(statistics.median([r["ms"] for r in rows if r["kind"] == k]), 1)}
-                    for k in sorted({r["kind"] for r in rows})},
+    result["engines"]["bbsarchive"].update(summarize(ours_rows))
+    stages = {}
+    for name in ("html", "domContentLoaded", "clientLoaded", "start", "shards", "evaluated", "shown"):
+        values = [r["stages"][name] for r in ours_rows if r["stages"].get(name) is not None]
+        if values:
+            stages[name] = round(statistics.median(values), 1)
+    result["engines"]["bbsarchive"]["stages_ms"] = stages
+    result["engines"]["pagefind"].update(summarize(pf_rows))
+    result["engines"]["pagefind"]["note"] = ("judged by thread page; each term quoted as a phrase; "
+                                             "no filters (no Pagefind filter markup)")
+    result["queries"] = {"per_kind": per_kind, "seed": seed, "total": len(chosen)}
+    result["misses"] = {
+        "bbsarchive": [{k: r[k] for k in ("kind", "q", "expected", "found", "recall", "precision")}
+                       for r in ours_rows if r["recall"] < 1 or r["precision"] < 1][:10],
+        "pagefind": [{k: r[k] for k in ("kind", "q", "expected", "found", "recall", "precision")}
+                     for r in pf_rows if r["recall"] < 1][:10],
     }
-    print(json.dumps(report, ensure_ascii=False, indent=2))
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--site", required=True, help="a site `bbsarchive build` wrote")
+    parser.add_argument("--store", required=True, help="the store it was built from")
+    parser.add_argument("--bin", default=None, help="folder of bbsarchive and bbsarchive-bench "
+                                                    "(default: swift build -c release --show-bin-path)")
+    parser.add_argument("--work", default=str(ROOT / ".bench" / "search"))
+    parser.add_argument("--queries", type=int, default=40, help="queries of each kind")
+    parser.add_argument("--seed", type=int, default=9)
+    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
+    args = parser.parse_args()
+    bins = Path(args.bin or subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT,
+                                           capture_output=True, text=True, check=True).stdout.strip())
+    report = measure(args.site, args.store, bins / "bbsarchive", bins / "bbsarchive-bench", args.work,
+                     args.queries, args.seed, args.chromium)
+    print(json.dumps(report, ensure_ascii=False, indent=1))
 
 
 if __name__ == "__main__":

@@ -46,8 +46,9 @@ package enum PageAddress: Sendable, Equatable {
 /// forum is one new folder under `Forums/` with its `ForumSource`, plus one
 /// line in `ForumSources.make`. Keep it that way: the store keeps each
 /// thread's original address at save time, so the build half never makes a
-/// `ForumSource`. (Still outside, to move next: the deleted-author label,
-/// the site title and the lookup example's fallback in `Render/`.)
+/// `ForumSource`, and the words the site shows (its title, the deleted-author
+/// label, the lookup example) reach the build as a `SiteWording` chosen by
+/// the pipeline from the stored boards' source.
 package protocol ForumSource: Sendable {
     /// The `--source` name, e.g. `smth-mobile`.
     var id: String { get }
@@ -85,11 +86,25 @@ package protocol ForumSource: Sendable {
     /// What the URLs of a board's list pages, then of its threads' pages,
     /// contain, so `reparse` finds the board's captures: list pages first.
     func captureMarkers(board: String) -> [String]
+    /// The words the built archive of this forum shows.
+    var wording: SiteWording { get }
 }
 
 /// The forum sources bbsarchive knows, by `--source` name.
 package enum ForumSources {
     package static let names = ["smth-mobile", "smth-nforum"]
+    /// The source used when none is named.
+    package static let defaultName = "smth-mobile"
+
+    /// The words of the site built from a store whose boards came from
+    /// `sources` (their `--source` names): the first known one's, else the
+    /// default source's.
+    package static func wording(sources: [String?]) -> SiteWording {
+        for case let name? in sources {
+            if let source = try? make(name, baseURL: nil) { return source.wording }
+        }
+        return (try? make(defaultName, baseURL: nil))?.wording ?? .plain
+    }
 
     /// The source named `name`, talking to `baseURL` (or its real site).
     package static func make(_ name: String, baseURL: String?) throws(ArchiveError) -> any ForumSource {

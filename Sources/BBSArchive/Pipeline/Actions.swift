@@ -207,6 +207,7 @@ package struct BuildAction: Sendable {
         let templates = try await TemplateSet(directory: directory)
         let store = try ArchiveStore(path: storePath, clock: clock)
         try OriginalURLs.fillIn(store)
+        options.wording = ForumSources.wording(sources: try store.boards().map(\.source))
         let publisher = try DiskPublisher(root: URL(fileURLWithPath: outputPath))
         return try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
     }

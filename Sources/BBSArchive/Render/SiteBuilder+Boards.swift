@@ -70,7 +70,9 @@ extension SiteBuilder {
 
         try buildThreadList(board, threads: threads, withFiles: withFiles, run: run)
         try markdown(
-            SitePaths.boardMarkdown(board.name), BoardMarkdown.render(board: board, threads: threads), run: run)
+            SitePaths.boardMarkdown(board.name),
+            BoardMarkdown.render(board: board, threads: threads, deletedAuthor: options.wording.deletedAuthor), run: run
+        )
         // The feed follows activity, whatever is pinned.
         var feed: [ThreadDigest] = []
         let latest = threads.sorted { ($0.lastReplyAt, $0.gid) > ($1.lastReplyAt, $1.gid) }
@@ -82,7 +84,8 @@ extension SiteBuilder {
                 ))
         }
         try writeFeed(
-            path: SitePaths.boardFeed(board.name), title: "\(boardTitle) (\(board.name)) · \(options.siteTitle)",
+            path: SitePaths.boardFeed(board.name),
+            title: "\(boardTitle) (\(board.name)) · \(options.wording.siteTitle)",
             alternate: SitePaths.board(board.name), id: "board:\(board.name)", entries: feed, run: run)
     }
 

@@ -8,7 +8,7 @@ extension SiteBuilder {
 
     func buildSiteFeed(run: BuildRun) throws(ArchiveError) {
         try writeFeed(
-            path: SitePaths.feed, title: options.siteTitle, alternate: SitePaths.home, id: "site",
+            path: SitePaths.feed, title: options.wording.siteTitle, alternate: SitePaths.home, id: "site",
             entries: Array(run.recent.items.prefix(options.feedEntries)), run: run)
     }
 
@@ -25,7 +25,7 @@ extension SiteBuilder {
         let view = FeedView(
             id: absolute(path) ?? "urn:bbsarchive:\(SitePaths.component(id))", title: title,
             updated: BeijingTime.iso8601(updated), selfHref: link(path), alternate: link(alternate),
-            siteTitle: options.siteTitle, version: BBSArchiveVersion.version,
+            siteTitle: options.wording.siteTitle, version: BBSArchiveVersion.version,
             entries: entries.map { digest in
                 let thread = digest.thread
                 return FeedView.Entry(

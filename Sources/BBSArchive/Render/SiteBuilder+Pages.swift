@@ -5,7 +5,7 @@ import Foundation
 extension SiteBuilder {
     func buildHome(run: BuildRun) throws(ArchiveError) {
         let path = SitePaths.home
-        var chrome = try common(path: path, title: options.siteTitle, crumbs: [], run: run)
+        var chrome = try common(path: path, title: options.wording.siteTitle, crumbs: [], run: run)
         chrome.isHome = true
         let boards = run.navigation.boards
         let firsts = boards.compactMap { run.boardStats[$0.name]?.first }
@@ -57,7 +57,7 @@ extension SiteBuilder {
             chrome: try common(path: path, title: "", crumbs: [], run: run),
             lookupMap: SitePaths.relative(from: path, to: SitePaths.lookupMap),
             lookupScript: SitePaths.relative(from: path, to: SitePaths.lookupScript),
-            example: try lookupExample(run: run) ?? "https://m.newsmth.net/article/Geography/12345")
+            example: try lookupExample(run: run) ?? options.wording.lookupExample)
         try page(path, template: "lookup", view, run: run)
         try file(SitePaths.lookupMap, lookup.script(), run: run)
     }

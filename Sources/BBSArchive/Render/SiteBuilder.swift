@@ -15,7 +15,9 @@ package struct SiteBuilder: Sendable {
         package var threadListLength = 60
         package var postsPerPage = 20
         package var postsPerUserPage = 50
-        package var siteTitle = "水木社区存档"
+        /// The forum's words (site title, deleted-author label, lookup
+        /// example), given by the pipeline from the stored boards' source.
+        package var wording = SiteWording.plain
         /// Where the archive is published (`https://example.org/smth/`), for
         /// the sitemap and the feeds' absolute links. Without it there is no
         /// sitemap and the feeds link relative to themselves.
@@ -147,7 +149,7 @@ package struct SiteBuilder: Sendable {
         try buildSiteFeed(run: run)
         try buildSitemap(boards: boards, run: run)
         try markdown(
-            SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.siteTitle), run: run)
+            SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.wording.siteTitle), run: run)
         try copyAssets(run: run)
         for writer in writers { try writer.write(changes: run.changes, store: store, publisher: publisher) }
         // Written last: a build that stopped part way leaves the old state,
@@ -295,7 +297,7 @@ package struct SiteBuilder: Sendable {
             feedHref: link(SitePaths.feed), searchHref: link(SitePaths.search), searchBoard: board,
             stylesheet: link(SitePaths.stylesheet),
             bootScript: link(SitePaths.bootScript), siteScript: link(SitePaths.siteScript), icon: link(SitePaths.icon),
-            pageTitle: title, pageNumber: page > 1 ? page : nil, siteTitle: options.siteTitle,
+            pageTitle: title, pageNumber: page > 1 ? page : nil, siteTitle: options.wording.siteTitle,
             version: BBSArchiveVersion.version,
             crumbs: crumbs.map { CrumbView(label: $0.0, href: link($0.1)) },
             sidebar: try sidebar(root: root, board: board, run: run))

@@ -105,7 +105,7 @@ enum ThreadMarkdown {
 
 /// The Markdown index of a board: every archived thread, linking its `.md`.
 enum BoardMarkdown {
-    static func render(board: StoredBoard, threads: [StoredThread]) -> String {
+    static func render(board: StoredBoard, threads: [StoredThread], deletedAuthor: String) -> String {
         let document = MarkdownDocument()
         document.heading(1, [.text("\(board.title ?? board.name) (\(board.name))")])
         let from = SitePaths.boardMarkdown(board.name)
@@ -120,7 +120,7 @@ enum BoardMarkdown {
                         url: SitePaths.relative(from: from, to: SitePaths.threadMarkdown(board.name, gid: thread.gid)),
                         text: thread.title),
                     .text(
-                        " · \(thread.author ?? "原帖已删除") · \(SiteBuilder.threadStart(thread)) · \(thread.replies) 回复"
+                        " · \(thread.author ?? deletedAuthor) · \(SiteBuilder.threadStart(thread)) · \(thread.replies) 回复"
                     ),
                 ]
             })

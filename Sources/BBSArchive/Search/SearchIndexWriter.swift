@@ -147,7 +147,7 @@ struct SearchIndexWriter {
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT p.board, p.gid, p.floor, p.author, p.postedAt, p.body, p.signature, t.title,
+                    SELECT p.board, p.gid, p.floor, p.author, p.postedAt, p.body, p.signature, t.title AS threadTitle,
                       (SELECT count(*) FROM post q WHERE q.board = p.board AND q.gid = p.gid AND q.floor < p.floor)
                         AS position
                     FROM post p JOIN thread t ON t.board = p.board AND t.gid = p.gid
@@ -155,12 +155,10 @@ struct SearchIndexWriter {
                     """)
             var doc = 0
             while let row = try cursor.next() {
-                let post = StoredPost(
-                    board: row["board"], gid: row["gid"], floor: row["floor"], author: row["author"],
-                    postedAt: ArchiveStore.date(row["postedAt"]), body: row["body"], ip: nil, editedBy: nil,
-                    attachments: [], signature: row["signature"])
+                let post = StoredPost(row: row)
                 let document = Self.document(
-                    post: post, threadTitle: row["title"], position: row["position"], postsPerPage: postsPerPage)
+                    post: post, threadTitle: row["threadTitle"], position: row["position"],
+                    postsPerPage: postsPerPage)
                 Self.postings(document) { term, kind, positions in
                     spill.add(term: term, kind: kind, doc: doc, positions: positions, shards: shards)
                 }

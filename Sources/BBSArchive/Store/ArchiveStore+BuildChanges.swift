@@ -136,12 +136,7 @@ extension ArchiveStore {
             try StoredThread.fetchAll(
                 db,
                 sql: """
-                    SELECT t.board, t.gid, t.title, t.sticky, t.marked,
-                      coalesce(f.author, t.author) AS author,
-                      coalesce(f.postedAt, t.postedAt) AS postedAt,
-                      coalesce(l.author, t.lastReplier) AS lastReplier,
-                      coalesce(l.postedAt, t.lastReplyAt) AS lastReplyAt,
-                      c.posts AS posts, f.floor IS NOT NULL AS firstPostArchived, t.changedAt, t.originalURL
+                    SELECT \(StoredThread.columns(posts: "c.posts"))
                     FROM thread t
                     JOIN (SELECT board, gid, count(*) AS posts, max(floor) AS last FROM post GROUP BY board, gid) c
                       ON c.board = t.board AND c.gid = t.gid

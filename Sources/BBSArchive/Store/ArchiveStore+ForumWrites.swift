@@ -154,20 +154,10 @@ extension ArchiveStore {
             arguments: [board, gid, post.floor])
         guard stored != post.attachments else { return changed }
         changed = true
-        try db.execute(
-            sql: "DELETE FROM attachment WHERE board = ? AND gid = ? AND floor = ?",
-            arguments: [board, gid, post.floor])
-        for (position, attachment) in post.attachments.enumerated() {
-            try db.execute(
-                sql: """
-                    INSERT INTO attachment (board, gid, floor, position, name, url, kind, size)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    board, gid, post.floor, position, attachment.name, attachment.url, attachment.kind.rawValue,
-                    attachment.size,
-                ])
-        }
+        try replaceRows(
+            db, table: "attachment", columns: ["name", "url", "kind", "size"], board: board, gid: gid,
+            floor: post.floor,
+            rows: post.attachments.map { [$0.name, $0.url, $0.kind.rawValue, $0.size] })
         return changed
     }
 
@@ -178,18 +168,29 @@ extension ArchiveStore {
                 "SELECT score, user, message, at FROM post_like WHERE board = ? AND gid = ? AND floor = ? ORDER BY position",
             arguments: [board, gid, post.floor])
         guard stored != post.likes else { return false }
-        try db.execute(
-            sql: "DELETE FROM post_like WHERE board = ? AND gid = ? AND floor = ?", arguments: [board, gid, post.floor])
-        for (position, like) in post.likes.enumerated() {
-            try db.execute(
-                sql: """
-                    INSERT INTO post_like (board, gid, floor, position, score, user, message, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    board, gid, post.floor, position, like.score, like.user, like.message, like.at.map(seconds),
-                ])
-        }
+        try replaceRows(
+            db, table: "post_like", columns: ["score", "user", "message", "at"], board: board, gid: gid,
+            floor: post.floor, rows: post.likes.map { [$0.score, $0.user, $0.message, $0.at.map(seconds)] })
         return true
+    }
+
+    /// Replaces a post's rows in `table` (its attachments or its likes)
+    /// with `rows`, each the values of `columns`, numbered by position.
+    private static func replaceRows(
+        _ db: Database, table: String, columns: [String], board: String, gid: Int, floor: Int,
+        rows: [[(any DatabaseValueConvertible)?]]
+    ) throws {
+        try db.execute(
+            sql: "DELETE FROM \(table) WHERE board = ? AND gid = ? AND floor = ?", arguments: [board, gid, floor])
+        let names = ["board", "gid", "floor", "position"] + columns
+        let insert = try db.makeStatement(
+            sql:
+                "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+        )
+        for (position, values) in rows.enumerated() {
+            let key: [(any DatabaseValueConvertible)?] = [board, gid, floor, position]
+            try insert.execute(arguments: StatementArguments(key + values))
+        }
     }
 
     /// Records the forum's sections and files the boards the store has under them.

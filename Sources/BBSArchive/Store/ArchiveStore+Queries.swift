@@ -24,13 +24,7 @@ extension ArchiveStore {
             try StoredThread.fetchAll(
                 db,
                 sql: """
-                    SELECT t.board, t.gid, t.title, t.sticky, t.marked,
-                      coalesce(f.author, t.author) AS author,
-                      coalesce(f.postedAt, t.postedAt) AS postedAt,
-                      coalesce(l.author, t.lastReplier) AS lastReplier,
-                      coalesce(l.postedAt, t.lastReplyAt) AS lastReplyAt,
-                      (SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid) AS posts,
-                      f.floor IS NOT NULL AS firstPostArchived, t.changedAt, t.originalURL
+                    SELECT \(StoredThread.columns(posts: "(SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid)"))
                     FROM thread t
                     LEFT JOIN post f ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
                     LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor =
@@ -66,25 +60,19 @@ extension ArchiveStore {
             {
                 likes[row["floor"], default: []].append(Like(row: row))
             }
-            return try Row.fetchAll(
+            return try StoredPost.fetchAll(
                 db,
                 sql: """
-                    SELECT floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID, editedAt,
-                      parseWarning, rawText, forumDeletedAt FROM post
+                    SELECT board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID,
+                      editedAt, parseWarning, rawText, forumDeletedAt FROM post
                     WHERE board = ? AND gid = ? ORDER BY floor
                     """,
                 arguments: [board, gid]
-            ).map { row in
-                let floor: Int = row["floor"]
-                let editedAt: Int64? = row["editedAt"]
-                let deletedAt: Int64? = row["forumDeletedAt"]
-                return StoredPost(
-                    board: board, gid: gid, floor: floor, author: row["author"],
-                    postedAt: Self.date(row["postedAt"]), body: row["body"], ip: row["ip"], editedBy: row["editedBy"],
-                    attachments: attachments[floor] ?? [], nick: row["nick"], title: row["title"],
-                    signature: row["signature"], postID: row["postID"], editedAt: editedAt.map(Self.date),
-                    likes: likes[floor] ?? [], warning: row["parseWarning"], rawText: row["rawText"],
-                    forumDeletedAt: deletedAt.map(Self.date))
+            ).map { post in
+                var post = post
+                post.attachments = attachments[post.floor] ?? []
+                post.likes = likes[post.floor] ?? []
+                return post
             }
         }
     }
@@ -123,22 +111,17 @@ extension ArchiveStore {
     /// A user's posts, newest first.
     package func posts(byUser user: String) throws(ArchiveError) -> [StoredUserPost] {
         try read { db in
-            try Row.fetchAll(
+            try StoredUserPost.fetchAll(
                 db,
                 sql: """
-                    SELECT p.board, p.gid, p.floor, p.postedAt, t.title,
+                    SELECT p.board, p.gid, p.floor, p.postedAt, t.title AS threadTitle,
                       (SELECT count(*) FROM post q WHERE q.board = p.board AND q.gid = p.gid AND q.floor < p.floor)
                         AS position
                     FROM post p
                     JOIN thread t ON t.board = p.board AND t.gid = p.gid
                     WHERE p.author = ? ORDER BY p.postedAt DESC, p.board, p.gid, p.floor
                     """,
-                arguments: [user]
-            ).map { row in
-                StoredUserPost(
-                    board: row["board"], gid: row["gid"], floor: row["floor"], position: row["position"],
-                    threadTitle: row["title"], postedAt: Self.date(row["postedAt"]))
-            }
+                arguments: [user])
         }
     }
 

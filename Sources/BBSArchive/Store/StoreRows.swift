@@ -24,6 +24,44 @@ extension StoredThread: FetchableRecord {
             firstPostArchived: row["firstPostArchived"],
             changedAt: (row["changedAt"] as Int64?).map(ArchiveStore.date), originalURL: row["originalURL"])
     }
+
+    /// The select list of the columns above, over `thread t` joined with
+    /// its first post `f` and last post `l`, the post count being `posts`
+    /// (an SQL expression): one list for every query that reads threads.
+    static func columns(posts: String) -> String {
+        """
+        t.board, t.gid, t.title, t.sticky, t.marked,
+          coalesce(f.author, t.author) AS author,
+          coalesce(f.postedAt, t.postedAt) AS postedAt,
+          coalesce(l.author, t.lastReplier) AS lastReplier,
+          coalesce(l.postedAt, t.lastReplyAt) AS lastReplyAt,
+          \(posts) AS posts, f.floor IS NOT NULL AS firstPostArchived, t.changedAt, t.originalURL
+        """
+    }
+}
+
+extension StoredPost: FetchableRecord {
+    /// Columns: board, gid, floor, author, postedAt, body, and as far as
+    /// selected ip, editedBy, nick, title, signature, postID, editedAt,
+    /// parseWarning, rawText, forumDeletedAt. Attachments and likes come from their own rows.
+    package init(row: Row) {
+        self.init(
+            board: row["board"], gid: row["gid"], floor: row["floor"], author: row["author"],
+            postedAt: ArchiveStore.date(row["postedAt"]), body: row["body"], ip: row["ip"], editedBy: row["editedBy"],
+            attachments: [], nick: row["nick"], title: row["title"], signature: row["signature"],
+            postID: row["postID"], editedAt: (row["editedAt"] as Int64?).map(ArchiveStore.date),
+            warning: row["parseWarning"], rawText: row["rawText"],
+            forumDeletedAt: (row["forumDeletedAt"] as Int64?).map(ArchiveStore.date))
+    }
+}
+
+extension StoredUserPost: FetchableRecord {
+    /// Columns: board, gid, floor, position, threadTitle, postedAt.
+    package init(row: Row) {
+        self.init(
+            board: row["board"], gid: row["gid"], floor: row["floor"], position: row["position"],
+            threadTitle: row["threadTitle"], postedAt: ArchiveStore.date(row["postedAt"]))
+    }
 }
 
 extension StoredAttachment: FetchableRecord {

@@ -1,8 +1,13 @@
 import Foundation
 
 /// What both SMTH front ends share beyond their markup: how the forum says
-/// "log in first", and which smaller copies of an attachment it serves.
+/// "log in first", which smaller copies of an attachment it serves, and the
+/// words the archive of it shows.
 enum SMTHSiteRules {
+    static let wording = SiteWording(
+        siteTitle: "水木社区存档", deletedAuthor: "原帖已删除",
+        lookupExample: "https://m.newsmth.net/article/Geography/12345")
+
     /// 您无权阅读此版面, 请先登录 and their misspelling 登陆.
     static func isLoginWall(message: String) -> Bool {
         message.contains("无权") || message.contains("登录") || message.contains("登陆")
@@ -48,6 +53,7 @@ extension SMTHFrontEnd {
         SMTHSiteRules.captureMarkers(board: board, source: self)
     }
     package func isLoginWall(message: String) -> Bool { SMTHSiteRules.isLoginWall(message: message) }
+    package var wording: SiteWording { SMTHSiteRules.wording }
     package func mediaFallbacks(for url: String) -> [(url: String, variant: String)] {
         SMTHSiteRules.mediaFallbacks(for: url)
     }

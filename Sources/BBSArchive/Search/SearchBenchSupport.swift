@@ -1,0 +1,57 @@
+import Foundation
+
+/// What `bbsarchive-bench` (make bench) needs of search: the index written
+/// on its own, to time it apart from the rest of a build, and every post's
+/// searchable text, for a ground truth computed without the index.
+package enum SearchBenchSupport {
+    /// Writes the whole search index of the store at `storePath` into
+    /// `outPath` (as `search/…`, where `build` puts it). Returns its counts.
+    package static func writeIndex(
+        storePath: String, outPath: String, postsPerPage: Int = 20
+    ) throws(ArchiveError) -> [String: Int] {
+        let store = try ArchiveStore(path: storePath)
+        let root = URL(fileURLWithPath: outPath)
+        let writer = SearchIndexWriter(store: store, postsPerPage: max(1, postsPerPage))
+        let output = SearchIndexWriter.Output(
+            read: { _ in nil },
+            write: { data, path throws(ArchiveError) in
+                let url = root.appendingPathComponent(path)
+                do {
+                    try FileManager.default.createDirectory(
+                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try data.write(to: url)
+                } catch {
+                    throw .outputUnwritable(path: url.path, reason: error.localizedDescription)
+                }
+                return true
+            })
+        let report = try writer.writeAll(output)
+        return ["documents": report.documents, "shards": report.shards, "files": report.filesWritten]
+    }
+
+    /// Calls `line` with one JSON object per post: `href` (the floor on its
+    /// thread page), `board`, `author` (both lower case), `day` (YYYYMMDD,
+    /// Beijing time) and `text`, the searchable text, normalized.
+    package static func documents(
+        storePath: String, postsPerPage: Int = 20, _ line: (Data) -> Void
+    ) throws(ArchiveError) {
+        let store = try ArchiveStore(path: storePath)
+        let perPage = max(1, postsPerPage)
+        for board in try store.boards() {
+            for thread in try store.threads(board: board.name) {
+                for (index, post) in try store.posts(board: board.name, gid: thread.gid).enumerated() {
+                    let c = BeijingTime.components(of: post.postedAt)
+                    let object: [String: Any] = [
+                        "href": SitePaths.thread(board.name, gid: thread.gid, page: index / perPage + 1)
+                            + "#a\(post.floor)",
+                        "board": board.name.lowercased(), "author": post.author.lowercased(),
+                        "day": c.year * 10000 + c.month * 100 + c.day,
+                        "text": SearchText.normalize(SearchText.searchable(post: post, threadTitle: thread.title)),
+                    ]
+                    guard let data = try? JSONSerialization.data(withJSONObject: object) else { continue }
+                    line(data)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+@testable import BBSArchive
+
+/// What `make bench` measures search with: the index written alone is the
+/// one `build` writes, and the ground truth's documents are every post, each
+/// linked where the site shows it. (`plain` is built with the default
+/// options, as the bench's sites are.)
+@Suite struct SearchBenchSupportTests {
+    static func files(under root: URL) -> [String: Data] {
+        var files: [String: Data] = [:]
+        let search = root.appendingPathComponent("search")
+        guard let walker = FileManager.default.enumerator(at: search, includingPropertiesForKeys: nil) else {
+            return files
+        }
+        for case let url as URL in walker {
+            guard let data = FileManager.default.contents(atPath: url.path), !url.hasDirectoryPath else { continue }
+            var bytes = data
+            if url.lastPathComponent == "index.js" {
+                bytes = Data(
+                    String(decoding: data, as: UTF8.self)
+                        .replacingOccurrences(of: #""id":"[^"]*","#, with: "", options: .regularExpression).utf8)
+            }
+            files[String(url.path.dropFirst(search.path.count + 1))] = bytes
+        }
+        return files
+    }
+
+    @Test func theIndexAloneIsTheOneBuildWritesAndEveryPostIsADocument() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let folder = try Fixtures.temporaryFolder("search-bench")
+        let counts = try SearchBenchSupport.writeIndex(
+            storePath: built.storePath, outPath: folder.path)
+        let posts = try ArchiveStore(path: built.storePath).counts().posts
+        #expect(counts["documents"] == posts)
+        let alone = Self.files(under: folder)
+        let fromBuild = Self.files(under: built.plain.root)
+        #expect(!alone.isEmpty)
+        #expect(alone.keys.sorted() == fromBuild.keys.sorted())
+        #expect(alone.filter { fromBuild[$0.key] != $0.value }.keys.sorted() == [])
+
+        var lines: [[String: Any]] = []
+        try SearchBenchSupport.documents(storePath: built.storePath) {
+            if let object = try? JSONSerialization.jsonObject(with: $0) as? [String: Any] { lines.append(object) }
+        }
+        #expect(lines.count == posts)
+        let pages = Set(built.plain.files())
+        let missing = lines.compactMap { $0["href"] as? String }.filter {
+            !pages.contains(String($0.split(separator: "#")[0]))
+        }
+        #expect(missing.isEmpty, "links to no page: \(missing.prefix(3))")
+        #expect(lines.allSatisfy { ($0["text"] as? String).map { $0 == SearchText.normalize($0) } ?? false })
+    }
+}
