@@ -314,6 +314,7 @@ def main():
                         height: document.documentElement.scrollHeight,
                         background: getComputedStyle(document.body).backgroundColor,
                         color: getComputedStyle(document.body).color,
+                        frame: (f => f ? f.getAttribute('src') || '' : null)(document.querySelector('.threadlist iframe')),
                         visible: [...document.querySelectorAll('.sidebar, .threadlist, main')]
                           .filter(e => getComputedStyle(e).display !== 'none').map(e => e.className || e.tagName),
                         brokenImages: [...document.images].filter(i => i.complete && i.getBoundingClientRect().top

@@ -179,6 +179,9 @@ struct BoardGenerator {
             }
         }
         let filePost = visible.isEmpty ? nil : visible[visible.count / 2]
+        // Text drawn for a terminal (box drawing, aligned columns, ANSI
+        // art): once per board whatever the seed, now and then elsewhere.
+        let artPost = textPosts.isEmpty ? nil : textPosts[textPosts.count * 2 / 5]
 
         // Two patterns that several posts share byte for byte, so an archive's
         // content-addressed store sees duplicates.
@@ -193,6 +196,8 @@ struct BoardGenerator {
         // 来源 and 修改 lines, quotes without a space, re-indented pages)
         // draw from a third stream, for the same reason.
         var variant = SeededRandom(seed: config.seed, stream: 0x3_0000 + UInt64(max(0, boardIndex)))
+        // Terminal art (issue 11) draws from a fourth.
+        var art = SeededRandom(seed: config.seed, stream: 0x4_0000 + UInt64(max(0, boardIndex)))
         let todayPosts = order.filter { $0.time >= todayStart }.count
 
         // 4. Titles and bodies.
@@ -254,6 +259,10 @@ struct BoardGenerator {
                         &lines, colour: ref == colourPost, ubb: ref == ubbPost,
                         emptyQuote: ref == emptyQuotePost ? thread[max(0, draft.floor - 1)].author : nil,
                         rng: &deco)
+                    if ref == artPost || art.chance(1.0 / 60.0) {
+                        let piece = ref == artPost ? TextCorpus.artPieces[0] : art.pick(TextCorpus.artPieces, or: [])
+                        lines += [""] + piece
+                    }
                     if sharedImagePosts.contains(ref) {
                         attachImage(sharedPatterns[0], bytes: sharedPNGs[0])
                     } else if rng.chance(1.0 / 6.0) {

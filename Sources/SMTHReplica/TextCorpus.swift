@@ -120,6 +120,32 @@ enum TextCorpus {
 
     /// Body lines with colours; `{s}` becomes a sentence. Every line ends
     /// with the colour reset, as posts written in the web editor do.
+    /// Text drawn for an 80-column terminal, where a CJK character takes
+    /// two columns: a box-drawn table (the first: every board has one), a
+    /// table lined up with spaces, and ANSI art painted with backgrounds.
+    static let artPieces: [[String]] = [
+        [
+            "┌────┬──┐",
+            "│品名    │数量│",
+            "├────┼──┤",
+            "│apple   │  12│",
+            "│香蕉bana│   7│",
+            "│西瓜    │ 130│",
+            "└────┴──┘",
+        ],
+        [
+            "车次      出发    到达    历时",
+            "G1        07:00   11:28   4:28",
+            "复兴号    08:00   12:18   4:18",
+            "D301次    19:32   07:16  11:44",
+        ],
+        [
+            "\u{1B}[41m      \u{1B}[m  \u{1B}[42m      \u{1B}[m  \u{1B}[44m      \u{1B}[m  上",
+            "\u{1B}[41m  红  \u{1B}[m  \u{1B}[42m  绿  \u{1B}[m  \u{1B}[44m  蓝  \u{1B}[m  中",
+            "\u{1B}[41m      \u{1B}[m  \u{1B}[42m      \u{1B}[m  \u{1B}[44m      \u{1B}[m  下",
+        ],
+    ]
+
     static let colourLines: [String] = [
         "普通\u{1B}[1;31m红色的字\u{1B}[m普通",
         "\u{1B}[1;31m{s}\u{1B}[m",

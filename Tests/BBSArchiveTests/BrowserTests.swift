@@ -19,6 +19,8 @@ import Testing
             var overflow: Int?
             var background: String?
             var visible: [String]?
+            /// The framed thread list's `src` (nil: no frame; "": not loaded).
+            var frame: String?
         }
         struct Probe: Decodable {
             var page: String
@@ -32,13 +34,16 @@ import Testing
     }
 
     /// Runs `scripts/browser-check.py` and decodes its report.
-    static func check(site: SiteInspector, pages: [String], probes: [(String, String)]) throws -> Report {
+    static func check(
+        site: SiteInspector, pages: [String], probes: [(String, String)], widths: [Int] = widths, base: String? = nil
+    ) throws -> Report {
         let python = try #require(ExternalTool.find("python3"), "no python3 on PATH: run `make setup`")
         try #require(ExternalTool.find("chromium") != nil, "no chromium on PATH: run `make setup`")
         var arguments = [
             Fixtures.projectRoot.appendingPathComponent("scripts/browser-check.py").path, "--site", site.root.path,
             "--widths", widths.map(String.init).joined(separator: ","), "--schemes", "light,dark", "--timeout", "40",
         ]
+        if let base { arguments += ["--base", base] }
         for page in pages { arguments += ["--page", page] }
         for (page, expression) in probes { arguments += ["--probe", page, expression] }
         let output = try ExternalTool.run(python, arguments, timeout: 300)
@@ -129,6 +134,11 @@ import Testing
             #expect(visible.contains("sidebar") == (width >= 768), "\(label): sidebar \(visible)")
             #expect(
                 visible.contains("threadlist") == (load.page == threadPage && width >= 1280), "\(label): \(visible)")
+            // The list beside a thread loads only where it shows: never on a phone or tablet.
+            if load.page == threadPage {
+                #expect(
+                    (load.frame ?? "").hasPrefix("list-") == (width >= 1280), "\(label): frame \(load.frame ?? "-")")
+            }
         }
         for page in pages {
             for width in Self.widths {

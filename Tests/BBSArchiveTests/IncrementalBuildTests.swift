@@ -74,7 +74,7 @@ import Testing
             SitePaths.thread("Beta", gid: gid, page: (posts + 1) / 2),
             SitePaths.threadMarkdown("Beta", gid: gid),
             // The board's list pages whose rows changed, its frame list, Markdown index and feed.
-            SitePaths.board("Beta"), SitePaths.boardArchive("Beta", page: 4), SitePaths.boardList("Beta"),
+            SitePaths.board("Beta"), SitePaths.boardArchive("Beta", page: 4), SitePaths.boardList("Beta", page: 4),
             SitePaths.boardMarkdown("Beta"), SitePaths.boardFeed("Beta"),
             // The replier's page.
             SitePaths.user("zed"),

@@ -11,6 +11,7 @@
     theme: "bbsarchive.theme",
     fontScale: "bbsarchive.fontScale",
     lineHeight: "bbsarchive.lineHeight",
+    mono: "bbsarchive.mono",
     history: "bbsarchive.history"
   };
   var HISTORY_LIMIT = 60;
@@ -52,6 +53,60 @@
       store.set(KEYS.theme, null);
     }
     syncControls();
+    tellFrame();
+  }
+
+  /* The thread list beside a thread is a page of its own: it follows the
+     theme and text size chosen here without a reload (a message, so it
+     works from file:// too). */
+  function tellFrame() {
+    var frame = document.querySelector(".threadlist iframe");
+    if (!frame || !frame.contentWindow || !frame.getAttribute("src")) return;
+    frame.contentWindow.postMessage({
+      bbsarchive: "settings", theme: root.getAttribute("data-theme") || "",
+      scale: root.style.getPropertyValue("--font-scale") || ""
+    }, "*");
+  }
+
+  function followParent() {
+    if (window.parent === window) return;
+    window.addEventListener("message", function (event) {
+      var data = event.data;
+      if (event.source !== window.parent || !data || data.bbsarchive !== "settings") return;
+      if (data.theme === "light" || data.theme === "dark") root.setAttribute("data-theme", data.theme);
+      else root.removeAttribute("data-theme");
+      if (data.scale) root.style.setProperty("--font-scale", data.scale);
+      else root.style.removeProperty("--font-scale");
+    });
+  }
+
+  /* 等宽: posts drawn for a terminal start in monospace; a reader can
+     switch any post, or make monospace the default for every post. */
+  function monoForAll() { return store.get(KEYS.mono) === "all"; }
+
+  function setMono(post, on) {
+    post.classList.toggle("mono", on);
+    var button = post.querySelector("[data-mono-toggle]");
+    if (button) button.setAttribute("aria-pressed", on ? "true" : "false");
+  }
+
+  function setUpMono() {
+    var posts = Array.prototype.slice.call(document.querySelectorAll("article.post"));
+    posts.forEach(function (post) {
+      post.setAttribute("data-drawn", post.classList.contains("mono") ? "true" : "false");
+      if (monoForAll()) setMono(post, true);
+      var button = post.querySelector("[data-mono-toggle]");
+      if (!button) return;
+      button.hidden = false;
+      button.addEventListener("click", function () { setMono(post, !post.classList.contains("mono")); });
+    });
+  }
+
+  function applyMono(choice) {
+    store.set(KEYS.mono, choice === "all" ? "all" : null);
+    document.querySelectorAll("article.post").forEach(function (post) {
+      setMono(post, choice === "all" || post.getAttribute("data-drawn") === "true");
+    });
   }
 
   function currentScale() {
@@ -68,6 +123,7 @@
       root.style.setProperty("--font-scale", String(scale));
       store.set(KEYS.fontScale, String(scale));
     }
+    tellFrame();
   }
 
   function applyLine(value) {
@@ -92,6 +148,10 @@
     var chosen = store.get(KEYS.theme) || "auto";
     document.querySelectorAll('input[name="theme"]').forEach(function (input) {
       input.checked = input.value === chosen;
+    });
+    var mono = monoForAll() ? "all" : "auto";
+    document.querySelectorAll('input[name="mono"]').forEach(function (input) {
+      input.checked = input.value === mono;
     });
     var line = store.get(KEYS.lineHeight) || "1.75";
     document.querySelectorAll('input[name="line-height"]').forEach(function (input) {
@@ -120,6 +180,9 @@
     });
     tools.querySelectorAll('input[name="theme"]').forEach(function (input) {
       input.addEventListener("change", function () { applyTheme(input.value); });
+    });
+    tools.querySelectorAll('input[name="mono"]').forEach(function (input) {
+      input.addEventListener("change", function () { applyMono(input.value); });
     });
     var settings = tools.querySelector("details.settings");
     if (settings) {
@@ -406,7 +469,26 @@
     });
   }
 
+  // The board's thread list beside a thread is shown on wide screens
+  // only: its frame loads when it is shown, never on a phone.
+  function loadThreadListFrame() {
+    var frame = document.querySelector(".threadlist iframe[data-src]");
+    if (!frame || !window.matchMedia) return;
+    var wide = window.matchMedia("(min-width: 80rem)");
+    frame.addEventListener("load", tellFrame);
+    function load() {
+      if (!wide.matches || frame.getAttribute("src")) return;
+      frame.setAttribute("src", frame.getAttribute("data-src"));
+    }
+    load();
+    if (wide.addEventListener) wide.addEventListener("change", load);
+    else if (wide.addListener) wide.addListener(load);
+  }
+
   function start() {
+    followParent();
+    loadThreadListFrame();
+    setUpMono();
     setUpTools();
     recordVisit();
     markRead();

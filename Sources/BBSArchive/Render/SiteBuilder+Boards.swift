@@ -27,12 +27,30 @@ extension SiteBuilder {
         let allPages = changed == nil || run.previousBoardPages[board.name] != total
         let pages = (1...total).filter { number in
             allPages || !publisher.exists(SitePaths.boardArchive(board.name, page: number))
+                || !publisher.exists(SitePaths.boardList(board.name, page: number))
                 || slice(number).contains { changed?.contains($0.gid) ?? true }
         }
-        let stale = threads.filter { thread in
-            changed.map { $0.contains(thread.gid) } ?? true
-                || !publisher.exists(SitePaths.thread(thread.board, gid: thread.gid))
+        // A thread's pages name the threads started just before and after
+        // it: a new thread rewrites those two as well. (A reply elsewhere
+        // moves nothing in this order.)
+        let position = Dictionary(byStart.enumerated().map { ($1.gid, $0) }, uniquingKeysWith: { first, _ in first })
+        @Sendable func placement(_ thread: StoredThread) -> Placement {
+            let index = position[thread.gid] ?? 0
+            return Placement(
+                previous: index > 0 ? byStart[index - 1] : nil,
+                next: index + 1 < byStart.count ? byStart[index + 1] : nil, window: index / perPage + 1)
         }
+        var staleGids = Set(
+            threads.filter { thread in
+                changed.map { $0.contains(thread.gid) } ?? true
+            }.map(\.gid))
+        for (index, thread) in byStart.enumerated()
+        where !publisher.exists(SitePaths.thread(thread.board, gid: thread.gid)) {
+            staleGids.insert(thread.gid)
+            if index > 0 { staleGids.insert(byStart[index - 1].gid) }
+            if index + 1 < byStart.count { staleGids.insert(byStart[index + 1].gid) }
+        }
+        let stale = threads.filter { staleGids.contains($0.gid) }
         run.report.skippedThreads += threads.count - stale.count
 
         try buildBoardPage(
@@ -49,6 +67,9 @@ extension SiteBuilder {
                 try buildBoardPage(
                     board, number: number, total: total, slice: slice(number).reversed(), withFiles: withFiles,
                     run: part)
+                try buildThreadList(
+                    board, number: number, total: total, slice: slice(number).reversed(), withFiles: withFiles,
+                    run: part)
             }
             return part
         }
@@ -60,15 +81,12 @@ extension SiteBuilder {
             let part = run.fork()
             for thread in some {
                 try buildThread(
-                    thread, board: board,
-                    original: Self.originalLink(thread),
-                    run: part)
+                    thread, board: board, original: Self.originalLink(thread), placement: placement(thread), run: part)
             }
             return part
         }
         for part in pageRuns + threadRuns { run.absorb(part) }
 
-        try buildThreadList(board, threads: threads, withFiles: withFiles, run: run)
         try markdown(
             SitePaths.boardMarkdown(board.name),
             BoardMarkdown.render(board: board, threads: threads, deletedAuthor: options.wording.deletedAuthor), run: run
@@ -160,19 +178,25 @@ extension SiteBuilder {
             })
     }
 
-    /// The board's latest threads, shown in a frame beside every thread on
-    /// wide screens. A page of its own, so that a thread's pages do not
-    /// change when other threads move up or down the board.
-    private func buildThreadList(_ board: StoredBoard, threads: [StoredThread], withFiles: Set<Int>, run: BuildRun)
-        throws(ArchiveError)
-    {
-        let path = SitePaths.boardList(board.name)
+    /// Window `number` of the board's threads by start, shown in a frame
+    /// beside each of its threads on wide screens, the thread's row its
+    /// target. A page of its own, and a window that only new threads and
+    /// replies to its own threads change, so that a thread's pages do not
+    /// change when other threads move.
+    private func buildThreadList(
+        _ board: StoredBoard, number: Int, total: Int, slice: [StoredThread], withFiles: Set<Int>,
+        run: BuildRun
+    ) throws(ArchiveError) {
+        let path = SitePaths.boardList(board.name, page: number)
         let boardTitle = board.title ?? board.name
         let view = ThreadListPageView(
             chrome: try common(path: path, title: boardTitle, crumbs: [], board: board.name, run: run),
             boardTitle: boardTitle, boardHref: SitePaths.relative(from: path, to: SitePaths.board(board.name)),
-            threadCount: threads.count,
-            rows: threads.prefix(options.threadListLength).map { listRow($0, path: path, withFiles: withFiles) })
+            rows: slice.map { listRow($0, path: path, withFiles: withFiles) },
+            newerHref: number < total
+                ? SitePaths.relative(from: path, to: SitePaths.boardList(board.name, page: number + 1)) : nil,
+            olderHref: number > 1
+                ? SitePaths.relative(from: path, to: SitePaths.boardList(board.name, page: number - 1)) : nil)
         try page(path, template: "threadlist", view, run: run)
     }
 
@@ -180,7 +204,8 @@ extension SiteBuilder {
         let target = SitePaths.thread(thread.board, gid: thread.gid)
         return ListRowView(
             title: Self.displayable(thread.title), href: SitePaths.relative(from: path, to: target), key: target,
-            author: thread.author, replies: thread.replies, sticky: thread.sticky,
+            anchor: SitePaths.listAnchor(gid: thread.gid), author: thread.author, replies: thread.replies,
+            sticky: thread.sticky,
             hasFiles: withFiles.contains(thread.gid), isCurrent: false,
             lastReplyAt: BeijingTime.day(thread.lastReplyAt),
             lastReplyISO: BeijingTime.iso8601(thread.lastReplyAt))

@@ -64,11 +64,22 @@ extension SiteBuilder {
 
     /// The page a static host shows for a missing address. It may be served
     /// at any depth, so with `--site-url` it carries a `<base>` pointing at
-    /// the archive's root; without one its links suit the root folder.
+    /// the archive's root; without one its links suit the root folder, and
+    /// an inline script moves them to the root it finds.
     func buildNotFound(run: BuildRun) throws(ArchiveError) {
         let path = SitePaths.notFound
         var chrome = try common(path: path, title: "", crumbs: [], run: run)
         chrome.base = absolute(SitePaths.home)
+        if chrome.base == nil {
+            // Without one, a script from the templates finds the root.
+            let script = templates.directory.appendingPathComponent(SitePaths.findRootScript)
+            if let data = FileManager.default.contents(atPath: script.path) {
+                // In CDATA, so that the page stays well-formed XML.
+                let text = "//<![CDATA[\n" + String(decoding: data, as: UTF8.self) + "//]]>"
+                chrome.inlineScript = text
+                chrome.inlineScriptHash = "sha256-" + Data(SHA256.digest(Data(text.utf8))).base64EncodedString()
+            }
+        }
         try page(path, template: "404", PlainPageView(chrome: chrome), run: run)
     }
 

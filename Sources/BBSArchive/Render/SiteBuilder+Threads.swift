@@ -7,10 +7,20 @@ extension SiteBuilder {
         thread.originalURL.flatMap(SafeLink.external)
     }
 
+    /// Where a thread stands among its board's threads by start: the
+    /// threads started just before and just after it, and the list window
+    /// (the `page-N.html` of the board) that holds it. None of it changes
+    /// when other threads get replies.
+    struct Placement: Sendable {
+        var previous: StoredThread?
+        var next: StoredThread?
+        var window: Int
+    }
+
     /// Writes every page of one thread, its author views and its Markdown.
-    func buildThread(_ thread: StoredThread, board: StoredBoard, original: String?, run: BuildRun)
-        throws(ArchiveError)
-    {
+    func buildThread(
+        _ thread: StoredThread, board: StoredBoard, original: String?, placement: Placement, run: BuildRun
+    ) throws(ArchiveError) {
         let posts = try store.posts(board: thread.board, gid: thread.gid)
         var mediaPaths: [String: String] = [:]
         for attachment in posts.flatMap(\.attachments) {
@@ -32,18 +42,29 @@ extension SiteBuilder {
         // shared by the thread's pages, its author views and its Markdown.
         // Colour codes stay in: the page shows them, the Markdown drops them.
         let bodies = posts.map { PostNormalizer.normalize($0.body) }
+        // 楼主: who started the thread (known even when the first post is gone).
+        let threadAuthor = thread.author ?? posts.first(where: { $0.floor == 0 })?.author
         var contexts: [PostView] = []
         contexts.reserveCapacity(posts.count)
         for (index, post) in posts.enumerated() {
             contexts.append(
                 try postContext(
                     post, body: bodies[index], index: index, perPage: perPage, path: threadPath, media: mediaPaths,
-                    authorPosts: postsByAuthor[post.author]?.count ?? 1))
+                    authorPosts: postsByAuthor[post.author]?.count ?? 1, threadAuthor: threadAuthor,
+                    quoted: { author in
+                        // 【 在 X 的大作中提到 】 leads to X's latest post before this one.
+                        guard let earlier = postsByAuthor[author]?.last(where: { $0 < index }) else { return nil }
+                        return SitePaths.relative(
+                            from: threadPath,
+                            to: SitePaths.thread(thread.board, gid: thread.gid, page: earlier / perPage + 1))
+                            + "#a\(posts[earlier].floor)"
+                    }))
         }
 
         func threadView(path: String, page: Int, items: [PostView]) throws(ArchiveError) -> ThreadPageView {
+            // The tab's title names the board too.
             var chrome = try common(
-                path: path, title: title, page: page,
+                path: path, title: "\(title) · \(boardTitle)", page: page,
                 crumbs: [(boardTitle, SitePaths.board(board.name)), (title, threadPath)], board: board.name, run: run)
             chrome.markdown = SitePaths.relative(
                 from: path, to: SitePaths.threadMarkdown(thread.board, gid: thread.gid))
@@ -55,9 +76,18 @@ extension SiteBuilder {
                     boardHref: SitePaths.relative(from: path, to: SitePaths.board(board.name)),
                     href: SitePaths.relative(from: path, to: threadPath), key: threadPath, original: original),
                 threadList: .init(
-                    listHref: SitePaths.relative(from: path, to: SitePaths.boardList(board.name)),
+                    listHref: SitePaths.relative(
+                        from: path, to: SitePaths.boardList(board.name, page: placement.window))
+                        + "#" + SitePaths.listAnchor(gid: thread.gid),
                     boardTitle: boardTitle),
-                authorView: nil, posts: items, pager: nil)
+                authorView: nil, posts: items, pager: nil,
+                previous: placement.previous.map { neighbour($0, from: path) },
+                next: placement.next.map { neighbour($0, from: path) })
+        }
+        func neighbour(_ other: StoredThread, from path: String) -> ThreadPageView.Neighbour {
+            .init(
+                title: Self.displayable(other.title),
+                href: SitePaths.relative(from: path, to: SitePaths.thread(other.board, gid: other.gid)))
         }
 
         for number in 1...total {
@@ -67,6 +97,9 @@ extension SiteBuilder {
             view.pager = Pager.view(current: number, total: total) {
                 SitePaths.relative(from: path, to: SitePaths.thread(thread.board, gid: thread.gid, page: $0))
             }
+            view.isLastPage = number == total
+            // A thread whose first post is gone says so before its first reply.
+            view.openingDeleted = number == 1 && !posts.isEmpty && !posts.contains { $0.floor == 0 }
             try page(path, template: "thread", view, run: run)
         }
 
@@ -104,7 +137,7 @@ extension SiteBuilder {
 
     private func postContext(
         _ post: StoredPost, body: PostBody, index: Int, perPage: Int, path: String, media: [String: String],
-        authorPosts: Int
+        authorPosts: Int, threadAuthor: String?, quoted: (String) -> String?
     ) throws(ArchiveError) -> PostView {
         let permalink =
             SitePaths.relative(from: path, to: SitePaths.thread(post.board, gid: post.gid, page: index / perPage + 1))
@@ -133,8 +166,9 @@ extension SiteBuilder {
                 userHref: SitePaths.relative(from: path, to: SitePaths.user(like.user)),
                 at: like.at.map { String(BeijingTime.display($0).prefix(16)) }, atISO: like.at.map(BeijingTime.iso8601))
         }
+        let blocks = body.blocks.map { blockView($0, quoted: quoted) }
         let content = PostBodyView(
-            blocks: body.blocks.map(blockView),
+            blocks: blocks,
             signature: (post.signature ?? "").isEmpty
                 ? []
                 : (post.signature ?? "").split(separator: "\n", omittingEmptySubsequences: false).map {
@@ -144,27 +178,33 @@ extension SiteBuilder {
         return PostView(
             floor: post.floor, permalink: permalink, author: post.author,
             authorHref: SitePaths.relative(from: path, to: SitePaths.user(post.author)),
+            // An author with one post has no view of their own to link to.
             onlyHref: authorPosts > 1
                 ? SitePaths.relative(
                     from: path, to: SitePaths.authorView(post.board, gid: post.gid, author: post.author))
-                : permalink,
+                : nil,
             authorPosts: authorPosts, postedAt: BeijingTime.display(post.postedAt),
             postedISO: BeijingTime.iso8601(post.postedAt),
             nick: post.nick.flatMap { $0.isEmpty ? nil : Self.displayable($0) }, ip: post.ip, editedBy: post.editedBy,
             forumDeletedAt: post.forumDeletedAt.map { String(BeijingTime.display($0).prefix(16)) },
             forumDeletedISO: post.forumDeletedAt.map(BeijingTime.iso8601),
             // Rendered (and escaped) by the post-body template, inserted as is.
-            body: try templates.render("post-body", content))
+            body: try templates.render("post-body", content), isMono: blocks.contains(where: \.isArt),
+            byThreadAuthor: post.author == threadAuthor)
     }
 
-    private func blockView(_ block: PostBody.Block) -> BlockView {
+    /// `quoted`: the permalink of the quoted author's latest earlier post in the thread.
+    private func blockView(_ block: PostBody.Block, quoted: (String) -> String?) -> BlockView {
         switch block {
         case .text(let lines):
-            return BlockView(isQuote: false, lines: lines.map { LineView(segments: Self.segments($0)) })
+            return BlockView(
+                isQuote: false, lines: lines.map { LineView(segments: Self.segments($0)) },
+                isArt: TerminalArt.isArt(lines))
         case .quote(let header, let author, let lines):
             return BlockView(
                 isQuote: true, lines: lines.map { LineView(segments: Self.segments($0.text), depth: $0.depth) },
-                isLong: lines.count > options.longQuoteLines, header: header.map(InlineText.plain), author: author)
+                isLong: lines.count > options.longQuoteLines, header: header.map(InlineText.plain), author: author,
+                headerHref: header == nil ? nil : author.flatMap(quoted))
         }
     }
 

@@ -11,8 +11,6 @@ import Foundation
 package struct SiteBuilder: Sendable {
     package struct Options: Sendable {
         package var threadsPerPage = 30
-        /// Threads in the list beside each thread on wide screens.
-        package var threadListLength = 60
         package var postsPerPage = 20
         package var postsPerUserPage = 50
         /// The forum's words (site title, deleted-author label, lookup

@@ -10,6 +10,8 @@ enum SitePaths {
     static let bootScript = "assets/boot.js"
     /// Everything else the pages do with JavaScript: toggles, history, image viewer.
     static let siteScript = "assets/site.js"
+    /// Inlined into 404.html built without a site address.
+    static let findRootScript = "assets/find-root.js"
     static let lookupScript = "assets/lookup.js"
     static let icon = "assets/icon.svg"
     static let hot = "hot.html"
@@ -38,8 +40,14 @@ enum SitePaths {
 
     static func boardMarkdown(_ board: String) -> String { "board/\(component(board))/index.md" }
 
-    /// The short list of a board's latest threads shown beside each thread.
-    static func boardList(_ board: String) -> String { "board/\(component(board))/list.html" }
+    /// Window `page` of a board's threads by start (the threads of
+    /// `page-N.html`), shown in a frame beside each of those threads.
+    static func boardList(_ board: String, page: Int) -> String {
+        "board/\(component(board))/list-\(max(1, page)).html"
+    }
+
+    /// The anchor of a thread's row in its list window.
+    static func listAnchor(gid: Int) -> String { "t\(gid)" }
 
     static func thread(_ board: String, gid: Int, page: Int = 1) -> String {
         page <= 1 ? "board/\(component(board))/\(gid).html" : "board/\(component(board))/\(gid)-\(page).html"

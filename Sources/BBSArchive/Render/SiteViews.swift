@@ -37,6 +37,11 @@ struct PageChrome: Sendable {
     var boardFeed: String? = nil
     var markdown: String? = nil
     var isHome = false
+    /// A script inlined into the page, allowed by its hash in the page's
+    /// Content-Security-Policy (only 404.html has one).
+    var inlineScript: String? = nil
+    /// Its CSP source, `sha256-…`.
+    var inlineScriptHash: String? = nil
 
     func child(named name: String) -> Any? {
         switch name {
@@ -61,6 +66,8 @@ struct PageChrome: Sendable {
         case "boardFeed": boardFeed
         case "markdown": markdown
         case "isHome": isHome
+        case "inlineScript": inlineScript
+        case "inlineScriptHash": inlineScriptHash
         default: nil
         }
     }
@@ -270,6 +277,8 @@ struct ListRowView: TemplateView {
     var title: String
     var href: String
     var key: String
+    /// The row's anchor, the target of the thread pages' frame.
+    var anchor: String?
     var author: String?
     var replies: Int
     var sticky: Bool
@@ -283,6 +292,7 @@ struct ListRowView: TemplateView {
         case "title": title
         case "href": href
         case "key": key
+        case "anchor": anchor
         case "author": author
         case "replies": replies
         case "sticky": sticky
@@ -419,10 +429,17 @@ struct BlockView: TemplateView {
     var isLong = false
     var header: String?
     var author: String?
+    /// Text drawn for a terminal: a `<pre>`, so that every space stays,
+    /// in text browsers too.
+    var isArt = false
+    /// The quoted post, when it is in the thread.
+    var headerHref: String?
 
     func child(named name: String) -> Any? {
         switch name {
-        case "isText": !isQuote
+        case "headerHref": headerHref
+        case "isText": !isQuote && !isArt
+        case "isArt": !isQuote && isArt
         case "isQuote": isQuote
         case "lines": lines
         case "lineCount": lines.count
@@ -520,7 +537,7 @@ struct PostView: TemplateView {
     var permalink: String
     var author: String
     var authorHref: String
-    var onlyHref: String
+    var onlyHref: String?
     var authorPosts: Int
     var postedAt: String
     var postedISO: String
@@ -532,9 +549,15 @@ struct PostView: TemplateView {
     var forumDeletedISO: String? = nil
     /// Rendered (and escaped) by `post-body.mustache`, inserted as is.
     var body: String
+    /// The post holds text drawn for a terminal: it starts in monospace.
+    var isMono = false
+    /// A reply by whoever started the thread.
+    var byThreadAuthor = false
 
     func child(named name: String) -> Any? {
         switch name {
+        case "isMono": isMono
+        case "byThreadAuthor": byThreadAuthor && floor != 0
         case "floor": floor
         case "isOpening": floor == 0
         case "anchor": "a\(floor)"
@@ -602,15 +625,18 @@ struct ThreadListPageView: TemplateView {
     var chrome: PageChrome
     var boardTitle: String
     var boardHref: String
-    var threadCount: Int
     var rows: [ListRowView]
+    /// The next window of newer threads, and of older ones.
+    var newerHref: String?
+    var olderHref: String?
 
     func child(named name: String) -> Any? {
         switch name {
         case "boardTitle": boardTitle
         case "boardHref": boardHref
-        case "threadCount": threadCount
         case "rows": rows
+        case "newerHref": newerHref
+        case "olderHref": olderHref
         default: chrome.child(named: name)
         }
     }
@@ -670,17 +696,43 @@ struct ThreadPageView: TemplateView {
         }
     }
 
+    /// A neighbouring thread of the board, in the order threads were started.
+    struct Neighbour: TemplateView {
+        var title: String
+        var href: String
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "title": title
+            case "href": href
+            default: nil
+            }
+        }
+    }
+
     var chrome: PageChrome
     var thread: Thread
     var threadList: ListFrame
     var authorView: AuthorFilter?
     var posts: [PostView]
     var pager: PagerView?
+    /// The thread started just before this one on its board, and just after.
+    var previous: Neighbour?
+    var next: Neighbour?
+    /// The thread's last page (not an author view): it ends with a way on.
+    var isLastPage = false
+    /// The thread's first post (楼主's) was deleted before it was archived.
+    var openingDeleted = false
 
     func child(named name: String) -> Any? {
         switch name {
         case "thread": thread
         case "threadList": threadList
+        case "previous": previous
+        case "next": next
+        case "hasNeighbours": previous != nil || next != nil
+        case "isLastPage": isLastPage
+        case "openingDeleted": openingDeleted
         case "authorView": authorView
         case "posts": posts
         case "pager": pager
