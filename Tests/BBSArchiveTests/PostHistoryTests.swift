@@ -63,6 +63,11 @@ import Testing
         #expect(page.contains("第1楼"))
         #expect(!page.contains("此文章已被删除"))
         #expect(page.components(separatedBy: "class=\"forum-deleted\"").count == 2)
+        // So does its Markdown copy.
+        let markdown = try String(contentsOf: out.appendingPathComponent("board/T/700.md"), encoding: .utf8)
+        #expect(markdown.contains("第1楼"))
+        #expect(!markdown.contains("此文章已被删除"))
+        #expect(markdown.components(separatedBy: "论坛后来删除了这篇文章").count == 2)
     }
 
     @Test(arguments: [
