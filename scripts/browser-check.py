@@ -11,7 +11,15 @@ lookup page's resolver and the image viewer).
 
     browser-check.py --site site --page index.html --page board/X/index.html \
         --widths 390,820,1440 --schemes light,dark [--screenshots DIR] \
-        [--probe PAGE EXPRESSION]...
+        [--probe PAGE EXPRESSION]... [--sweep PAGE]...
+
+Any JavaScript dialog (`alert`, `confirm`, `prompt`) a page opens is
+dismissed and reported as a problem: the hostile board's payloads call
+`alert`, so a dialog means script from the forum ran. `--sweep PAGE` loads
+PAGE, then clicks every link on it in turn (each distinct address once,
+reloading PAGE after each), and reports dialogs and errors of the page and
+of wherever the click led; links that leave the archive for another http(s)
+host are counted, not followed.
 
 Prints one JSON object (see `main`). Exits 0 when every load finished,
 2 on a usage error, 3 when the browser could not be started or hung.
@@ -128,7 +136,16 @@ class Chromium:
                     raise BrowserError("%s failed: %s" % (method, reply["error"].get("message")))
                 return reply.get("result", {})
             if "method" in reply:
-                self.events.append(reply)
+                self.note(reply)
+
+    def note(self, event):
+        """Keeps an event; a JavaScript dialog is dismissed at once (it would block the page)."""
+        self.events.append(event)
+        if event.get("method") == "Page.javascriptDialogOpening":
+            self.next_id += 1
+            message = {"id": self.next_id, "method": "Page.handleJavaScriptDialog",
+                       "params": {"accept": False}, "sessionId": event.get("sessionId")}
+            os.write(self.to_child, json.dumps(message).encode() + b"\0")
 
     def wait_for(self, method, session, timeout=None):
         deadline = time.monotonic() + (timeout or self.timeout)
@@ -137,14 +154,14 @@ class Chromium:
                 if event.get("method") == method and event.get("sessionId") == session:
                     del self.events[index]
                     return event
-            self.events.append(self._read_message(deadline))
+            self.note(self._read_message(deadline))
 
     def drain(self, seconds):
         """Collects events that arrive within `seconds`."""
         deadline = time.monotonic() + seconds
         try:
             while True:
-                self.events.append(self._read_message(deadline))
+                self.note(self._read_message(deadline))
         except BrowserError as error:
             if "timed out" not in str(error):
                 raise
@@ -165,6 +182,8 @@ def problems_in(events, session):
         elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
             values = [str(arg.get("value", arg.get("description", ""))) for arg in params.get("args", [])]
             found.append("console.%s: %s" % (params.get("type"), " ".join(values)))
+        elif method == "Page.javascriptDialogOpening":
+            found.append("dialog (script ran): %s %s" % (params.get("type", ""), params.get("message", "")))
         elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
             entry = params["entry"]
             found.append("log: %s %s" % (entry.get("text", ""), entry.get("url", "")))
@@ -193,6 +212,56 @@ def load(browser, session, url, width, scheme, height):
     browser.drain(0.3)
 
 
+# What a page's markup allows to run: inline scripts, event-handler
+# attributes, scripts from elsewhere, javascript: addresses.
+ACTIVE_MARKUP = """({
+    inlineScripts: [...document.querySelectorAll('script:not([src])')].filter(s => s.textContent.trim()).length,
+    handlers: [...document.querySelectorAll('*')].flatMap(e => [...e.attributes]
+      .filter(a => a.name.toLowerCase().startsWith('on')).map(a => e.tagName + '[' + a.name + ']')),
+    foreignScripts: [...document.scripts].filter(s => s.src && !s.src.startsWith(location.protocol)
+      ).map(s => s.src),
+    scriptLinks: [...document.querySelectorAll('[href],[src],[action],[formaction]')].flatMap(e =>
+      ['href', 'src', 'action', 'formaction'].map(n => e.getAttribute(n)).filter(v => v !== null))
+      .filter(v => /^\\s*(javascript|data|vbscript):/i.test(v))
+})"""
+
+
+def sweep(browser, session, site, page, height):
+    """Clicks every link on `page`, each distinct address once."""
+    url = (site / page).as_uri()
+    load(browser, session, url, 1440, "light", height)
+    result = {"page": page, "clicked": 0, "external": 0, "problems": problems_in(browser.events, session)}
+    active = evaluate(browser, session, ACTIVE_MARKUP).get("value") or {}
+    result.update(active)
+    links = evaluate(browser, session, "[...document.querySelectorAll('a[href]')].map(a => a.href)").get("value") or []
+    seen = set()
+    for index, href in enumerate(links):
+        if href in seen:
+            continue
+        seen.add(href)
+        if href.startswith("http:") or href.startswith("https:"):
+            result["external"] += 1
+            continue
+        load(browser, session, url, 1440, "light", height)
+        evaluate(browser, session, """(() => {
+            const a = document.querySelectorAll('a[href]')[%d];
+            if (!a) return false;
+            a.removeAttribute('target');
+            a.click();
+            return true;
+        })()""" % index)
+        browser.drain(0.4)
+        where = evaluate(browser, session, "location.href").get("value")
+        landed = evaluate(browser, session, ACTIVE_MARKUP).get("value") or {}
+        problems = problems_in(browser.events, session)
+        for key in ("inlineScripts", "handlers", "foreignScripts", "scriptLinks"):
+            if landed.get(key):
+                problems.append("%s after clicking %s: %s" % (key, href, landed.get(key)))
+        result["problems"] += ["%s -> %s: %s" % (href, where, p) for p in problems]
+        result["clicked"] += 1
+    return result
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--site", required=True, help="the built archive folder")
@@ -207,6 +276,8 @@ def main():
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
     parser.add_argument("--timeout", type=float, default=30)
     parser.add_argument("--base", help="load probes from this http(s) address of the site instead of file://")
+    parser.add_argument("--sweep", action="append", default=[], metavar="PAGE",
+                        help="click every link on PAGE and report what ran (repeatable)")
     args = parser.parse_args()
 
     site = Path(args.site).resolve()
@@ -219,7 +290,7 @@ def main():
     if args.screenshots:
         os.makedirs(args.screenshots, exist_ok=True)
 
-    report = {"loads": [], "probes": []}
+    report = {"loads": [], "probes": [], "sweeps": []}
     browser = None
     try:
         browser = Chromium(binary, args.timeout)
@@ -227,6 +298,8 @@ def main():
         session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log"):
             browser.send(domain + ".enable", {}, session)
+        # File links carry `download`: a click must not write into the profile.
+        browser.send("Browser.setDownloadBehavior", {"behavior": "deny"})
 
         for page in args.page:
             url = (site / page).as_uri()
@@ -249,6 +322,8 @@ def main():
                     })""").get("value") or {}
                     entry = {"page": page, "width": width, "scheme": scheme,
                              "problems": problems_in(browser.events, session), **facts}
+                    if args.sweep:
+                        entry.update(evaluate(browser, session, ACTIVE_MARKUP).get("value") or {})
                     if args.screenshots:
                         # Lazy images below the fold would show as empty boxes.
                         evaluate(browser, session, """Promise.all([...document.images].map(i => {
@@ -279,6 +354,8 @@ def main():
             result.update({"page": page, "expression": expression,
                            "problems": problems_in(browser.events, session)})
             report["probes"].append(result)
+        for page in args.sweep:
+            report["sweeps"].append(sweep(browser, session, site, page, args.height))
     except BrowserError as error:
         report["fatal"] = str(error)
         print(json.dumps(report, ensure_ascii=False))

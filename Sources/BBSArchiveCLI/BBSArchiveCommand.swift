@@ -133,6 +133,13 @@ struct FetchOptions: ParsableArguments {
     @Option(help: "Seconds one request may take (default: 120).")
     var timeout: Int?
 
+    @Option(
+        name: .customLong("media-host"),
+        help:
+            "A host (name or name:port) attachments may also be fetched from, besides the forum's own and its known attachment hosts (repeatable)."
+    )
+    var mediaHosts: [String] = []
+
     @OptionGroup var output: OutputOptions
 
     mutating func merge(_ config: ConfigFile) {
@@ -145,6 +152,7 @@ struct FetchOptions: ParsableArguments {
         tries = tries ?? config.int("tries")
         timeout = timeout ?? config.int("timeout")
         maxThreadPages = maxThreadPages ?? config.int("max-thread-pages")
+        if mediaHosts.isEmpty { mediaHosts = config.strings("media-host") ?? [] }
         output.merge(config)
     }
 
@@ -159,6 +167,16 @@ struct FetchOptions: ParsableArguments {
         if let tries, tries < 1 { throw .invalidOption("--tries must be 1 or more") }
         if let timeout, timeout < 1 { throw .invalidOption("--timeout must be 1 second or more") }
         if let maxThreadPages, maxThreadPages < 1 { throw .invalidOption("--max-thread-pages must be 1 or more") }
+        for host in mediaHosts where !Self.isHost(host) {
+            throw .invalidOption(
+                "--media-host \"\(host)\" is not a host name (like img.example.org or img.example.org:8080)")
+        }
+    }
+
+    /// `name` or `name:port`, without scheme or path.
+    static func isHost(_ text: String) -> Bool {
+        guard !text.isEmpty, !text.contains("/"), !text.contains("@") else { return false }
+        return HostPolicy.authority(of: "http://\(text)/") == text.lowercased()
     }
 
     func validate() throws {
@@ -181,6 +199,10 @@ struct FetchOptions: ParsableArguments {
         if let tries = config.int("tries"), tries < 1 { throw fail("tries", "must be 1 or more") }
         if let timeout = config.int("timeout"), timeout < 1 { throw fail("timeout", "must be 1 second or more") }
         if let pages = config.int("max-thread-pages"), pages < 1 { throw fail("max-thread-pages", "must be 1 or more") }
+        for host in config.strings("media-host") ?? [] where !isHost(host) {
+            throw fail(
+                "media-host", "must list host names (like img.example.org or img.example.org:8080), not \"\(host)\"")
+        }
     }
 }
 
@@ -501,7 +523,7 @@ enum Runner {
             format: fetching.output.format == .json ? .json : .text, quiet: fetching.output.quiet)
         var http = CurlHTTPClient.Options()
         http.timeout = fetching.timeout ?? 120
-        let action = FetchAction(
+        var action = FetchAction(
             boards: boards, source: try forum.makeSource(), storePath: storage.path, rate: fetching.rate ?? 1,
             options: Archiver.Options(
                 pages: fetching.pages, connections: fetching.connections ?? 4,
@@ -509,6 +531,7 @@ enum Runner {
                 maxThreadPages: fetching.maxThreadPages ?? Archiver.Options.defaultMaxThreadPages),
             retry: RetryPolicy(attempts: fetching.tries ?? 4), respectRobots: !fetching.ignoreRobots,
             cookies: fetching.cookies, http: http)
+        action.mediaHosts = fetching.mediaHosts
         let report: Archiver.Report
         do {
             report = try await action.run(events: printer.handle)

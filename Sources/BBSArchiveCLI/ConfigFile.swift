@@ -25,7 +25,7 @@ struct ConfigFile {
         "boards": .strings, "source": .string, "forum-url": .string, "store": .string, "out": .string,
         "templates": .string, "site-url": .string, "cookies": .string, "pages": .integer, "rate": .number,
         "connections": .integer, "stop-after": .integer, "tries": .integer, "timeout": .integer,
-        "max-thread-pages": .integer,
+        "max-thread-pages": .integer, "media-host": .strings,
         "ignore-robots": .boolean, "log-format": .string, "quiet": .boolean, "full": .boolean, "wait": .boolean,
     ]
 

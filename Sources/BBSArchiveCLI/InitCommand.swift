@@ -115,6 +115,9 @@ struct InitCommand: AsyncParsableCommand {
             # timeout = 120
             # Pages read of one thread at most, against a pager that never ends.
             # max-thread-pages = 2000
+            # Hosts besides the forum's own (and its known attachment hosts) that
+            # attachments may be fetched from.
+            # media-host = ["img.example.org"]
             # Browser cookies for boards that need a login: a cookies.txt file.
             # cookies = "cookies.txt"
             # Progress: "text" or "json" (one event a line, for logs).

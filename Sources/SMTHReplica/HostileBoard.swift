@@ -14,6 +14,11 @@ import Foundation
 /// - thread 4: a post dated in the year 99999999999;
 /// - thread 5: stray bytes and GBK text inside a UTF-8 page;
 /// - thread 6: a forum error whose message carries terminal escapes;
+/// - thread 2 also links an "attachment" on another host name for this
+///   same server (`/att/` only in its query string), and one whose address
+///   redirects to that other host name (`localhost` for `127.0.0.1` and the
+///   other way round);
+/// - thread 8: its address redirects to thread 1's;
 /// - list page 2: a thread dated in the year 99999999999.
 public enum HostileBoard {
     public static let name = "Hostile"
@@ -27,21 +32,34 @@ public enum HostileBoard {
     public static let timeTravelGid = 4
     public static let badBytesGid = 5
     public static let forumErrorGid = 6
+    public static let redirectGid = 8
+    /// The attachment names on another host, and redirected to it.
+    public static let foreignName = "elsewhere.png"
+    public static let movedName = "moved.png"
     /// The threads the archive can keep (all but the forum error).
     public static let archivableGids = [1, 2, 3, 4, 5]
 
     static let day = "2026-08-01"
 
-    static func respond(path: String, query: [(name: String, value: String)]) -> ReplicaResponse? {
+    /// The other loopback name for the server `host` (`Host` header) names.
+    public static func otherHost(_ host: String) -> String {
+        if host.hasPrefix("127.0.0.1") { return "localhost" + host.dropFirst("127.0.0.1".count) }
+        if host.hasPrefix("localhost") { return "127.0.0.1" + host.dropFirst("localhost".count) }
+        return host
+    }
+
+    static func respond(path: String, query: [(name: String, value: String)], host: String = "")
+        -> ReplicaResponse?
+    {
         let parts = path.split(separator: "/").map(String.init)
         let page = query.first { $0.name == "p" }.flatMap { Int($0.value) } ?? 1
         switch parts.first {
         case "board" where parts.count == 2 && parts[1] == name:
             return .html(boardPage(page))
         case "article" where parts.count == 3 && parts[1] == name:
-            return Int(parts[2]).flatMap { thread($0, page: page) }
+            return Int(parts[2]).flatMap { thread($0, page: page, host: host) }
         case "att" where parts.count >= 4 && parts[1] == name:
-            return attachment(parts.dropFirst(2).joined(separator: "/"))
+            return attachment(parts.dropFirst(2).joined(separator: "/"), host: host)
         default:
             return nil
         }
@@ -59,7 +77,7 @@ public enum HostileBoard {
             ? [
                 (1, "标题\u{1B}]0;pwned\u{07}\r伪造的第二行 [url=javascript:alert(1)]x[/url]", day),
                 (2, "附件", day), (endlessGid, "没有尽头的主题", day), (timeTravelGid, "穿越", day),
-                (badBytesGid, "坏字节", day), (forumErrorGid, "论坛错误", day),
+                (badBytesGid, "坏字节", day), (forumErrorGid, "论坛错误", day), (redirectGid, "跳到别的主题", day),
             ]
             : [(7, "列表里的穿越", "99999999999-01-01")]
         for row in rows {
@@ -73,7 +91,7 @@ public enum HostileBoard {
 
     // MARK: Threads
 
-    static func thread(_ gid: Int, page requested: Int) -> ReplicaResponse? {
+    static func thread(_ gid: Int, page requested: Int, host: String = "") -> ReplicaResponse? {
         switch gid {
         case 1:
             let lines = [
@@ -89,6 +107,8 @@ public enum HostileBoard {
                 #"附件们<br /><font color="blue">附件(1KB)</font>&nbsp;<a href="javascript:alert(5)//att/Hostile/2/9">evil.txt</a>"#
                 + #"<br /><font color="blue">附件(1KB)</font>&nbsp;<a href="/att/Hostile/2/1">page.xht</a>"#
                 + #"<br /><font color="blue">附件(1KB)</font>&nbsp;<a href="/att/Hostile/2/2">fake.png</a>"#
+                + #"<br /><font color="blue">附件(1KB)</font>&nbsp;<a href="http://\#(otherHost(host))/x?f=/att/Hostile/2/3">\#(foreignName)</a>"#
+                + #"<br /><font color="blue">附件(1KB)</font>&nbsp;<a href="/att/Hostile/2/4">\#(movedName)</a>"#
             return .html(threadPage(gid, title: "附件", current: 1, total: 1, rawPosts: [(0, "alice", body)]))
         case endlessGid:
             let current = max(1, requested)
@@ -112,6 +132,8 @@ public enum HostileBoard {
             bytes.append(Data("之后的文字".utf8))
             bytes.append(Data(pieces.dropFirst().joined(separator: "BADBYTES").utf8))
             return ReplicaResponse(status: 200, contentType: "text/html; charset=utf-8", body: bytes)
+        case redirectGid:
+            return .redirect("/article/\(name)/1")
         case forumErrorGid:
             return .html(MobileMarkup.notice("出错了\u{1B}]0;pwned\u{07}\u{1B}[2K\r\nfailed: 伪造的一行"))
         default:
@@ -151,11 +173,12 @@ public enum HostileBoard {
 
     // MARK: Attachments
 
-    static func attachment(_ rest: String) -> ReplicaResponse? {
+    static func attachment(_ rest: String, host: String = "") -> ReplicaResponse? {
         let script = #"<html xmlns="http://www.w3.org/1999/xhtml"><body><script>alert(6)</script></body></html>"#
         switch rest {
         case "2/1": return ReplicaResponse(status: 200, contentType: "application/xhtml+xml", body: Data(script.utf8))
-        case "2/2": return ReplicaResponse(status: 200, contentType: "image/png", body: Data(script.utf8))
+        case "2/2", "2/5": return ReplicaResponse(status: 200, contentType: "image/png", body: Data(script.utf8))
+        case "2/4": return .redirect("http://\(otherHost(host))/att/\(name)/2/5")
         default: return nil
         }
     }

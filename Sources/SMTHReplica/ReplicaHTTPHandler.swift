@@ -14,6 +14,9 @@ struct ReplicaHTTPHandler: HTTPHandler {
         let target = request.target.rawValue
         // The log keeps the real arrival time: rate-limit tests read it.
         let hit = recorder.record(target, at: Date())
+        let host = request.headers[.host] ?? ""
+        let cookies = request.headers.values(for: .cookie)
+        recorder.visit(host: host, target: target, cookie: cookies.isEmpty ? nil : cookies.joined(separator: "; "))
         let rule = faults.rule(for: target, hit: hit)
         switch rule?.kind {
         case .unavailable?:
@@ -39,7 +42,7 @@ struct ReplicaHTTPHandler: HTTPHandler {
             page = wall
         } else {
             let query = request.query.map { (name: $0.name, value: $0.value) }
-            if faults.hostile, let hostile = HostileBoard.respond(path: request.path, query: query) {
+            if faults.hostile, let hostile = HostileBoard.respond(path: request.path, query: query, host: host) {
                 page = hostile
             } else {
                 page = responder.respond(path: request.path, query: query, now: clock())
@@ -63,7 +66,11 @@ struct ReplicaHTTPHandler: HTTPHandler {
                 return HTTPResponse(statusCode: HTTPStatusCode(304, phrase: "Not Modified"), headers: headers)
             }
         }
-        let status = HTTPStatusCode(page.status, phrase: page.status == 200 ? "OK" : "Not Found")
+        if let location = page.location {
+            headers[.location] = location
+        }
+        let phrase = page.status == 200 ? "OK" : page.location != nil ? "Found" : "Not Found"
+        let status = HTTPStatusCode(page.status, phrase: phrase)
 
         switch rule?.kind {
         case .truncated?, .reset?:

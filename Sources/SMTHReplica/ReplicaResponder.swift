@@ -5,6 +5,12 @@ struct ReplicaResponse: Sendable {
     var status: Int
     var contentType: String
     var body: Data
+    /// Where a 3xx sends the client.
+    var location: String? = nil
+
+    static func redirect(_ location: String) -> ReplicaResponse {
+        ReplicaResponse(status: 302, contentType: "text/html; charset=utf-8", body: Data(), location: location)
+    }
 
     static func html(_ text: String, status: Int = 200) -> ReplicaResponse {
         ReplicaResponse(status: status, contentType: "text/html; charset=utf-8", body: Data(text.utf8))

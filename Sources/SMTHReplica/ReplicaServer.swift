@@ -99,6 +99,12 @@ public actor ReplicaServer {
         recorder.entries.map(\.target)
     }
 
+    /// Every request's `Host` header, target and `Cookie` header, in order:
+    /// which host name each request was sent to, with which cookies.
+    public nonisolated func visits() -> [(host: String, target: String, cookie: String?)] {
+        recorder.visits
+    }
+
     /// Request targets with the time each arrived, in order.
     public func timedRequestLog() -> [(at: Date, target: String)] {
         recorder.entries
@@ -120,6 +126,14 @@ final class RequestRecorder: @unchecked Sendable {
     private var log = [(at: Date, target: String)]()
     private var hits = [String: Int]()
     private var kinds = [String: Int]()
+    private var visitLog = [(host: String, target: String, cookie: String?)]()
+
+    /// Logs the host name and cookies a request was sent with.
+    func visit(host: String, target: String, cookie: String?) {
+        lock.withLock { visitLog.append((host, target, cookie)) }
+    }
+
+    var visits: [(host: String, target: String, cookie: String?)] { lock.withLock { visitLog } }
 
     /// Logs a request; returns how many times this target was asked for so far.
     func record(_ target: String, at time: Date) -> Int {

@@ -69,7 +69,18 @@ import Testing
         let client = CurlHTTPClient()
         let agent = try await client.get(base + "/agent")
         #expect(String(decoding: agent.body, as: UTF8.self) == BBSArchiveVersion.userAgent)
-        await #expect(throws: ArchiveError.self) { _ = try await client.get(base + "/loop") }
+        // The client follows no redirect; the fetcher follows at most 5 hops.
+        let hop = try await client.get(base + "/loop")
+        #expect(hop.status == 302 && hop.header("Location") == "/loop")
+        let store = try ArchiveStore(path: try Fixtures.temporaryFolder().appendingPathComponent("a.sqlite").path)
+        let fetcher = Fetcher(
+            client: client, limiter: RateLimiter(requestsPerSecond: 0), captures: store, respectRobots: false)
+        do {
+            _ = try await fetcher.fetch(base + "/loop")
+            Issue.record("an endless redirect was followed to the end")
+        } catch {
+            #expect(error == .refused(url: base + "/loop", reason: "it redirects more than 5 times"))
+        }
         await server.stop()
         task.cancel()
     }

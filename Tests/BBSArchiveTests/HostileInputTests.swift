@@ -248,6 +248,17 @@ import Testing
             events: { events.add($0) })
         await harness.stop()
 
+        // Nothing is asked of another host: not the attachment whose link
+        // names one, not the one that redirects to one; a thread that
+        // redirects to another thread is refused, and that thread keeps its own posts.
+        let other = HostileBoard.otherHost("127.0.0.1:\(harness.port)")
+        #expect(!harness.server.visits().isEmpty)
+        #expect(!harness.server.visits().contains { $0.host == other }, "a request reached \(other)")
+        let refused = report.failures.filter { if case .refused = $0.error { true } else { false } }.map(\.url)
+        #expect(refused.contains { $0.contains("/article/\(HostileBoard.name)/\(HostileBoard.redirectGid)?") })
+        #expect(refused.contains { $0.hasPrefix("http://\(other)/") && $0.contains("/att/") })
+        #expect(refused.contains { $0.hasSuffix("/att/\(HostileBoard.name)/2/4") })
+
         // What cannot be right is a failure of its page, named, and the run goes on.
         let failed = report.failures.map(\.url)
         #expect(failed.contains { $0.contains("/article/\(HostileBoard.name)/\(HostileBoard.forumErrorGid)?") })
@@ -261,6 +272,8 @@ import Testing
         let store = try harness.store()
         let threads = try store.threads(board: HostileBoard.name).map(\.gid)
         for gid in HostileBoard.archivableGids { #expect(threads.contains(gid), "thread \(gid)") }
+        #expect(try store.posts(board: HostileBoard.name, gid: HostileBoard.redirectGid).isEmpty)
+        #expect(try store.posts(board: HostileBoard.name, gid: 1).map(\.author) == [HostileBoard.longUser])
         // The endless pager is cut at --max-thread-pages, and says so.
         let endless = try store.posts(board: HostileBoard.name, gid: HostileBoard.endlessGid)
         #expect(endless.count == maxPages)
@@ -297,6 +310,94 @@ import Testing
         let attachments = site.text("board/\(HostileBoard.name)/2.html")
         #expect(attachments.contains("evil.txt"))
         #expect(files.filter { $0.hasPrefix("media/") }.allSatisfy { $0.hasSuffix(".bin") })
+    }
+
+    /// With `--cookies` and the other host name allowed by `--media-host`,
+    /// the redirect to it is followed hop by hop, and the login cookie goes
+    /// only to the forum's own host, never across.
+    @Test func cookiesNeverCrossHostsOnRedirects() async throws {
+        var faults = ReplicaFaults()
+        faults.hostile = true
+        let harness = try await ReplicaHarness.start(Self.config, faults: faults)
+        let own = "127.0.0.1:\(harness.port)"
+        let other = HostileBoard.otherHost(own)
+        let report = try await harness.fetch(
+            boards: [HostileBoard.name], options: Archiver.Options(maxThreadPages: 2), retry: .fast,
+            cookies: "session=secret", mediaHosts: [other])
+        await harness.stop()
+
+        let visits = harness.server.visits()
+        let there = visits.filter { $0.host == other }
+        #expect(there.contains { $0.target == "/att/\(HostileBoard.name)/2/5" }, "the redirect was followed")
+        #expect(there.allSatisfy { $0.cookie == nil }, "\(there)")
+        #expect(
+            visits.filter { $0.host == own && $0.target.hasPrefix("/article/") }.allSatisfy {
+                $0.cookie == "session=secret"
+            })
+        // The redirect from one thread to another is refused all the same.
+        #expect(
+            report.failures.contains { $0.url.contains("/article/\(HostileBoard.name)/\(HostileBoard.redirectGid)?") })
+        // The capture is kept under the address asked for, with the one that answered beside it.
+        let store = try harness.store()
+        let moved = try store.latestCapture(url: harness.source.baseURL + "/att/\(HostileBoard.name)/2/4")
+        #expect(moved?.url == "http://\(other)/att/\(HostileBoard.name)/2/5")
+        #expect(moved?.requestedURL == harness.source.baseURL + "/att/\(HostileBoard.name)/2/4")
+    }
+
+    /// Chromium loads every page of the site built from the hostile board,
+    /// and clicks every link on its thread pages: no script from the forum
+    /// runs (no dialog opens, no inline script or handler, no
+    /// `javascript:` / `data:` address, no script from elsewhere), and the feeds are well-formed.
+    @Test func noScriptRunsAnywhereOnTheHostileSite() async throws {
+        let python = try #require(ExternalTool.find("python3"), "no python3 on PATH: run `make setup`")
+        try #require(ExternalTool.find("chromium") != nil, "no chromium on PATH: run `make setup`")
+        var faults = ReplicaFaults()
+        faults.hostile = true
+        let harness = try await ReplicaHarness.start(Self.config, faults: faults)
+        _ = try await harness.fetch(
+            boards: [HostileBoard.name], options: Archiver.Options(maxThreadPages: 3), retry: .fast)
+        await harness.stop()
+        let siteURL = "https://example.org/smth/"
+        let out = harness.folder.appendingPathComponent("site")
+        _ = try await BuildAction(
+            storePath: harness.storePath, outputPath: out.path, templatesPath: Fixtures.templates.path,
+            siteURL: siteURL
+        ).run()
+        let site = SiteInspector(root: out)
+        let files = site.files()
+        let feeds = files.filter { $0.hasSuffix(".xml") }
+        #expect(feeds.contains { $0.contains(HostileBoard.name) })
+        for feed in feeds { #expect(site.isWellFormed(feed), "\(feed) is not well-formed") }
+
+        let pages = files.filter { $0.hasSuffix(".html") }
+        let threads = [1, 2].map { "board/\(HostileBoard.name)/\($0).html" }
+        var arguments = [
+            Fixtures.projectRoot.appendingPathComponent("scripts/browser-check.py").path, "--site", out.path,
+            "--widths", "1440", "--schemes", "light", "--timeout", "40",
+        ]
+        for page in pages { arguments += ["--page", page] }
+        for page in threads { arguments += ["--sweep", page] }
+        let output = try ExternalTool.run(python, arguments, timeout: 300)
+        #expect(output.status == 0, "browser-check.py exited \(output.status): \(output.errorText.suffix(800))")
+        let report = try #require(try JSONSerialization.jsonObject(with: output.stdout) as? [String: Any])
+        let loads = report["loads"] as? [[String: Any]] ?? []
+        let sweeps = report["sweeps"] as? [[String: Any]] ?? []
+        #expect(loads.count == pages.count)
+        #expect(sweeps.count == threads.count)
+        for entry in loads + sweeps {
+            let page = entry["page"] as? String ?? "?"
+            let problems = entry["problems"] as? [String] ?? []
+            #expect(
+                !problems.contains { $0.contains("dialog") || $0.contains("after clicking") }, "\(page): \(problems)")
+            #expect(entry["inlineScripts"] as? Int == 0, "\(page)")
+            for key in ["handlers", "scriptLinks"] {
+                #expect((entry[key] as? [Any])?.isEmpty == true, "\(page) \(key): \(entry[key] ?? "missing")")
+            }
+            // 404.html names the archive's own scripts by the site's address, as it may be served from any path.
+            let foreign = (entry["foreignScripts"] as? [String])?.filter { !$0.hasPrefix(siteURL + "assets/") }
+            #expect(foreign?.isEmpty == true, "\(page) loads \(foreign ?? [])")
+        }
+        for sweep in sweeps { #expect((sweep["clicked"] as? Int ?? 0) > 3, "\(sweep["page"] ?? "?")") }
     }
 
     /// Every href and src in HTML, and every link and image target in Markdown.

@@ -6,7 +6,8 @@ import Foundation
 /// One background thread drives every transfer through a single multi
 /// handle, so connections are kept alive and reused across requests (and
 /// HTTP/2 streams share one connection where the server offers it). Only
-/// http and https are allowed, redirects are limited, stalled transfers are
+/// http and https are allowed, redirects are not followed (the fetcher
+/// checks each hop and asks again, with that hop's cookies), stalled transfers are
 /// cut off, and bodies past `maxBodyBytes` are refused, so a misbehaving
 /// server can neither hang the archive nor fill the disk.
 package final class CurlHTTPClient: HTTPClient {
@@ -18,11 +19,11 @@ package final class CurlHTTPClient: HTTPClient {
         package var timeout = 120
         /// A transfer slower than 1 byte a second for this many seconds is cut off.
         package var stallTimeout = 30
-        package var maxRedirects = 5
         package var maxBodyBytes = 64 << 20
         /// Connections kept open at most, in total and per host.
         package var maxConnections = 8
-        /// Cookies to send, chosen per URL (a browser's export or a header value).
+        /// Cookies to send, chosen per URL by the jar's rules (a browser's
+        /// export or a header value); every redirect hop is its own request.
         package var cookies: CookieJar?
 
         package init() {}
@@ -167,9 +168,7 @@ private final class Transfer: @unchecked Sendable {
         bbs_curl_setopt_string(easy, CURLOPT_URL, url)
         bbs_curl_setopt_string(easy, CURLOPT_USERAGENT, options.userAgent)
         bbs_curl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
-        bbs_curl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        bbs_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
-        bbs_curl_setopt_long(easy, CURLOPT_MAXREDIRS, options.maxRedirects)
+        bbs_curl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
         bbs_curl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, options.connectTimeout)
         bbs_curl_setopt_long(easy, CURLOPT_TIMEOUT, options.timeout)
         bbs_curl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)

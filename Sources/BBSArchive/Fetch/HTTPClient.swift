@@ -4,14 +4,20 @@ import Foundation
 package struct HTTPResponse: Sendable {
     /// The URL that answered, after redirects.
     package var url: String
+    /// The URL that was asked for: what captures are keyed by.
+    package var requestedURL: String
     package var status: Int
     /// Header fields of the final response, in the order received.
     package var headers: [(name: String, value: String)]
     package var body: Data
     package var fetchedAt: Date
 
-    package init(url: String, status: Int, headers: [(name: String, value: String)], body: Data, fetchedAt: Date) {
+    package init(
+        url: String, status: Int, headers: [(name: String, value: String)], body: Data, fetchedAt: Date,
+        requestedURL: String? = nil
+    ) {
         self.url = url
+        self.requestedURL = requestedURL ?? url
         self.status = status
         self.headers = headers
         self.body = body
@@ -28,7 +34,8 @@ package struct HTTPResponse: Sendable {
 package protocol HTTPClient: Sendable {
     /// GETs `url` with extra request headers. A transport failure throws
     /// (`unreachable` when no connection was made, `transfer` when one
-    /// broke); any HTTP status is a response.
+    /// broke); any HTTP status is a response. Redirects are not followed:
+    /// a 3xx comes back with its `Location`, for the fetcher to check.
     func get(_ url: String, headers: [(name: String, value: String)]) async throws(ArchiveError) -> HTTPResponse
 }
 

@@ -77,6 +77,12 @@ package protocol ForumSource: Sendable {
     /// gone (404 or 410), best first, each with the variant name the store
     /// keeps; none when it serves no such copies.
     func mediaFallbacks(for url: String) -> [(url: String, variant: String)]
+    /// Hosts besides the forum's own that serve its attachments and images
+    /// (`host` or `host:port`): the only others the fetcher may ask.
+    var mediaHosts: [String] { get }
+    /// Whether a post's text is only the forum's notice that it was deleted
+    /// (or censored), not anything its author wrote.
+    func isDeletionNotice(_ body: String) -> Bool
     /// What the URLs of a board's list pages, then of its threads' pages,
     /// contain, so `reparse` finds the board's captures: list pages first.
     func captureMarkers(board: String) -> [String]

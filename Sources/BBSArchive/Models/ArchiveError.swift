@@ -11,6 +11,9 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case transfer(url: String, reason: String)
     /// The site's robots.txt asks crawlers to leave this page alone.
     case robotsDisallowed(url: String)
+    /// The fetcher would not ask for this: another host, or a redirect it
+    /// does not follow (to another host, to another thread, too many hops).
+    case refused(url: String, reason: String)
     /// The board needs a logged-in reader.
     case needsLogin(board: String, cookies: CookieState)
     /// The server answered with an HTTP error status.
@@ -69,6 +72,8 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
         case .robotsDisallowed(let url):
             return
                 "robots.txt of the site disallows \(url), so bbsarchive leaves it alone; pass --ignore-robots only if the site's owners allow you"
+        case .refused(let url, let reason):
+            return "\(url) was not fetched: \(reason)"
         case .needsLogin(let board, let cookies):
             switch cookies {
             case .none:

@@ -130,6 +130,10 @@ package struct Post: Sendable, Equatable {
     /// The post's whole text as the page shows it, kept with a warning so
     /// that nothing the forum said is lost.
     package var rawText: String?
+    /// The forum shows only a deletion notice in its place (the source
+    /// decides, `ForumSource.isDeletionNotice`): the store keeps the text it
+    /// archived before and notes when the forum deleted it.
+    package var deletedByForum = false
 
     package init(
         floor: Int, author: String, postedAt: Date, body: String,

@@ -12,6 +12,9 @@ package struct FetchAction: Sendable {
     package var respectRobots: Bool
     /// `--cookies`: a cookies.txt path or a `Cookie:` header value.
     package var cookies: String?
+    /// `--media-host`: hosts (`host` or `host:port`) besides the forum's own
+    /// and its known attachment hosts that attachments may be fetched from.
+    package var mediaHosts: [String] = []
     /// Settings of the libcurl client (timeouts); connections and cookies
     /// are filled in from the options above.
     package var http: CurlHTTPClient.Options
@@ -62,15 +65,27 @@ package struct FetchAction: Sendable {
         let store = try ArchiveStore(path: storePath, clock: clock)
         let fetcher = Fetcher(
             client: CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate), captures: store,
-            policy: retry, respectRobots: respectRobots, events: events, clock: clock)
+            policy: retry, respectRobots: respectRobots, hosts: HostPolicy.forum(source, mediaHosts: mediaHosts),
+            events: events, clock: clock)
         let archiver = Archiver(source: source, fetcher: fetcher, store: store, options: options, events: events)
         return try await archiver.run(boards: boards)
     }
 }
 
 /// `bbsarchive reparse`: rebuild the models from the raw captures, without
-/// the network, so a better parser improves an old archive.
+/// the network, so a better parser improves an old archive. Rows never move
+/// between threads: a capture counts for the thread it was asked for, and
+/// not at all when another thread's address answered it.
 package struct ReparseAction: Sendable {
+    /// Whether the page asked for and the page that answered are the same
+    /// thread (or not threads at all).
+    static func sameThread(_ asked: PageAddress, _ answered: PageAddress?) -> Bool {
+        guard case .thread(let board, let gid, _) = asked, case .thread(let b, let g, _)? = answered else {
+            return true
+        }
+        return board == b && gid == g
+    }
+
     package var storePath: String
 
     package init(storePath: String) {
@@ -107,7 +122,11 @@ package struct ReparseAction: Sendable {
             }
             for marker in source.captureMarkers(board: board.name) where !marker.isEmpty {
                 try store.forEachLatestCapture(containing: marker) { (response) throws(ArchiveError) in
-                    guard let address = source.address(of: response.url) else { return }
+                    // A capture is read as the page it was asked for; one that
+                    // another thread's address answered is no page of this one.
+                    guard let address = source.address(of: response.requestedURL),
+                        Self.sameThread(address, source.address(of: response.url))
+                    else { return }
                     let page = FetchedPage(
                         url: response.url, body: response.body, contentType: response.header("Content-Type"),
                         fetchedAt: response.fetchedAt)

@@ -22,6 +22,9 @@ struct Ingest: Sendable {
             var page = page
             page.board = board
             page.gid = gid
+            for index in page.posts.indices {
+                page.posts[index].deletedByForum = source.isDeletionNotice(page.posts[index].body)
+            }
             return page
         }
         try store.saveThread(

@@ -186,6 +186,8 @@ extension SiteBuilder {
             authorPosts: authorPosts, postedAt: BeijingTime.display(post.postedAt),
             postedISO: BeijingTime.iso8601(post.postedAt),
             nick: post.nick.flatMap { $0.isEmpty ? nil : Self.displayable($0) }, ip: post.ip, editedBy: post.editedBy,
+            forumDeletedAt: post.forumDeletedAt.map { String(BeijingTime.display($0).prefix(16)) },
+            forumDeletedISO: post.forumDeletedAt.map(BeijingTime.iso8601),
             // Rendered (and escaped) by the post-body template, inserted as is.
             body: try templates.render("post-body", content), isMono: blocks.contains(where: \.isArt),
             byThreadAuthor: post.author == threadAuthor)

@@ -544,6 +544,9 @@ struct PostView: TemplateView {
     var nick: String?
     var ip: String?
     var editedBy: String?
+    /// When the forum was seen to delete the post (its archived text is shown).
+    var forumDeletedAt: String? = nil
+    var forumDeletedISO: String? = nil
     /// Rendered (and escaped) by `post-body.mustache`, inserted as is.
     var body: String
     /// The post holds text drawn for a terminal: it starts in monospace.
@@ -568,6 +571,8 @@ struct PostView: TemplateView {
         case "nick": nick
         case "ip": ip
         case "editedBy": editedBy
+        case "forumDeletedAt": forumDeletedAt
+        case "forumDeletedISO": forumDeletedISO
         case "body": body
         default: nil
         }

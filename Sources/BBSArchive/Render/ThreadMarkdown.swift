@@ -27,6 +27,11 @@ enum ThreadMarkdown {
                         "\(post.floor == 0 ? "楼主" : "\(post.floor)楼") · \(post.author)\(post.nick.map { " (\($0))" } ?? "") · \(BeijingTime.display(post.postedAt))"
                     )
                 ])
+            if let deleted = post.forumDeletedAt {
+                document.paragraph([
+                    .emphasis("论坛后来删除了这篇文章（\(BeijingTime.display(deleted).prefix(16)) 发现）；以下是删除前存档的文字。")
+                ])
+            }
             let body = bodies.flatMap { index < $0.count ? $0[index] : nil } ?? PostNormalizer.normalize(post.body)
             for block in body.blocks {
                 switch block {

@@ -4,7 +4,8 @@ import GRDB
 /// Raw captures and media, each body kept once in `blob` under its SHA-256:
 /// what the fetcher records (`CaptureRecorder`) and `reparse` reads back.
 extension ArchiveStore {
-    /// Keeps a response exactly as it arrived; returns its body's hash.
+    /// Keeps a response exactly as it arrived, under the URL asked for with
+    /// the URL that answered beside it; returns its body's hash.
     @discardableResult
     package func saveCapture(_ response: HTTPResponse) throws(ArchiveError) -> String {
         let hash = SHA256.hex(response.body)
@@ -13,10 +14,13 @@ extension ArchiveStore {
             try Self.insertBlob(db, hash: hash, bytes: response.body)
             try db.execute(
                 sql: """
-                    INSERT INTO capture (url, fetchedAt, status, headers, hash) VALUES (?, ?, ?, ?, ?)
+                    INSERT INTO capture (url, effectiveURL, fetchedAt, status, headers, hash) VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT (url, hash) DO NOTHING
                     """,
-                arguments: [response.url, Self.seconds(response.fetchedAt), response.status, headers, hash])
+                arguments: [
+                    response.requestedURL, response.url == response.requestedURL ? nil : response.url,
+                    Self.seconds(response.fetchedAt), response.status, headers, hash,
+                ])
         }
         return hash
     }
@@ -27,7 +31,8 @@ extension ArchiveStore {
             guard
                 let row = try Row.fetchOne(
                     db,
-                    sql: "SELECT fetchedAt, status, headers, hash FROM capture WHERE url = ? ORDER BY id DESC LIMIT 1",
+                    sql:
+                        "SELECT effectiveURL, fetchedAt, status, headers, hash FROM capture WHERE url = ? ORDER BY id DESC LIMIT 1",
                     arguments: [url]),
                 let body = try Self.blobBytes(db, hash: row["hash"])
             else { return nil }
@@ -54,7 +59,7 @@ extension ArchiveStore {
                     let row = try Row.fetchOne(
                         db,
                         sql: """
-                            SELECT fetchedAt, status, headers, hash FROM capture
+                            SELECT effectiveURL, fetchedAt, status, headers, hash FROM capture
                             WHERE url = ? AND status BETWEEN 200 AND 299 ORDER BY id DESC LIMIT 1
                             """,
                         arguments: [url]),
@@ -77,8 +82,10 @@ extension ArchiveStore {
             let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             return parts.count == 2 ? (parts[0], parts[1]) : nil
         }
+        let effective: String? = row.hasColumn("effectiveURL") ? row["effectiveURL"] : nil
         return HTTPResponse(
-            url: url, status: row["status"], headers: headers, body: body, fetchedAt: date(row["fetchedAt"]))
+            url: effective ?? url, status: row["status"], headers: headers, body: body,
+            fetchedAt: date(row["fetchedAt"]), requestedURL: url)
     }
 
     /// Attachment URLs whose bytes are not stored yet.

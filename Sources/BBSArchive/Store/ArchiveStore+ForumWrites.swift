@@ -66,7 +66,7 @@ extension ArchiveStore {
             var changed = false
             for page in pages {
                 for post in page.posts {
-                    changed = try Self.upsertPost(db, board: board, gid: first.gid, post: post) || changed
+                    changed = try Self.upsertPost(db, board: board, gid: first.gid, post: post, now: now) || changed
                 }
             }
             try db.execute(
@@ -89,18 +89,35 @@ extension ArchiveStore {
 
     /// Inserts or updates one post and its attachments; returns whether
     /// anything differed from what was stored.
-    static func upsertPost(_ db: Database, board: String, gid: Int, post: Post) throws -> Bool {
+    static func upsertPost(_ db: Database, board: String, gid: Int, post: Post, now: Int64) throws -> Bool {
         try db.execute(sql: "INSERT INTO user (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [post.author])
+        var post = post
+        let storedRow = try Row.fetchOne(
+            db, sql: "SELECT body, author, forumDeletedAt FROM post WHERE board = ? AND gid = ? AND floor = ?",
+            arguments: [board, gid, post.floor])
+        let storedBody: String? = storedRow?["body"]
         // The mobile site shows no colours: reading a post there after the
         // desktop site must not wash the colours out of the stored text.
         var body = post.body
-        if let stored = try String.fetchOne(
-            db, sql: "SELECT body FROM post WHERE board = ? AND gid = ? AND floor = ?",
-            arguments: [board, gid, post.floor]),
-            stored != body, !body.contains("\u{1B}"), ANSIText.strip(stored) == body
-        {
-            body = stored
+        if let storedBody, storedBody != body, !body.contains("\u{1B}"), ANSIText.strip(storedBody) == body {
+            body = storedBody
         }
+        // A post the forum replaced by a deletion notice keeps what was
+        // archived (author included), with when the forum was seen to delete it.
+        var deletedAt: Int64?
+        if post.deletedByForum, let storedRow, let storedBody {
+            let wasDeleted: Int64? = storedRow["forumDeletedAt"]
+            deletedAt = wasDeleted ?? now
+            body = storedBody
+            post.author = storedRow["author"]
+        }
+        try db.execute(
+            sql: """
+                UPDATE post SET forumDeletedAt = ? WHERE board = ? AND gid = ? AND floor = ?
+                  AND forumDeletedAt IS NOT ?
+                """,
+            arguments: [deletedAt, board, gid, post.floor, deletedAt])
+        let deletionChanged = db.changesCount > 0
         // Fields only the desktop pages show are kept when the mobile site is read later.
         try db.execute(
             sql: """
@@ -125,7 +142,7 @@ extension ArchiveStore {
                 board, gid, post.floor, post.author, seconds(post.postedAt), body, post.ip, post.editedBy, post.nick,
                 post.title, post.signature, post.postID, post.editedAt.map(seconds), post.warning, post.rawText,
             ])
-        var changed = db.changesCount > 0
+        var changed = db.changesCount > 0 || deletionChanged
         // Likes are shown only by pages that show signatures too.
         if post.signature != nil {
             changed = try replaceLikes(db, board: board, gid: gid, post: post) || changed

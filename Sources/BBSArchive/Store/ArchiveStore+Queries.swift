@@ -64,7 +64,7 @@ extension ArchiveStore {
                 db,
                 sql: """
                     SELECT board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID,
-                      editedAt, parseWarning, rawText FROM post
+                      editedAt, parseWarning, rawText, forumDeletedAt FROM post
                     WHERE board = ? AND gid = ? ORDER BY floor
                     """,
                 arguments: [board, gid]

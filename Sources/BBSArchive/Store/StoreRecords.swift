@@ -60,6 +60,9 @@ package struct StoredPost: Sendable, Equatable {
     package var warning: String? = nil
     /// The post's whole text as the page showed it, kept with a warning.
     package var rawText: String? = nil
+    /// When the forum was seen to replace this post by a deletion notice;
+    /// the text is what was archived before.
+    package var forumDeletedAt: Date? = nil
 }
 
 /// An attachment and, once fetched, the content hash of its bytes.

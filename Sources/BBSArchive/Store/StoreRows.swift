@@ -43,14 +43,15 @@ extension StoredThread: FetchableRecord {
 extension StoredPost: FetchableRecord {
     /// Columns: board, gid, floor, author, postedAt, body, and as far as
     /// selected ip, editedBy, nick, title, signature, postID, editedAt,
-    /// parseWarning, rawText. Attachments and likes come from their own rows.
+    /// parseWarning, rawText, forumDeletedAt. Attachments and likes come from their own rows.
     package init(row: Row) {
         self.init(
             board: row["board"], gid: row["gid"], floor: row["floor"], author: row["author"],
             postedAt: ArchiveStore.date(row["postedAt"]), body: row["body"], ip: row["ip"], editedBy: row["editedBy"],
             attachments: [], nick: row["nick"], title: row["title"], signature: row["signature"],
             postID: row["postID"], editedAt: (row["editedAt"] as Int64?).map(ArchiveStore.date),
-            warning: row["parseWarning"], rawText: row["rawText"])
+            warning: row["parseWarning"], rawText: row["rawText"],
+            forumDeletedAt: (row["forumDeletedAt"] as Int64?).map(ArchiveStore.date))
     }
 }
 

@@ -188,6 +188,47 @@ enum StoreSchema {
         migrator.registerMigration("v4-thread-original-url") { db in
             try db.execute(sql: "ALTER TABLE thread ADD COLUMN originalURL TEXT")
         }
+        // Captures are keyed by the URL asked for; the URL that answered
+        // (after redirects the fetcher followed) is kept beside it, `NULL`
+        // when it is the same.
+        migrator.registerMigration("v5-capture-effective-url") { db in
+            try db.execute(sql: "ALTER TABLE capture ADD COLUMN effectiveURL TEXT")
+        }
+        // A post's earlier versions (issue 13): whenever a run or `reparse`
+        // changes a post's author, time, text, title or signature, the
+        // version it replaces is kept here first, with when it was replaced,
+        // so nothing archived is lost when the forum edits or blanks a post.
+        migrator.registerMigration("v5-post-versions") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE post_version (
+                      id INTEGER PRIMARY KEY,
+                      board TEXT NOT NULL,
+                      gid INTEGER NOT NULL,
+                      floor INTEGER NOT NULL,
+                      author TEXT NOT NULL,
+                      postedAt INTEGER NOT NULL,
+                      body TEXT NOT NULL,
+                      title TEXT,
+                      signature TEXT,
+                      rawText TEXT,
+                      replacedAt INTEGER NOT NULL
+                    );
+                    CREATE INDEX post_version_post ON post_version (board, gid, floor);
+                    CREATE TRIGGER post_version_keep AFTER UPDATE ON post
+                    WHEN OLD.body IS NOT NEW.body OR OLD.author IS NOT NEW.author OR OLD.postedAt IS NOT NEW.postedAt
+                      OR OLD.title IS NOT NEW.title OR OLD.signature IS NOT NEW.signature BEGIN
+                      INSERT INTO post_version (board, gid, floor, author, postedAt, body, title, signature, rawText, replacedAt)
+                      VALUES (OLD.board, OLD.gid, OLD.floor, OLD.author, OLD.postedAt, OLD.body, OLD.title, OLD.signature,
+                        OLD.rawText, CAST(strftime('%s', 'now') AS INTEGER));
+                    END;
+                    """)
+        }
+        // When the forum was seen to replace a post by a deletion notice
+        // (issue 13); the post keeps the text archived before.
+        migrator.registerMigration("v5-post-forum-deleted") { db in
+            try db.execute(sql: "ALTER TABLE post ADD COLUMN forumDeletedAt INTEGER")
+        }
         return migrator
     }
 

@@ -20,6 +20,20 @@ enum SMTHSiteRules {
         return ["large", "middle"].map { (url + "/" + $0, $0) }
     }
 
+    /// The hosts of the forum's own site, attachments and images.
+    static let mediaHosts = [
+        "newsmth.net", "www.newsmth.net", "m.newsmth.net", "att.newsmth.net", "static.newsmth.net",
+        "images.newsmth.net",
+    ]
+
+    /// 此文章已被删除 and its variants: a short text that is only the notice.
+    static func isDeletionNotice(_ body: String) -> Bool {
+        let text = body.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.count <= 40 else { return false }
+        return ["已被删除", "已经被删除", "已删除", "被屏蔽", "已被屏蔽"].contains { text.contains($0) }
+            && ["文章", "本文", "帖子", "此帖", "该帖", "内容", "此文"].contains { text.contains($0) }
+    }
+
     /// A board's list pages are `…/board/NAME?…`, its threads' pages
     /// `…/article/NAME/GID?…`: the paths without page and id.
     static func captureMarkers(board: String, source: some ForumSource) -> [String] {
@@ -43,6 +57,8 @@ extension SMTHFrontEnd {
     package func mediaFallbacks(for url: String) -> [(url: String, variant: String)] {
         SMTHSiteRules.mediaFallbacks(for: url)
     }
+    package var mediaHosts: [String] { SMTHSiteRules.mediaHosts }
+    package func isDeletionNotice(_ body: String) -> Bool { SMTHSiteRules.isDeletionNotice(body) }
 }
 
 extension SMTHMobileSource: SMTHFrontEnd {}
