@@ -10,7 +10,7 @@ TEST_PACKAGES := chromium fonts-noto-cjk w3m python3 python3-pip default-jre-hea
 # apt-get needs root: use sudo when not already root.
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo)
 
-.PHONY: setup setup-core build test test-install test-dist demo bench bench-search screenshots lint clean install uninstall dist manpage fuzz
+.PHONY: setup setup-core build test test-install test-dist demo bench bench-search bench-thumbnails screenshots lint clean install uninstall dist manpage fuzz
 
 # Everything the build, the demo and the tests need; installs only what is
 # missing, after refreshing the package lists (a new machine's may be empty
@@ -149,6 +149,15 @@ bench: setup-core
 	@$(call apt_install,$(BENCH_PACKAGES))
 	$(SWIFT) build -c release
 	$(PYTHON) scripts/bench/bench.py --scale $(BENCH_SCALE)
+
+# Thumbnail libraries side by side (scripts/bench/thumbnails.sh): libvips,
+# which the build uses, against ImageMagick and gdk-pixbuf on the replica's
+# Photos board: milliseconds an image and peak RSS.
+THUMBNAIL_BENCH_PACKAGES := libmagickwand-6.q16-dev libgdk-pixbuf-2.0-dev curl
+bench-thumbnails: setup-core
+	@$(call apt_install,$(THUMBNAIL_BENCH_PACKAGES))
+	$(SWIFT) build --product smth-replica
+	./scripts/bench/thumbnails.sh
 
 # Search alone (scripts/bench/search_bench.py), at BENCH_SCALE: bbsarchive's
 # index beside Pagefind's on the search tier's site, one build; replaces only
