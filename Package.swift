@@ -65,7 +65,7 @@ let package = Package(
         // A deterministic local replica of the SMTH site, served on loopback.
         .target(
             name: "SMTHReplica",
-            dependencies: [.product(name: "FlyingFox", package: "FlyingFox")]),
+            dependencies: ["CZlib", .product(name: "FlyingFox", package: "FlyingFox")]),
         .executableTarget(
             name: "smth-replica",
             dependencies: [

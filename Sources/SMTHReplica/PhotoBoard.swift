@@ -1,3 +1,4 @@
+import CZlib
 import Foundation
 
 /// A board of large and tall images in the mobile site's markup, served
@@ -108,39 +109,78 @@ public enum PhotoBoard {
         return .html(MobileMarkup.page(menu: #"<a href="/board/\#(name)">\#(title)</a>|主题"#, main: main))
     }
 
-    /// A photo-like picture: a smooth two-colour field with grain (so it
-    /// compresses like a photo, not like a flat drawing); `bands` draws a
-    /// screenshot's rows of text-like bars instead.
+    /// A photo-like picture: a diagonal two-colour field with grain in every
+    /// byte, so it compresses like a photo rather than a flat drawing;
+    /// `bands` draws a screenshot's rows of text-like bars over it. Each row
+    /// is a slice of one gradient strip, shifted from the row above, and the
+    /// grain is added eight bytes at a time, which keeps the drawing cheap.
     static func draw(width: Int, height: Int, seed: UInt64, bands: Bool = false) -> Data {
         var rng = SeededRandom(seed: 0x5048_4F54, stream: seed)
-        let a = (Int(rng.byte()), Int(rng.byte()), Int(rng.byte()))
-        let b = (Int(rng.byte()), Int(rng.byte()), Int(rng.byte()))
-        var rgb = [UInt8](repeating: 0, count: width * height * 3)
-        var noise = rng.next()
-        var offset = 0
+        // At most 239 a channel, so that grain of up to 15 never carries.
+        let a = (Int(rng.byte() % 224), Int(rng.byte() % 224), Int(rng.byte() % 224))
+        let b = (Int(rng.byte() % 224), Int(rng.byte() % 224), Int(rng.byte() % 224))
+        let shift = 7
+        let stripLength = width + shift * height
+        var strip = [UInt8](repeating: 0, count: stripLength * 3)
+        for x in 0..<stripLength {
+            let t = x * 1024 / stripLength
+            strip[x * 3] = UInt8((a.0 * (1024 - t) + b.0 * t) / 1024)
+            strip[x * 3 + 1] = UInt8((a.1 * (1024 - t) + b.1 * t) / 1024)
+            strip[x * 3 + 2] = UInt8((a.2 * (1024 - t) + b.2 * t) / 1024)
+        }
+        let rowBytes = width * 3
+        var rgb = [UInt8]()
+        rgb.reserveCapacity(rowBytes * height)
         for y in 0..<height {
-            let inBar = bands && (y % 48) >= 12 && (y % 48) < 30
-            for x in 0..<width {
-                // xorshift: cheap grain, the same on every run.
+            let offset = (stripLength - width - y * shift) * 3
+            if bands, (y % 48) >= 12, (y % 48) < 30 {
+                let end = width - 24 - (y / 48 % 5) * 60
+                rgb.append(contentsOf: strip[offset..<offset + 24 * 3])
+                rgb.append(contentsOf: repeatElement(40, count: (end - 24) * 3))
+                rgb.append(contentsOf: strip[offset + end * 3..<offset + rowBytes])
+            } else {
+                rgb.append(contentsOf: strip[offset..<offset + rowBytes])
+            }
+        }
+        var noise = rng.next() | 1
+        rgb.withUnsafeMutableBytes { bytes in
+            let words = bytes.count / 8
+            guard let base = bytes.baseAddress, words > 0 else { return }
+            let pointer = base.assumingMemoryBound(to: UInt64.self)
+            for index in 0..<words {
                 noise ^= noise << 13
                 noise ^= noise >> 7
                 noise ^= noise << 17
-                let grain = Int(noise & 31) - 16
-                let t = (x * 512 / width) + (y * 512 / height)
-                var r = (a.0 * (1024 - t) + b.0 * t) / 1024 + grain
-                var g = (a.1 * (1024 - t) + b.1 * t) / 1024 + grain
-                var bl = (a.2 * (1024 - t) + b.2 * t) / 1024 + grain
-                if inBar, x > 24, x < width - 24 - (y / 48 % 5) * 60 {
-                    r = 40 + grain
-                    g = 40 + grain
-                    bl = 40 + grain
-                }
-                rgb[offset] = UInt8(clamping: r)
-                rgb[offset + 1] = UInt8(clamping: g)
-                rgb[offset + 2] = UInt8(clamping: bl)
-                offset += 3
+                pointer[index] &+= noise & 0x0F0F_0F0F_0F0F_0F0F
             }
         }
-        return PNGEncoder.encodeRGB(width: width, height: height, rgb: rgb) ?? Data()
+        // Rows as PNG wants them: a filter byte (0, none), then the pixels.
+        var raw = [UInt8]()
+        raw.reserveCapacity(height * (rowBytes + 1))
+        for y in 0..<height {
+            raw.append(0)
+            raw.append(contentsOf: rgb[y * rowBytes..<(y + 1) * rowBytes])
+        }
+        return png(width: width, height: height, rows: raw)
+    }
+
+    /// A truecolour PNG of filtered rows, deflated by zlib.
+    static func png(width: Int, height: Int, rows: [UInt8]) -> Data {
+        var bound = compressBound(uLong(rows.count))
+        var deflated = [UInt8](repeating: 0, count: Int(bound))
+        guard compress2(&deflated, &bound, rows, uLong(rows.count), Z_BEST_SPEED) == Z_OK else { return Data() }
+        deflated.removeSubrange(Int(bound)...)
+        func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let named = Array(type.utf8) + body
+            let crc = UInt32(named.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) })
+            return bigEndian(UInt32(body.count)) + named + bigEndian(crc)
+        }
+        func bigEndian(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
+        let header = bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0]
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        png += chunk("IHDR", header)
+        png += chunk("IDAT", deflated)
+        png += chunk("IEND", [])
+        return Data(png)
     }
 }

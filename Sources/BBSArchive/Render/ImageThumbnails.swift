@@ -49,7 +49,8 @@ enum Thumbnailer {
         var out: UnsafeMutableRawPointer?
         var length = 0
         let status = bytes.withUnsafeBytes { raw in
-            bbs_vips_thumbnail(raw.baseAddress, raw.count, Int32(width), "." + format, Int32(jpegQuality), &out, &length)
+            bbs_vips_thumbnail(
+                raw.baseAddress, raw.count, Int32(width), "." + format, Int32(jpegQuality), &out, &length)
         }
         guard status == 0, let out else { return nil }
         defer { bbs_vips_free(out) }

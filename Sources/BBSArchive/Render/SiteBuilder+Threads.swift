@@ -141,7 +141,8 @@ extension SiteBuilder {
 
     private func postContext(
         _ post: StoredPost, body: PostBody, index: Int, perPage: Int, path: String, media: [String: String],
-        images imageVariants: [String: ImageVariants], authorPosts: Int, threadAuthor: String?, quoted: (String) -> String?
+        images imageVariants: [String: ImageVariants], authorPosts: Int, threadAuthor: String?,
+        quoted: (String) -> String?
     ) throws(ArchiveError) -> PostView {
         let permalink =
             SitePaths.relative(from: path, to: SitePaths.thread(post.board, gid: post.gid, page: index / perPage + 1))
