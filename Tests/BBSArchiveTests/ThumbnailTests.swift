@@ -173,6 +173,7 @@ actor PhotoSiteFixture {
             var problems: [String]
             var width: Int?
             var scheme: String?
+            var expression: String?
         }
         var probes: [Probe]
         var fatal: String?
@@ -203,46 +204,118 @@ actor PhotoSiteFixture {
         return report
     }
 
+    static let downloaded = """
+        (async () => {
+          const images = [...document.querySelectorAll('.images img')];
+          images.forEach(i => { i.loading = 'eager'; });
+          await Promise.all(images.map(i => i.complete ? true : new Promise(r => { i.onload = i.onerror = r; })));
+          const media = performance.getEntriesByType('resource').filter(e => e.name.includes('/media/'));
+          return JSON.stringify({images: images.length, loaded: images.filter(i => i.naturalWidth > 0).length,
+            bytes: media.reduce((s, e) => s + e.encodedBodySize, 0),
+            chosen: images.map(i => i.currentSrc.replace(/^.*\\//, ''))});
+        })()
+        """
+
+    static let crop = """
+        (async () => {
+          const figure = document.querySelector('figure.tall');
+          const box = figure.querySelector('a.view'), image = box.querySelector('img');
+          image.loading = 'eager';
+          await (image.complete ? true : new Promise(r => { image.onload = image.onerror = r; }));
+          const summary = figure.querySelector('summary');
+          const shut = {box: box.getBoundingClientRect(), image: image.getBoundingClientRect(),
+            column: figure.closest('.images').getBoundingClientRect(), summary: summary.getBoundingClientRect()};
+          const label = summary.innerText.trim(), colour = getComputedStyle(summary).backgroundColor;
+          summary.click();
+          const open = {box: box.getBoundingClientRect(), image: image.getBoundingClientRect()};
+          return JSON.stringify({boxHeight: shut.box.height, boxWidth: shut.box.width, imageWidth: shut.image.width,
+            imageHeight: shut.image.height, topGap: shut.image.top - shut.box.top, columnWidth: shut.column.width,
+            summaryBelow: shut.summary.top >= shut.box.bottom - 2 && shut.summary.height > 10, label, colour,
+            openBox: open.box.height, openImage: open.image.height, viewport: innerHeight});
+        })()
+        """
+
+    static let taps = """
+        (async () => {
+          document.querySelector('a[data-viewer]').click();
+          const dialog = document.querySelector('dialog.viewer');
+          const stage = dialog.querySelector('.stage'), image = stage.querySelector('img');
+          const scale = () => (image.style.transform.match(/scale\\(([^)]+)\\)/) || [0, '?'])[1];
+          const at = {clientX: 200, clientY: 300, bubbles: true, cancelable: true};
+          // Synthetic pointers have no capture to take.
+          stage.setPointerCapture = () => {};
+          stage.dispatchEvent(new MouseEvent('dblclick', at));
+          const mouseIn = scale();
+          stage.dispatchEvent(new MouseEvent('dblclick', at));
+          const mouseOut = scale();
+          const pointer = (type) => image.dispatchEvent(new PointerEvent(type, {...at, pointerId: 9, pointerType: 'touch', isPrimary: true}));
+          for (let tap = 0; tap < 2; tap++) {
+            pointer('pointerdown'); pointer('pointerup');
+            image.dispatchEvent(new MouseEvent('click', at));
+            await new Promise(r => setTimeout(r, 60));
+          }
+          const tapped = scale();
+          image.dispatchEvent(new MouseEvent('dblclick', at));
+          await new Promise(r => setTimeout(r, 400));
+          return JSON.stringify({mouseIn, mouseOut, tapped, after: scale(), open: dialog.open});
+        })()
+        """
+
+    /// One Chromium for the three tests below, over HTTP from `bbsarchive
+    /// serve`'s server (so the browser counts the bytes it downloads): the
+    /// thread of photos at 390 px, the screenshot's thread at 390 and 1440 px
+    /// in light and dark.
+    actor BrowserRun {
+        static let shared = BrowserRun()
+        private var running: Task<Report, any Error>?
+
+        func report() async throws -> Report {
+            if let running { return try await running.value }
+            let task = Task { try await Self.make() }
+            running = task
+            return try await task.value
+        }
+
+        private static func make() async throws -> Report {
+            let built = try await PhotoSiteFixture.shared.site()
+            let server = SiteServer(root: built.site.root)
+            let address = try await server.start()
+            let photos = SitePaths.thread(PhotoBoard.name, gid: PhotoBoard.photosGid)
+            let tall = SitePaths.thread(PhotoBoard.name, gid: PhotoBoard.screenshotGid)
+            // Checked off the cooperative pool: the in-process server needs it.
+            let report = await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(
+                        returning: Result {
+                            try ThumbnailTests.check(
+                                site: built.site, base: address, widths: [390, 1440],
+                                probes: [(photos, ThumbnailTests.downloaded), (photos, ThumbnailTests.taps)],
+                                everywhere: [(tall, ThumbnailTests.crop)])
+                        })
+                }
+            }
+            await server.stop()
+            return try report.get()
+        }
+    }
+
     /// A 390-px phone reading the ten-photo thread to its end (every image
-    /// loaded) downloads at most a quarter of the originals' bytes, counted
-    /// by the browser over HTTP from `bbsarchive serve`'s server.
+    /// loaded) downloads at most a quarter of the originals' bytes, as the
+    /// browser counted them.
     @Test func aPhoneDownloadsAQuarterOfTheOriginalsAtMost() async throws {
         let built = try await PhotoSiteFixture.shared.site()
         let originals = try Self.photos.reduce(0) { total, photo in
             total
                 + (try Data(contentsOf: built.site.root.appendingPathComponent(PhotoSiteFixture.original(photo))).count)
         }
-        let server = SiteServer(root: built.site.root)
-        let address = try await server.start()
-        let page = SitePaths.thread(PhotoBoard.name, gid: PhotoBoard.photosGid)
-        let downloaded = """
-            (async () => {
-              const images = [...document.querySelectorAll('.images img')];
-              images.forEach(i => { i.loading = 'eager'; });
-              await Promise.all(images.map(i => i.complete ? true : new Promise(r => { i.onload = i.onerror = r; })));
-              const media = performance.getEntriesByType('resource').filter(e => e.name.includes('/media/'));
-              return JSON.stringify({images: images.length, loaded: images.filter(i => i.naturalWidth > 0).length,
-                bytes: media.reduce((s, e) => s + e.encodedBodySize, 0),
-                chosen: images.map(i => i.currentSrc.replace(/^.*\\//, ''))});
-            })()
-            """
-        // Checked off the cooperative pool: the in-process server needs it.
-        let report = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result {
-                        try Self.check(site: built.site, base: address, widths: [390], probes: [(page, downloaded)])
-                    })
-            }
-        }
-        await server.stop()
+        let report = try await BrowserRun.shared.report()
         struct Downloaded: Decodable {
             var images: Int
             var loaded: Int
             var bytes: Int
             var chosen: [String]
         }
-        let probe = try #require(report.probes.first)
+        let probe = try #require(report.probes.first { $0.expression == Self.downloaded })
         let result = try JSONDecoder().decode(Downloaded.self, from: Data((probe.value ?? "").utf8))
         #expect(result.images == Self.photos.count && result.loaded == result.images, "\(result)")
         #expect(result.bytes > 0, "the browser counted nothing")
@@ -253,27 +326,7 @@ actor PhotoSiteFixture {
     /// The long screenshot at 390 and 1440 px, light and dark: a crop at the
     /// column's width, its top showing, then whole after 展开.
     @Test func aTallScreenshotShowsAsACropThatUnfolds() async throws {
-        let built = try await PhotoSiteFixture.shared.site()
-        let page = SitePaths.thread(PhotoBoard.name, gid: PhotoBoard.screenshotGid)
-        let crop = """
-            (async () => {
-              const figure = document.querySelector('figure.tall');
-              const box = figure.querySelector('a.view'), image = box.querySelector('img');
-              image.loading = 'eager';
-              await (image.complete ? true : new Promise(r => { image.onload = image.onerror = r; }));
-              const summary = figure.querySelector('summary');
-              const shut = {box: box.getBoundingClientRect(), image: image.getBoundingClientRect(),
-                column: figure.closest('.images').getBoundingClientRect(), summary: summary.getBoundingClientRect()};
-              const label = summary.innerText.trim(), colour = getComputedStyle(summary).backgroundColor;
-              summary.click();
-              const open = {box: box.getBoundingClientRect(), image: image.getBoundingClientRect()};
-              return JSON.stringify({boxHeight: shut.box.height, boxWidth: shut.box.width, imageWidth: shut.image.width,
-                imageHeight: shut.image.height, topGap: shut.image.top - shut.box.top, columnWidth: shut.column.width,
-                summaryBelow: shut.summary.top >= shut.box.bottom - 2 && shut.summary.height > 10, label, colour,
-                openBox: open.box.height, openImage: open.image.height, viewport: innerHeight});
-            })()
-            """
-        let report = try Self.check(site: built.site, widths: [390, 1440], everywhere: [(page, crop)])
+        let report = try await BrowserRun.shared.report()
         struct Crop: Decodable {
             var boxHeight: Double
             var boxWidth: Double
@@ -288,9 +341,10 @@ actor PhotoSiteFixture {
             var openImage: Double
             var viewport: Double
         }
-        #expect(report.probes.count == 4)
+        let probes = report.probes.filter { $0.expression == Self.crop }
+        #expect(probes.count == 4)
         var colours: [String: Set<String>] = [:]
-        for probe in report.probes {
+        for probe in probes {
             let label = "\(probe.width ?? 0)px \(probe.scheme ?? "")"
             let crop = try JSONDecoder().decode(Crop.self, from: Data((probe.value ?? "").utf8))
             // Readable: as wide as the column allows (40rem at most), not a strip.
@@ -313,35 +367,8 @@ actor PhotoSiteFixture {
     /// browser sends after the second tap does not zoom back out. A mouse's
     /// double-click still zooms in and out.
     @Test func doubleTapInTheViewerStaysZoomed() async throws {
-        let built = try await PhotoSiteFixture.shared.site()
-        let page = SitePaths.thread(PhotoBoard.name, gid: PhotoBoard.photosGid)
-        let taps = """
-            (async () => {
-              document.querySelector('a[data-viewer]').click();
-              const dialog = document.querySelector('dialog.viewer');
-              const stage = dialog.querySelector('.stage'), image = stage.querySelector('img');
-              const scale = () => (image.style.transform.match(/scale\\(([^)]+)\\)/) || [0, '?'])[1];
-              const at = {clientX: 200, clientY: 300, bubbles: true, cancelable: true};
-              // Synthetic pointers have no capture to take.
-              stage.setPointerCapture = () => {};
-              stage.dispatchEvent(new MouseEvent('dblclick', at));
-              const mouseIn = scale();
-              stage.dispatchEvent(new MouseEvent('dblclick', at));
-              const mouseOut = scale();
-              const pointer = (type) => image.dispatchEvent(new PointerEvent(type, {...at, pointerId: 9, pointerType: 'touch', isPrimary: true}));
-              for (let tap = 0; tap < 2; tap++) {
-                pointer('pointerdown'); pointer('pointerup');
-                image.dispatchEvent(new MouseEvent('click', at));
-                await new Promise(r => setTimeout(r, 60));
-              }
-              const tapped = scale();
-              image.dispatchEvent(new MouseEvent('dblclick', at));
-              await new Promise(r => setTimeout(r, 400));
-              return JSON.stringify({mouseIn, mouseOut, tapped, after: scale(), open: dialog.open});
-            })()
-            """
-        let report = try Self.check(site: built.site, widths: [390], probes: [(page, taps)])
-        let value = try #require(report.probes.first?.value)
+        let report = try await BrowserRun.shared.report()
+        let value = try #require(report.probes.first { $0.expression == Self.taps }?.value)
         #expect(value == #"{"mouseIn":"2.5","mouseOut":"1","tapped":"2.5","after":"2.5","open":true}"#)
     }
 }
