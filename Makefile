@@ -109,8 +109,8 @@ manpage:
 
 # dist: bbsarchive-VERSION-linux-ARCH.tar.gz, the release build with the
 # Swift standard library and Foundation linked in, so it needs only
-# Debian's runtime packages of libxml2, libcurl, cmark-gfm, SQLite and
-# zlib; with the templates, completions, man page, README and licence.
+# Debian's runtime packages of libxml2, libcurl, cmark-gfm, SQLite, zlib
+# and libvips; with the templates, completions, man page, README and licence.
 dist: setup-core
 	$(STATIC_BUILD) --product bbsarchive
 	$(MAKE) --no-print-directory manpage BINARY=.build/static/release/bbsarchive
