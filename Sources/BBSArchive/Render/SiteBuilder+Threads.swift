@@ -61,11 +61,20 @@ extension SiteBuilder {
                     }))
         }
 
+        // 只看楼主 is 只看此ID for the opening poster; one post is its own view.
+        let opTarget: String? = threadAuthor.flatMap { author in
+            guard let indexes = postsByAuthor[author], let first = indexes.first else { return nil }
+            if indexes.count > 1 { return SitePaths.authorView(thread.board, gid: thread.gid, author: author) }
+            return SitePaths.thread(thread.board, gid: thread.gid, page: first / perPage + 1)
+                + "#a\(posts[first].floor)"
+        }
         func threadView(path: String, page: Int, items: [PostView]) throws(ArchiveError) -> ThreadPageView {
             // The tab's title names the board too.
             var chrome = try common(
                 path: path, title: "\(title) · \(boardTitle)", page: page,
-                crumbs: [(boardTitle, SitePaths.board(board.name)), (title, threadPath)], board: board.name, run: run)
+                crumbs: run.navigation.sectionCrumbs(board: board.name) + [
+                    (boardTitle, SitePaths.board(board.name)), (title, threadPath),
+                ], board: board.name, run: run)
             chrome.markdown = SitePaths.relative(
                 from: path, to: SitePaths.threadMarkdown(thread.board, gid: thread.gid))
             chrome.boardFeed = SitePaths.relative(from: path, to: SitePaths.boardFeed(board.name))
@@ -74,7 +83,8 @@ extension SiteBuilder {
                 thread: .init(
                     title: title, board: board.name, boardTitle: boardTitle, posts: posts.count,
                     boardHref: SitePaths.relative(from: path, to: SitePaths.board(board.name)),
-                    href: SitePaths.relative(from: path, to: threadPath), key: threadPath, original: original),
+                    href: SitePaths.relative(from: path, to: threadPath), key: threadPath, original: original,
+                    opHref: opTarget.map { SitePaths.relative(from: path, to: $0) }),
                 threadList: .init(
                     listHref: SitePaths.relative(
                         from: path, to: SitePaths.boardList(board.name, page: placement.window))
@@ -90,11 +100,16 @@ extension SiteBuilder {
                 href: SitePaths.relative(from: path, to: SitePaths.thread(other.board, gid: other.gid)))
         }
 
+        // The first floor on each page, for the pager's jump to a floor.
+        let pageFloors = stride(from: 0, to: posts.count, by: perPage).map { posts[$0].floor }
         for number in 1...total {
             let path = SitePaths.thread(thread.board, gid: thread.gid, page: number)
             var view = try threadView(
                 path: path, page: number, items: Array(contexts.dropFirst((number - 1) * perPage).prefix(perPage)))
             view.pager = Pager.view(current: number, total: total) {
+                SitePaths.relative(from: path, to: SitePaths.thread(thread.board, gid: thread.gid, page: $0))
+            }
+            view.pager?.jump = PageJumpView(pages: total, floors: pageFloors) {
                 SitePaths.relative(from: path, to: SitePaths.thread(thread.board, gid: thread.gid, page: $0))
             }
             view.isLastPage = number == total

@@ -22,6 +22,8 @@ package struct SiteBuilder: Sendable {
         package var siteURL: String?
         /// Hot topics on the hot page (cards) and on the home page.
         package var hotTopics = 48
+        /// Pages of hot topics each window (今日, 本周, 全部) has at most.
+        package var hotPages = 3
         package var homeHotTopics = 10
         /// Most recently active threads on the home page.
         package var homeRecentThreads = 20
