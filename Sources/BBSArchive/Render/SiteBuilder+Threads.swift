@@ -51,6 +51,7 @@ extension SiteBuilder {
                 try postContext(
                     post, body: bodies[index], index: index, perPage: perPage, path: threadPath, media: mediaPaths,
                     authorPosts: postsByAuthor[post.author]?.count ?? 1, threadAuthor: threadAuthor,
+                    emoticons: run.emoticons,
                     quoted: { author in
                         // 【 在 X 的大作中提到 】 leads to X's latest post before this one.
                         guard let earlier = postsByAuthor[author]?.last(where: { $0 < index }) else { return nil }
@@ -152,7 +153,7 @@ extension SiteBuilder {
 
     private func postContext(
         _ post: StoredPost, body: PostBody, index: Int, perPage: Int, path: String, media: [String: String],
-        authorPosts: Int, threadAuthor: String?, quoted: (String) -> String?
+        authorPosts: Int, threadAuthor: String?, emoticons: [String: String] = [:], quoted: (String) -> String?
     ) throws(ArchiveError) -> PostView {
         let permalink =
             SitePaths.relative(from: path, to: SitePaths.thread(post.board, gid: post.gid, page: index / perPage + 1))
@@ -181,13 +182,13 @@ extension SiteBuilder {
                 userHref: SitePaths.relative(from: path, to: SitePaths.user(like.user)),
                 at: like.at.map { String(BeijingTime.display($0).prefix(16)) }, atISO: like.at.map(BeijingTime.iso8601))
         }
-        let blocks = body.blocks.map { blockView($0, quoted: quoted) }
+        let blocks = body.blocks.map { blockView($0, emoticons: emoticons, path: path, quoted: quoted) }
         let content = PostBodyView(
             blocks: blocks,
             signature: (post.signature ?? "").isEmpty
                 ? []
                 : (post.signature ?? "").split(separator: "\n", omittingEmptySubsequences: false).map {
-                    LineView(segments: Self.segments(String($0)))
+                    LineView(segments: Self.segments(String($0), emoticons: emoticons, from: path))
                 },
             images: images, files: files, missing: missing, likes: likes.isEmpty ? nil : LikesView(items: likes))
         return PostView(
@@ -209,26 +210,37 @@ extension SiteBuilder {
     }
 
     /// `quoted`: the permalink of the quoted author's latest earlier post in the thread.
-    private func blockView(_ block: PostBody.Block, quoted: (String) -> String?) -> BlockView {
+    private func blockView(
+        _ block: PostBody.Block, emoticons: [String: String], path: String, quoted: (String) -> String?
+    ) -> BlockView {
         switch block {
         case .text(let lines):
             return BlockView(
-                isQuote: false, lines: lines.map { LineView(segments: Self.segments($0)) },
+                isQuote: false,
+                lines: lines.map { LineView(segments: Self.segments($0, emoticons: emoticons, from: path)) },
                 isArt: TerminalArt.isArt(lines))
         case .quote(let header, let author, let lines):
             return BlockView(
-                isQuote: true, lines: lines.map { LineView(segments: Self.segments($0.text), depth: $0.depth) },
+                isQuote: true,
+                lines: lines.map {
+                    LineView(segments: Self.segments($0.text, emoticons: emoticons, from: path), depth: $0.depth)
+                },
                 isLong: lines.count > options.longQuoteLines, header: header.map(InlineText.plain), author: author,
                 headerHref: header == nil ? nil : author.flatMap(quoted))
         }
     }
 
     /// One line as template items: text, with its link and CSS classes.
-    static func segments(_ line: String) -> [LineView.Segment] {
+    /// `emoticons`: the site paths of archived emoticon images by code,
+    /// shown from `path`; an emoticon without one stays its code.
+    static func segments(_ line: String, emoticons: [String: String] = [:], from path: String = "")
+        -> [LineView.Segment]
+    {
         InlineText.segments(line).map { segment in
             LineView.Segment(
                 text: segment.text, segHref: segment.link.flatMap(SafeLink.external),
-                segClass: segment.classes.isEmpty ? nil : segment.classes)
+                segClass: segment.classes.isEmpty ? nil : segment.classes,
+                emSrc: segment.emoticon.flatMap { emoticons[$0] }.map { SitePaths.relative(from: path, to: $0) })
         }
     }
 

@@ -89,7 +89,14 @@ package struct SiteBuilder: Sendable {
         let boards = try store.boards()
         let filing = try store.sectionFiling()
         let run = BuildRun(navigation: SiteNavigation(boards: boards, filing: filing), options: options)
-        let fingerprint = self.fingerprint(boards: boards, filing: filing)
+        var fingerprint = self.fingerprint(boards: boards, filing: filing)
+        // Every emoticon image newly archived shows on the pages that use it.
+        let emoticons = try writeEmoticons(run: run)
+        run.emoticons = emoticons
+        if !emoticons.isEmpty {
+            let list = emoticons.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
+            fingerprint = SHA256.hex(Data((fingerprint + "\n" + list).utf8))
+        }
         // Read before rendering: a change made while this build runs is
         // rendered again by the next one.
         var through = try store.lastBuildChange()
@@ -395,6 +402,8 @@ final class BuildRun: @unchecked Sendable {
     var recent: TopThreads
     /// What the home page says about each board.
     var boardStats: [String: BoardStats] = [:]
+    /// Emoticon codes whose images are archived, and their site paths.
+    var emoticons: [String: String] = [:]
 
     init(navigation: SiteNavigation, hot: TopThreads, recent: TopThreads) {
         self.navigation = navigation
@@ -422,6 +431,7 @@ extension BuildRun {
         let part = BuildRun(navigation: navigation, hot: hot.emptied(), recent: recent.emptied())
         part.changes = changes
         part.previousBoardPages = previousBoardPages
+        part.emoticons = emoticons
         return part
     }
 

@@ -401,12 +401,15 @@ struct LineView: TemplateView {
         var text: String
         var segHref: String?
         var segClass: String?
+        /// An emoticon's archived image, shown instead of its code.
+        var emSrc: String? = nil
 
         func child(named name: String) -> Any? {
             switch name {
             case "text": text
             case "segHref": segHref
             case "segClass": segClass
+            case "emSrc": emSrc
             default: nil
             }
         }
