@@ -90,7 +90,11 @@ extension SiteBuilder {
                 threads = try store.topThreads(.mostPosts, limit: limit)
             }
             let pages = max(1, (threads.count + perPage - 1) / perPage)
-            for number in 1...pages {
+            // A page a fuller window left behind says it is empty now, not stale cards.
+            let left = (pages + 1..<max(pages + 1, options.hotPages + 1)).filter {
+                publisher.exists(SitePaths.hot(window: window.slug, page: $0))
+            }
+            for number in Array(1...pages) + left {
                 let path = SitePaths.hot(window: window.slug, page: number)
                 var topics: [DigestRowView] = []
                 for (offset, thread) in threads.enumerated().dropFirst((number - 1) * perPage).prefix(perPage) {
@@ -120,7 +124,7 @@ extension SiteBuilder {
                         href: SitePaths.relative(from: path, to: SitePaths.hot(window: other.slug, page: 1)),
                         isCurrent: other == window, isToday: other == .today, isWeek: other == .week)
                 }
-                view.pager = Pager.view(current: number, total: pages) {
+                view.pager = Pager.view(current: min(number, pages), total: pages) {
                     SitePaths.relative(from: path, to: SitePaths.hot(window: window.slug, page: $0))
                 }
                 try page(path, template: "hot", view, run: run)
