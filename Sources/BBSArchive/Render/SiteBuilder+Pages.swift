@@ -108,7 +108,7 @@ extension SiteBuilder {
                             original: Self.originalLink(thread))
                         digests[key] = digest
                     }
-                    // The window's own figures (its count of posts) rank it.
+                    // The thread as this window's query read it.
                     digest.thread = thread
                     var row = digestRow(digest, path: path)
                     row.rank = offset + 1
@@ -124,8 +124,10 @@ extension SiteBuilder {
                         href: SitePaths.relative(from: path, to: SitePaths.hot(window: other.slug, page: 1)),
                         isCurrent: other == window, isToday: other == .today, isWeek: other == .week)
                 }
-                view.pager = Pager.view(current: min(number, pages), total: pages) {
-                    SitePaths.relative(from: path, to: SitePaths.hot(window: window.slug, page: $0))
+                if number <= pages {
+                    view.pager = Pager.view(current: number, total: pages) {
+                        SitePaths.relative(from: path, to: SitePaths.hot(window: window.slug, page: $0))
+                    }
                 }
                 try page(path, template: "hot", view, run: run)
             }
