@@ -138,11 +138,11 @@ import Testing
             let width = load.width ?? 0
             #expect(visible.contains("sidebar") == (width >= 768), "\(label): sidebar \(visible)")
             #expect(
-                visible.contains("threadlist") == (load.page == threadPage && width >= 1280), "\(label): \(visible)")
+                visible.contains("threadlist") == (load.page == threadPage && width >= 1168), "\(label): \(visible)")
             // The list beside a thread loads only where it shows: never on a phone or tablet.
             if load.page == threadPage {
                 #expect(
-                    (load.frame ?? "").hasPrefix("list-") == (width >= 1280), "\(label): frame \(load.frame ?? "-")")
+                    (load.frame ?? "").hasPrefix("list-") == (width >= 1168), "\(label): frame \(load.frame ?? "-")")
             }
         }
         for page in pages {

@@ -377,6 +377,25 @@ import Testing
             }
         }
 
+        // An iPad in landscape gets three columns: boards, the board's threads (loaded), the thread.
+        let columns = """
+            JSON.stringify(['.sidebar', '.threadlist', 'main'].map(s => {
+              const box = document.querySelector(s).getBoundingClientRect();
+              return [Math.round(box.left), Math.round(box.width)]; }))
+            """
+        let tablet = try BrowserTests.check(
+            site: site, pages: [longPage], probes: [(longPage, columns)], widths: [1180])
+        #expect(tablet.fatal == nil)
+        for load in tablet.loads {
+            #expect(load.visible?.contains("threadlist") == true, "1180 px \(load.scheme ?? ""): \(load.visible ?? [])")
+            #expect((load.frame ?? "").hasPrefix("list-"), "1180 px: the list is not loaded")
+            #expect((load.overflow ?? 1) <= 0, "1180 px: scrolls sideways")
+        }
+        let boxes = try JSONDecoder().decode([[Int]].self, from: Data((tablet.probes.first?.value ?? "[]").utf8))
+        try #require(boxes.count == 3)
+        #expect(boxes[0][0] < boxes[1][0] && boxes[1][0] < boxes[2][0], "side by side: \(boxes)")
+        #expect(boxes.allSatisfy { $0[1] > 0 } && boxes[2][1] >= 560, "the thread's column: \(boxes)")
+
         // Typing a floor goes to its page and post; typing a page number to that page.
         let server = SiteServer(root: site.root)
         let base = try await server.start()

@@ -474,7 +474,7 @@
   function loadThreadListFrame() {
     var frame = document.querySelector(".threadlist iframe[data-src]");
     if (!frame || !window.matchMedia) return;
-    var wide = window.matchMedia("(min-width: 80rem)");
+    var wide = window.matchMedia("(min-width: 73rem)");
     frame.addEventListener("load", tellFrame);
     function load() {
       if (!wide.matches || frame.getAttribute("src")) return;
