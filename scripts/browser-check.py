@@ -278,6 +278,8 @@ def main():
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
     parser.add_argument("--timeout", type=float, default=30)
     parser.add_argument("--base", help="load probes from this http(s) address of the site instead of file://")
+    parser.add_argument("--probe-everywhere", action="store_true",
+                        help="evaluate every probe at every width in every scheme, not only light at the first width")
     parser.add_argument("--sweep", action="append", default=[], metavar="PAGE",
                         help="click every link on PAGE and report what ran (repeatable)")
     args = parser.parse_args()
@@ -351,11 +353,13 @@ def main():
                 url = (site / page).as_uri()
             else:
                 url = (site / page.split("?")[0]).as_uri() + "?" + page.split("?", 1)[1]
-            load(browser, session, url, widths[0], "light", args.height)
-            result = evaluate(browser, session, expression)
-            result.update({"page": page, "expression": expression,
-                           "problems": problems_in(browser.events, session)})
-            report["probes"].append(result)
+            places = [(w, s) for s in schemes for w in widths] if args.probe_everywhere else [(widths[0], "light")]
+            for width, scheme in places:
+                load(browser, session, url, width, scheme, args.height)
+                result = evaluate(browser, session, expression)
+                result.update({"page": page, "expression": expression, "width": width, "scheme": scheme,
+                               "problems": problems_in(browser.events, session)})
+                report["probes"].append(result)
         for page, expression in args.probe_every:
             for scheme in schemes:
                 for width in widths:

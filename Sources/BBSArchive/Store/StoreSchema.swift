@@ -244,6 +244,19 @@ enum StoreSchema {
                     )
                     """)
         }
+        // Emoticons (issue 11): each code the posts use and the forum's
+        // address of its image, fetched once into `media` like an
+        // attachment; `gone` when the forum has no such image (404/410).
+        migrator.registerMigration("v6-emoticons") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE emoticon (
+                      code TEXT PRIMARY KEY,
+                      url TEXT NOT NULL,
+                      gone INTEGER NOT NULL DEFAULT 0
+                    )
+                    """)
+        }
         return migrator
     }
 
