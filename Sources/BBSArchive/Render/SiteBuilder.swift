@@ -22,6 +22,8 @@ package struct SiteBuilder: Sendable {
         package var siteURL: String?
         /// Hot topics on the hot page (cards) and on the home page.
         package var hotTopics = 48
+        /// Pages of hot topics each window (今日, 本周, 全部) has at most.
+        package var hotPages = 3
         package var homeHotTopics = 10
         /// Most recently active threads on the home page.
         package var homeRecentThreads = 20
@@ -47,6 +49,10 @@ package struct SiteBuilder: Sendable {
         package var pages = 0
         package var markdownFiles = 0
         package var mediaFiles = 0
+        /// Smaller copies of images made by this build (a rebuild makes none).
+        package var thumbnails = 0
+        /// Images no thumbnail could be made of (shown as they are).
+        package var unreadableImages = 0
         package var feeds = 0
         /// Whether `sitemap.xml` was written (it needs `--site-url`).
         package var sitemap = false
@@ -87,7 +93,14 @@ package struct SiteBuilder: Sendable {
         let boards = try store.boards()
         let filing = try store.sectionFiling()
         let run = BuildRun(navigation: SiteNavigation(boards: boards, filing: filing), options: options)
-        let fingerprint = self.fingerprint(boards: boards, filing: filing)
+        var fingerprint = self.fingerprint(boards: boards, filing: filing)
+        // Every emoticon image newly archived shows on the pages that use it.
+        let emoticons = try writeEmoticons(run: run)
+        run.emoticons = emoticons
+        if !emoticons.isEmpty {
+            let list = emoticons.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
+            fingerprint = SHA256.hex(Data((fingerprint + "\n" + list).utf8))
+        }
         // Read before rendering: a change made while this build runs is
         // rendered again by the next one.
         var through = try store.lastBuildChange()
@@ -393,6 +406,8 @@ final class BuildRun: @unchecked Sendable {
     var recent: TopThreads
     /// What the home page says about each board.
     var boardStats: [String: BoardStats] = [:]
+    /// Emoticon codes whose images are archived, and their site paths.
+    var emoticons: [String: String] = [:]
 
     init(navigation: SiteNavigation, hot: TopThreads, recent: TopThreads) {
         self.navigation = navigation
@@ -420,6 +435,7 @@ extension BuildRun {
         let part = BuildRun(navigation: navigation, hot: hot.emptied(), recent: recent.emptied())
         part.changes = changes
         part.previousBoardPages = previousBoardPages
+        part.emoticons = emoticons
         return part
     }
 
@@ -428,6 +444,8 @@ extension BuildRun {
         report.pages += part.report.pages
         report.markdownFiles += part.report.markdownFiles
         report.mediaFiles += part.report.mediaFiles
+        report.thumbnails += part.report.thumbnails
+        report.unreadableImages += part.report.unreadableImages
         report.feeds += part.report.feeds
         report.written += part.report.written
         report.unchanged += part.report.unchanged

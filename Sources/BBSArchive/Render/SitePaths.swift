@@ -15,6 +15,11 @@ enum SitePaths {
     static let lookupScript = "assets/lookup.js"
     static let icon = "assets/icon.svg"
     static let hot = "hot.html"
+
+    /// Page `page` of the hot topics of a window (`today`, `week`; nil: all).
+    static func hot(window: String?, page: Int) -> String {
+        "hot" + (window.map { "-" + $0 } ?? "") + (page > 1 ? "-\(page)" : "") + ".html"
+    }
     static let lookup = "lookup.html"
     /// The lookup page's map of archived threads, a script so it loads from `file://` too.
     static let lookupMap = "lookup-map.js"

@@ -10,8 +10,8 @@ package struct InlineSegment: Sendable, Equatable {
     package var bold = false
     package var italic = false
     package var underline = false
-    /// An emoticon such as `em01`, shown as its code (the forum's images
-    /// are not archived).
+    /// An emoticon such as `em01` or `ema3` (lowercased), shown as the
+    /// archived image the forum's source names for it, else as its code.
     package var emoticon: String?
 
     /// CSS classes for the look, e.g. `fg9 bg4 b`.
@@ -130,7 +130,7 @@ package enum InlineText {
                 for entry in stack[index...] { openCount[entry.tag, default: 0] -= 1 }
                 stack.removeSubrange(index...)
             default:
-                if lower.hasPrefix("em"), lower.count <= 6, lower.dropFirst(2).allSatisfy(\.isNumber), lower.count > 2 {
+                if isEmoticon(lower) {
                     flush()
                     segments.append(InlineSegment(text: "[\(tag)]", emoticon: lower))
                 } else {
@@ -145,6 +145,27 @@ package enum InlineText {
             if segment.link == "" { segment.link = nil }
             return segment
         }
+    }
+
+    /// `em`, an optional letter, then one to three digits: `em01`, `ema3`.
+    static func isEmoticon(_ code: String) -> Bool {
+        guard code.hasPrefix("em") else { return false }
+        var digits = code.unicodeScalars.dropFirst(2)
+        if let first = digits.first, ("a"..."z").contains(first) { digits = digits.dropFirst() }
+        return (1...3).contains(digits.count) && digits.allSatisfy { ("0"..."9").contains($0) }
+    }
+
+    /// The emoticon codes a post's text uses (lowercased, no brackets), as
+    /// `segments` reads them.
+    package static func emoticonCodes(in text: String) -> Set<String> {
+        guard text.contains("[") else { return [] }
+        var codes: Set<String> = []
+        for line in text.split(separator: "\n") where line.contains("[") {
+            for segment in segments(String(line)) {
+                if let code = segment.emoticon { codes.insert(code) }
+            }
+        }
+        return codes
     }
 
     // MARK: Bare addresses
