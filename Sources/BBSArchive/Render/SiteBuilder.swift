@@ -150,8 +150,10 @@ package struct SiteBuilder: Sendable {
             SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.wording.siteTitle), run: run)
         try copyAssets(run: run)
         for writer in writers { try writer.write(changes: run.changes, store: store, publisher: publisher) }
-        // Written last: a build that stopped part way leaves the old state,
-        // and the next build renders everything that changed since then.
+        // Written last, after everything else is on the disk: a build that
+        // stopped part way leaves the old state, and the next build renders
+        // everything that changed since then.
+        try publisher.flush()
         try BuildState(
             fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
             boardPages: run.boardPages
@@ -235,8 +237,8 @@ package struct SiteBuilder: Sendable {
 
     /// Renders a page template and writes it; `listed` pages go in the sitemap.
     func page(_ path: String, template: String, _ context: some TemplateView, run: BuildRun) throws(ArchiveError) {
-        let html = try templates.render(template, context)
-        count(try publisher.write(Data(html.utf8), to: path), in: run)
+        let html = try templates.bytes(template, context)
+        count(try publisher.write(Data(html), to: path), in: run)
         run.report.pages += 1
     }
 

@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import Synchronization
 
 /// Where the site builder's files go: the disk for a real build, memory in tests.
 package protocol SitePublisher: Sendable {
@@ -10,6 +12,14 @@ package protocol SitePublisher: Sendable {
     func exists(_ path: String) -> Bool
     /// The bytes of the file at `path`, if there is one.
     func read(_ path: String) -> Data?
+    /// Makes everything written so far durable (one flush of the whole
+    /// output, instead of one per file); the build calls it before it
+    /// records that it is done.
+    func flush() throws(ArchiveError)
+}
+
+extension SitePublisher {
+    package func flush() throws(ArchiveError) {}
 }
 
 /// Writes the site into a folder. A file whose bytes are unchanged is left
@@ -27,18 +37,96 @@ package struct DiskPublisher: SitePublisher {
         }
     }
 
+    /// Compares with the file already there (its size first), then writes
+    /// a temporary file beside it and renames it over: a reader sees the
+    /// old file or the new one, never half of one. Nothing is flushed to
+    /// the disk here, file by file; `flush()` does it once for the build.
     package func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool {
-        let url = root.appendingPathComponent(path)
-        if let existing = FileManager.default.contents(atPath: url.path), existing == data { return false }
-        do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try data.write(to: url, options: .atomic)
-        } catch {
-            throw .outputUnwritable(path: url.path, reason: Self.reason(error))
+        let target = root.path + "/" + path
+        if Self.sameContents(data, at: target) { return false }
+        let temporary = target + ".tmp-\(getpid())-\(Self.nextNumber())"
+        var descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        if descriptor < 0, errno == ENOENT {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            } catch {
+                throw .outputUnwritable(path: target, reason: Self.reason(error))
+            }
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        }
+        guard descriptor >= 0 else { throw .outputUnwritable(path: target, reason: Self.lastError()) }
+        let complete = data.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        let failure = complete ? nil : Self.lastError()
+        let closed = close(descriptor) == 0
+        guard complete, closed, rename(temporary, target) == 0 else {
+            let reason = failure ?? Self.lastError()
+            unlink(temporary)
+            throw .outputUnwritable(path: target, reason: reason)
         }
         return true
     }
+
+    /// Flushes the output's file system (`syncfs`), once per build.
+    package func flush() throws(ArchiveError) {
+        let descriptor = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .outputUnwritable(path: root.path, reason: Self.lastError()) }
+        defer { close(descriptor) }
+        guard let syncfs = Self.syncfs else {
+            sync()
+            return
+        }
+        guard syncfs(descriptor) == 0 else { throw .outputUnwritable(path: root.path, reason: Self.lastError()) }
+    }
+
+    /// glibc's `syncfs`, which Swift's Glibc module leaves out.
+    private static let syncfs: (@convention(c) (Int32) -> Int32)? = dlsym(nil, "syncfs").map {
+        unsafeBitCast($0, to: (@convention(c) (Int32) -> Int32).self)
+    }
+
+    /// Whether the file at `path` holds exactly `data` (read only when the sizes agree).
+    private static func sameContents(_ data: Data, at path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, Int(status.st_size) == data.count else { return false }
+        // One byte more than expected: a file that grew meanwhile is not the same.
+        var existing = Data(count: data.count + 1)
+        var filled = 0
+        while filled < existing.count {
+            let count = existing.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return Glibc.read(descriptor, base + filled, buffer.count - filled)
+            }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            filled += count
+        }
+        guard filled == data.count else { return false }
+        existing.count = filled
+        return existing == data
+    }
+
+    private static let counter = Mutex(0)
+
+    private static func nextNumber() -> Int {
+        counter.withLock { value in
+            value += 1
+            return value
+        }
+    }
+
+    private static func lastError() -> String { String(cString: strerror(errno)) }
 
     package func exists(_ path: String) -> Bool {
         FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path)

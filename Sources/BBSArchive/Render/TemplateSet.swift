@@ -16,8 +16,18 @@ package struct TemplateSet: Sendable {
         "sitemap", "sitemap-index",
     ]
 
+    /// Which renderer pages go through: the project's own (`compiled`,
+    /// the default) or swift-mustache (`reference`), which tests compare
+    /// it with byte for byte.
+    package enum Engine: Sendable {
+        case compiled
+        case reference
+    }
+
     package let directory: URL
     let library: MustacheLibrary
+    let compiled: CompiledTemplates
+    package var engine = Engine.compiled
 
     package init(directory: URL) async throws(ArchiveError) {
         self.directory = directory
@@ -25,7 +35,7 @@ package struct TemplateSet: Sendable {
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
             throw .templates(path: directory.path, reason: "the folder does not exist")
         }
-        library = try Self.load(directory)
+        (library, compiled) = try Self.load(directory)
         for name in Self.required where library.getTemplate(named: name) == nil {
             throw .templates(path: directory.path, reason: "\(name).mustache is missing")
         }
@@ -33,27 +43,55 @@ package struct TemplateSet: Sendable {
 
     /// Parses every `.mustache` file of the folder, each under the
     /// project's own escaper (`MarkupEscaper`), which a template cannot
-    /// switch off: the pragma is put in front of its text.
-    private static func load(_ directory: URL) throws(ArchiveError) -> MustacheLibrary {
+    /// switch off: the pragma is put in front of its text. Each is parsed
+    /// by swift-mustache and by the project's own renderer, which refuses
+    /// what it does not support with the file and line.
+    private static func load(_ directory: URL) throws(ArchiveError) -> (MustacheLibrary, CompiledTemplates) {
         MarkupEscaper.registered
         let pragma = "{{% CONTENT_TYPE: \(MarkupEscaper.contentTypeName)}}"
         var library = MustacheLibrary()
+        var compiled = CompiledTemplates()
         for relative in files(under: directory) where relative.hasSuffix(".mustache") {
             let url = directory.appendingPathComponent(relative)
             guard let data = FileManager.default.contents(atPath: url.path),
                 let text = String(data: data, encoding: .utf8)
             else { throw .templates(path: directory.path, reason: "\(relative) cannot be read as UTF-8") }
+            let name = String(relative.dropLast(".mustache".count))
             do {
-                try library.register(pragma + text, named: String(relative.dropLast(".mustache".count)))
+                try compiled.register(pragma + text, named: name)
+            } catch {
+                throw .templates(path: directory.path, reason: "\(relative), line \(error.line): \(error.reason)")
+            }
+            do {
+                try library.register(pragma + text, named: name)
             } catch {
                 throw .templates(path: directory.path, reason: "\(relative) does not parse (\(error))")
             }
         }
-        return library
+        return (library, compiled)
     }
 
     /// Renders a template with its view.
     func render(_ name: String, _ context: some TemplateView) throws(ArchiveError) -> String {
+        switch engine {
+        case .compiled: String(decoding: try bytes(name, context), as: UTF8.self)
+        case .reference: try referenceText(name, context)
+        }
+    }
+
+    /// Renders a template with its view, as UTF-8 bytes.
+    func bytes(_ name: String, _ context: some TemplateView) throws(ArchiveError) -> [UInt8] {
+        switch engine {
+        case .compiled:
+            guard let bytes = compiled.render(name, context) else {
+                throw .templates(path: directory.path, reason: "\(name).mustache is missing")
+            }
+            return bytes
+        case .reference: return Array(try referenceText(name, context).utf8)
+        }
+    }
+
+    private func referenceText(_ name: String, _ context: some TemplateView) throws(ArchiveError) -> String {
         guard let text = library.render(context, withTemplate: name) else {
             throw .templates(path: directory.path, reason: "\(name).mustache is missing")
         }
