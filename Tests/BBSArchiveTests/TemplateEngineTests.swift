@@ -22,8 +22,7 @@ import Testing
     @Test func replicaSiteIsByteIdenticalToSwiftMustache() async throws {
         let built = try await ReadingSiteFixture.shared.site()
         let store = try ArchiveStore(path: built.storePath)
-        var templates = try await TemplateSet(directory: Fixtures.templates)
-        templates.engine = .reference
+        let templates = try await TemplateSet(directory: Fixtures.templates, engine: .reference)
         var options = SiteBuilder.Options()
         options.wording = ForumSources.wording(sources: ["smth-mobile"])
         options.siteURL = ReadingSiteFixture.siteURL
@@ -72,10 +71,8 @@ import Testing
             top: "<top & \"q\">",
             items: [Probe.Item(name: "a'b", n: 1, flag: true), Probe.Item(name: "c", n: 22, flag: false)],
             inner: Probe.Item(name: "inner", n: 3, flag: false), text: "x<y", raw: "<b>raw</b>", n: 0)
-        var compiled = try await TemplateSet(directory: folder)
-        var reference = compiled
-        compiled.engine = .compiled
-        reference.engine = .reference
+        let compiled = try await TemplateSet(directory: folder)
+        let reference = try await TemplateSet(directory: folder, engine: .reference)
         let ours = try compiled.render("t-main", view)
         let theirs = try reference.render("t-main", view)
         #expect(ours == theirs)
@@ -155,8 +152,7 @@ import Testing
         options.siteURL = "https://archive.example.org/smth/"
         options.threadsPerPage = 3
         options.postsPerPage = 2
-        var templates = try await TemplateSet(directory: Fixtures.templates)
-        templates.engine = engine
+        let templates = try await TemplateSet(directory: Fixtures.templates, engine: engine)
         _ = try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
         return publisher.files.filter { $0.key != BuildState.path }
     }
@@ -166,7 +162,7 @@ import Testing
         let differing = ours.keys.filter { ours[$0] != theirs[$0] }.sorted()
         #expect(differing.isEmpty, "differ: \(differing.prefix(10))")
         if let first = differing.first, let a = ours[first], let b = theirs[first] {
-            let at = zip(a, b).firstIndex { $0 != $1 } ?? min(a.count, b.count)
+            let at = Array(zip(a, b)).firstIndex { $0 != $1 } ?? min(a.count, b.count)
             let ourText = String(decoding: a.dropFirst(max(0, at - 80)).prefix(200), as: UTF8.self)
             let theirText = String(decoding: b.dropFirst(max(0, at - 80)).prefix(200), as: UTF8.self)
             Issue.record("\(first) at byte \(at):\nours:   \(ourText)\ntheirs: \(theirText)")

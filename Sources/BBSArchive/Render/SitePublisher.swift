@@ -27,6 +27,10 @@ extension SitePublisher {
 /// files are replaced atomically, so a reader never sees half a page.
 package struct DiskPublisher: SitePublisher {
     package let root: URL
+    /// The files written since the last flush, until there are too many to
+    /// flush one by one (`nil`: then the whole file system is flushed).
+    private let log = WriteLog()
+    private static let flushOneByOne = 256
 
     package init(root: URL) throws(ArchiveError) {
         self.root = root
@@ -73,11 +77,33 @@ package struct DiskPublisher: SitePublisher {
             unlink(temporary)
             throw .outputUnwritable(path: target, reason: reason)
         }
+        log.unflushed.withLock { paths in
+            guard var list = paths.take() else { return }
+            list.append(target)
+            paths = list.count > Self.flushOneByOne ? nil : list
+        }
         return true
     }
 
-    /// Flushes the output's file system (`syncfs`), once per build.
+    /// Flushes what was written since the last flush: nothing when nothing
+    /// was, a few files one by one (`fsync`), many at once (the output's
+    /// file system, `syncfs`).
     package func flush() throws(ArchiveError) {
+        let written = log.unflushed.withLock { paths in
+            defer { paths = [] }
+            return paths
+        }
+        guard let written else { return try flushAll() }
+        for path in written {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            // A file replaced or removed since is not this build's to flush.
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            guard fsync(descriptor) == 0 else { throw .outputUnwritable(path: path, reason: Self.lastError()) }
+        }
+    }
+
+    private func flushAll() throws(ArchiveError) {
         let descriptor = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .outputUnwritable(path: root.path, reason: Self.lastError()) }
         defer { close(descriptor) }
@@ -161,4 +187,9 @@ package final class MemoryPublisher: SitePublisher, @unchecked Sendable {
     package func exists(_ path: String) -> Bool { lock.withLock { storage[path] != nil } }
 
     package func read(_ path: String) -> Data? { lock.withLock { storage[path] } }
+}
+
+/// What a `DiskPublisher` wrote and has not flushed yet, shared by its copies.
+private final class WriteLog: Sendable {
+    let unflushed = Mutex<[String]?>([])
 }

@@ -51,7 +51,7 @@ struct CompiledTemplates: Sendable {
     func render(_ name: String, _ view: Any) -> [UInt8]? {
         guard let nodes = templates[name] else { return nil }
         var renderer = Renderer(templates: templates)
-        renderer.stack.append(view)
+        renderer.push(view)
         renderer.out.reserveCapacity(16 * 1024)
         renderer.render(nodes, indentation: nil)
         return renderer.out
@@ -62,7 +62,8 @@ struct CompiledTemplates: Sendable {
 
 private struct Renderer {
     let templates: [String: [CompiledTemplates.Node]]
-    var stack: [Any] = []
+    /// The values sections entered, innermost last, each sorted once.
+    var stack: [Entry] = []
     var out: [UInt8] = []
     /// The blocks the partials being rendered were given.
     var inherited: [String: [CompiledTemplates.Node]]?
@@ -105,14 +106,18 @@ private struct Renderer {
             case nil: return
             case let flag as Bool:
                 if flag { render(body, indentation: indentation) }
+            case let text as String:
+                stack.append(.plain(text))
+                render(body, indentation: indentation)
+                stack.removeLast()
             case let list as any TemplateList:
                 for index in 0..<list.templateCount {
-                    stack.append(list.templateItem(index))
+                    push(list.templateItem(index))
                     render(body, indentation: indentation)
                     stack.removeLast()
                 }
             case .some(let value):
-                stack.append(value)
+                push(value)
                 render(body, indentation: indentation)
                 stack.removeLast()
             }
@@ -162,14 +167,39 @@ private struct Renderer {
         return optional.wrappedAny ?? value
     }
 
+    /// A value on the stack: a typed view, answering names itself, or
+    /// anything else (a string a section entered, say).
+    enum Entry {
+        case view(any MustacheParent)
+        case plain(Any)
+
+        var value: Any {
+            switch self {
+            case .view(let view): view
+            case .plain(let value): value
+            }
+        }
+
+        func child(_ name: String) -> Any? {
+            switch self {
+            case .view(let view): view.child(named: name)
+            case .plain(let value): Renderer.child(name, of: value)
+            }
+        }
+    }
+
+    mutating func push(_ value: Any) {
+        if let view = value as? any MustacheParent { stack.append(.view(view)) } else { stack.append(.plain(value)) }
+    }
+
     private func lookup(_ names: [String], fromTop: Bool) -> Any? {
-        guard let first = names.first else { return stack.last }
+        guard let first = names.first else { return stack.last?.value }
         var value: Any?
         if fromTop {
-            value = stack.last.flatMap { Self.child(first, of: $0) }
+            value = stack.last.flatMap { $0.child(first) }
         } else {
-            for object in stack.reversed() {
-                if let found = Self.child(first, of: object) {
+            for entry in stack.reversed() {
+                if let found = entry.child(first) {
                     value = found
                     break
                 }
@@ -182,7 +212,7 @@ private struct Renderer {
         return value
     }
 
-    private static func child(_ name: String, of object: Any) -> Any? {
+    fileprivate static func child(_ name: String, of object: Any) -> Any? {
         if let parent = object as? any MustacheParent { return parent.child(named: name) }
         switch object {
         case is String, is Int, is Bool: return nil

@@ -25,18 +25,20 @@ package struct TemplateSet: Sendable {
     }
 
     package let directory: URL
-    let library: MustacheLibrary
+    package let engine: Engine
+    /// swift-mustache's parse of the templates, for the `reference` engine only.
+    let library: MustacheLibrary?
     let compiled: CompiledTemplates
-    package var engine = Engine.compiled
 
-    package init(directory: URL) async throws(ArchiveError) {
+    package init(directory: URL, engine: Engine = .compiled) async throws(ArchiveError) {
         self.directory = directory
+        self.engine = engine
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
             throw .templates(path: directory.path, reason: "the folder does not exist")
         }
-        (library, compiled) = try Self.load(directory)
-        for name in Self.required where library.getTemplate(named: name) == nil {
+        (library, compiled) = try Self.load(directory, reference: engine == .reference)
+        for name in Self.required where !compiled.has(name) {
             throw .templates(path: directory.path, reason: "\(name).mustache is missing")
         }
     }
@@ -44,12 +46,15 @@ package struct TemplateSet: Sendable {
     /// Parses every `.mustache` file of the folder, each under the
     /// project's own escaper (`MarkupEscaper`), which a template cannot
     /// switch off: the pragma is put in front of its text. Each is parsed
-    /// by swift-mustache and by the project's own renderer, which refuses
-    /// what it does not support with the file and line.
-    private static func load(_ directory: URL) throws(ArchiveError) -> (MustacheLibrary, CompiledTemplates) {
+    /// by the project's own renderer, which refuses what it does not
+    /// support with the file and line (and by swift-mustache too for the
+    /// `reference` engine).
+    private static func load(
+        _ directory: URL, reference: Bool
+    ) throws(ArchiveError) -> (MustacheLibrary?, CompiledTemplates) {
         MarkupEscaper.registered
         let pragma = "{{% CONTENT_TYPE: \(MarkupEscaper.contentTypeName)}}"
-        var library = MustacheLibrary()
+        var library: MustacheLibrary? = reference ? MustacheLibrary() : nil
         var compiled = CompiledTemplates()
         for relative in files(under: directory) where relative.hasSuffix(".mustache") {
             let url = directory.appendingPathComponent(relative)
@@ -63,7 +68,7 @@ package struct TemplateSet: Sendable {
                 throw .templates(path: directory.path, reason: "\(relative), line \(error.line): \(error.reason)")
             }
             do {
-                try library.register(pragma + text, named: name)
+                try library?.register(pragma + text, named: name)
             } catch {
                 throw .templates(path: directory.path, reason: "\(relative) does not parse (\(error))")
             }
@@ -92,7 +97,7 @@ package struct TemplateSet: Sendable {
     }
 
     private func referenceText(_ name: String, _ context: some TemplateView) throws(ArchiveError) -> String {
-        guard let text = library.render(context, withTemplate: name) else {
+        guard let text = library?.render(context, withTemplate: name) else {
             throw .templates(path: directory.path, reason: "\(name).mustache is missing")
         }
         return text
