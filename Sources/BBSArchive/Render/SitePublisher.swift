@@ -47,7 +47,10 @@ package struct DiskPublisher: SitePublisher {
     /// the disk here, file by file; `flush()` does it once for the build.
     package func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool {
         let target = root.path + "/" + path
-        if Self.sameContents(data, at: target) { return false }
+        let existing = Self.compare(data, at: target)
+        if existing == .same { return false }
+        // Even a new file goes through a temporary one: a build that stops
+        // part way leaves no half file (media are never written twice).
         let temporary = target + ".tmp-\(getpid())-\(Self.nextNumber())"
         var descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         if descriptor < 0, errno == ENOENT {
@@ -119,13 +122,15 @@ package struct DiskPublisher: SitePublisher {
         unsafeBitCast($0, to: (@convention(c) (Int32) -> Int32).self)
     }
 
+    private enum Existing { case same, different, absent }
+
     /// Whether the file at `path` holds exactly `data` (read only when the sizes agree).
-    private static func sameContents(_ data: Data, at path: String) -> Bool {
+    private static func compare(_ data: Data, at path: String) -> Existing {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
+        guard descriptor >= 0 else { return errno == ENOENT ? .absent : .different }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, Int(status.st_size) == data.count else { return false }
+        guard fstat(descriptor, &status) == 0, Int(status.st_size) == data.count else { return .different }
         // One byte more than expected: a file that grew meanwhile is not the same.
         var existing = Data(count: data.count + 1)
         var filled = 0
@@ -138,9 +143,9 @@ package struct DiskPublisher: SitePublisher {
             guard count > 0 else { break }
             filled += count
         }
-        guard filled == data.count else { return false }
+        guard filled == data.count else { return .different }
         existing.count = filled
-        return existing == data
+        return existing == data ? .same : .different
     }
 
     private static let counter = Mutex(0)
