@@ -151,6 +151,12 @@ private struct Renderer {
 
     private mutating func write(_ value: Any, escaped: Bool) {
         switch value {
+        case let markup as RenderedMarkup:
+            if escaped {
+                MarkupEscaper.escape(markup.renderText, into: &out)
+            } else {
+                out.append(contentsOf: markup.bytes)
+            }
         case let text as String:
             if escaped { MarkupEscaper.escape(text, into: &out) } else { out.append(contentsOf: text.utf8) }
         case let number as Int:
@@ -226,6 +232,16 @@ private struct Renderer {
             return mirror.children.first?.value
         }
     }
+}
+
+/// What a template rendered, kept as bytes, for another template to
+/// insert as is (`{{{body}}}`): the UTF-8 is not decoded and encoded again.
+struct RenderedMarkup: MustacheCustomRenderable, Sendable, Equatable {
+    var bytes: [UInt8]
+
+    /// For swift-mustache (the `reference` engine).
+    var renderText: String { String(decoding: bytes, as: UTF8.self) }
+    var isNull: Bool { false }
 }
 
 /// A list a section repeats its text for.
