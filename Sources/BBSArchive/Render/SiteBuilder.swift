@@ -92,6 +92,22 @@ package struct SiteBuilder: Sendable {
         // rendered again by the next one.
         var through = try store.lastBuildChange()
         let previous = options.incremental ? BuildState.load(from: publisher) : nil
+        if let previous, previous.fingerprint == fingerprint, let seq = previous.changeSeq, seq == through,
+            publisher.exists(SitePaths.home), boards.allSatisfy({ publisher.exists(SitePaths.board($0.name)) })
+        {
+            // Nothing logged since the last build, nothing else that pages
+            // depend on changed, and the site is there: nothing to render.
+            var report = Report()
+            report.changes = BuildChanges()
+            report.changes?.through = through
+            for writer in writers { try writer.write(changes: report.changes, store: store, publisher: publisher) }
+            try publisher.flush()
+            try BuildState(
+                fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
+                boardPages: previous.boardPages
+            ).save(to: publisher)
+            return report
+        }
         if let previous, previous.fingerprint == fingerprint, let seq = previous.changeSeq, seq <= through {
             let changes = try store.buildChanges(after: seq)
             run.changes = changes
