@@ -341,6 +341,9 @@
       self.zoomTo(self.scale * Math.exp(-event.deltaY * 0.0015), event.clientX, event.clientY);
     }, { passive: false });
     stage.addEventListener("dblclick", function (event) {
+      /* A touch double-tap was handled on its second pointerup; the dblclick
+         the browser sends after it would zoom straight back out. */
+      if (self.lastTouchZoom && Date.now() - self.lastTouchZoom < 1000) return;
       self.zoomTo(self.scale > 1 ? 1 : 2.5, event.clientX, event.clientY);
     });
     stage.addEventListener("pointerdown", function (event) { self.pointerDown(event); });
@@ -449,6 +452,7 @@
       if (this.lastTap && now - this.lastTap < 300) {
         this.zoomTo(this.scale > 1 ? 1 : 2.5, event.clientX, event.clientY);
         this.lastTap = 0;
+        this.lastTouchZoom = now;
       } else {
         this.lastTap = now;
       }

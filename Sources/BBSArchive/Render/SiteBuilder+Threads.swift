@@ -23,8 +23,11 @@ extension SiteBuilder {
     ) throws(ArchiveError) {
         let posts = try store.posts(board: thread.board, gid: thread.gid)
         var mediaPaths: [String: String] = [:]
-        for attachment in posts.flatMap(\.attachments) {
-            if let path = try saveMedia(attachment, run: run) { mediaPaths[attachment.url] = path }
+        var imageVariants: [String: ImageVariants] = [:]
+        for attachment in posts.flatMap(\.attachments) where mediaPaths[attachment.url] == nil {
+            guard let path = try saveMedia(attachment, run: run) else { continue }
+            mediaPaths[attachment.url] = path
+            imageVariants[attachment.url] = try self.imageVariants(attachment, original: path, run: run)
         }
         let perPage = max(1, options.postsPerPage)
         let total = max(1, (posts.count + perPage - 1) / perPage)
@@ -50,6 +53,7 @@ extension SiteBuilder {
             contexts.append(
                 try postContext(
                     post, body: bodies[index], index: index, perPage: perPage, path: threadPath, media: mediaPaths,
+                    images: imageVariants,
                     authorPosts: postsByAuthor[post.author]?.count ?? 1, threadAuthor: threadAuthor,
                     quoted: { author in
                         // 【 在 X 的大作中提到 】 leads to X's latest post before this one.
@@ -137,7 +141,8 @@ extension SiteBuilder {
 
     private func postContext(
         _ post: StoredPost, body: PostBody, index: Int, perPage: Int, path: String, media: [String: String],
-        authorPosts: Int, threadAuthor: String?, quoted: (String) -> String?
+        images imageVariants: [String: ImageVariants], authorPosts: Int, threadAuthor: String?,
+        quoted: (String) -> String?
     ) throws(ArchiveError) -> PostView {
         let permalink =
             SitePaths.relative(from: path, to: SitePaths.thread(post.board, gid: post.gid, page: index / perPage + 1))
@@ -155,9 +160,12 @@ extension SiteBuilder {
                         author: post.author))
                 continue
             }
-            let item = AttachmentView(
+            var item = AttachmentView(
                 name: name, href: SitePaths.relative(from: path, to: local), size: attachment.size ?? "",
                 author: post.author)
+            if attachment.kind == .image, let variants = imageVariants[attachment.url] {
+                item.show(variants, link: { SitePaths.relative(from: path, to: $0) })
+            }
             if attachment.kind == .image { images.append(item) } else { files.append(item) }
         }
         let likes = post.likes.map { like in

@@ -47,6 +47,10 @@ package struct SiteBuilder: Sendable {
         package var pages = 0
         package var markdownFiles = 0
         package var mediaFiles = 0
+        /// Smaller copies of images made by this build (a rebuild makes none).
+        package var thumbnails = 0
+        /// Images no thumbnail could be made of (shown as they are).
+        package var unreadableImages = 0
         package var feeds = 0
         /// Whether `sitemap.xml` was written (it needs `--site-url`).
         package var sitemap = false
@@ -446,6 +450,8 @@ extension BuildRun {
         report.pages += part.report.pages
         report.markdownFiles += part.report.markdownFiles
         report.mediaFiles += part.report.mediaFiles
+        report.thumbnails += part.report.thumbnails
+        report.unreadableImages += part.report.unreadableImages
         report.feeds += part.report.feeds
         report.written += part.report.written
         report.unchanged += part.report.unchanged

@@ -459,11 +459,37 @@ struct AttachmentView: TemplateView {
     var size: String
     /// Who posted it, for the image's alternative text.
     var author: String
+    /// An image's thumbnails (`srcset`, widest last) and its size, when known.
+    var thumbnails: [(width: Int, href: String)] = []
+    var width: Int?
+    var height: Int?
+    /// A long screenshot: shown as a crop with 展开.
+    var isTall = false
+
+    /// An image with its thumbnails; `link` makes a site path relative to the page.
+    mutating func show(_ variants: ImageVariants, link: (String) -> String) {
+        thumbnails = variants.thumbnails.map { ($0.width, link($0.path)) }
+        width = variants.facts.width
+        height = variants.facts.height
+        isTall = Thumbnailer.isTall(variants.facts)
+    }
 
     func child(named name: String) -> Any? {
         switch name {
         case "name": self.name
         case "href": href
+        // What the page shows: the widest thumbnail (the browser picks from srcset).
+        case "src": thumbnails.last?.href ?? href
+        case "srcset":
+            thumbnails.isEmpty
+                ? nil
+                : (thumbnails.map { "\($0.href) \($0.width)w" } + [width.map { "\(href) \($0)w" }].compactMap { $0 })
+                    .joined(separator: ", ")
+        // The column an image fills: the screen on a phone; a tall one the column.
+        case "sizes": isTall ? "(max-width: 720px) 100vw, 640px" : "(max-width: 720px) 100vw, 600px"
+        case "width": width.map(String.init)
+        case "height": height.map(String.init)
+        case "isTall": isTall
         case "url": href.isEmpty ? nil : href
         case "size": size
         case "author": author
