@@ -86,8 +86,16 @@ package protocol ForumSource: Sendable {
     /// What the URLs of a board's list pages, then of its threads' pages,
     /// contain, so `reparse` finds the board's captures: list pages first.
     func captureMarkers(board: String) -> [String]
+    /// What the build needs to know of this forum: the words its archive
+    /// shows, its time zone, its posts' conventions, its address forms.
+    var profile: ForumProfile { get }
+}
+
+extension ForumSource {
     /// The words the built archive of this forum shows.
-    var wording: SiteWording { get }
+    package var wording: SiteWording { profile.wording }
+    /// The zone the forum prints its times in.
+    package var time: ForumTime { profile.time }
 }
 
 /// The forum sources bbsarchive knows, by `--source` name.
@@ -96,15 +104,19 @@ package enum ForumSources {
     /// The source used when none is named.
     package static let defaultName = "smth-mobile"
 
-    /// The words of the site built from a store whose boards came from
-    /// `sources` (their `--source` names): the first known one's, else the
-    /// default source's.
-    package static func wording(sources: [String?]) -> SiteWording {
+    /// What the site built from a store whose boards came from `sources`
+    /// (their `--source` names) needs to know of its forum: the first known
+    /// source's profile, else the default source's.
+    package static func profile(sources: [String?]) -> ForumProfile {
         for case let name? in sources {
-            if let source = try? make(name, baseURL: nil) { return source.wording }
+            if let source = try? make(name, baseURL: nil) { return source.profile }
         }
-        return (try? make(defaultName, baseURL: nil))?.wording ?? .plain
+        return (try? make(defaultName, baseURL: nil))?.profile ?? .plain
     }
+
+    /// The words of the site built from a store whose boards came from
+    /// `sources`: those of `profile(sources:)`.
+    package static func wording(sources: [String?]) -> SiteWording { profile(sources: sources).wording }
 
     /// The source named `name`, talking to `baseURL` (or its real site).
     package static func make(_ name: String, baseURL: String?) throws(ArchiveError) -> any ForumSource {

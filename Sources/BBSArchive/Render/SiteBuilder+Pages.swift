@@ -14,8 +14,8 @@ extension SiteBuilder {
             chrome: chrome,
             stats: .init(
                 boards: boards.count, threads: boards.reduce(0) { $0 + $1.threadCount },
-                posts: boards.reduce(0) { $0 + $1.postCount }, from: firsts.min().map(BeijingTime.day),
-                to: firsts.isEmpty ? nil : lasts.max().map(BeijingTime.day)),
+                posts: boards.reduce(0) { $0 + $1.postCount }, from: firsts.min().map(options.forum.time.day),
+                to: firsts.isEmpty ? nil : lasts.max().map(options.forum.time.day)),
             hot: run.hot.items.prefix(options.homeHotTopics).map { digestRow($0, path: path) },
             recent: run.recent.items.prefix(options.homeRecentThreads).map { digestRow($0, path: path) },
             groups: run.navigation.groups.map { groupView($0, path: path, run: run) },
@@ -97,7 +97,8 @@ extension SiteBuilder {
                     boardHref: SitePaths.relative(from: path, to: SitePaths.board(post.board)),
                     href: SitePaths.relative(from: path, to: target) + "#a\(post.floor)",
                     key: SitePaths.thread(post.board, gid: post.gid), floor: post.floor,
-                    postedAt: BeijingTime.display(post.postedAt), postedISO: BeijingTime.iso8601(post.postedAt))
+                    postedAt: options.forum.time.display(post.postedAt),
+                    postedISO: options.forum.time.iso8601(post.postedAt))
             }
             let view = UserPageView(
                 chrome: try common(
@@ -120,7 +121,7 @@ extension SiteBuilder {
     }
 
     private func groupView(_ group: SiteNavigation.Group, path: String, run: BuildRun) -> BoardGroupView {
-        Self.groupView(group, navigation: run.navigation, stats: run.boardStats) {
+        Self.groupView(group, navigation: run.navigation, stats: run.boardStats, time: options.forum.time) {
             SitePaths.relative(from: path, to: $0)
         }
     }
@@ -132,9 +133,11 @@ extension SiteBuilder {
             title: Self.displayable(thread.title), href: SitePaths.relative(from: path, to: target), key: target,
             board: thread.board, boardTitle: digest.boardTitle,
             boardHref: SitePaths.relative(from: path, to: SitePaths.board(thread.board)), replies: thread.replies,
-            posts: thread.postCount, sticky: thread.sticky, excerpt: digest.excerpt, postedAt: Self.threadStart(thread),
-            postedISO: BeijingTime.iso8601(thread.postedAt), lastReplyAt: BeijingTime.display(thread.lastReplyAt),
-            lastReplyISO: BeijingTime.iso8601(thread.lastReplyAt),
+            posts: thread.postCount, sticky: thread.sticky, excerpt: digest.excerpt,
+            postedAt: Self.threadStart(thread, time: options.forum.time),
+            postedISO: options.forum.time.iso8601(thread.postedAt),
+            lastReplyAt: options.forum.time.display(thread.lastReplyAt),
+            lastReplyISO: options.forum.time.iso8601(thread.lastReplyAt),
             author: thread.author.map {
                 UserLinkView(id: $0, href: SitePaths.relative(from: path, to: SitePaths.user($0)))
             },

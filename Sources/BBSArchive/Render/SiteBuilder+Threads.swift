@@ -41,7 +41,7 @@ extension SiteBuilder {
         // The post's text is normalized and its body rendered once, then
         // shared by the thread's pages, its author views and its Markdown.
         // Colour codes stay in: the page shows them, the Markdown drops them.
-        let bodies = posts.map { PostNormalizer.normalize($0.body) }
+        let bodies = posts.map { PostNormalizer.normalize($0.body, conventions: options.forum.conventions) }
         // 楼主: who started the thread (known even when the first post is gone).
         let threadAuthor = thread.author ?? posts.first(where: { $0.floor == 0 })?.author
         var contexts: [PostView] = []
@@ -125,6 +125,7 @@ extension SiteBuilder {
         let markdownPath = SitePaths.threadMarkdown(thread.board, gid: thread.gid)
         let text = ThreadMarkdown.render(
             thread: thread, boardTitle: boardTitle, posts: posts, bodies: bodies, original: original,
+            forum: options.forum,
             mediaLink: { url in mediaPaths[url].map { SitePaths.relative(from: markdownPath, to: $0) } })
         try markdown(markdownPath, text, run: run)
 
@@ -164,7 +165,8 @@ extension SiteBuilder {
             LikeView(
                 score: like.score, user: like.user, message: Self.displayable(like.message),
                 userHref: SitePaths.relative(from: path, to: SitePaths.user(like.user)),
-                at: like.at.map { String(BeijingTime.display($0).prefix(16)) }, atISO: like.at.map(BeijingTime.iso8601))
+                at: like.at.map { String(options.forum.time.display($0).prefix(16)) },
+                atISO: like.at.map(options.forum.time.iso8601))
         }
         let blocks = body.blocks.map { blockView($0, quoted: quoted) }
         let content = PostBodyView(
@@ -172,7 +174,7 @@ extension SiteBuilder {
             signature: (post.signature ?? "").isEmpty
                 ? []
                 : (post.signature ?? "").split(separator: "\n", omittingEmptySubsequences: false).map {
-                    LineView(segments: Self.segments(String($0)))
+                    LineView(segments: Self.segments(String($0), conventions: options.forum.conventions))
                 },
             images: images, files: files, missing: missing, likes: likes.isEmpty ? nil : LikesView(items: likes))
         return PostView(
@@ -183,11 +185,11 @@ extension SiteBuilder {
                 ? SitePaths.relative(
                     from: path, to: SitePaths.authorView(post.board, gid: post.gid, author: post.author))
                 : nil,
-            authorPosts: authorPosts, postedAt: BeijingTime.display(post.postedAt),
-            postedISO: BeijingTime.iso8601(post.postedAt),
+            authorPosts: authorPosts, postedAt: options.forum.time.display(post.postedAt),
+            postedISO: options.forum.time.iso8601(post.postedAt),
             nick: post.nick.flatMap { $0.isEmpty ? nil : Self.displayable($0) }, ip: post.ip, editedBy: post.editedBy,
-            forumDeletedAt: post.forumDeletedAt.map { String(BeijingTime.display($0).prefix(16)) },
-            forumDeletedISO: post.forumDeletedAt.map(BeijingTime.iso8601),
+            forumDeletedAt: post.forumDeletedAt.map { String(options.forum.time.display($0).prefix(16)) },
+            forumDeletedISO: post.forumDeletedAt.map(options.forum.time.iso8601),
             // Rendered (and escaped) by the post-body template, inserted as is.
             body: try templates.render("post-body", content), isMono: blocks.contains(where: \.isArt),
             byThreadAuthor: post.author == threadAuthor)
@@ -198,19 +200,23 @@ extension SiteBuilder {
         switch block {
         case .text(let lines):
             return BlockView(
-                isQuote: false, lines: lines.map { LineView(segments: Self.segments($0)) },
+                isQuote: false,
+                lines: lines.map { LineView(segments: Self.segments($0, conventions: options.forum.conventions)) },
                 isArt: TerminalArt.isArt(lines))
         case .quote(let header, let author, let lines):
             return BlockView(
-                isQuote: true, lines: lines.map { LineView(segments: Self.segments($0.text), depth: $0.depth) },
+                isQuote: true,
+                lines: lines.map {
+                    LineView(segments: Self.segments($0.text, conventions: options.forum.conventions), depth: $0.depth)
+                },
                 isLong: lines.count > options.longQuoteLines, header: header.map(InlineText.plain), author: author,
                 headerHref: header == nil ? nil : author.flatMap(quoted))
         }
     }
 
     /// One line as template items: text, with its link and CSS classes.
-    static func segments(_ line: String) -> [LineView.Segment] {
-        InlineText.segments(line).map { segment in
+    static func segments(_ line: String, conventions: any PostConventions) -> [LineView.Segment] {
+        InlineText.segments(line, conventions: conventions).map { segment in
             LineView.Segment(
                 text: segment.text, segHref: segment.link.flatMap(SafeLink.external),
                 segClass: segment.classes.isEmpty ? nil : segment.classes)

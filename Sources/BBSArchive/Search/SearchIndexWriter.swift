@@ -47,6 +47,8 @@ struct SearchIndexWriter {
     /// What the index covers; the site's threads are paged by `postsPerPage`.
     let store: ArchiveStore
     let postsPerPage: Int
+    /// The forum's post conventions (quotes are left out) and time zone (days).
+    let forum: ForumProfile
     /// Bytes of postings held in memory before they go to the spill files.
     var spillThreshold = 32 << 20
 
@@ -96,21 +98,24 @@ struct SearchIndexWriter {
         var normalized: String
     }
 
-    static func document(post: StoredPost, threadTitle: String, position: Int, postsPerPage: Int) -> Document {
-        let text = SearchText.searchable(post: post, threadTitle: threadTitle)
+    static func document(
+        post: StoredPost, threadTitle: String, position: Int, postsPerPage: Int, forum: ForumProfile
+    ) -> Document {
+        let text = SearchText.searchable(post: post, threadTitle: threadTitle, conventions: forum.conventions)
         let link = SitePaths.thread(post.board, gid: post.gid, page: position / max(1, postsPerPage) + 1)
         let row =
             "["
             + [
                 json(post.board), String(post.gid), String(post.floor), json(link + "#a\(post.floor)"),
-                json(post.author), json(String(BeijingTime.display(post.postedAt).prefix(16))),
+                json(post.author), json(String(forum.time.display(post.postedAt).prefix(16))),
                 json(SiteBuilder.displayable(threadTitle)), json(SiteBuilder.displayable(text)),
             ].joined(separator: ",") + "]"
         return Document(
             key: Key(
                 postedAt: ArchiveStore.seconds(post.postedAt), board: Array(post.board.utf8), gid: post.gid,
                 floor: post.floor),
-            board: post.board, gid: post.gid, floor: post.floor, author: post.author, day: dayNumber(post.postedAt),
+            board: post.board, gid: post.gid, floor: post.floor, author: post.author,
+            day: dayNumber(post.postedAt, time: forum.time),
             row: row, normalized: SearchText.normalize(text))
     }
 
@@ -168,7 +173,7 @@ struct SearchIndexWriter {
                 let post = StoredPost(row: row)
                 let document = Self.document(
                     post: post, threadTitle: row["threadTitle"], position: row["position"],
-                    postsPerPage: postsPerPage)
+                    postsPerPage: postsPerPage, forum: forum)
                 Self.postings(document) { term, kind, positions in
                     spill.add(term: term, kind: kind, doc: doc, positions: positions, shards: shards)
                 }
@@ -277,7 +282,7 @@ struct SearchIndexWriter {
             }
             for (position, post) in posts.enumerated() {
                 let document = Self.document(
-                    post: post, threadTitle: title, position: position, postsPerPage: postsPerPage)
+                    post: post, threadTitle: title, position: position, postsPerPage: postsPerPage, forum: forum)
                 if let hash = hashes[post.floor] {
                     guard hash == SHA256.hex(Data(document.row.utf8)) else { return nil }
                 } else {
@@ -405,9 +410,9 @@ struct SearchIndexWriter {
         return hash
     }
 
-    /// `YYYYMMDD` of a time in Beijing.
-    static func dayNumber(_ date: Date) -> Int {
-        let c = BeijingTime.components(of: date)
+    /// `YYYYMMDD` of a time in the forum's zone.
+    static func dayNumber(_ date: Date, time: ForumTime) -> Int {
+        let c = time.components(of: date)
         return c.year * 10000 + c.month * 100 + c.day
     }
 

@@ -10,8 +10,8 @@ package struct InlineSegment: Sendable, Equatable {
     package var bold = false
     package var italic = false
     package var underline = false
-    /// An emoticon such as `em01`, shown as its code (the forum's images
-    /// are not archived).
+    /// An emoticon (e.g. `em01`, as the forum's `PostConventions` name it),
+    /// shown as its code (the forum's images are not archived).
     package var emoticon: String?
 
     /// CSS classes for the look, e.g. `fg9 bg4 b`.
@@ -27,22 +27,24 @@ package struct InlineSegment: Sendable, Equatable {
     }
 }
 
-/// Reads the inline markup of SMTH post text: ANSI colour codes, UBB tags
-/// (`[b]`, `[i]`, `[u]`, `[color=…]`, `[size=…]`, `[url=…]`, `[email=…]`,
-/// `[img=…]`), emoticons (`[em01]`) and bare web addresses.
+/// Reads the inline markup of post text: ANSI colour codes, bare web
+/// addresses and, for a forum whose `PostConventions` use them, bracket
+/// (UBB) tags (`[b]`, `[i]`, `[u]`, `[color=…]`, `[size=…]`, `[url=…]`,
+/// `[email=…]`, `[img=…]`) and the emoticon tags the conventions name.
 ///
 /// Only web and mail addresses become links; everything else stays text,
 /// so a post can never smuggle markup or a `javascript:` link into a page.
 package enum InlineText {
-    package static func segments(_ line: String) -> [InlineSegment] {
+    package static func segments(_ line: String, conventions: any PostConventions) -> [InlineSegment] {
         let clean = removingControlCharacters(line)
+        let tags = conventions.usesBracketTags
         // Most lines have nothing to read: one plain segment.
-        if !clean.contains("\u{1B}"), !clean.contains("["), !clean.contains("://"), !clean.contains("www.") {
+        if !clean.contains("\u{1B}"), !(tags && clean.contains("[")), !clean.contains("://"), !clean.contains("www.") {
             return clean.isEmpty ? [] : [InlineSegment(text: clean)]
         }
         var result: [InlineSegment] = []
         for run in ANSIText.runs(clean) {
-            for segment in ubb(run.text) {
+            for segment in tags ? ubb(run.text, conventions: conventions) : [InlineSegment(text: run.text)] {
                 var segment = segment
                 segment.style = run.style
                 if segment.link == nil, segment.emoticon == nil {
@@ -69,7 +71,7 @@ package enum InlineText {
         var link: String?
     }
 
-    private static func ubb(_ text: String) -> [InlineSegment] {
+    private static func ubb(_ text: String, conventions: any PostConventions) -> [InlineSegment] {
         guard text.contains("[") else { return [InlineSegment(text: text)] }
         var segments: [InlineSegment] = []
         var state = State()
@@ -130,9 +132,9 @@ package enum InlineText {
                 for entry in stack[index...] { openCount[entry.tag, default: 0] -= 1 }
                 stack.removeSubrange(index...)
             default:
-                if lower.hasPrefix("em"), lower.count <= 6, lower.dropFirst(2).allSatisfy(\.isNumber), lower.count > 2 {
+                if let emoticon = conventions.emoticon(tag: lower) {
                     flush()
-                    segments.append(InlineSegment(text: "[\(tag)]", emoticon: lower))
+                    segments.append(InlineSegment(text: "[\(tag)]", emoticon: emoticon))
                 } else {
                     current += "[\(tag)]"
                 }
