@@ -7,7 +7,7 @@ enum PageJSON {
     static func encode(_ page: ForumPage, forum: ForumProfile) throws(ArchiveError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.userInfo[forumKey] = forum
+        if let forumKey { encoder.userInfo[forumKey] = forum }
         let data: Data
         do {
             switch page {
@@ -23,11 +23,12 @@ enum PageJSON {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static let forumKey = CodingUserInfoKey(rawValue: "forum")!
+    /// (A key of a valid name: never `nil`.)
+    static let forumKey = CodingUserInfoKey(rawValue: "forum")
 
     /// The forum the encoder was given.
     static func forum(_ encoder: any Encoder) -> ForumProfile {
-        encoder.userInfo[forumKey] as? ForumProfile ?? .plain
+        forumKey.flatMap { encoder.userInfo[$0] } as? ForumProfile ?? .plain
     }
 
     struct Board: Encodable {
