@@ -56,10 +56,13 @@ extension SiteBuilder {
         let view = LookupPageView(
             chrome: try common(path: path, title: "", crumbs: [], run: run),
             lookupMap: SitePaths.relative(from: path, to: SitePaths.lookupMap),
+            lookupRules: SitePaths.relative(from: path, to: SitePaths.lookupRules),
             lookupScript: SitePaths.relative(from: path, to: SitePaths.lookupScript),
-            example: try lookupExample(run: run) ?? options.wording.lookupExample)
+            example: try lookupExample(run: run) ?? options.wording.lookupExample,
+            forms: LookupPageView.Form.list(options.forum.lookup.forms))
         try page(path, template: "lookup", view, run: run)
         try file(SitePaths.lookupMap, lookup.script(), run: run)
+        try file(SitePaths.lookupRules, LookupMap.rulesScript(options.forum), run: run)
     }
 
     /// The page a static host shows for a missing address. It may be served
