@@ -9,6 +9,8 @@ enum SMTHSiteRules {
         siteTitle: "水木社区存档", deletedAuthor: "原帖已删除",
         lookupExample: "https://m.newsmth.net/article/Geography/12345", forumName: "水木社区")
 
+    static let exampleBoards = ["Geography", "WorkLife"]
+
     /// Every SMTH page prints its times in Beijing time.
     static let time = ForumTime(zone: "Asia/Shanghai", offsetSeconds: 8 * 3600)
 
@@ -79,6 +81,7 @@ extension SMTHFrontEnd {
     }
     package func isLoginWall(message: String) -> Bool { SMTHSiteRules.isLoginWall(message: message) }
     package var profile: ForumProfile { SMTHSiteRules.profile }
+    package var exampleBoards: [String] { SMTHSiteRules.exampleBoards }
     package func mediaFallbacks(for url: String) -> [(url: String, variant: String)] {
         SMTHSiteRules.mediaFallbacks(for: url)
     }
