@@ -13,14 +13,17 @@ package struct ForumTime: Sendable, Equatable {
     package var zone: String
     /// Seconds east of UTC.
     package var offsetSeconds: Int
+    /// What the site calls the zone, e.g. 北京时间.
+    package var name: String
 
-    package init(zone: String, offsetSeconds: Int) {
+    package init(zone: String, offsetSeconds: Int, name: String? = nil) {
         self.zone = zone
         self.offsetSeconds = offsetSeconds
+        self.name = name ?? zone
     }
 
     /// UTC, for a build told nothing else.
-    package static let utc = ForumTime(zone: "UTC", offsetSeconds: 0)
+    package static let utc = ForumTime(zone: "UTC", offsetSeconds: 0, name: "协调世界时 (UTC)")
 
     /// A civil date and time of day in the forum's zone.
     package struct Components: Equatable, Sendable {

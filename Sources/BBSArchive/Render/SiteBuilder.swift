@@ -302,7 +302,7 @@ package struct SiteBuilder: Sendable {
             stylesheet: link(SitePaths.stylesheet),
             bootScript: link(SitePaths.bootScript), siteScript: link(SitePaths.siteScript), icon: link(SitePaths.icon),
             pageTitle: title, pageNumber: page > 1 ? page : nil, siteTitle: options.wording.siteTitle,
-            forum: ForumWordsView(wording: options.wording), version: BBSArchiveVersion.version,
+            forum: ForumWordsView(forum: options.forum), version: BBSArchiveVersion.version,
             crumbs: crumbs.map { CrumbView(label: $0.0, href: link($0.1)) },
             sidebar: try sidebar(root: root, board: board, run: run))
     }

@@ -848,15 +848,17 @@ struct LookupPageView: TemplateView {
 }
 
 /// The forum's own words, as templates read them (`{{forum.name}}`,
-/// `{{forum.deletedAuthor}}`), so that no template names a forum.
+/// `{{forum.deletedAuthor}}`, `{{forum.timeZone}}`), so that no template
+/// names a forum.
 struct ForumWordsView: TemplateView {
-    var wording: SiteWording
+    var forum: ForumProfile
 
     func child(named name: String) -> Any? {
         switch name {
-        case "name": wording.forumName
-        case "deletedAuthor": wording.deletedAuthor
-        case "siteTitle": wording.siteTitle
+        case "name": forum.wording.forumName
+        case "deletedAuthor": forum.wording.deletedAuthor
+        case "siteTitle": forum.wording.siteTitle
+        case "timeZone": forum.time.name
         default: nil
         }
     }

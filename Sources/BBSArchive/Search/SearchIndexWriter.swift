@@ -20,7 +20,7 @@ import GRDB
 ///   queries the lists already decide never download positions.
 /// - `search/d/K.js`: documents 4K…4K+3: board, thread, floor, link (page and anchor),
 ///   author, time, title and searchable text, for the result list.
-/// - `search/days.js`: the first document of each Beijing day, for the
+/// - `search/days.js`: the first document of each day (in the forum's zone), for the
 ///   `after:` / `before:` filters.
 ///
 /// Documents are numbered in the order posts were made (then board, thread,

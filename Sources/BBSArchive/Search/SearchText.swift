@@ -64,7 +64,7 @@ package enum SearchText {
         package var terms: [String] = []
         package var board: String?
         package var author: String?
-        /// `YYYY-MM-DD`, Beijing time, inclusive.
+        /// `YYYY-MM-DD`, in the forum's zone, inclusive.
         package var after: String?
         package var before: String?
 

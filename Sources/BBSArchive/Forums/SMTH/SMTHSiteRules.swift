@@ -12,7 +12,7 @@ enum SMTHSiteRules {
     static let exampleBoards = ["Geography", "WorkLife"]
 
     /// Every SMTH page prints its times in Beijing time.
-    static let time = ForumTime(zone: "Asia/Shanghai", offsetSeconds: 8 * 3600)
+    static let time = ForumTime(zone: "Asia/Shanghai", offsetSeconds: 8 * 3600, name: "北京时间")
 
     /// The forms of an SMTH address on any host (newsmth.net, mysmth.net, a
     /// mirror): `m.newsmth.net/article/BOARD/GID[?p=N]` (mobile),
