@@ -40,14 +40,7 @@ import Testing
 
     /// The golden store built with `forum` into a new folder.
     static func build(_ forum: ForumProfile) async throws -> SiteInspector {
-        let store = try GoldenPagesTests.makeStore()
-        // A thread whose first post is gone: only its row on the list.
-        let gone = ThreadSummary(
-            gid: 80, title: "无主", replies: 0, sticky: false, author: nil, postedAt: Fixtures.beijing(2026, 2, 1),
-            lastReplier: nil, lastReplyAt: Fixtures.beijing(2026, 2, 1))
-        try store.saveBoardPage(
-            BoardPage(board: "Golden", title: "金标版", page: PageInfo(current: 1, total: 1), threads: [gone]),
-            source: SMTHNForumSource())
+        let store = try SiteWordingTests.storeWithAnAuthorlessThread()
         let root = try Fixtures.temporaryFolder("forum-seam")
         var options = SiteBuilder.Options()
         options.forum = forum

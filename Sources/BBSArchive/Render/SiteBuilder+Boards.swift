@@ -165,15 +165,15 @@ extension SiteBuilder {
     }
 
     private func boardRow(_ thread: StoredThread, path: String, withFiles: Set<Int>) -> BoardRowView {
-        BoardRowView(
+        let time = options.forum.time
+        return BoardRowView(
             gid: thread.gid, title: Self.displayable(thread.title),
             href: SitePaths.relative(from: path, to: SitePaths.thread(thread.board, gid: thread.gid)),
             key: SitePaths.thread(thread.board, gid: thread.gid), replies: thread.replies, sticky: thread.sticky,
             marked: thread.marked, hasFiles: withFiles.contains(thread.gid),
-            postedAt: Self.threadStart(thread, time: options.forum.time),
-            postedISO: options.forum.time.iso8601(thread.postedAt),
-            lastReplyAt: options.forum.time.display(thread.lastReplyAt),
-            lastReplyISO: options.forum.time.iso8601(thread.lastReplyAt),
+            postedAt: Self.threadStart(thread, time: time),
+            postedISO: time.iso8601(thread.postedAt), lastReplyAt: time.display(thread.lastReplyAt),
+            lastReplyISO: time.iso8601(thread.lastReplyAt),
             author: thread.author.map {
                 UserLinkView(id: $0, href: SitePaths.relative(from: path, to: SitePaths.user($0)))
             },

@@ -132,15 +132,15 @@ extension SiteBuilder {
     func digestRow(_ digest: ThreadDigest, path: String) -> DigestRowView {
         let thread = digest.thread
         let target = SitePaths.thread(thread.board, gid: thread.gid)
+        let time = options.forum.time
         return DigestRowView(
             title: Self.displayable(thread.title), href: SitePaths.relative(from: path, to: target), key: target,
             board: thread.board, boardTitle: digest.boardTitle,
             boardHref: SitePaths.relative(from: path, to: SitePaths.board(thread.board)), replies: thread.replies,
             posts: thread.postCount, sticky: thread.sticky, excerpt: digest.excerpt,
-            postedAt: Self.threadStart(thread, time: options.forum.time),
-            postedISO: options.forum.time.iso8601(thread.postedAt),
-            lastReplyAt: options.forum.time.display(thread.lastReplyAt),
-            lastReplyISO: options.forum.time.iso8601(thread.lastReplyAt),
+            postedAt: Self.threadStart(thread, time: time),
+            postedISO: time.iso8601(thread.postedAt), lastReplyAt: time.display(thread.lastReplyAt),
+            lastReplyISO: time.iso8601(thread.lastReplyAt),
             author: thread.author.map {
                 UserLinkView(id: $0, href: SitePaths.relative(from: path, to: SitePaths.user($0)))
             },
