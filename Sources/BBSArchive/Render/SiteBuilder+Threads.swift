@@ -52,7 +52,7 @@ extension SiteBuilder {
                     post, body: bodies[index], index: index, perPage: perPage, path: threadPath, media: mediaPaths,
                     authorPosts: postsByAuthor[post.author]?.count ?? 1, threadAuthor: threadAuthor,
                     quoted: { author in
-                        // 【 在 X 的大作中提到 】 leads to X's latest post before this one.
+                        // A quote's header leads to the quoted author's latest post before this one.
                         guard let earlier = postsByAuthor[author]?.last(where: { $0 < index }) else { return nil }
                         return SitePaths.relative(
                             from: threadPath,

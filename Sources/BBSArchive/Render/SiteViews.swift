@@ -822,7 +822,7 @@ struct LookupPageView: TemplateView {
         }
     }
 
-    /// 手机版（m.newsmth.net/article/版面/编号）, then what joins it to the next.
+    /// One form as 标签（形状）, then what joins it to the next.
     struct Form: TemplateView {
         var label: String
         var shape: String
