@@ -7,7 +7,7 @@ enum PageJSON {
     static func encode(_ page: ForumPage, forum: ForumProfile) throws(ArchiveError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        if let forumKey { encoder.userInfo[forumKey] = forum }
+        give(forum, to: encoder)
         let data: Data
         do {
             switch page {
@@ -25,6 +25,11 @@ enum PageJSON {
 
     /// (A key of a valid name: never `nil`.)
     static let forumKey = CodingUserInfoKey(rawValue: "forum")
+
+    /// Hands the encoder's `PageJSON` values the forum they are of.
+    static func give(_ forum: ForumProfile, to encoder: JSONEncoder) {
+        if let forumKey { encoder.userInfo[forumKey] = forum }
+    }
 
     /// The forum the encoder was given.
     static func forum(_ encoder: any Encoder) -> ForumProfile {
