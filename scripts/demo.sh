@@ -21,7 +21,7 @@ trap cleanup EXIT
 rm -f "$store" "$store-wal" "$store-shm"
 find "$out" -mindepth 1 ! -name README.md -exec rm -rf {} +
 
-"$bin/smth-replica" --port 0 --seed "$seed" >"$log" &
+"$bin/smth-replica" --port 0 --seed "$seed" --photos >"$log" &
 replica_pid=$!
 url=""
 for _ in $(seq 1 100); do
@@ -34,6 +34,7 @@ done
 echo "demo: SMTH replica serving at $url"
 
 mapfile -t boards < <("$bin/smth-replica" --seed "$seed" --list-boards)
+boards+=(Photos) # large and tall images, served with --photos
 echo "demo: archiving ${boards[*]}"
 # A loopback replica can take more than the 1 request a second a real forum gets.
 "$bin/bbsarchive" archive "${boards[@]}" --forum-url "$url" --store "$store" --out "$out" --rate 200

@@ -580,6 +580,11 @@ enum Runner {
             printError(
                 "built \(report.pages) page(s), \(report.markdownFiles) Markdown file(s), \(report.mediaFiles) new media file(s); "
                     + "\(report.written) written, \(report.unchanged) unchanged" + skipped)
+            if report.thumbnails > 0 { printError("made \(report.thumbnails) new thumbnail(s)") }
+            if report.unreadableImages > 0 {
+                printError(
+                    "warning: \(report.unreadableImages) image(s) could not be read for thumbnails; shown as they are")
+            }
             if !report.sitemap {
                 printError("no sitemap.xml, and feeds link relative to themselves: pass --site-url to publish them")
             }

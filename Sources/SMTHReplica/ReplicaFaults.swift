@@ -85,6 +85,8 @@ public struct ReplicaFaults: Sendable {
     public var conditionalRequests: Bool
     /// Serve `HostileBoard` beside the generated boards.
     public var hostile = false
+    /// Serve `PhotoBoard` (large and tall images) beside the generated boards.
+    public var photos = false
 
     public init(
         rules: [Rule] = [], robots: String? = nil, loginBoard: String? = nil,

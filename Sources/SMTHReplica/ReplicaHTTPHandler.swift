@@ -44,6 +44,8 @@ struct ReplicaHTTPHandler: HTTPHandler {
             let query = request.query.map { (name: $0.name, value: $0.value) }
             if faults.hostile, let hostile = HostileBoard.respond(path: request.path, query: query, host: host) {
                 page = hostile
+            } else if faults.photos, let photos = PhotoBoard.respond(path: request.path, query: query) {
+                page = photos
             } else {
                 page = responder.respond(path: request.path, query: query, now: clock())
             }

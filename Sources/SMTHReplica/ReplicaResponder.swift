@@ -80,6 +80,11 @@ struct ReplicaResponder: Sendable {
         case "att":
             return attachment(parts)
 
+        case "img":
+            guard parts.count == 4, parts[1] == "ubb", let gif = EmoticonImages.image(family: parts[2], file: parts[3])
+            else { return .notFound }
+            return ReplicaResponse(status: 200, contentType: "image/gif", body: gif)
+
         case "user":
             guard parts.count == 3, parts[1] == "query" else { return .notFound }
             return .html(MobileMarkup.userPage(parts[2], nick: forum.users.nicks[parts[2]]))

@@ -64,6 +64,9 @@ struct SMTHReplicaCommand: AsyncParsableCommand {
     )
     var hostile = false
 
+    @Flag(help: "Also serve the board \"Photos\": ten large photos, a long screenshot, a small and a broken image.")
+    var photos = false
+
     func run() async throws {
         // Checked here rather than in validate() so a bad value costs one line
         // on stderr, not a usage dump, like every other error of this tool.
@@ -95,6 +98,7 @@ struct SMTHReplicaCommand: AsyncParsableCommand {
         var faults = ReplicaFaults(loginBoard: loginBoard, wrongCharset: wrongCharset)
         faults.rules = fault.compactMap(ReplicaFaults.parseRule)
         faults.hostile = hostile
+        faults.photos = photos
         if let robots {
             guard let text = try? String(contentsOfFile: robots, encoding: .utf8) else {
                 Self.fail("cannot read --robots \(robots)", code: ExitCode.failure)

@@ -24,6 +24,9 @@ import Testing
         }
         struct Probe: Decodable {
             var page: String
+            /// Where it ran (with `everywhere`; otherwise the first width, light).
+            var width: Int?
+            var scheme: String?
             var value: String?
             var error: String?
             var problems: [String]
@@ -35,7 +38,8 @@ import Testing
 
     /// Runs `scripts/browser-check.py` and decodes its report.
     static func check(
-        site: SiteInspector, pages: [String], probes: [(String, String)], widths: [Int] = widths, base: String? = nil
+        site: SiteInspector, pages: [String], probes: [(String, String)], widths: [Int] = widths, base: String? = nil,
+        everywhere: Bool = false
     ) throws -> Report {
         let python = try #require(ExternalTool.find("python3"), "no python3 on PATH: run `make setup`")
         try #require(ExternalTool.find("chromium") != nil, "no chromium on PATH: run `make setup`")
@@ -44,6 +48,7 @@ import Testing
             "--widths", widths.map(String.init).joined(separator: ","), "--schemes", "light,dark", "--timeout", "40",
         ]
         if let base { arguments += ["--base", base] }
+        if everywhere { arguments.append("--probe-everywhere") }
         for page in pages { arguments += ["--page", page] }
         for (page, expression) in probes { arguments += ["--probe", page, expression] }
         let output = try ExternalTool.run(python, arguments, timeout: 300)
@@ -133,11 +138,11 @@ import Testing
             let width = load.width ?? 0
             #expect(visible.contains("sidebar") == (width >= 768), "\(label): sidebar \(visible)")
             #expect(
-                visible.contains("threadlist") == (load.page == threadPage && width >= 1280), "\(label): \(visible)")
+                visible.contains("threadlist") == (load.page == threadPage && width >= 1168), "\(label): \(visible)")
             // The list beside a thread loads only where it shows: never on a phone or tablet.
             if load.page == threadPage {
                 #expect(
-                    (load.frame ?? "").hasPrefix("list-") == (width >= 1280), "\(label): frame \(load.frame ?? "-")")
+                    (load.frame ?? "").hasPrefix("list-") == (width >= 1168), "\(label): frame \(load.frame ?? "-")")
             }
         }
         for page in pages {

@@ -341,6 +341,9 @@
       self.zoomTo(self.scale * Math.exp(-event.deltaY * 0.0015), event.clientX, event.clientY);
     }, { passive: false });
     stage.addEventListener("dblclick", function (event) {
+      /* A touch double-tap was handled on its second pointerup; the dblclick
+         the browser sends after it would zoom straight back out. */
+      if (self.lastTouchZoom && Date.now() - self.lastTouchZoom < 1000) return;
       self.zoomTo(self.scale > 1 ? 1 : 2.5, event.clientX, event.clientY);
     });
     stage.addEventListener("pointerdown", function (event) { self.pointerDown(event); });
@@ -449,6 +452,7 @@
       if (this.lastTap && now - this.lastTap < 300) {
         this.zoomTo(this.scale > 1 ? 1 : 2.5, event.clientX, event.clientY);
         this.lastTap = 0;
+        this.lastTouchZoom = now;
       } else {
         this.lastTap = now;
       }
@@ -474,7 +478,7 @@
   function loadThreadListFrame() {
     var frame = document.querySelector(".threadlist iframe[data-src]");
     if (!frame || !window.matchMedia) return;
-    var wide = window.matchMedia("(min-width: 80rem)");
+    var wide = window.matchMedia("(min-width: 73rem)");
     frame.addEventListener("load", tellFrame);
     function load() {
       if (!wide.matches || frame.getAttribute("src")) return;
@@ -485,9 +489,40 @@
     else if (wide.addListener) wide.addListener(load);
   }
 
+  // The pager's form: type a page number, or a floor of a thread. Hidden
+  // without JavaScript, where the pager's links remain.
+  function setUpJump() {
+    var forms = document.querySelectorAll("form[data-jump]");
+    Array.prototype.forEach.call(forms, function (form) {
+      var pages = parseInt(form.getAttribute("data-pages"), 10) || 1;
+      function pageHref(n) {
+        var first = form.getAttribute("data-first");
+        if (n <= 1 && first) return first;
+        return form.getAttribute("data-pattern").replace("{n}", String(n));
+      }
+      form.hidden = false;
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        var floorInput = form.elements.floor;
+        var floor = floorInput ? parseInt(floorInput.value, 10) : NaN;
+        if (!isNaN(floor) && floor >= 0) {
+          var starts = (form.getAttribute("data-floors") || "").split(",");
+          var page = 1;
+          for (var i = 0; i < starts.length; i++) if (Number(starts[i]) <= floor) page = i + 1;
+          window.location.href = pageHref(page) + "#a" + floor;
+          return;
+        }
+        var number = parseInt(form.elements.page.value, 10);
+        if (isNaN(number)) return;
+        window.location.href = pageHref(Math.max(1, Math.min(pages, number)));
+      });
+    });
+  }
+
   function start() {
     followParent();
     loadThreadListFrame();
+    setUpJump();
     setUpMono();
     setUpTools();
     recordVisit();

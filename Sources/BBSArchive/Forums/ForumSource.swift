@@ -84,6 +84,10 @@ package protocol ForumSource: Sendable {
     /// Hosts besides the forum's own that serve its attachments and images
     /// (`host` or `host:port`): the only others the fetcher may ask.
     var mediaHosts: [String] { get }
+    /// The address of the forum's image for an emoticon code as the text
+    /// writes it (`em01`, `ema3`, lowercased, no brackets); nil for a code
+    /// the forum has no image for.
+    func emoticonURL(_ code: String) -> String?
     /// Whether a post's text is only the forum's notice that it was deleted
     /// (or censored), not anything its author wrote.
     func isDeletionNotice(_ body: String) -> Bool

@@ -116,6 +116,7 @@ package struct Archiver: Sendable {
             }
         }
         try await fetchMedia(into: &report)
+        try await fetchEmoticons(into: &report)
         await fetchSections()
         return report
     }

@@ -30,5 +30,17 @@ struct Ingest: Sendable {
         try store.saveThread(
             board: board, pages: pages, summary: summary,
             originalURL: source.originalThreadURL(board: board, gid: gid))
+        try noteEmoticons(in: pages.flatMap(\.posts).flatMap { [$0.body, $0.signature ?? ""] })
+    }
+
+    /// Records the emoticons `texts` use, each with the forum's address of
+    /// its image, for the media step to fetch once.
+    func noteEmoticons(in texts: [String]) throws(ArchiveError) {
+        var codes: Set<String> = []
+        for text in texts {
+            codes.formUnion(InlineText.emoticonCodes(in: text, conventions: source.profile.conventions))
+        }
+        let known = codes.sorted().compactMap { code in source.emoticonURL(code).map { (code: code, url: $0) } }
+        if !known.isEmpty { try store.noteEmoticons(known) }
     }
 }

@@ -115,13 +115,17 @@ extension SiteBuilder {
         let boardTitle = board.title ?? board.name
         let path = number.map { SitePaths.boardArchive(board.name, page: $0) } ?? SitePaths.board(board.name)
         var chrome = try common(
-            path: path, title: "\(boardTitle) (\(board.name))", crumbs: [(boardTitle, SitePaths.board(board.name))],
+            path: path, title: "\(boardTitle) (\(board.name))",
+            crumbs: run.navigation.sectionCrumbs(board: board.name) + [(boardTitle, SitePaths.board(board.name))],
             board: board.name, run: run)
         chrome.pageNumber = number
         let feedLink = SitePaths.relative(from: path, to: SitePaths.boardFeed(board.name))
         chrome.boardFeed = feedLink
         chrome.markdown = SitePaths.relative(from: path, to: SitePaths.boardMarkdown(board.name))
         var pager = Pager.view(current: number ?? total, total: total) {
+            SitePaths.relative(from: path, to: SitePaths.boardArchive(board.name, page: $0))
+        }
+        pager?.jump = PageJumpView(pages: total) {
             SitePaths.relative(from: path, to: SitePaths.boardArchive(board.name, page: $0))
         }
         if number == nil, var latest = pager {

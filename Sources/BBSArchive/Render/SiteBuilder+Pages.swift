@@ -34,21 +34,104 @@ extension SiteBuilder {
                     label: child.name, href: SitePaths.relative(from: path, to: SitePaths.section(child.code ?? "")))
             }
             let view = SectionPageView(
-                chrome: try common(path: path, title: group.name, crumbs: [(group.name, path)], run: run),
+                chrome: try common(
+                    path: path, title: group.name,
+                    crumbs: run.navigation.trail(section: code).compactMap { outer in
+                        outer.code.map { (outer.name, SitePaths.section($0)) }
+                    }, run: run),
                 section: section)
             try page(path, template: "section", view, run: run)
         }
     }
 
-    func buildHot(run: BuildRun) throws(ArchiveError) {
-        let path = SitePaths.hot
-        let topics = run.hot.items.prefix(options.hotTopics).enumerated().map { rank, digest in
-            var row = digestRow(digest, path: path)
-            row.rank = rank + 1
-            return row
+    /// The hot topics' windows, by the archive's own activity: the day and
+    /// the week before its latest reply, and all of it.
+    enum HotWindow: CaseIterable {
+        case today, week, all
+
+        /// The window's name in its pages' file names; nil for all (`hot.html`).
+        var slug: String? {
+            switch self {
+            case .today: "today"
+            case .week: "week"
+            case .all: nil
+            }
         }
-        let view = HotPageView(chrome: try common(path: path, title: "", crumbs: [], run: run), topics: topics)
-        try page(path, template: "hot", view, run: run)
+
+        var span: TimeInterval? {
+            switch self {
+            case .today: 86_400
+            case .week: 7 * 86_400
+            case .all: nil
+            }
+        }
+    }
+
+    /// Hot topics as cards: a window's most replied threads, `hotTopics` a
+    /// page, at most `hotPages` pages. Rewritten by every build (a reply
+    /// anywhere may move them); the windows end at the archive's latest
+    /// reply, not at the clock, so the same store gives the same pages.
+    func buildHot(run: BuildRun) throws(ArchiveError) {
+        let perPage = max(1, options.hotTopics)
+        let limit = perPage * max(1, options.hotPages)
+        let titles = Dictionary(
+            run.navigation.boards.map { ($0.name, $0.title ?? $0.name) }, uniquingKeysWith: { first, _ in first })
+        var digests: [String: ThreadDigest] = [:]
+        for digest in run.hot.items { digests[SitePaths.thread(digest.thread.board, gid: digest.thread.gid)] = digest }
+        let newest = try store.newestActivity()
+        for window in HotWindow.allCases {
+            let threads: [StoredThread]
+            if let span = window.span {
+                threads =
+                    try newest.map { newest throws(ArchiveError) in
+                        try store.hotThreads(since: newest.addingTimeInterval(-span), limit: limit)
+                    } ?? []
+            } else {
+                threads = try store.topThreads(.mostPosts, limit: limit)
+            }
+            let pages = max(1, (threads.count + perPage - 1) / perPage)
+            // A page a fuller window left behind says it is empty now, not stale cards.
+            let left = (pages + 1..<max(pages + 1, options.hotPages + 1)).filter {
+                publisher.exists(SitePaths.hot(window: window.slug, page: $0))
+            }
+            for number in Array(1...pages) + left {
+                let path = SitePaths.hot(window: window.slug, page: number)
+                var topics: [DigestRowView] = []
+                for (offset, thread) in threads.enumerated().dropFirst((number - 1) * perPage).prefix(perPage) {
+                    let key = SitePaths.thread(thread.board, gid: thread.gid)
+                    var digest: ThreadDigest
+                    if let known = digests[key] {
+                        digest = known
+                    } else {
+                        digest = try self.digest(
+                            thread, boardTitle: titles[thread.board] ?? thread.board,
+                            original: Self.originalLink(thread))
+                        digests[key] = digest
+                    }
+                    // The thread as this window's query read it.
+                    digest.thread = thread
+                    var row = digestRow(digest, path: path)
+                    row.rank = offset + 1
+                    topics.append(row)
+                }
+                var view = HotPageView(
+                    chrome: try common(path: path, title: "", page: number, crumbs: [], run: run), topics: topics)
+                view.isToday = window == .today
+                view.isWeek = window == .week
+                view.isAll = window == .all
+                view.windows = HotWindow.allCases.map { other in
+                    HotPageView.Window(
+                        href: SitePaths.relative(from: path, to: SitePaths.hot(window: other.slug, page: 1)),
+                        isCurrent: other == window, isToday: other == .today, isWeek: other == .week)
+                }
+                if number <= pages {
+                    view.pager = Pager.view(current: number, total: pages) {
+                        SitePaths.relative(from: path, to: SitePaths.hot(window: window.slug, page: $0))
+                    }
+                }
+                try page(path, template: "hot", view, run: run)
+            }
+        }
     }
 
     func buildLookup(_ lookup: LookupMap, run: BuildRun) throws(ArchiveError) {

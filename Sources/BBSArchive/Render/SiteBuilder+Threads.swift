@@ -23,8 +23,11 @@ extension SiteBuilder {
     ) throws(ArchiveError) {
         let posts = try store.posts(board: thread.board, gid: thread.gid)
         var mediaPaths: [String: String] = [:]
-        for attachment in posts.flatMap(\.attachments) {
-            if let path = try saveMedia(attachment, run: run) { mediaPaths[attachment.url] = path }
+        var imageVariants: [String: ImageVariants] = [:]
+        for attachment in posts.flatMap(\.attachments) where mediaPaths[attachment.url] == nil {
+            guard let path = try saveMedia(attachment, run: run) else { continue }
+            mediaPaths[attachment.url] = path
+            imageVariants[attachment.url] = try self.imageVariants(attachment, original: path, run: run)
         }
         let perPage = max(1, options.postsPerPage)
         let total = max(1, (posts.count + perPage - 1) / perPage)
@@ -50,7 +53,9 @@ extension SiteBuilder {
             contexts.append(
                 try postContext(
                     post, body: bodies[index], index: index, perPage: perPage, path: threadPath, media: mediaPaths,
+                    images: imageVariants,
                     authorPosts: postsByAuthor[post.author]?.count ?? 1, threadAuthor: threadAuthor,
+                    emoticons: run.emoticons,
                     quoted: { author in
                         // A quote's header leads to the quoted author's latest post before this one.
                         guard let earlier = postsByAuthor[author]?.last(where: { $0 < index }) else { return nil }
@@ -61,11 +66,20 @@ extension SiteBuilder {
                     }))
         }
 
+        // 只看楼主 is 只看此ID for the opening poster; one post is its own view.
+        let opTarget: String? = threadAuthor.flatMap { author in
+            guard let indexes = postsByAuthor[author], let first = indexes.first else { return nil }
+            if indexes.count > 1 { return SitePaths.authorView(thread.board, gid: thread.gid, author: author) }
+            return SitePaths.thread(thread.board, gid: thread.gid, page: first / perPage + 1)
+                + "#a\(posts[first].floor)"
+        }
         func threadView(path: String, page: Int, items: [PostView]) throws(ArchiveError) -> ThreadPageView {
             // The tab's title names the board too.
             var chrome = try common(
                 path: path, title: "\(title) · \(boardTitle)", page: page,
-                crumbs: [(boardTitle, SitePaths.board(board.name)), (title, threadPath)], board: board.name, run: run)
+                crumbs: run.navigation.sectionCrumbs(board: board.name) + [
+                    (boardTitle, SitePaths.board(board.name)), (title, threadPath),
+                ], board: board.name, run: run)
             chrome.markdown = SitePaths.relative(
                 from: path, to: SitePaths.threadMarkdown(thread.board, gid: thread.gid))
             chrome.boardFeed = SitePaths.relative(from: path, to: SitePaths.boardFeed(board.name))
@@ -74,7 +88,8 @@ extension SiteBuilder {
                 thread: .init(
                     title: title, board: board.name, boardTitle: boardTitle, posts: posts.count,
                     boardHref: SitePaths.relative(from: path, to: SitePaths.board(board.name)),
-                    href: SitePaths.relative(from: path, to: threadPath), key: threadPath, original: original),
+                    href: SitePaths.relative(from: path, to: threadPath), key: threadPath, original: original,
+                    opHref: opTarget.map { SitePaths.relative(from: path, to: $0) }),
                 threadList: .init(
                     listHref: SitePaths.relative(
                         from: path, to: SitePaths.boardList(board.name, page: placement.window))
@@ -90,11 +105,16 @@ extension SiteBuilder {
                 href: SitePaths.relative(from: path, to: SitePaths.thread(other.board, gid: other.gid)))
         }
 
+        // The first floor on each page, for the pager's jump to a floor.
+        let pageFloors = stride(from: 0, to: posts.count, by: perPage).map { posts[$0].floor }
         for number in 1...total {
             let path = SitePaths.thread(thread.board, gid: thread.gid, page: number)
             var view = try threadView(
                 path: path, page: number, items: Array(contexts.dropFirst((number - 1) * perPage).prefix(perPage)))
             view.pager = Pager.view(current: number, total: total) {
+                SitePaths.relative(from: path, to: SitePaths.thread(thread.board, gid: thread.gid, page: $0))
+            }
+            view.pager?.jump = PageJumpView(pages: total, floors: pageFloors) {
                 SitePaths.relative(from: path, to: SitePaths.thread(thread.board, gid: thread.gid, page: $0))
             }
             view.isLastPage = number == total
@@ -138,7 +158,8 @@ extension SiteBuilder {
 
     private func postContext(
         _ post: StoredPost, body: PostBody, index: Int, perPage: Int, path: String, media: [String: String],
-        authorPosts: Int, threadAuthor: String?, quoted: (String) -> String?
+        images imageVariants: [String: ImageVariants], authorPosts: Int, threadAuthor: String?,
+        emoticons: [String: String] = [:], quoted: (String) -> String?
     ) throws(ArchiveError) -> PostView {
         let permalink =
             SitePaths.relative(from: path, to: SitePaths.thread(post.board, gid: post.gid, page: index / perPage + 1))
@@ -156,9 +177,12 @@ extension SiteBuilder {
                         author: post.author))
                 continue
             }
-            let item = AttachmentView(
+            var item = AttachmentView(
                 name: name, href: SitePaths.relative(from: path, to: local), size: attachment.size ?? "",
                 author: post.author)
+            if attachment.kind == .image, let variants = imageVariants[attachment.url] {
+                item.show(variants, link: { SitePaths.relative(from: path, to: $0) })
+            }
             if attachment.kind == .image { images.append(item) } else { files.append(item) }
         }
         let likes = post.likes.map { like in
@@ -168,13 +192,15 @@ extension SiteBuilder {
                 at: like.at.map { String(options.forum.time.display($0).prefix(16)) },
                 atISO: like.at.map(options.forum.time.iso8601))
         }
-        let blocks = body.blocks.map { blockView($0, quoted: quoted) }
+        let blocks = body.blocks.map { blockView($0, emoticons: emoticons, path: path, quoted: quoted) }
         let content = PostBodyView(
             blocks: blocks,
             signature: (post.signature ?? "").isEmpty
                 ? []
                 : (post.signature ?? "").split(separator: "\n", omittingEmptySubsequences: false).map {
-                    LineView(segments: Self.segments(String($0), conventions: options.forum.conventions))
+                    LineView(
+                        segments: Self.segments(
+                            String($0), conventions: options.forum.conventions, emoticons: emoticons, from: path))
                 },
             images: images, files: files, missing: missing, likes: likes.isEmpty ? nil : LikesView(items: likes))
         return PostView(
@@ -191,23 +217,33 @@ extension SiteBuilder {
             forumDeletedAt: post.forumDeletedAt.map { String(options.forum.time.display($0).prefix(16)) },
             forumDeletedISO: post.forumDeletedAt.map(options.forum.time.iso8601),
             // Rendered (and escaped) by the post-body template, inserted as is.
-            body: try templates.render("post-body", content), isMono: blocks.contains(where: \.isArt),
+            body: RenderedMarkup(bytes: try templates.bytes("post-body", content)),
+            isMono: blocks.contains(where: \.isArt),
             byThreadAuthor: post.author == threadAuthor)
     }
 
     /// `quoted`: the permalink of the quoted author's latest earlier post in the thread.
-    private func blockView(_ block: PostBody.Block, quoted: (String) -> String?) -> BlockView {
+    private func blockView(
+        _ block: PostBody.Block, emoticons: [String: String], path: String, quoted: (String) -> String?
+    ) -> BlockView {
         switch block {
         case .text(let lines):
             return BlockView(
                 isQuote: false,
-                lines: lines.map { LineView(segments: Self.segments($0, conventions: options.forum.conventions)) },
+                lines: lines.map {
+                    LineView(
+                        segments: Self.segments(
+                            $0, conventions: options.forum.conventions, emoticons: emoticons, from: path))
+                },
                 isArt: TerminalArt.isArt(lines))
         case .quote(let header, let author, let lines):
             return BlockView(
                 isQuote: true,
                 lines: lines.map {
-                    LineView(segments: Self.segments($0.text, conventions: options.forum.conventions), depth: $0.depth)
+                    LineView(
+                        segments: Self.segments(
+                            $0.text, conventions: options.forum.conventions, emoticons: emoticons, from: path),
+                        depth: $0.depth)
                 },
                 isLong: lines.count > options.longQuoteLines, header: header.map(InlineText.plain), author: author,
                 headerHref: header == nil ? nil : author.flatMap(quoted))
@@ -215,11 +251,16 @@ extension SiteBuilder {
     }
 
     /// One line as template items: text, with its link and CSS classes.
-    static func segments(_ line: String, conventions: any PostConventions) -> [LineView.Segment] {
+    /// `emoticons`: the site paths of archived emoticon images by code,
+    /// shown from `path`; an emoticon without one stays its code.
+    static func segments(
+        _ line: String, conventions: any PostConventions, emoticons: [String: String] = [:], from path: String = ""
+    ) -> [LineView.Segment] {
         InlineText.segments(line, conventions: conventions).map { segment in
             LineView.Segment(
                 text: segment.text, segHref: segment.link.flatMap(SafeLink.external),
-                segClass: segment.classes.isEmpty ? nil : segment.classes)
+                segClass: segment.classes.isEmpty ? nil : segment.classes,
+                emSrc: segment.emoticon.flatMap { emoticons[$0] }.map { SitePaths.relative(from: path, to: $0) })
         }
     }
 

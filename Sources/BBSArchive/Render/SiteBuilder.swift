@@ -28,6 +28,8 @@ package struct SiteBuilder: Sendable {
         package var siteURL: String?
         /// Hot topics on the hot page (cards) and on the home page.
         package var hotTopics = 48
+        /// Pages of hot topics each window (今日, 本周, 全部) has at most.
+        package var hotPages = 3
         package var homeHotTopics = 10
         /// Most recently active threads on the home page.
         package var homeRecentThreads = 20
@@ -53,6 +55,10 @@ package struct SiteBuilder: Sendable {
         package var pages = 0
         package var markdownFiles = 0
         package var mediaFiles = 0
+        /// Smaller copies of images made by this build (a rebuild makes none).
+        package var thumbnails = 0
+        /// Images no thumbnail could be made of (shown as they are).
+        package var unreadableImages = 0
         package var feeds = 0
         /// Whether `sitemap.xml` was written (it needs `--site-url`).
         package var sitemap = false
@@ -93,11 +99,34 @@ package struct SiteBuilder: Sendable {
         let boards = try store.boards()
         let filing = try store.sectionFiling()
         let run = BuildRun(navigation: SiteNavigation(boards: boards, filing: filing), options: options)
-        let fingerprint = self.fingerprint(boards: boards, filing: filing)
+        var fingerprint = self.fingerprint(boards: boards, filing: filing)
+        // Every emoticon image newly archived shows on the pages that use it.
+        let emoticons = try writeEmoticons(run: run)
+        run.emoticons = emoticons
+        if !emoticons.isEmpty {
+            let list = emoticons.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
+            fingerprint = SHA256.hex(Data((fingerprint + "\n" + list).utf8))
+        }
         // Read before rendering: a change made while this build runs is
         // rendered again by the next one.
         var through = try store.lastBuildChange()
         let previous = options.incremental ? BuildState.load(from: publisher) : nil
+        if let previous, previous.fingerprint == fingerprint, let seq = previous.changeSeq, seq == through,
+            publisher.exists(SitePaths.home), boards.allSatisfy({ publisher.exists(SitePaths.board($0.name)) })
+        {
+            // Nothing logged since the last build, nothing else that pages
+            // depend on changed, and the site is there: nothing to render.
+            var report = Report()
+            report.changes = BuildChanges()
+            report.changes?.through = through
+            for writer in writers { try writer.write(changes: report.changes, store: store, publisher: publisher) }
+            try publisher.flush()
+            try BuildState(
+                fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
+                boardPages: previous.boardPages
+            ).save(to: publisher)
+            return report
+        }
         if let previous, previous.fingerprint == fingerprint, let seq = previous.changeSeq, seq <= through {
             let changes = try store.buildChanges(after: seq)
             run.changes = changes
@@ -156,8 +185,10 @@ package struct SiteBuilder: Sendable {
             SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.wording.siteTitle), run: run)
         try copyAssets(run: run)
         for writer in writers { try writer.write(changes: run.changes, store: store, publisher: publisher) }
-        // Written last: a build that stopped part way leaves the old state,
-        // and the next build renders everything that changed since then.
+        // Written last, after everything else is on the disk: a build that
+        // stopped part way leaves the old state, and the next build renders
+        // everything that changed since then.
+        try publisher.flush()
         try BuildState(
             fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
             boardPages: run.boardPages
@@ -241,8 +272,8 @@ package struct SiteBuilder: Sendable {
 
     /// Renders a page template and writes it; `listed` pages go in the sitemap.
     func page(_ path: String, template: String, _ context: some TemplateView, run: BuildRun) throws(ArchiveError) {
-        let html = try templates.render(template, context)
-        count(try publisher.write(Data(html.utf8), to: path), in: run)
+        let html = try templates.bytes(template, context)
+        count(try publisher.write(Data(html), to: path), in: run)
         run.report.pages += 1
     }
 
@@ -399,6 +430,8 @@ final class BuildRun: @unchecked Sendable {
     var recent: TopThreads
     /// What the home page says about each board.
     var boardStats: [String: BoardStats] = [:]
+    /// Emoticon codes whose images are archived, and their site paths.
+    var emoticons: [String: String] = [:]
 
     init(navigation: SiteNavigation, hot: TopThreads, recent: TopThreads) {
         self.navigation = navigation
@@ -426,6 +459,7 @@ extension BuildRun {
         let part = BuildRun(navigation: navigation, hot: hot.emptied(), recent: recent.emptied())
         part.changes = changes
         part.previousBoardPages = previousBoardPages
+        part.emoticons = emoticons
         return part
     }
 
@@ -434,6 +468,8 @@ extension BuildRun {
         report.pages += part.report.pages
         report.markdownFiles += part.report.markdownFiles
         report.mediaFiles += part.report.mediaFiles
+        report.thumbnails += part.report.thumbnails
+        report.unreadableImages += part.report.unreadableImages
         report.feeds += part.report.feeds
         report.written += part.report.written
         report.unchanged += part.report.unchanged

@@ -45,6 +45,33 @@ struct SiteNavigation {
     }
 
     func group(code: String) -> Group? { groups.first { $0.code == code } }
+
+    /// The sections around `code`, outermost first, `code`'s own last: a
+    /// sub-section's breadcrumbs name its parent too. A filing that loops
+    /// stops at the first section seen again.
+    func trail(section code: String) -> [Group] {
+        var parent: [String: String] = [:]
+        for group in groups {
+            guard let outer = group.code else { continue }
+            for child in group.children where parent[child] == nil { parent[child] = outer }
+        }
+        var trail: [Group] = []
+        var seen: Set<String> = []
+        var next: String? = code
+        while let current = next, seen.insert(current).inserted, let group = group(code: current) {
+            trail.insert(group, at: 0)
+            next = parent[current]
+        }
+        return trail
+    }
+
+    /// The breadcrumbs (label, site path) of the sections a board is filed
+    /// under, outermost first; none for an unfiled board.
+    func sectionCrumbs(board: String) -> [(String, String)] {
+        guard let code = groups.first(where: { $0.code != nil && $0.boards.contains { $0.name == board } })?.code
+        else { return [] }
+        return trail(section: code).compactMap { group in group.code.map { (group.name, SitePaths.section($0)) } }
+    }
 }
 
 /// A thread chosen for a list of the whole archive, with what a card or a

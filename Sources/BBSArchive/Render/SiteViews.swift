@@ -144,6 +144,8 @@ struct PagerView: TemplateView {
     var forwardJump: Page?
     /// On the latest-activity page, where no page of the list is current.
     var isLatest = false
+    /// The form to type a page number (or a floor), on threads and boards.
+    var jump: PageJumpView? = nil
 
     func child(named name: String) -> Any? {
         switch name {
@@ -157,6 +159,7 @@ struct PagerView: TemplateView {
         case "backJump": backJump
         case "forwardJump": forwardJump
         case "isLatest": isLatest
+        case "jump": jump
         default: nil
         }
     }
@@ -401,12 +404,15 @@ struct LineView: TemplateView {
         var text: String
         var segHref: String?
         var segClass: String?
+        /// An emoticon's archived image, shown instead of its code.
+        var emSrc: String? = nil
 
         func child(named name: String) -> Any? {
             switch name {
             case "text": text
             case "segHref": segHref
             case "segClass": segClass
+            case "emSrc": emSrc
             default: nil
             }
         }
@@ -462,11 +468,37 @@ struct AttachmentView: TemplateView {
     var size: String
     /// Who posted it, for the image's alternative text.
     var author: String
+    /// An image's thumbnails (`srcset`, widest last) and its size, when known.
+    var thumbnails: [(width: Int, href: String)] = []
+    var width: Int?
+    var height: Int?
+    /// A long screenshot: shown as a crop with 展开.
+    var isTall = false
+
+    /// An image with its thumbnails; `link` makes a site path relative to the page.
+    mutating func show(_ variants: ImageVariants, link: (String) -> String) {
+        thumbnails = variants.thumbnails.map { ($0.width, link($0.path)) }
+        width = variants.facts.width
+        height = variants.facts.height
+        isTall = Thumbnailer.isTall(variants.facts)
+    }
 
     func child(named name: String) -> Any? {
         switch name {
         case "name": self.name
         case "href": href
+        // What the page shows: the widest thumbnail (the browser picks from srcset).
+        case "src": thumbnails.last?.href ?? href
+        case "srcset":
+            thumbnails.isEmpty
+                ? nil
+                : (thumbnails.map { "\($0.href) \($0.width)w" } + [width.map { "\(href) \($0)w" }].compactMap { $0 })
+                    .joined(separator: ", ")
+        // The column an image fills: the screen on a phone; a tall one the column.
+        case "sizes": isTall ? "(max-width: 720px) 100vw, 640px" : "(max-width: 720px) 100vw, 600px"
+        case "width": width.map(String.init)
+        case "height": height.map(String.init)
+        case "isTall": isTall
         case "url": href.isEmpty ? nil : href
         case "size": size
         case "author": author
@@ -551,7 +583,7 @@ struct PostView: TemplateView {
     var forumDeletedAt: String? = nil
     var forumDeletedISO: String? = nil
     /// Rendered (and escaped) by `post-body.mustache`, inserted as is.
-    var body: String
+    var body: RenderedMarkup
     /// The post holds text drawn for a terminal: it starts in monospace.
     var isMono = false
     /// A reply by whoever started the thread.
@@ -655,6 +687,8 @@ struct ThreadPageView: TemplateView {
         var href: String
         var key: String
         var original: String?
+        /// 只看楼主: the opening poster's view, or their only post.
+        var opHref: String? = nil
 
         func child(named name: String) -> Any? {
             switch name {
@@ -666,6 +700,7 @@ struct ThreadPageView: TemplateView {
             case "href": href
             case "key": key
             case "original": original
+            case "opHref": opHref
             default: nil
             }
         }
@@ -793,11 +828,42 @@ struct SectionPageView: TemplateView {
 }
 
 struct HotPageView: TemplateView {
+    /// A window's tab: 今日, 本周 or 全部.
+    struct Window: TemplateView {
+        var href: String
+        var isCurrent: Bool
+        var isToday: Bool
+        var isWeek: Bool
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "href": href
+            case "isCurrent": isCurrent
+            case "isToday": isToday
+            case "isWeek": isWeek
+            default: nil
+            }
+        }
+    }
+
     var chrome: PageChrome
     var topics: [DigestRowView]
+    var windows: [Window] = []
+    var isToday = false
+    var isWeek = false
+    var isAll = true
+    var pager: PagerView? = nil
 
     func child(named name: String) -> Any? {
-        name == "topics" ? topics : chrome.child(named: name)
+        switch name {
+        case "topics": topics
+        case "windows": windows
+        case "isToday": isToday
+        case "isWeek": isWeek
+        case "isAll": isAll
+        case "pager": pager
+        default: chrome.child(named: name)
+        }
     }
 }
 

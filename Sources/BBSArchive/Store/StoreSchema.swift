@@ -229,6 +229,34 @@ enum StoreSchema {
         migrator.registerMigration("v5-post-forum-deleted") { db in
             try db.execute(sql: "ALTER TABLE post ADD COLUMN forumDeletedAt INTEGER")
         }
+        // What the build read of each archived image's header (issue 11):
+        // its size and frames, so thumbnails and tall crops are decided
+        // without reading the image again. `width` NULL: no image libvips reads.
+        migrator.registerMigration("v6-image-facts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE image_facts (
+                      hash TEXT PRIMARY KEY NOT NULL,
+                      width INTEGER,
+                      height INTEGER,
+                      frames INTEGER NOT NULL DEFAULT 1,
+                      alpha INTEGER NOT NULL DEFAULT 0
+                    )
+                    """)
+        }
+        // Emoticons (issue 11): each code the posts use and the forum's
+        // address of its image, fetched once into `media` like an
+        // attachment; `gone` when the forum has no such image (404/410).
+        migrator.registerMigration("v6-emoticons") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE emoticon (
+                      code TEXT PRIMARY KEY,
+                      url TEXT NOT NULL,
+                      gone INTEGER NOT NULL DEFAULT 0
+                    )
+                    """)
+        }
         return migrator
     }
 

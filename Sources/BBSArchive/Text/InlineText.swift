@@ -10,8 +10,9 @@ package struct InlineSegment: Sendable, Equatable {
     package var bold = false
     package var italic = false
     package var underline = false
-    /// An emoticon (e.g. `em01`, as the forum's `PostConventions` name it),
-    /// shown as its code (the forum's images are not archived).
+    /// An emoticon (e.g. `em01`, `ema3`, as the forum's `PostConventions`
+    /// name it), shown as the archived image the forum's source names for
+    /// it, else as its code.
     package var emoticon: String?
 
     /// CSS classes for the look, e.g. `fg9 bg4 b`.
@@ -147,6 +148,19 @@ package enum InlineText {
             if segment.link == "" { segment.link = nil }
             return segment
         }
+    }
+
+    /// The emoticon codes a post's text uses (lowercased, no brackets), as
+    /// `segments` reads them by the forum's `conventions`.
+    package static func emoticonCodes(in text: String, conventions: any PostConventions) -> Set<String> {
+        guard text.contains("[") else { return [] }
+        var codes: Set<String> = []
+        for line in text.split(separator: "\n") where line.contains("[") {
+            for segment in segments(String(line), conventions: conventions) {
+                if let code = segment.emoticon { codes.insert(code) }
+            }
+        }
+        return codes
     }
 
     // MARK: Bare addresses

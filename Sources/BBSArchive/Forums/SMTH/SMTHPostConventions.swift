@@ -2,7 +2,7 @@ import Foundation
 
 /// How SMTH posts are written: `【 在 someone (昵称) 的大作中提到: 】` quote
 /// headers (`的邮件中提到` in mail), `: ` quoted lines, UBB tags and the
-/// `[em01]` emoticon codes.
+/// `[em01]`, `[ema3]` emoticon codes.
 struct SMTHPostConventions: PostConventions {
     /// `【 在 someone (昵称) 的大作中提到: 】` → `someone`.
     func quoteHeaderAuthor(_ line: String) -> String? {
@@ -22,8 +22,11 @@ struct SMTHPostConventions: PostConventions {
 
     var usesBracketTags: Bool { true }
 
-    /// `em01` … `em9999`: `em` and one to four digits.
+    /// `em`, an optional letter, then one to three digits: `em01`, `ema3`.
     func emoticon(tag: String) -> String? {
-        tag.hasPrefix("em") && tag.count <= 6 && tag.count > 2 && tag.dropFirst(2).allSatisfy(\.isNumber) ? tag : nil
+        guard tag.hasPrefix("em") else { return nil }
+        var digits = tag.unicodeScalars.dropFirst(2)
+        if let first = digits.first, ("a"..."z").contains(first) { digits = digits.dropFirst() }
+        return (1...3).contains(digits.count) && digits.allSatisfy { ("0"..."9").contains($0) } ? tag : nil
     }
 }

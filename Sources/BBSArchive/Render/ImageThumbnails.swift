@@ -1,0 +1,135 @@
+import CVips
+import Foundation
+
+/// Smaller copies of archived images, made with libvips at build time, so a
+/// phone downloads an image about as wide as its screen; the viewer and the
+/// image's link still open the original.
+///
+/// A thumbnail is named by the original's hash and its width
+/// (`media/ab/HASH-480w.jpg`), made once and found again by every later build.
+/// Never larger than the original; an animated image keeps only its original
+/// (a still of it would hide that it moves); an image libvips cannot read is
+/// shown as it is and counted in the build's report.
+enum Thumbnailer {
+    /// The widths made, in pixels: a phone's column, then a tablet's or a
+    /// phone's at twice the density.
+    static let widths = [480, 960]
+    static let jpegQuality = 80
+    /// An image at least this many times taller than wide (a long
+    /// screenshot) shows as a crop with 展开.
+    static let tallRatio = 2.5
+    /// …and at least this tall: a small tall icon needs no crop.
+    static let tallMinimumHeight = 1200
+
+    private static let started: Bool = {
+        guard bbs_vips_init() == 0 else { return false }
+        bbs_vips_quiet_cache()
+        return true
+    }()
+
+    /// The image's size and frames from its header; `nil` when libvips
+    /// cannot read it.
+    static func probe(_ bytes: Data) -> ImageFacts? {
+        guard started, !bytes.isEmpty else { return nil }
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var pages: Int32 = 0
+        var alpha: Int32 = 0
+        let status = bytes.withUnsafeBytes { raw in
+            bbs_vips_probe(raw.baseAddress, raw.count, &width, &height, &pages, &alpha)
+        }
+        guard status == 0, width > 0, height > 0 else { return nil }
+        return ImageFacts(width: Int(width), height: Int(height), frames: max(1, Int(pages)), alpha: alpha != 0)
+    }
+
+    /// The image `width` pixels wide, as `format` (`jpg` or `png`); `nil`
+    /// when libvips cannot make it.
+    static func thumbnail(_ bytes: Data, width: Int, format: String) -> Data? {
+        guard started, !bytes.isEmpty, width > 0 else { return nil }
+        var out: UnsafeMutableRawPointer?
+        var length = 0
+        let status = bytes.withUnsafeBytes { raw in
+            bbs_vips_thumbnail(
+                raw.baseAddress, raw.count, Int32(width), "." + format, Int32(jpegQuality), &out, &length)
+        }
+        guard status == 0, let out else { return nil }
+        defer { bbs_vips_free(out) }
+        return Data(bytes: out, count: length)
+    }
+
+    /// The widths to make for an image: those it is wider than, none for an animated one.
+    static func widths(for facts: ImageFacts) -> [Int] {
+        facts.frames > 1 ? [] : widths.filter { facts.width > $0 }
+    }
+
+    /// The format of an image's thumbnails: PNG keeps transparency, JPEG otherwise.
+    static func format(for facts: ImageFacts) -> String { facts.alpha ? "png" : "jpg" }
+
+    static func isTall(_ facts: ImageFacts) -> Bool {
+        facts.height >= tallMinimumHeight && Double(facts.height) >= tallRatio * Double(facts.width)
+    }
+}
+
+extension SitePaths {
+    /// A thumbnail of the image stored under `hash`, beside it in `media/`.
+    static func thumbnail(hash: String, width: Int, extension ext: String) -> String {
+        "media/\(hash.prefix(2))/\(hash)-\(width)w.\(ext)"
+    }
+}
+
+/// What a post's image shows besides its original: its thumbnails (widest
+/// last) and the facts they were made from.
+struct ImageVariants: Sendable {
+    var facts: ImageFacts
+    var thumbnails: [(width: Int, path: String)]
+}
+
+extension SiteBuilder {
+    /// The thumbnails of an archived image, made now when missing. `original`
+    /// is the image's path in the site (from `saveMedia`); `nil` when it is no
+    /// image libvips reads (counted in the report) or is not an image format.
+    func imageVariants(_ attachment: StoredAttachment, original: String, run: BuildRun) throws(ArchiveError)
+        -> ImageVariants?
+    {
+        guard attachment.kind == .image, let hash = attachment.hash,
+            let ext = original.split(separator: ".").last.map(String.init), InertMedia.images.contains(ext)
+        else { return nil }
+        var loaded: Data?
+        func bytes() throws(ArchiveError) -> Data? {
+            if loaded == nil { loaded = try store.blob(hash: hash) }
+            return loaded
+        }
+        let facts: ImageFacts?
+        if let known = try store.imageFacts(hash: hash) {
+            facts = known
+        } else {
+            guard let data = try bytes() else { return nil }
+            facts = Thumbnailer.probe(data)
+            // Only a cache: a store that cannot take it costs a probe next time.
+            try? store.recordImageFacts(hash: hash, facts)
+        }
+        guard let facts else {
+            run.report.unreadableImages += 1
+            return nil
+        }
+        let format = Thumbnailer.format(for: facts)
+        var thumbnails: [(width: Int, path: String)] = []
+        for width in Thumbnailer.widths(for: facts) {
+            let path = SitePaths.thumbnail(hash: hash, width: width, extension: format)
+            if !publisher.exists(path) {
+                // Only what is on the allowlist, and is what its name says, goes out.
+                guard let data = try bytes(), let thumbnail = Thumbnailer.thumbnail(data, width: width, format: format),
+                    InertMedia.sniffed(thumbnail, declared: format) == format
+                else {
+                    run.report.unreadableImages += 1
+                    break
+                }
+                try publisher.write(thumbnail, to: path)
+                run.report.thumbnails += 1
+                run.report.written += 1
+            }
+            thumbnails.append((width, path))
+        }
+        return ImageVariants(facts: facts, thumbnails: thumbnails)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import GRDB
+
+/// What an archived image is, as far as thumbnails care: read once from its
+/// header by the build, kept under the image's hash.
+package struct ImageFacts: Sendable, Equatable {
+    package var width: Int
+    package var height: Int
+    /// More than one: an animated GIF or WebP.
+    package var frames: Int
+    package var alpha: Bool
+
+    package init(width: Int, height: Int, frames: Int = 1, alpha: Bool = false) {
+        self.width = width
+        self.height = height
+        self.frames = frames
+        self.alpha = alpha
+    }
+}
+
+extension ArchiveStore {
+    /// The facts recorded for an image: `nil` when it was never looked at,
+    /// `.some(nil)` when it was and no image could be read from its bytes.
+    package func imageFacts(hash: String) throws(ArchiveError) -> ImageFacts?? {
+        try read { db -> ImageFacts?? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM image_facts WHERE hash = ?", arguments: [hash])
+            else { return .none }
+            guard let width: Int = row["width"], let height: Int = row["height"] else { return .some(nil) }
+            return .some(ImageFacts(width: width, height: height, frames: row["frames"], alpha: row["alpha"]))
+        }
+    }
+
+    /// Records what was read of an image (`nil`: nothing could be).
+    package func recordImageFacts(hash: String, _ facts: ImageFacts?) throws(ArchiveError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO image_facts (hash, width, height, frames, alpha) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (hash) DO UPDATE SET width = excluded.width, height = excluded.height,
+                      frames = excluded.frames, alpha = excluded.alpha
+                    """,
+                arguments: [hash, facts?.width, facts?.height, facts?.frames ?? 1, facts?.alpha ?? false])
+        }
+    }
+}
