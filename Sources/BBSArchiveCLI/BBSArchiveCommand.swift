@@ -426,7 +426,7 @@ struct ParseCommand: AsyncParsableCommand {
             forum.merge(try configFile.load())
             var when: Date?
             if let fetchedAt {
-                guard let date = BeijingTime.parseISO8601(fetchedAt) else {
+                guard let date = ForumTime.parseISO8601(fetchedAt) else {
                     throw ArchiveError.invalidOption(
                         "--fetched-at \"\(fetchedAt)\" is not an ISO 8601 time, e.g. 2026-08-01T16:00:00+08:00")
                 }

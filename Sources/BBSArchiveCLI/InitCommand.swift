@@ -8,7 +8,7 @@ struct InitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init", abstract: "Write a commented bbsarchive.toml for the boards to archive.")
 
-    @Argument(help: "Board ids to archive, e.g. Geography WorkLife.")
+    @Argument(help: "Board ids to archive, e.g. \(ForumSources.exampleBoards.joined(separator: " ")).")
     var boards: [String] = []
 
     @Option(help: "The forum front end: \(ForumSources.names.joined(separator: ", ")).")
@@ -86,7 +86,7 @@ struct InitCommand: AsyncParsableCommand {
             # The boards `bbsarchive archive` and `bbsarchive fetch` archive when none are named.
             boards = \(list)
 
-            # The forum front end: smth-mobile (m.newsmth.net) or smth-nforum (the desktop site).
+            # The forum front end: \(ForumSources.described).
             source = \(quoted(source))
             # Where the forum is.
             forum-url = \(quoted(forumURL))
@@ -96,7 +96,7 @@ struct InitCommand: AsyncParsableCommand {
             # The folder the site is written to.
             out = \(quoted(out))
             # Where the site will be published, for sitemap.xml and the feeds' links.
-            \(siteURL.map { "site-url = \(quoted($0))" } ?? "# site-url = \"https://example.org/smth/\"")
+            \(siteURL.map { "site-url = \(quoted($0))" } ?? "# site-url = \"https://example.org/archive/\"")
             # Your own Mustache templates (default: the installed ones).
             # templates = "templates"
 

@@ -163,9 +163,12 @@ final class ProgressPrinter: @unchecked Sendable {
         return jsonObject(object)
     }
 
+    /// Log times read in the zone of the default forum, like its pages' times.
+    static let time = ForumSources.profile(sources: []).time
+
     static func jsonObject(_ fields: [String: Any]) -> String {
         var object = fields
-        object["time"] = BeijingTime.iso8601(Date())
+        object["time"] = time.iso8601(Date())
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
             return "{}"
         }

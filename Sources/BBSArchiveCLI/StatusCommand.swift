@@ -18,8 +18,8 @@ struct StatusCommand: AsyncParsableCommand {
         try await Runner.run {
             var storage = self.storage
             storage.merge(try configFile.load())
-            let status = try StatusAction(storePath: storage.path).run()
-            print(json ? StatusAction.json(status) : StatusAction.text(status))
+            let (status, time) = try StatusAction(storePath: storage.path).run()
+            print(json ? StatusAction.json(status, time: time) : StatusAction.text(status, time: time))
         }
     }
 }

@@ -134,7 +134,7 @@ func runParse(_ arguments: Arguments) throws {
     let pages = try loadPages(try arguments.required("pages"))
     guard let first = pages.first else { throw BenchError.failed("no pages in the manifest") }
     let runs = Int(arguments.values["runs"] ?? "5") ?? 5
-    let fetchedAt = arguments.values["fetched-at"].flatMap(BeijingTime.parseISO8601) ?? Date()
+    let fetchedAt = arguments.values["fetched-at"].flatMap(ForumTime.parseISO8601) ?? Date()
     // The pages' own URLs carry the replica's address; the source only needs a base.
     let base = URL(string: first.url).map { "\($0.scheme ?? "http")://\($0.host ?? "127.0.0.1"):\($0.port ?? 80)" }
     // The desktop pages come as GBK, the mobile ones as UTF-8.

@@ -32,15 +32,16 @@ private func run(_ data: Data) {
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .map(String.init)
         let text = PostText.split(lines)
-        _ = PostNormalizer.normalize(text.body.joined(separator: "\n"))
+        _ = PostNormalizer.normalize(
+            text.body.joined(separator: "\n"), conventions: SMTHNForumSource().profile.conventions)
     case "inline":
         let text = String(decoding: data, as: UTF8.self)
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let line = String(line)
-            _ = SiteBuilder.segments(line)
+            _ = SiteBuilder.segments(line, conventions: SMTHNForumSource().profile.conventions)
             _ = InlineText.plain(line)
         }
-        _ = PostNormalizer.normalize(text)
+        _ = PostNormalizer.normalize(text, conventions: SMTHNForumSource().profile.conventions)
     case "robots":
         let robots = RobotsTxt(String(decoding: data, as: UTF8.self))
         _ = robots.allows("/article/Test/700?p=2")

@@ -56,10 +56,10 @@ import Testing
         let store = try openStore()
         try store.saveBoardPage(
             BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [summary()]), source: source)
-        #expect(try store.isArchived(board: "T", summary: summary()) == false)
+        #expect(try store.isArchived(board: "T", summary: summary(), time: Fixtures.smthForum.time) == false)
         try store.saveThread(board: "T", pages: sampleThread(), summary: summary())
-        #expect(try store.isArchived(board: "T", summary: summary()) == true)
-        #expect(try store.isArchived(board: "T", summary: summary(replies: 2)) == false)
+        #expect(try store.isArchived(board: "T", summary: summary(), time: Fixtures.smthForum.time) == true)
+        #expect(try store.isArchived(board: "T", summary: summary(replies: 2), time: Fixtures.smthForum.time) == false)
     }
 
     @Test func storesMediaOnceByContent() throws {

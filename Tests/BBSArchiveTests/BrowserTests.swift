@@ -217,8 +217,8 @@ import Testing
             }
             cursor = at.upperBound
             let own = post.plainLines.first { line in
-                !line.trimmingCharacters(in: .whitespaces).isEmpty && PostNormalizer.quoteDepth(line) == nil
-                    && PostNormalizer.quotedAuthor(line) == nil
+                !line.trimmingCharacters(in: .whitespaces).isEmpty && QuotePrefix.colons(line) == nil
+                    && Fixtures.smthForum.conventions.quoteHeaderAuthor(line) == nil
             }
             if let own {
                 guard let text = dump.range(of: squeezed(own), range: cursor..<dump.endIndex) else {

@@ -108,7 +108,7 @@ import Testing
                 ":周末去哪里玩比较好？",
                 "::更早的一层",
             ])
-        let blocks = PostNormalizer.normalize(post.body).blocks
+        let blocks = PostNormalizer.normalize(post.body, conventions: Fixtures.smthForum.conventions).blocks
         #expect(
             blocks.last
                 == .quote(
@@ -142,9 +142,9 @@ import Testing
         #expect(HTMLWhitespace.collapse("  Sat\n        Jun 13\t 23:56:28 2020 ") == "Sat Jun 13 23:56:28 2020")
         #expect(HTMLWhitespace.collapse("a\u{00A0}\u{00A0}b\r\n c") == "a  b c")
         #expect(HTMLWhitespace.unwrap("周末去\n        哪里  玩") == "周末去 哪里  玩")
-        #expect(PostNormalizer.quoteDepth(":text")! == (1, "text"))
-        #expect(PostNormalizer.quoteDepth(": : deeper")! == (2, "deeper"))
-        #expect(PostNormalizer.quoteDepth("no quote") == nil)
+        #expect(QuotePrefix.colons(":text")! == (1, "text"))
+        #expect(QuotePrefix.colons(": : deeper")! == (2, "deeper"))
+        #expect(QuotePrefix.colons("no quote") == nil)
     }
 
     /// Every post header unreadable: every post is kept, with a warning,

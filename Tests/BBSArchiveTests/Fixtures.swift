@@ -24,8 +24,11 @@ enum Fixtures {
         return url
     }
 
+    /// What the build knows of SMTH: its words, Beijing time, its post conventions.
+    static let smthForum = ForumSources.profile(sources: ["smth-mobile"])
+
     /// A Beijing wall-clock time as an instant.
     static func beijing(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ s: Int = 0) -> Date {
-        BeijingTime.date(.init(year: y, month: mo, day: d, hour: h, minute: mi, second: s)) ?? .distantPast
+        Fixtures.smthForum.time.date(.init(year: y, month: mo, day: d, hour: h, minute: mi, second: s)) ?? .distantPast
     }
 }

@@ -83,7 +83,7 @@ import Testing
     static func build(_ store: ArchiveStore) async throws -> [String: Data] {
         let publisher = MemoryPublisher()
         var options = SiteBuilder.Options()
-        options.wording = ForumSources.wording(sources: ["smth-mobile"])
+        options.forum = Fixtures.smthForum
         options.siteURL = "https://archive.example.org/smth/"
         _ = try SiteBuilder(
             store: store, templates: try await TemplateSet(directory: Fixtures.templates), publisher: publisher,

@@ -35,7 +35,7 @@ import Testing
 
     @Test func extremeInstantsStillPrint() {
         for date in [Date.distantFuture, Date.distantPast, Date(timeIntervalSince1970: 1e300)] {
-            #expect(!BeijingTime.iso8601(date).isEmpty)
+            #expect(!Fixtures.smthForum.time.iso8601(date).isEmpty)
         }
     }
 
@@ -100,7 +100,9 @@ import Testing
     }
 
     @Test func ubbAndMarkdownUseIt() {
-        let segments = InlineText.segments("[url=javascript:alert(1)]x[/url] [url=http://ok.example/]y[/url] www.a.cn")
+        let segments = InlineText.segments(
+            "[url=javascript:alert(1)]x[/url] [url=http://ok.example/]y[/url] www.a.cn",
+            conventions: Fixtures.smthForum.conventions)
         #expect(segments.compactMap(\.link) == ["http://ok.example/", "http://www.a.cn"])
 
         let document = MarkdownDocument()
@@ -209,14 +211,14 @@ import Testing
 
     @Test func unmatchedUBBTags() {
         let ratio = Self.ratio(1500, { String(repeating: "[b]", count: $0) + String(repeating: "[/i]", count: $0) }) {
-            _ = InlineText.segments($0)
+            _ = InlineText.segments($0, conventions: Fixtures.smthForum.conventions)
         }
         #expect(ratio < 30, "8× the tags cost \(ratio)×")
     }
 
     @Test func manyBareAddresses() {
         let ratio = Self.ratio(400, { n in (0..<n).map { "http://a\($0).example/ 文字" }.joined(separator: " ") }) {
-            _ = InlineText.segments($0)
+            _ = InlineText.segments($0, conventions: Fixtures.smthForum.conventions)
         }
         #expect(ratio < 30, "8× the addresses cost \(ratio)×")
     }

@@ -25,6 +25,7 @@ import Testing
 
     static func options() -> SiteBuilder.Options {
         var options = SiteBuilder.Options()
+        options.forum = Fixtures.smthForum
         options.siteURL = "https://archive.example.org/smth/"
         options.threadsPerPage = 3
         options.postsPerPage = 2
@@ -93,7 +94,7 @@ import Testing
         SearchIndexWriter.postings(
             SearchIndexWriter.document(
                 post: try #require(try store.posts(board: "Beta", gid: gid).last), threadTitle: "Beta 主题 10",
-                position: posts - 1, postsPerPage: 2)
+                position: posts - 1, postsPerPage: 2, forum: Fixtures.smthForum)
         ) { term, kind, _ in
             let shard = Int(SearchIndexWriter.hash(term) % UInt32(shards))
             expected.insert(SearchIndexWriter.shardPath(shard))

@@ -6,7 +6,8 @@ import Testing
 @Suite struct InlineTextTests {
     @Test func readsColoursUBBLinksAndEmoticons() {
         let segments = InlineText.segments(
-            "a\u{1B}[1;31m红[b]粗[/b]\u{1B}[m [url=http://x.org/?a=1&b=2]链接[/url] [em01] see https://y.org/p?q=1, ok")
+            "a\u{1B}[1;31m红[b]粗[/b]\u{1B}[m [url=http://x.org/?a=1&b=2]链接[/url] [em01] see https://y.org/p?q=1, ok",
+            conventions: Fixtures.smthForum.conventions)
         #expect(
             segments.map(\.text) == ["a", "红", "粗", " ", "链接", " ", "[em01]", " see ", "https://y.org/p?q=1", ", ok"])
         #expect(segments[1].style.foreground == 9 && !segments[1].bold)
@@ -17,7 +18,9 @@ import Testing
     }
 
     @Test func neverLinksScripts() {
-        let segments = InlineText.segments("[url=javascript:alert(1)]点我[/url] [img=data:text/html,x][/img]")
+        let segments = InlineText.segments(
+            "[url=javascript:alert(1)]点我[/url] [img=data:text/html,x][/img]",
+            conventions: Fixtures.smthForum.conventions)
         #expect(segments.allSatisfy { $0.link == nil })
         #expect(InlineText.plain("\u{1B}[31m红\u{1B}[m") == "红")
     }

@@ -53,10 +53,10 @@ import Testing
                     #expect(post.editedAt == original.editedAt, "edit time of \(at)")
                     #expect(
                         post.likes.map {
-                            "\($0.score) \($0.user): \($0.message) \($0.at.map(BeijingTime.display) ?? "")"
+                            "\($0.score) \($0.user): \($0.message) \($0.at.map(Fixtures.smthForum.time.display) ?? "")"
                         }
                             == original.likes.map {
-                                "\($0.score) \($0.user): \($0.message) \(BeijingTime.display($0.at))"
+                                "\($0.score) \($0.user): \($0.message) \(Fixtures.smthForum.time.display($0.at))"
                             },
                         "likes of \(at)")
                     #expect(post.attachments.map(\.name) == original.attachments.map(\.name), "attachments of \(at)")

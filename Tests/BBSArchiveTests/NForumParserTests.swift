@@ -85,7 +85,10 @@ import Testing
         #expect(post.postedAt == Fixtures.beijing(2016, 3, 25, 11, 52, 4))
         #expect(post.body.hasPrefix("你是个热血青年，入可党，但被国民党抓住了"))
         #expect(!post.body.contains("发信人") && !post.body.contains("※") && !post.body.contains("--"))
-        #expect(!PostNormalizer.normalize(post.body).blocks.contains { if case .quote = $0 { true } else { false } })
+        #expect(
+            !PostNormalizer.normalize(post.body, conventions: Fixtures.smthForum.conventions).blocks.contains {
+                if case .quote = $0 { true } else { false }
+            })
         #expect(post.signature == "")
         #expect(post.ip == "101.90.125.*")
         #expect(post.postID == 1234)

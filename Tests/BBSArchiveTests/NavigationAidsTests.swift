@@ -174,16 +174,20 @@ import Testing
 
     @Test func emoticonCodesAndTheirImages() throws {
         #expect(
-            InlineText.emoticonCodes(in: "哈哈[em01][EMA12]\n[emz3] [em1234] [em] [b]x[/b]") == ["em01", "ema12", "emz3"])
+            InlineText.emoticonCodes(
+                in: "哈哈[em01][EMA12]\n[emz3] [em1234] [em] [b]x[/b]", conventions: Fixtures.smthForum.conventions) == [
+                    "em01", "ema12", "emz3",
+                ])
         let source = SMTHMobileSource(baseURL: "https://m.newsmth.net")
         #expect(source.emoticonURL("em01") == "https://m.newsmth.net/img/ubb/em/1.gif")
         #expect(source.emoticonURL("ema12") == "https://m.newsmth.net/img/ubb/ema/12.gif")
         #expect(source.emoticonURL("emz3") == nil)
         // Without an archived image the code stays text; with one, it is the image.
-        let plain = SiteBuilder.segments("a[em01]")
+        let plain = SiteBuilder.segments("a[em01]", conventions: Fixtures.smthForum.conventions)
         #expect(plain.map(\.text) == ["a", "[em01]"] && plain.allSatisfy { $0.emSrc == nil })
         let shown = SiteBuilder.segments(
-            "a[em01]", emoticons: ["em01": "media/ab/abc.gif"], from: "board/B/1.html")
+            "a[em01]", conventions: Fixtures.smthForum.conventions, emoticons: ["em01": "media/ab/abc.gif"],
+            from: "board/B/1.html")
         #expect(shown.last?.emSrc == "../../media/ab/abc.gif" && shown.last?.text == "[em01]")
     }
 

@@ -218,8 +218,8 @@ extension String {
             #expect(board["attachmentBytes"] as? Int == bytes.values.reduce(0, +))
             let first = try #require(posts.map(\.postedAt).min())
             let last = try #require(posts.map(\.postedAt).max())
-            #expect(board["firstPostAt"] as? String == BeijingTime.iso8601(first))
-            #expect(board["lastPostAt"] as? String == BeijingTime.iso8601(last))
+            #expect(board["firstPostAt"] as? String == Fixtures.smthForum.time.iso8601(first))
+            #expect(board["lastPostAt"] as? String == Fixtures.smthForum.time.iso8601(last))
             #expect(board["listFullyWalked"] as? Bool == true)
             #expect(board["lastFetchAt"] is String)
             #expect(board["lastFetchFinishedAt"] is String)
@@ -249,7 +249,7 @@ extension String {
             #expect(post["threadTitle"] as? String == thread.title)
             let original = try #require(thread.posts.first { $0.floor == floor })
             #expect(post["author"] as? String == original.author)
-            #expect(post["postedAt"] as? String == BeijingTime.iso8601(original.postedAt))
+            #expect(post["postedAt"] as? String == Fixtures.smthForum.time.iso8601(original.postedAt))
             #expect(post["body"] is String)
             #expect(post["attachments"] is [Any])
         }
@@ -296,10 +296,10 @@ extension String {
         let report = try await harness.fetch(retry: RetryPolicy(attempts: 1))
         await harness.stop()
         #expect(!report.failures.isEmpty)
-        let status = try StatusAction(storePath: harness.storePath).run()
+        let (status, time) = try StatusAction(storePath: harness.storePath).run()
         #expect(status.failures.map(\.url).sorted() == report.failures.map(\.url).sorted())
         #expect(status.failures.allSatisfy { $0.reason.contains("HTTP 500") && $0.board == harness.board })
-        #expect(StatusAction.text(status).contains("\(report.failures.count) pending failure(s)"))
+        #expect(StatusAction.text(status, time: time).contains("\(report.failures.count) pending failure(s)"))
     }
 
     @Test func warcDigestsAreBase32() {

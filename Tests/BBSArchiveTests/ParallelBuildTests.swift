@@ -50,7 +50,7 @@ import Testing
     static func build(_ store: ArchiveStore, workers: Int) async throws -> [String: Data] {
         let publisher = MemoryPublisher()
         var options = SiteBuilder.Options()
-        options.wording = ForumSources.wording(sources: ["smth-mobile"])
+        options.forum = Fixtures.smthForum
         options.siteURL = "https://archive.example.org/smth/"
         options.workers = workers
         options.boardPagesPerTask = 1

@@ -5,7 +5,8 @@ import Testing
 
 @Suite struct PostNormalizerTests {
     @Test func splitsTextAndQuotes() {
-        let body = PostNormalizer.normalize("我同意\n【 在 alice (爱丽丝) 的大作中提到: 】\n: 原文\n: : 更早\n\n后记")
+        let body = PostNormalizer.normalize(
+            "我同意\n【 在 alice (爱丽丝) 的大作中提到: 】\n: 原文\n: : 更早\n\n后记", conventions: Fixtures.smthForum.conventions)
         #expect(
             body.blocks == [
                 .text(["我同意"]),
@@ -17,15 +18,16 @@ import Testing
     }
 
     @Test func keepsAQuoteHeaderWithoutQuotedLines() {
-        let body = PostNormalizer.normalize("【 在 bob 的邮件中提到: 】\n好")
+        let body = PostNormalizer.normalize("【 在 bob 的邮件中提到: 】\n好", conventions: Fixtures.smthForum.conventions)
         #expect(body.blocks == [.quote(header: "【 在 bob 的邮件中提到: 】", author: "bob", lines: []), .text(["好"])])
     }
 
     @Test func treatsColonLinesWithoutHeaderAsAQuote() {
         #expect(
-            PostNormalizer.normalize(": 引用").blocks == [
+            PostNormalizer.normalize(": 引用", conventions: Fixtures.smthForum.conventions).blocks == [
                 .quote(header: nil, author: nil, lines: [.init(depth: 1, text: "引用")])
             ])
-        #expect(PostNormalizer.normalize("a: b").blocks == [.text(["a: b"])])
+        #expect(
+            PostNormalizer.normalize("a: b", conventions: Fixtures.smthForum.conventions).blocks == [.text(["a: b"])])
     }
 }

@@ -53,7 +53,7 @@ actor ReadingSiteFixture {
         let store = try ArchiveStore(path: storePath)
         let templates = try await TemplateSet(directory: Fixtures.templates)
         var options = SiteBuilder.Options()
-        options.wording = ForumSources.wording(sources: ["smth-mobile"])
+        options.forum = Fixtures.smthForum
         options.siteURL = siteURL
         options.threadsPerPage = threadsPerPage
         options.postsPerPage = postsPerPage

@@ -306,7 +306,7 @@ import Testing
         text.range(
             of: #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$"#, options: .regularExpression)
             != nil
-            && BeijingTime.parseISO8601(text) != nil
+            && ForumTime.parseISO8601(text) != nil
     }
 
     // MARK: Lookup, Markdown

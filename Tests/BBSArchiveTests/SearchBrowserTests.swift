@@ -41,8 +41,9 @@ import Testing
         for board in try store.boards() {
             for thread in try store.threads(board: board.name) {
                 for (index, post) in try store.posts(board: board.name, gid: thread.gid).enumerated() {
-                    let text = SearchText.searchable(post: post, threadTitle: thread.title)
-                    let c = BeijingTime.components(of: post.postedAt)
+                    let text = SearchText.searchable(
+                        post: post, threadTitle: thread.title, conventions: Fixtures.smthForum.conventions)
+                    let c = Fixtures.smthForum.time.components(of: post.postedAt)
                     documents.append(
                         Document(
                             href: SitePaths.thread(board.name, gid: thread.gid, page: index / postsPerPage + 1)

@@ -44,7 +44,7 @@ import Testing
             try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
         }
         let store = try ArchiveStore(path: path)
-        let writer = SearchIndexWriter(store: store, postsPerPage: 20)
+        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
         let site = Recorder()
 
         let first = try writer.update(SearchChanges(threads: nil), site.output)
@@ -120,7 +120,7 @@ import Testing
             try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
         }
         let store = try ArchiveStore(path: path)
-        let writer = SearchIndexWriter(store: store, postsPerPage: 20)
+        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
         let site = Recorder()
         _ = try writer.update(SearchChanges(threads: nil), site.output)
         let access = try GRDBTestAccess.open(path)

@@ -63,14 +63,16 @@ import Testing
         let first = StoredPost(
             board: "B", gid: 1, floor: 0, author: "bob", postedAt: Date(), body: body, ip: nil, editedBy: nil,
             attachments: [], signature: "签名档")
-        let text = SearchText.searchable(post: first, threadTitle: "标题")
+        let text = SearchText.searchable(post: first, threadTitle: "标题", conventions: Fixtures.smthForum.conventions)
         #expect(text.hasPrefix("标题\n我的看法"))
         #expect(!text.contains("引用的话"))
         #expect(text.contains("FROM: 1.2.3.*"))
         #expect(text.hasSuffix("签名档"))
         var reply = first
         reply.floor = 1
-        #expect(!SearchText.searchable(post: reply, threadTitle: "标题").contains("标题"))
+        #expect(
+            !SearchText.searchable(post: reply, threadTitle: "标题", conventions: Fixtures.smthForum.conventions)
+                .contains("标题"))
     }
 
     @Test func varintsAndTheShardHashMatchTheClient() {

@@ -38,8 +38,11 @@ import Testing
         var top = TopThreads(limit: 3) { $0.thread.postCount > $1.thread.postCount }
         for (gid, posts) in [(1, 5), (2, 9), (3, 1), (4, 7), (5, 9), (6, 2)] {
             let thread = StoredThread(
-                board: "A", gid: gid, title: "t", sticky: false, marked: false, author: "a", postedAt: Date(),
-                lastReplier: nil, lastReplyAt: Date(), postCount: posts, firstPostArchived: true)
+                board: "A",
+                heading: ThreadHeading(
+                    gid: gid, title: "t", sticky: false, marked: false, author: "a", postedAt: Date(),
+                    lastReplier: nil, lastReplyAt: Date()),
+                postCount: posts, firstPostArchived: true)
             if top.wants(thread, boardTitle: "A") {
                 top.offer(ThreadDigest(thread: thread, boardTitle: "A", excerpt: ""))
             }

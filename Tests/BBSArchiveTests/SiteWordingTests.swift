@@ -16,15 +16,20 @@ import Testing
         #expect(ForumSources.wording(sources: []) == fallback)
     }
 
-    @Test func theBuildShowsTheWordsItIsGiven() async throws {
+    /// The golden store plus thread 80, whose first post is gone: only its row on the list.
+    static func storeWithAnAuthorlessThread() throws -> ArchiveStore {
         let store = try GoldenPagesTests.makeStore()
-        // A thread whose first post is gone: only its row on the list.
         let gone = ThreadSummary(
             gid: 80, title: "无主", replies: 0, sticky: false, author: nil, postedAt: Fixtures.beijing(2026, 2, 1),
             lastReplier: nil, lastReplyAt: Fixtures.beijing(2026, 2, 1))
         try store.saveBoardPage(
             BoardPage(board: "Golden", title: "金标版", page: PageInfo(current: 1, total: 1), threads: [gone]),
             source: SMTHNForumSource())
+        return store
+    }
+
+    @Test func theBuildShowsTheWordsItIsGiven() async throws {
+        let store = try Self.storeWithAnAuthorlessThread()
         let publisher = MemoryPublisher()
         var options = SiteBuilder.Options()
         options.wording = Self.other

@@ -24,7 +24,7 @@ import Testing
         let store = try ArchiveStore(path: built.storePath)
         let templates = try await TemplateSet(directory: Fixtures.templates, engine: .reference)
         var options = SiteBuilder.Options()
-        options.wording = ForumSources.wording(sources: ["smth-mobile"])
+        options.forum = Fixtures.smthForum
         options.siteURL = ReadingSiteFixture.siteURL
         options.threadsPerPage = ReadingSiteFixture.threadsPerPage
         options.postsPerPage = ReadingSiteFixture.postsPerPage
@@ -148,7 +148,7 @@ import Testing
     static func build(_ store: ArchiveStore, engine: TemplateSet.Engine) async throws -> [String: Data] {
         let publisher = MemoryPublisher()
         var options = SiteBuilder.Options()
-        options.wording = ForumSources.wording(sources: ["smth-mobile"])
+        options.forum = Fixtures.smthForum
         options.siteURL = "https://archive.example.org/smth/"
         options.threadsPerPage = 3
         options.postsPerPage = 2

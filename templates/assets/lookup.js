@@ -1,12 +1,15 @@
-/* bbsarchive: the original-link lookup. Reads an SMTH address in any of
-   its forms and finds the archived thread or board in the map that
-   lookup-map.js sets (window.BBSArchiveLookup).
+/* bbsarchive: the original-link lookup. Reads a forum address in any of
+   the forms the forum's rules name, and finds the archived thread or board
+   in the map that lookup-map.js sets (window.BBSArchiveLookup).
 
-   Forms understood (any host: newsmth.net, mysmth.net, a mirror):
-     m.newsmth.net/article/BOARD/GID[?p=N]           mobile thread
-     www.newsmth.net/nForum/#!article/BOARD/GID       desktop thread
-     www.newsmth.net/nForum/article/BOARD/GID[?ajax]  desktop thread
-     .../board/BOARD, .../nForum/#!board/BOARD        a board
+   The forms are data, not code: lookup-rules.js sets
+   window.BBSArchiveLookupRules = { forumName, base, rules: [{ part, pattern,
+   board, gid }] }, written by the build from the forum's LookupRules. Each
+   rule is a regular expression (matched without regard to case) over the
+   address's path ("path") or its fragment with its "#" ("fragment"), and
+   the numbers of the groups that hold the board and the thread id (a
+   thread id that is missing or not all digits makes it a board's address).
+   The first rule that matches wins.
    window.BBSArchiveResolve(text) returns
      { kind: "thread" | "board" | "unknown-board" | "invalid", href, board, gid, message }. */
 (function () {
@@ -17,23 +20,22 @@
   }
 
   /* { board, gid } (gid null for a board address), or null. */
-  function parse(text) {
+  function parse(text, forum) {
     text = String(text === undefined || text === null ? "" : text).trim();
-    if (!text) return null;
+    if (!text || !forum || !forum.rules) return null;
     if (!/^[a-z][a-z0-9+.-]*:/i.test(text) && text.charAt(0) !== "/") text = "https://" + text;
     var url;
-    try { url = new URL(text, "https://m.newsmth.net/"); } catch (e) { return null; }
-    var path = url.pathname;
-    // The desktop site's own links keep the page in the fragment: #!article/B/GID.
-    if (url.hash.indexOf("#!") === 0) path = "/nForum/" + url.hash.slice(2).split("?")[0];
-    path = path.replace(/^\/nForum(?=\/)/i, "");
-    var parts = path.split("/").filter(function (part) { return part.length > 0; }).map(decode);
-    var kind = (parts[0] || "").toLowerCase();
-    if (kind === "article" && parts[1]) {
-      var gid = /^\d+$/.test(parts[2] || "") ? parseInt(parts[2], 10) : null;
-      return { board: parts[1], gid: gid };
+    try { url = forum.base ? new URL(text, forum.base) : new URL(text); } catch (e) { return null; }
+    for (var i = 0; i < forum.rules.length; i++) {
+      var rule = forum.rules[i];
+      var match;
+      try {
+        match = new RegExp(rule.pattern, "i").exec(rule.part === "fragment" ? url.hash : url.pathname);
+      } catch (e) { continue; }
+      if (!match || !match[rule.board]) continue;
+      var gid = rule.gid ? decode(match[rule.gid] || "") : "";
+      return { board: decode(match[rule.board]), gid: /^\d+$/.test(gid) ? parseInt(gid, 10) : null };
     }
-    if (kind === "board" && parts[1]) return { board: parts[1], gid: null };
     return null;
   }
 
@@ -62,10 +64,10 @@
     return false;
   }
 
-  function resolve(text, map) {
-    var address = parse(text);
+  function resolve(text, map, forum) {
+    var address = parse(text, forum);
     if (!address) {
-      return { kind: "invalid", message: "这不像是水木社区的帖子或版面链接。" };
+      return { kind: "invalid", message: "这不像是" + ((forum && forum.forumName) || "论坛") + "的帖子或版面链接。" };
     }
     var board = findBoard(map, address.board);
     if (!board) {
@@ -87,7 +89,9 @@
     };
   }
 
-  window.BBSArchiveResolve = function (text) { return resolve(text, window.BBSArchiveLookup); };
+  window.BBSArchiveResolve = function (text) {
+    return resolve(text, window.BBSArchiveLookup, window.BBSArchiveLookupRules);
+  };
 
   function show(result, output) {
     output.textContent = "";

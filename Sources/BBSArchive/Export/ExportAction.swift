@@ -84,6 +84,8 @@ package struct ExportAction: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var count = 0
         for board in boards {
+            // Times in the zone of the board's forum, quotes by its conventions.
+            PageJSON.give(ForumSources.profile(sources: [board.source]), to: encoder)
             for thread in try store.threads(board: board.name) {
                 var lines = Data()
                 for post in try store.posts(board: board.name, gid: thread.gid) {

@@ -39,16 +39,20 @@ package enum PageAddress: Sendable, Equatable {
 
 /// One forum front end: where its pages are and how to read them.
 ///
-/// This is the seam a new forum plugs into: the fetch pipeline and the
-/// store only see `BoardPage` and `ThreadPage` models, and everything that
-/// knows one forum (its addresses, markup, error words, thumbnail sizes)
-/// lives in that forum's folder under `Forums/` (`Forums/SMTH/`). A second
-/// forum is one new folder under `Forums/` with its `ForumSource`, plus one
-/// line in `ForumSources.make`. Keep it that way: the store keeps each
-/// thread's original address at save time, so the build half never makes a
-/// `ForumSource`, and the words the site shows (its title, the deleted-author
-/// label, the lookup example) reach the build as a `SiteWording` chosen by
-/// the pipeline from the stored boards' source.
+/// This is the seam a new forum plugs into, and the test of it is this: a
+/// second forum is one new folder under `Forums/` (its `ForumSource`, its
+/// parser, its `PostConventions`, its `LookupRules`) plus one line in
+/// `ForumSources.registry`, with no edit anywhere else, templates included.
+/// Everything that knows one forum lives in its folder (`Forums/SMTH/`):
+/// its addresses, markup, error words, thumbnail sizes, how its posts are
+/// written (quote headers, origin lines, signatures, UBB, emoticons), its
+/// time zone, the forms of its addresses and the words its archive shows.
+///
+/// The fetch pipeline and the store see only `BoardPage` and `ThreadPage`
+/// models, and the store keeps each thread's original address and each
+/// board's source name at save time, so the build half never makes a
+/// `ForumSource`: the pipeline hands it the stored boards' source's
+/// `ForumProfile` (`ForumSources.profile(sources:)`).
 package protocol ForumSource: Sendable {
     /// The `--source` name, e.g. `smth-mobile`.
     var id: String { get }
@@ -90,36 +94,65 @@ package protocol ForumSource: Sendable {
     /// What the URLs of a board's list pages, then of its threads' pages,
     /// contain, so `reparse` finds the board's captures: list pages first.
     func captureMarkers(board: String) -> [String]
+    /// What the build needs to know of this forum: the words its archive
+    /// shows, its time zone, its posts' conventions, its address forms.
+    var profile: ForumProfile { get }
+    /// A few of the forum's boards, for examples in help and `init`'s file.
+    var exampleBoards: [String] { get }
+}
+
+extension ForumSource {
     /// The words the built archive of this forum shows.
-    var wording: SiteWording { get }
+    package var wording: SiteWording { profile.wording }
+    /// The zone the forum prints its times in.
+    package var time: ForumTime { profile.time }
 }
 
 /// The forum sources bbsarchive knows, by `--source` name.
 package enum ForumSources {
-    package static let names = ["smth-mobile", "smth-nforum"]
+    /// Every source by name, with how to make it talking to an address (or
+    /// its real site, given `nil`): a new forum is one line here.
+    private static let registry: [(name: String, make: @Sendable (String?) -> any ForumSource)] = [
+        ("smth-mobile", { SMTHMobileSource(baseURL: $0 ?? SMTHMobileSource.defaultBaseURL) }),
+        ("smth-nforum", { SMTHNForumSource(baseURL: $0 ?? SMTHNForumSource.defaultBaseURL) }),
+    ]
+
+    package static var names: [String] { registry.map(\.name) }
     /// The source used when none is named.
     package static let defaultName = "smth-mobile"
 
-    /// The words of the site built from a store whose boards came from
-    /// `sources` (their `--source` names): the first known one's, else the
-    /// default source's.
-    package static func wording(sources: [String?]) -> SiteWording {
+    /// What the site built from a store whose boards came from `sources`
+    /// (their `--source` names) needs to know of its forum: the first known
+    /// source's profile, else the default source's.
+    package static func profile(sources: [String?]) -> ForumProfile {
         for case let name? in sources {
-            if let source = try? make(name, baseURL: nil) { return source.wording }
+            if let source = try? make(name, baseURL: nil) { return source.profile }
         }
-        return (try? make(defaultName, baseURL: nil))?.wording ?? .plain
+        return (try? make(defaultName, baseURL: nil))?.profile ?? .plain
+    }
+
+    /// The words of the site built from a store whose boards came from
+    /// `sources`: those of `profile(sources:)`.
+    package static func wording(sources: [String?]) -> SiteWording { profile(sources: sources).wording }
+
+    /// The default source's example boards, e.g. `Geography WorkLife`.
+    package static var exampleBoards: [String] {
+        (try? make(defaultName, baseURL: nil))?.exampleBoards ?? []
+    }
+
+    /// Every source with its real site: `smth-mobile (https://m.newsmth.net) or …`.
+    package static var described: String {
+        let each = names.map { name in
+            ((try? make(name, baseURL: nil)).map { "\(name) (\($0.baseURL))" }) ?? name
+        }
+        return each.dropLast().joined(separator: ", ") + (each.count > 1 ? " or " : "") + (each.last ?? "")
     }
 
     /// The source named `name`, talking to `baseURL` (or its real site).
     package static func make(_ name: String, baseURL: String?) throws(ArchiveError) -> any ForumSource {
-        switch name {
-        case "smth-mobile":
-            return SMTHMobileSource(baseURL: baseURL ?? SMTHMobileSource.defaultBaseURL)
-        case "smth-nforum":
-            return SMTHNForumSource(baseURL: baseURL ?? SMTHNForumSource.defaultBaseURL)
-        default:
-            throw .invalidOption(
-                "unknown --source \"\(name)\"; choose one of: \(names.joined(separator: ", "))")
+        guard let entry = registry.first(where: { $0.name == name }) else {
+            throw .invalidOption("unknown --source \"\(name)\"; choose one of: \(names.joined(separator: ", "))")
         }
+        return entry.make(baseURL)
     }
 }

@@ -11,13 +11,14 @@ package struct PageInfo: Sendable, Equatable, Codable {
     }
 }
 
-/// One row of a board's thread list.
-package struct ThreadSummary: Sendable, Equatable, Codable {
+/// What a thread's row on its board's list says and the store keeps of
+/// every thread alike: its id, title, flags, author and times. Both
+/// `ThreadSummary` (a row as listed) and `StoredThread` (a thread as
+/// stored) embed it and read its fields as their own.
+package struct ThreadHeading: Sendable, Equatable {
     /// The thread id: the id of its first post.
     package var gid: Int
     package var title: String
-    /// Posts minus one, as the forum counts them.
-    package var replies: Int
     package var sticky: Bool
     package var marked: Bool
     /// The first post's author, or `nil` when the forum says it was deleted.
@@ -25,6 +26,14 @@ package struct ThreadSummary: Sendable, Equatable, Codable {
     package var postedAt: Date
     package var lastReplier: String?
     package var lastReplyAt: Date
+}
+
+/// One row of a board's thread list.
+@dynamicMemberLookup
+package struct ThreadSummary: Sendable, Equatable {
+    package var heading: ThreadHeading
+    /// Posts minus one, as the forum counts them.
+    package var replies: Int
     /// Whether the list marks the thread as carrying attachments (nForum only).
     package var hasAttachment: Bool
 
@@ -32,16 +41,16 @@ package struct ThreadSummary: Sendable, Equatable, Codable {
         gid: Int, title: String, replies: Int, sticky: Bool, marked: Bool = false,
         author: String?, postedAt: Date, lastReplier: String?, lastReplyAt: Date, hasAttachment: Bool = false
     ) {
-        self.gid = gid
-        self.title = title
+        heading = ThreadHeading(
+            gid: gid, title: title, sticky: sticky, marked: marked, author: author, postedAt: postedAt,
+            lastReplier: lastReplier, lastReplyAt: lastReplyAt)
         self.replies = replies
-        self.sticky = sticky
-        self.marked = marked
-        self.author = author
-        self.postedAt = postedAt
-        self.lastReplier = lastReplier
-        self.lastReplyAt = lastReplyAt
         self.hasAttachment = hasAttachment
+    }
+
+    package subscript<Value>(dynamicMember path: WritableKeyPath<ThreadHeading, Value>) -> Value {
+        get { heading[keyPath: path] }
+        set { heading[keyPath: path] = newValue }
     }
 }
 

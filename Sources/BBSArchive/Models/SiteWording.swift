@@ -8,11 +8,14 @@ package struct SiteWording: Sendable, Equatable {
     package var deletedAuthor: String
     /// The lookup page's example address when the store has no thread yet.
     package var lookupExample: String
+    /// The forum's own name, as in 用{{forum.name}}的原帖链接查找 on the 404 page.
+    package var forumName: String
 
-    package init(siteTitle: String, deletedAuthor: String, lookupExample: String) {
+    package init(siteTitle: String, deletedAuthor: String, lookupExample: String, forumName: String = "论坛") {
         self.siteTitle = siteTitle
         self.deletedAuthor = deletedAuthor
         self.lookupExample = lookupExample
+        self.forumName = forumName
     }
 
     /// The words of no forum in particular, for a build told nothing else.

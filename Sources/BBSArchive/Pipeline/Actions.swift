@@ -207,7 +207,7 @@ package struct BuildAction: Sendable {
         let templates = try await TemplateSet(directory: directory)
         let store = try ArchiveStore(path: storePath, clock: clock)
         try OriginalURLs.fillIn(store)
-        options.wording = ForumSources.wording(sources: try store.boards().map(\.source))
+        options.forum = ForumSources.profile(sources: try store.boards().map(\.source))
         let publisher = try DiskPublisher(root: URL(fileURLWithPath: outputPath))
         return try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
     }
@@ -259,6 +259,6 @@ package struct ParseAction: Sendable {
             partial = thread.partialPosts.count
             unread = max(0, (thread.containers ?? 0) - thread.posts.count)
         }
-        return (try PageJSON.encode(parsed), partial, unread)
+        return (try PageJSON.encode(parsed, forum: source.profile), partial, unread)
     }
 }

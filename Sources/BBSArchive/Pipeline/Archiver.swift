@@ -168,7 +168,7 @@ package struct Archiver: Sendable {
         let reachedEnd = try await walkList(
             board, from: resumed + 1, prefetched: resumed == 0 ? firstPage : nil, into: &report)
 
-        let pending = try store.threadsNeedingFetch(board: board)
+        let pending = try store.threadsNeedingFetch(board: board, time: source.time)
         report.threadsUnchanged += max(0, try store.threadCount(board: board) - pending.count)
         events(.note("\(board): \(pending.count) thread(s) new or changed"))
         try await fetchThreads(board: board, pending, into: &report)
@@ -237,7 +237,8 @@ package struct Archiver: Sendable {
 
             if incremental {
                 for thread in page.threads where !thread.sticky {
-                    unchangedInARow = try store.isArchived(board: board, summary: thread) ? unchangedInARow + 1 : 0
+                    unchangedInARow =
+                        try store.isArchived(board: board, summary: thread, time: source.time) ? unchangedInARow + 1 : 0
                 }
                 if unchangedInARow >= options.stopAfterUnchanged {
                     events(.note("\(board): \(unchangedInARow) unchanged threads in a row; the rest is archived"))

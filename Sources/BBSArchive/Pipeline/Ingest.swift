@@ -37,7 +37,9 @@ struct Ingest: Sendable {
     /// its image, for the media step to fetch once.
     func noteEmoticons(in texts: [String]) throws(ArchiveError) {
         var codes: Set<String> = []
-        for text in texts { codes.formUnion(InlineText.emoticonCodes(in: text)) }
+        for text in texts {
+            codes.formUnion(InlineText.emoticonCodes(in: text, conventions: source.profile.conventions))
+        }
         let known = codes.sorted().compactMap { code in source.emoticonURL(code).map { (code: code, url: $0) } }
         if !known.isEmpty { try store.noteEmoticons(known) }
     }

@@ -1,11 +1,13 @@
 import Foundation
 
 /// The JSON that `bbsarchive parse` prints: a stable, documented shape with
-/// ISO 8601 times in Beijing time (`+08:00`).
+/// ISO 8601 times in the forum's zone (SMTH's: `+08:00`).
 enum PageJSON {
-    static func encode(_ page: ForumPage) throws(ArchiveError) -> String {
+    /// `forum`: the zone of the times, the conventions that find quotes.
+    static func encode(_ page: ForumPage, forum: ForumProfile) throws(ArchiveError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        give(forum, to: encoder)
         let data: Data
         do {
             switch page {
@@ -19,6 +21,19 @@ enum PageJSON {
             throw .invalidOption("the page model could not be written as JSON: \(error)")
         }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// (A key of a valid name: never `nil`.)
+    static let forumKey = CodingUserInfoKey(rawValue: "forum")
+
+    /// Hands the encoder's `PageJSON` values the forum they are of.
+    static func give(_ forum: ForumProfile, to encoder: JSONEncoder) {
+        if let forumKey { encoder.userInfo[forumKey] = forum }
+    }
+
+    /// The forum the encoder was given.
+    static func forum(_ encoder: any Encoder) -> ForumProfile {
+        forumKey.flatMap { encoder.userInfo[$0] } as? ForumProfile ?? .plain
     }
 
     struct Board: Encodable {
@@ -50,15 +65,16 @@ enum PageJSON {
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Key.self)
+            let time = PageJSON.forum(encoder).time
             try c.encode(summary.gid, forKey: .gid)
             try c.encode(summary.title, forKey: .title)
             try c.encode(summary.replies, forKey: .replies)
             try c.encode(summary.sticky, forKey: .sticky)
             try c.encode(summary.marked, forKey: .marked)
             try c.encode(summary.author, forKey: .author)
-            try c.encode(BeijingTime.iso8601(summary.postedAt), forKey: .postedAt)
+            try c.encode(time.iso8601(summary.postedAt), forKey: .postedAt)
             try c.encode(summary.lastReplier, forKey: .lastReplier)
-            try c.encode(BeijingTime.iso8601(summary.lastReplyAt), forKey: .lastReplyAt)
+            try c.encode(time.iso8601(summary.lastReplyAt), forKey: .lastReplyAt)
         }
     }
 
@@ -89,14 +105,16 @@ enum PageJSON {
 
         func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Key.self)
+            let forum = PageJSON.forum(encoder)
             try c.encode(post.floor, forKey: .floor)
             try c.encode(post.author, forKey: .author)
             try c.encodeIfPresent(post.nick, forKey: .nick)
             try c.encodeIfPresent(post.postID, forKey: .id)
             try c.encodeIfPresent(post.title, forKey: .title)
-            try c.encode(BeijingTime.iso8601(post.postedAt), forKey: .postedAt)
+            try c.encode(forum.time.iso8601(post.postedAt), forKey: .postedAt)
             try c.encode(post.body, forKey: .body)
-            let quotes = PostNormalizer.normalize(post.body).blocks.compactMap { block -> QuoteJSON? in
+            let quotes = PostNormalizer.normalize(post.body, conventions: forum.conventions).blocks.compactMap {
+                block -> QuoteJSON? in
                 guard case .quote(_, let author, let lines) = block else { return nil }
                 return QuoteJSON(
                     author: author, lines: lines.map { String(repeating: ": ", count: $0.depth - 1) + $0.text })
@@ -106,14 +124,14 @@ enum PageJSON {
             try c.encode(post.attachments, forKey: .attachments)
             try c.encode(post.ip, forKey: .ip)
             try c.encode(post.editedBy, forKey: .editedBy)
-            try c.encodeIfPresent(post.editedAt.map(BeijingTime.iso8601), forKey: .editedAt)
+            try c.encodeIfPresent(post.editedAt.map(forum.time.iso8601), forKey: .editedAt)
             try c.encodeIfPresent(post.warning, forKey: .warning)
             try c.encodeIfPresent(post.rawText, forKey: .rawText)
             if !post.likes.isEmpty {
                 try c.encode(
                     post.likes.map {
                         LikeJSON(
-                            score: $0.score, user: $0.user, message: $0.message, at: $0.at.map(BeijingTime.iso8601))
+                            score: $0.score, user: $0.user, message: $0.message, at: $0.at.map(forum.time.iso8601))
                     }, forKey: .likes)
             }
         }
@@ -154,7 +172,7 @@ enum PageJSON {
             try c.encodeIfPresent(profile.posts, forKey: .posts)
             try c.encodeIfPresent(profile.gender, forKey: .gender)
             try c.encodeIfPresent(profile.faceURL, forKey: .face)
-            try c.encodeIfPresent(profile.lastLoginAt.map(BeijingTime.iso8601), forKey: .lastLoginAt)
+            try c.encodeIfPresent(profile.lastLoginAt.map(PageJSON.forum(encoder).time.iso8601), forKey: .lastLoginAt)
         }
     }
 

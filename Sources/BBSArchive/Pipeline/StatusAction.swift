@@ -8,30 +8,33 @@ package struct StatusAction: Sendable {
         self.storePath = storePath
     }
 
-    package func run() throws(ArchiveError) -> StoreStatus {
+    /// The store's status, and the time zone of its forum (the stored
+    /// boards' source's) to show its times in.
+    package func run() throws(ArchiveError) -> (status: StoreStatus, time: ForumTime) {
         guard FileManager.default.fileExists(atPath: storePath) else { throw .noStore(path: storePath) }
-        return try ArchiveStore(path: storePath).status()
+        let store = try ArchiveStore(path: storePath)
+        return (try store.status(), ForumSources.profile(sources: try store.boards().map(\.source)).time)
     }
 
-    /// The status as JSON for scripts: times in ISO 8601 Beijing time.
-    package static func json(_ status: StoreStatus) -> String {
+    /// The status as JSON for scripts: times in ISO 8601, in the forum's zone.
+    package static func json(_ status: StoreStatus, time: ForumTime) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(BeijingTime.iso8601(date))
+            try container.encode(time.iso8601(date))
         }
         guard let data = try? encoder.encode(status) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }
 
     /// The status as lines for people.
-    package static func text(_ status: StoreStatus) -> String {
+    package static func text(_ status: StoreStatus, time zone: ForumTime) -> String {
         var lines: [String] = []
         let size = ByteCountFormatter.string(fromByteCount: Int64(status.sizeBytes), countStyle: .file)
         lines.append(
             "store \(status.store): \(size), schema \(status.schemaVersion ?? "none"), \(status.captures) capture(s)")
-        func time(_ date: Date?) -> String { date.map(BeijingTime.iso8601) ?? "never" }
+        func time(_ date: Date?) -> String { date.map(zone.iso8601) ?? "never" }
         for board in status.boards {
             let bytes = ByteCountFormatter.string(fromByteCount: Int64(board.attachmentBytes), countStyle: .file)
             lines.append(

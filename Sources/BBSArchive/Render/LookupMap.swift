@@ -45,6 +45,25 @@ struct LookupMap {
         return Data(Self.prefix.utf8) + json + Data(";\n".utf8)
     }
 
+    static let rulesPrefix = "window.BBSArchiveLookupRules = "
+
+    /// The script that hands `lookup.js` the forum's forms of address
+    /// (`LookupRules`) and its name, for the message on an address it
+    /// does not know.
+    static func rulesScript(_ forum: ForumProfile) -> Data {
+        struct Script: Encodable {
+            var forumName: String
+            var base: String
+            var rules: [LookupRule]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let script = Script(forumName: forum.wording.forumName, base: forum.lookup.base, rules: forum.lookup.rules)
+        // Strings, integers and arrays of them always encode.
+        let json = (try? encoder.encode(script)) ?? Data("{\"rules\":[]}".utf8)
+        return Data(rulesPrefix.utf8) + json + Data(";\n".utf8)
+    }
+
     /// Reads a map back from its script (for tests and tools).
     static func decode(script: Data) -> [String: Board]? {
         let text = String(decoding: script, as: UTF8.self)

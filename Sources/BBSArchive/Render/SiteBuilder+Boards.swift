@@ -89,7 +89,7 @@ extension SiteBuilder {
 
         try markdown(
             SitePaths.boardMarkdown(board.name),
-            BoardMarkdown.render(board: board, threads: threads, deletedAuthor: options.wording.deletedAuthor), run: run
+            BoardMarkdown.render(board: board, threads: threads, forum: options.forum), run: run
         )
         // The feed follows activity, whatever is pinned.
         var feed: [ThreadDigest] = []
@@ -162,24 +162,24 @@ extension SiteBuilder {
         }
         return ThreadDigest(
             thread: thread, boardTitle: boardTitle,
-            excerpt: opening.map { Self.excerpt(PostNormalizer.normalize($0.body)) } ?? "",
+            excerpt: opening.map {
+                Self.excerpt(PostNormalizer.normalize($0.body, conventions: options.forum.conventions))
+            } ?? "",
             image: image?.path, imageAlt: image?.name, original: original)
     }
 
     private func boardRow(_ thread: StoredThread, path: String, withFiles: Set<Int>) -> BoardRowView {
-        BoardRowView(
+        let time = options.forum.time
+        return BoardRowView(
             gid: thread.gid, title: Self.displayable(thread.title),
             href: SitePaths.relative(from: path, to: SitePaths.thread(thread.board, gid: thread.gid)),
             key: SitePaths.thread(thread.board, gid: thread.gid), replies: thread.replies, sticky: thread.sticky,
-            marked: thread.marked, hasFiles: withFiles.contains(thread.gid), postedAt: Self.threadStart(thread),
-            postedISO: BeijingTime.iso8601(thread.postedAt), lastReplyAt: BeijingTime.display(thread.lastReplyAt),
-            lastReplyISO: BeijingTime.iso8601(thread.lastReplyAt),
-            author: thread.author.map {
-                UserLinkView(id: $0, href: SitePaths.relative(from: path, to: SitePaths.user($0)))
-            },
-            lastReplier: thread.lastReplier.map {
-                UserLinkView(id: $0, href: SitePaths.relative(from: path, to: SitePaths.user($0)))
-            })
+            marked: thread.marked, hasFiles: withFiles.contains(thread.gid),
+            postedAt: Self.threadStart(thread, time: time),
+            postedISO: time.iso8601(thread.postedAt), lastReplyAt: time.display(thread.lastReplyAt),
+            lastReplyISO: time.iso8601(thread.lastReplyAt),
+            author: thread.author.map { UserLinkView(user: $0, from: path) },
+            lastReplier: thread.lastReplier.map { UserLinkView(user: $0, from: path) })
     }
 
     /// Window `number` of the board's threads by start, shown in a frame
@@ -211,7 +211,7 @@ extension SiteBuilder {
             anchor: SitePaths.listAnchor(gid: thread.gid), author: thread.author, replies: thread.replies,
             sticky: thread.sticky,
             hasFiles: withFiles.contains(thread.gid), isCurrent: false,
-            lastReplyAt: BeijingTime.day(thread.lastReplyAt),
-            lastReplyISO: BeijingTime.iso8601(thread.lastReplyAt))
+            lastReplyAt: options.forum.time.day(thread.lastReplyAt),
+            lastReplyISO: options.forum.time.iso8601(thread.lastReplyAt))
     }
 }

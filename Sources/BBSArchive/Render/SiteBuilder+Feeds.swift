@@ -24,14 +24,15 @@ extension SiteBuilder {
         let updated = entries.map(\.thread.lastReplyAt).max() ?? Date(timeIntervalSince1970: 0)
         let view = FeedView(
             id: absolute(path) ?? "urn:bbsarchive:\(SitePaths.component(id))", title: title,
-            updated: BeijingTime.iso8601(updated), selfHref: link(path), alternate: link(alternate),
-            siteTitle: options.wording.siteTitle, version: BBSArchiveVersion.version,
+            updated: options.forum.time.iso8601(updated), selfHref: link(path), alternate: link(alternate),
+            siteTitle: options.wording.siteTitle, forum: ForumWordsView(forum: options.forum),
+            version: BBSArchiveVersion.version,
             entries: entries.map { digest in
                 let thread = digest.thread
                 return FeedView.Entry(
                     id: digest.original ?? "urn:bbsarchive:thread:\(SitePaths.component(thread.board)):\(thread.gid)",
-                    title: Self.displayable(thread.title), updated: BeijingTime.iso8601(thread.lastReplyAt),
-                    published: BeijingTime.iso8601(thread.postedAt), author: thread.author,
+                    title: Self.displayable(thread.title), updated: options.forum.time.iso8601(thread.lastReplyAt),
+                    published: options.forum.time.iso8601(thread.postedAt), author: thread.author,
                     authorHref: thread.author.map { link(SitePaths.user($0)) },
                     href: link(SitePaths.thread(thread.board, gid: thread.gid)), board: thread.board,
                     boardTitle: digest.boardTitle,

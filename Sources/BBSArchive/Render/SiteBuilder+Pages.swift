@@ -14,8 +14,8 @@ extension SiteBuilder {
             chrome: chrome,
             stats: .init(
                 boards: boards.count, threads: boards.reduce(0) { $0 + $1.threadCount },
-                posts: boards.reduce(0) { $0 + $1.postCount }, from: firsts.min().map(BeijingTime.day),
-                to: firsts.isEmpty ? nil : lasts.max().map(BeijingTime.day)),
+                posts: boards.reduce(0) { $0 + $1.postCount }, from: firsts.min().map(options.forum.time.day),
+                to: firsts.isEmpty ? nil : lasts.max().map(options.forum.time.day)),
             hot: run.hot.items.prefix(options.homeHotTopics).map { digestRow($0, path: path) },
             recent: run.recent.items.prefix(options.homeRecentThreads).map { digestRow($0, path: path) },
             groups: run.navigation.groups.map { groupView($0, path: path, run: run) },
@@ -139,10 +139,13 @@ extension SiteBuilder {
         let view = LookupPageView(
             chrome: try common(path: path, title: "", crumbs: [], run: run),
             lookupMap: SitePaths.relative(from: path, to: SitePaths.lookupMap),
+            lookupRules: SitePaths.relative(from: path, to: SitePaths.lookupRules),
             lookupScript: SitePaths.relative(from: path, to: SitePaths.lookupScript),
-            example: try lookupExample(run: run) ?? options.wording.lookupExample)
+            example: try lookupExample(run: run) ?? options.wording.lookupExample,
+            forms: LookupPageView.Form.list(options.forum.lookup.forms))
         try page(path, template: "lookup", view, run: run)
         try file(SitePaths.lookupMap, lookup.script(), run: run)
+        try file(SitePaths.lookupRules, LookupMap.rulesScript(options.forum), run: run)
     }
 
     /// The page a static host shows for a missing address. It may be served
@@ -180,7 +183,8 @@ extension SiteBuilder {
                     boardHref: SitePaths.relative(from: path, to: SitePaths.board(post.board)),
                     href: SitePaths.relative(from: path, to: target) + "#a\(post.floor)",
                     key: SitePaths.thread(post.board, gid: post.gid), floor: post.floor,
-                    postedAt: BeijingTime.display(post.postedAt), postedISO: BeijingTime.iso8601(post.postedAt))
+                    postedAt: options.forum.time.display(post.postedAt),
+                    postedISO: options.forum.time.iso8601(post.postedAt))
             }
             let view = UserPageView(
                 chrome: try common(
@@ -203,7 +207,7 @@ extension SiteBuilder {
     }
 
     private func groupView(_ group: SiteNavigation.Group, path: String, run: BuildRun) -> BoardGroupView {
-        Self.groupView(group, navigation: run.navigation, stats: run.boardStats) {
+        Self.groupView(group, navigation: run.navigation, stats: run.boardStats, time: options.forum.time) {
             SitePaths.relative(from: path, to: $0)
         }
     }
@@ -211,16 +215,16 @@ extension SiteBuilder {
     func digestRow(_ digest: ThreadDigest, path: String) -> DigestRowView {
         let thread = digest.thread
         let target = SitePaths.thread(thread.board, gid: thread.gid)
+        let time = options.forum.time
         return DigestRowView(
             title: Self.displayable(thread.title), href: SitePaths.relative(from: path, to: target), key: target,
             board: thread.board, boardTitle: digest.boardTitle,
             boardHref: SitePaths.relative(from: path, to: SitePaths.board(thread.board)), replies: thread.replies,
-            posts: thread.postCount, sticky: thread.sticky, excerpt: digest.excerpt, postedAt: Self.threadStart(thread),
-            postedISO: BeijingTime.iso8601(thread.postedAt), lastReplyAt: BeijingTime.display(thread.lastReplyAt),
-            lastReplyISO: BeijingTime.iso8601(thread.lastReplyAt),
-            author: thread.author.map {
-                UserLinkView(id: $0, href: SitePaths.relative(from: path, to: SitePaths.user($0)))
-            },
+            posts: thread.postCount, sticky: thread.sticky, excerpt: digest.excerpt,
+            postedAt: Self.threadStart(thread, time: time),
+            postedISO: time.iso8601(thread.postedAt), lastReplyAt: time.display(thread.lastReplyAt),
+            lastReplyISO: time.iso8601(thread.lastReplyAt),
+            author: thread.author.map { UserLinkView(user: $0, from: path) },
             image: digest.image.map {
                 DigestRowView.Image(
                     href: SitePaths.relative(from: path, to: $0), name: digest.imageAlt.map(Self.displayable) ?? "")

@@ -44,7 +44,7 @@ extension SiteBuilder {
         // The post's text is normalized and its body rendered once, then
         // shared by the thread's pages, its author views and its Markdown.
         // Colour codes stay in: the page shows them, the Markdown drops them.
-        let bodies = posts.map { PostNormalizer.normalize($0.body) }
+        let bodies = posts.map { PostNormalizer.normalize($0.body, conventions: options.forum.conventions) }
         // 楼主: who started the thread (known even when the first post is gone).
         let threadAuthor = thread.author ?? posts.first(where: { $0.floor == 0 })?.author
         var contexts: [PostView] = []
@@ -57,7 +57,7 @@ extension SiteBuilder {
                     authorPosts: postsByAuthor[post.author]?.count ?? 1, threadAuthor: threadAuthor,
                     emoticons: run.emoticons,
                     quoted: { author in
-                        // 【 在 X 的大作中提到 】 leads to X's latest post before this one.
+                        // A quote's header leads to the quoted author's latest post before this one.
                         guard let earlier = postsByAuthor[author]?.last(where: { $0 < index }) else { return nil }
                         return SitePaths.relative(
                             from: threadPath,
@@ -145,6 +145,7 @@ extension SiteBuilder {
         let markdownPath = SitePaths.threadMarkdown(thread.board, gid: thread.gid)
         let text = ThreadMarkdown.render(
             thread: thread, boardTitle: boardTitle, posts: posts, bodies: bodies, original: original,
+            forum: options.forum,
             mediaLink: { url in mediaPaths[url].map { SitePaths.relative(from: markdownPath, to: $0) } })
         try markdown(markdownPath, text, run: run)
 
@@ -188,7 +189,8 @@ extension SiteBuilder {
             LikeView(
                 score: like.score, user: like.user, message: Self.displayable(like.message),
                 userHref: SitePaths.relative(from: path, to: SitePaths.user(like.user)),
-                at: like.at.map { String(BeijingTime.display($0).prefix(16)) }, atISO: like.at.map(BeijingTime.iso8601))
+                at: like.at.map { String(options.forum.time.display($0).prefix(16)) },
+                atISO: like.at.map(options.forum.time.iso8601))
         }
         let blocks = body.blocks.map { blockView($0, emoticons: emoticons, path: path, quoted: quoted) }
         let content = PostBodyView(
@@ -196,7 +198,9 @@ extension SiteBuilder {
             signature: (post.signature ?? "").isEmpty
                 ? []
                 : (post.signature ?? "").split(separator: "\n", omittingEmptySubsequences: false).map {
-                    LineView(segments: Self.segments(String($0), emoticons: emoticons, from: path))
+                    LineView(
+                        segments: Self.segments(
+                            String($0), conventions: options.forum.conventions, emoticons: emoticons, from: path))
                 },
             images: images, files: files, missing: missing, likes: likes.isEmpty ? nil : LikesView(items: likes))
         return PostView(
@@ -207,11 +211,11 @@ extension SiteBuilder {
                 ? SitePaths.relative(
                     from: path, to: SitePaths.authorView(post.board, gid: post.gid, author: post.author))
                 : nil,
-            authorPosts: authorPosts, postedAt: BeijingTime.display(post.postedAt),
-            postedISO: BeijingTime.iso8601(post.postedAt),
+            authorPosts: authorPosts, postedAt: options.forum.time.display(post.postedAt),
+            postedISO: options.forum.time.iso8601(post.postedAt),
             nick: post.nick.flatMap { $0.isEmpty ? nil : Self.displayable($0) }, ip: post.ip, editedBy: post.editedBy,
-            forumDeletedAt: post.forumDeletedAt.map { String(BeijingTime.display($0).prefix(16)) },
-            forumDeletedISO: post.forumDeletedAt.map(BeijingTime.iso8601),
+            forumDeletedAt: post.forumDeletedAt.map { String(options.forum.time.display($0).prefix(16)) },
+            forumDeletedISO: post.forumDeletedAt.map(options.forum.time.iso8601),
             // Rendered (and escaped) by the post-body template, inserted as is.
             body: RenderedMarkup(bytes: try templates.bytes("post-body", content)),
             isMono: blocks.contains(where: \.isArt),
@@ -226,13 +230,20 @@ extension SiteBuilder {
         case .text(let lines):
             return BlockView(
                 isQuote: false,
-                lines: lines.map { LineView(segments: Self.segments($0, emoticons: emoticons, from: path)) },
+                lines: lines.map {
+                    LineView(
+                        segments: Self.segments(
+                            $0, conventions: options.forum.conventions, emoticons: emoticons, from: path))
+                },
                 isArt: TerminalArt.isArt(lines))
         case .quote(let header, let author, let lines):
             return BlockView(
                 isQuote: true,
                 lines: lines.map {
-                    LineView(segments: Self.segments($0.text, emoticons: emoticons, from: path), depth: $0.depth)
+                    LineView(
+                        segments: Self.segments(
+                            $0.text, conventions: options.forum.conventions, emoticons: emoticons, from: path),
+                        depth: $0.depth)
                 },
                 isLong: lines.count > options.longQuoteLines, header: header.map(InlineText.plain), author: author,
                 headerHref: header == nil ? nil : author.flatMap(quoted))
@@ -242,10 +253,10 @@ extension SiteBuilder {
     /// One line as template items: text, with its link and CSS classes.
     /// `emoticons`: the site paths of archived emoticon images by code,
     /// shown from `path`; an emoticon without one stays its code.
-    static func segments(_ line: String, emoticons: [String: String] = [:], from path: String = "")
-        -> [LineView.Segment]
-    {
-        InlineText.segments(line).map { segment in
+    static func segments(
+        _ line: String, conventions: any PostConventions, emoticons: [String: String] = [:], from path: String = ""
+    ) -> [LineView.Segment] {
+        InlineText.segments(line, conventions: conventions).map { segment in
             LineView.Segment(
                 text: segment.text, segHref: segment.link.flatMap(SafeLink.external),
                 segClass: segment.classes.isEmpty ? nil : segment.classes,

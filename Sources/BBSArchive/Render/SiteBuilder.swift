@@ -13,9 +13,15 @@ package struct SiteBuilder: Sendable {
         package var threadsPerPage = 30
         package var postsPerPage = 20
         package var postsPerUserPage = 50
-        /// The forum's words (site title, deleted-author label, lookup
-        /// example), given by the pipeline from the stored boards' source.
-        package var wording = SiteWording.plain
+        /// What the build knows of the forum (its words, time zone, post
+        /// conventions, address forms), given by the pipeline from the
+        /// stored boards' source.
+        package var forum = ForumProfile.plain
+        /// The forum's words (site title, deleted-author label, lookup example).
+        package var wording: SiteWording {
+            get { forum.wording }
+            set { forum.wording = newValue }
+        }
         /// Where the archive is published (`https://example.org/smth/`), for
         /// the sitemap and the feeds' absolute links. Without it there is no
         /// sitemap and the feeds link relative to themselves.
@@ -327,7 +333,7 @@ package struct SiteBuilder: Sendable {
             stylesheet: link(SitePaths.stylesheet),
             bootScript: link(SitePaths.bootScript), siteScript: link(SitePaths.siteScript), icon: link(SitePaths.icon),
             pageTitle: title, pageNumber: page > 1 ? page : nil, siteTitle: options.wording.siteTitle,
-            version: BBSArchiveVersion.version,
+            forum: ForumWordsView(forum: options.forum), version: BBSArchiveVersion.version,
             crumbs: crumbs.map { CrumbView(label: $0.0, href: link($0.1)) },
             sidebar: try sidebar(root: root, board: board, run: run))
     }
@@ -338,7 +344,7 @@ package struct SiteBuilder: Sendable {
         let key = root + "\u{0}" + (board ?? "")
         if let cached = run.sidebars[key] { return cached }
         let groups = run.navigation.groups.map { group in
-            var view = Self.groupView(group, navigation: run.navigation) { root + $0 }
+            var view = Self.groupView(group, navigation: run.navigation, time: options.forum.time) { root + $0 }
             view.open = board == nil || group.boards.contains { $0.name == board }
             for index in view.boards.indices { view.boards[index].isCurrent = view.boards[index].name == board }
             return view
@@ -356,7 +362,7 @@ package struct SiteBuilder: Sendable {
     /// show it; `link` makes a site path relative to the page.
     static func groupView(
         _ group: SiteNavigation.Group, navigation: SiteNavigation, stats: [String: BoardStats] = [:],
-        link: (String) -> String
+        time: ForumTime, link: (String) -> String
     ) -> BoardGroupView {
         BoardGroupView(
             name: group.code == nil ? "" : group.name, isAll: group.code == nil && !navigation.hasSections,
@@ -367,8 +373,8 @@ package struct SiteBuilder: Sendable {
                 }
                 return BoardGroupView.Board(
                     name: board.name, title: board.title ?? board.name, href: link(SitePaths.board(board.name)),
-                    threads: board.threadCount, posts: board.postCount, from: range.map { BeijingTime.day($0.0) },
-                    to: range.map { BeijingTime.day($0.1) })
+                    threads: board.threadCount, posts: board.postCount, from: range.map { time.day($0.0) },
+                    to: range.map { time.day($0.1) })
             })
     }
 
@@ -390,8 +396,8 @@ package struct SiteBuilder: Sendable {
     /// A thread's start as shown in lists: the exact time when its first
     /// post is archived, only the day when it was deleted on the forum
     /// (board lists give older threads' days only).
-    static func threadStart(_ thread: StoredThread) -> String {
-        thread.firstPostArchived ? BeijingTime.display(thread.postedAt) : BeijingTime.day(thread.postedAt)
+    static func threadStart(_ thread: StoredThread, time: ForumTime) -> String {
+        thread.firstPostArchived ? time.display(thread.postedAt) : time.day(thread.postedAt)
     }
 
     /// Text fit for HTML and XML: C0 control characters (such as the ESC of

@@ -23,6 +23,8 @@ enum SitePaths {
     static let lookup = "lookup.html"
     /// The lookup page's map of archived threads, a script so it loads from `file://` too.
     static let lookupMap = "lookup-map.js"
+    /// The forum's forms of address, as data for the forum-agnostic `lookup.js`.
+    static let lookupRules = "lookup-rules.js"
     static let search = "search.html"
     static let searchScript = "assets/search.js"
     static let notFound = "404.html"

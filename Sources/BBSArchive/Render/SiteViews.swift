@@ -29,6 +29,8 @@ struct PageChrome: Sendable {
     /// The page number, shown in the title from page 2 on.
     var pageNumber: Int?
     var siteTitle: String
+    /// The forum's own words: `{{forum.name}}`, `{{forum.deletedAuthor}}`.
+    var forum: ForumWordsView
     var version: String
     var crumbs: [CrumbView]
     /// The rendered sidebar, inserted as is.
@@ -59,6 +61,7 @@ struct PageChrome: Sendable {
         case "pageTitle": pageTitle
         case "pageNumber": pageNumber
         case "siteTitle": siteTitle
+        case "forum": forum
         case "version": version
         case "crumbs": crumbs
         case "sidebar": sidebar
@@ -90,6 +93,16 @@ struct CrumbView: TemplateView {
 struct UserLinkView: TemplateView {
     var id: String
     var href: String
+
+    init(id: String, href: String) {
+        self.id = id
+        self.href = href
+    }
+
+    /// A link to `user`'s page from the page at `path`.
+    init(user: String, from path: String) {
+        self.init(id: user, href: SitePaths.relative(from: path, to: SitePaths.user(user)))
+    }
 
     func child(named name: String) -> Any? {
         switch name {
@@ -867,15 +880,62 @@ struct HotPageView: TemplateView {
 struct LookupPageView: TemplateView {
     var chrome: PageChrome
     var lookupMap: String
+    var lookupRules: String
     var lookupScript: String
     var example: String
+    /// The forms of address the page names, joined into one sentence.
+    var forms: [Form]
 
     func child(named name: String) -> Any? {
         switch name {
         case "lookupMap": lookupMap
+        case "lookupRules": lookupRules
         case "lookupScript": lookupScript
         case "example": example
+        case "forms": forms
+        case "hasForms": !forms.isEmpty
         default: chrome.child(named: name)
+        }
+    }
+
+    /// One form as 标签（形状）, then what joins it to the next.
+    struct Form: TemplateView {
+        var label: String
+        var shape: String
+        /// 、 between forms, 和 before the last one, nothing after it.
+        var separator: String
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "label": label
+            case "shape": shape
+            case "separator": separator
+            default: nil
+            }
+        }
+
+        static func list(_ forms: [LookupRules.Form]) -> [Form] {
+            forms.enumerated().map { index, form in
+                let separator = index == forms.count - 1 ? "" : index == forms.count - 2 ? "和" : "、"
+                return Form(label: form.label, shape: form.shape, separator: separator)
+            }
+        }
+    }
+}
+
+/// The forum's own words, as templates read them (`{{forum.name}}`,
+/// `{{forum.deletedAuthor}}`, `{{forum.timeZone}}`), so that no template
+/// names a forum.
+struct ForumWordsView: TemplateView {
+    var forum: ForumProfile
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "name": forum.wording.forumName
+        case "deletedAuthor": forum.wording.deletedAuthor
+        case "siteTitle": forum.wording.siteTitle
+        case "timeZone": forum.time.name
+        default: nil
         }
     }
 }
@@ -954,6 +1014,7 @@ struct FeedView: TemplateView {
     var selfHref: String
     var alternate: String
     var siteTitle: String
+    var forum: ForumWordsView
     var version: String
     var entries: [Entry]
 
@@ -965,6 +1026,7 @@ struct FeedView: TemplateView {
         case "selfHref": selfHref
         case "alternate": alternate
         case "siteTitle": siteTitle
+        case "forum": forum
         case "version": version
         case "entries": entries
         default: nil

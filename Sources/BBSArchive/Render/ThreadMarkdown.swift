@@ -5,7 +5,7 @@ import Foundation
 enum ThreadMarkdown {
     static func render(
         thread: StoredThread, boardTitle: String, posts: [StoredPost], bodies: [PostBody]? = nil, original: String?,
-        mediaLink: (String) -> String?
+        forum: ForumProfile, mediaLink: (String) -> String?
     ) -> String {
         let document = MarkdownDocument()
         document.heading(1, [.text(thread.title)])
@@ -24,15 +24,17 @@ enum ThreadMarkdown {
                 2,
                 [
                     .text(
-                        "\(post.floor == 0 ? "楼主" : "\(post.floor)楼") · \(post.author)\(post.nick.map { " (\($0))" } ?? "") · \(BeijingTime.display(post.postedAt))"
+                        "\(post.floor == 0 ? "楼主" : "\(post.floor)楼") · \(post.author)\(post.nick.map { " (\($0))" } ?? "") · \(forum.time.display(post.postedAt))"
                     )
                 ])
             if let deleted = post.forumDeletedAt {
                 document.paragraph([
-                    .emphasis("论坛后来删除了这篇文章（\(BeijingTime.display(deleted).prefix(16)) 发现）；以下是删除前存档的文字。")
+                    .emphasis("论坛后来删除了这篇文章（\(forum.time.display(deleted).prefix(16)) 发现）；以下是删除前存档的文字。")
                 ])
             }
-            let body = bodies.flatMap { index < $0.count ? $0[index] : nil } ?? PostNormalizer.normalize(post.body)
+            let body =
+                bodies.flatMap { index < $0.count ? $0[index] : nil }
+                ?? PostNormalizer.normalize(post.body, conventions: forum.conventions)
             for block in body.blocks {
                 switch block {
                 case .text(let lines):
@@ -110,7 +112,7 @@ enum ThreadMarkdown {
 
 /// The Markdown index of a board: every archived thread, linking its `.md`.
 enum BoardMarkdown {
-    static func render(board: StoredBoard, threads: [StoredThread], deletedAuthor: String) -> String {
+    static func render(board: StoredBoard, threads: [StoredThread], forum: ForumProfile) -> String {
         let document = MarkdownDocument()
         document.heading(1, [.text("\(board.title ?? board.name) (\(board.name))")])
         let from = SitePaths.boardMarkdown(board.name)
@@ -125,7 +127,8 @@ enum BoardMarkdown {
                         url: SitePaths.relative(from: from, to: SitePaths.threadMarkdown(board.name, gid: thread.gid)),
                         text: thread.title),
                     .text(
-                        " · \(thread.author ?? deletedAuthor) · \(SiteBuilder.threadStart(thread)) · \(thread.replies) 回复"
+                        " · \(thread.author ?? forum.wording.deletedAuthor) · \(SiteBuilder.threadStart(thread, time: forum.time))"
+                            + " · \(thread.replies) 回复"
                     ),
                 ]
             })

@@ -13,7 +13,9 @@ package enum SearchBenchSupport {
         // Written as `build` writes: through the site's publisher (a
         // temporary file renamed over, one flush at the end).
         let publisher = try DiskPublisher(root: URL(fileURLWithPath: outPath))
-        let writer = SearchIndexWriter(store: store, postsPerPage: max(1, postsPerPage))
+        // As `build` does: the forum of the stored boards' source.
+        let forum = ForumSources.profile(sources: try store.boards().map(\.source))
+        let writer = SearchIndexWriter(store: store, postsPerPage: max(1, postsPerPage), forum: forum)
         let output = SearchIndexWriter.Output(
             read: { _ in nil },
             write: { data, path throws(ArchiveError) in try publisher.write(data, to: path) })
@@ -24,22 +26,25 @@ package enum SearchBenchSupport {
 
     /// Calls `line` with one JSON object per post: `href` (the floor on its
     /// thread page), `board`, `author` (both lower case), `day` (YYYYMMDD,
-    /// Beijing time) and `text`, the searchable text, normalized.
+    /// the forum's time) and `text`, the searchable text, normalized.
     package static func documents(
         storePath: String, postsPerPage: Int = 20, _ line: (Data) -> Void
     ) throws(ArchiveError) {
         let store = try ArchiveStore(path: storePath)
         let perPage = max(1, postsPerPage)
+        let forum = ForumSources.profile(sources: try store.boards().map(\.source))
         for board in try store.boards() {
             for thread in try store.threads(board: board.name) {
                 for (index, post) in try store.posts(board: board.name, gid: thread.gid).enumerated() {
-                    let c = BeijingTime.components(of: post.postedAt)
+                    let c = forum.time.components(of: post.postedAt)
                     let object: [String: Any] = [
                         "href": SitePaths.thread(board.name, gid: thread.gid, page: index / perPage + 1)
                             + "#a\(post.floor)",
                         "board": board.name.lowercased(), "author": post.author.lowercased(),
                         "day": c.year * 10000 + c.month * 100 + c.day,
-                        "text": SearchText.normalize(SearchText.searchable(post: post, threadTitle: thread.title)),
+                        "text": SearchText.normalize(
+                            SearchText.searchable(
+                                post: post, threadTitle: thread.title, conventions: forum.conventions)),
                     ]
                     guard let data = try? JSONSerialization.data(withJSONObject: object) else { continue }
                     line(data)

@@ -20,7 +20,7 @@ import GRDB
 ///   queries the lists already decide never download positions.
 /// - `search/d/K.js`: documents 2K and 2K+1: board, thread, floor, link (page and anchor),
 ///   author, time, title and searchable text, for the result list.
-/// - `search/days.js`: the first document of each Beijing day, for the
+/// - `search/days.js`: the first document of each day (in the forum's zone), for the
 ///   `after:` / `before:` filters.
 ///
 /// Documents are numbered in the order posts were made (then board, thread,
@@ -48,6 +48,8 @@ struct SearchIndexWriter {
     /// What the index covers; the site's threads are paged by `postsPerPage`.
     let store: ArchiveStore
     let postsPerPage: Int
+    /// The forum's post conventions (quotes are left out) and time zone (days).
+    let forum: ForumProfile
     /// Bytes of postings held in memory before they go to the spill files.
     var spillThreshold = 32 << 20
 
@@ -97,21 +99,24 @@ struct SearchIndexWriter {
         var normalized: String
     }
 
-    static func document(post: StoredPost, threadTitle: String, position: Int, postsPerPage: Int) -> Document {
-        let text = SearchText.searchable(post: post, threadTitle: threadTitle)
+    static func document(
+        post: StoredPost, threadTitle: String, position: Int, postsPerPage: Int, forum: ForumProfile
+    ) -> Document {
+        let text = SearchText.searchable(post: post, threadTitle: threadTitle, conventions: forum.conventions)
         let link = SitePaths.thread(post.board, gid: post.gid, page: position / max(1, postsPerPage) + 1)
         let row =
             "["
             + [
                 json(post.board), String(post.gid), String(post.floor), json(link + "#a\(post.floor)"),
-                json(post.author), json(String(BeijingTime.display(post.postedAt).prefix(16))),
+                json(post.author), json(String(forum.time.display(post.postedAt).prefix(16))),
                 json(SiteBuilder.displayable(threadTitle)), json(SiteBuilder.displayable(text)),
             ].joined(separator: ",") + "]"
         return Document(
             key: Key(
                 postedAt: ArchiveStore.seconds(post.postedAt), board: Array(post.board.utf8), gid: post.gid,
                 floor: post.floor),
-            board: post.board, gid: post.gid, floor: post.floor, author: post.author, day: dayNumber(post.postedAt),
+            board: post.board, gid: post.gid, floor: post.floor, author: post.author,
+            day: dayNumber(post.postedAt, time: forum.time),
             row: row, normalized: SearchText.normalize(text))
     }
 
@@ -139,7 +144,9 @@ struct SearchIndexWriter {
     /// The documents of a batch of posts (post, thread title, place in the
     /// thread), worked out on up to four threads; the same values, in the
     /// same order, as one at a time.
-    static func prepare(_ rows: [(StoredPost, String, Int)], postsPerPage: Int) -> [Prepared] {
+    static func prepare(
+        _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile
+    ) -> [Prepared] {
         let stripes = rows.count < 32 ? 1 : max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
         var out = [Prepared?](repeating: nil, count: rows.count)
         out.withUnsafeMutableBufferPointer { buffer in
@@ -148,7 +155,7 @@ struct SearchIndexWriter {
                 for index in stride(from: stripe, to: rows.count, by: stripes) {
                     let (post, title, position) = rows[index]
                     let document = Self.document(
-                        post: post, threadTitle: title, position: position, postsPerPage: postsPerPage)
+                        post: post, threadTitle: title, position: position, postsPerPage: postsPerPage, forum: forum)
                     let terms = SearchText.terms(document.normalized)
                     buffer[index] = Prepared(
                         document: document, unigrams: terms.unigrams, bigrams: terms.bigrams,
@@ -202,7 +209,7 @@ struct SearchIndexWriter {
             // on every core, then numbered and spilled in order.
             var batch: [(StoredPost, String, Int)] = []
             func process() throws {
-                for prepared in Self.prepare(batch, postsPerPage: postsPerPage) {
+                for prepared in Self.prepare(batch, postsPerPage: postsPerPage, forum: forum) {
                     let document = prepared.document
                     Self.postings(prepared) { term, kind, positions in
                         spill.add(term: term, kind: kind, doc: doc, positions: positions, shards: shards)
@@ -323,7 +330,7 @@ struct SearchIndexWriter {
             }
             for (position, post) in posts.enumerated() {
                 let document = Self.document(
-                    post: post, threadTitle: title, position: position, postsPerPage: postsPerPage)
+                    post: post, threadTitle: title, position: position, postsPerPage: postsPerPage, forum: forum)
                 if let hash = hashes[post.floor] {
                     guard hash == SHA256.hex(Data(document.row.utf8)) else { return nil }
                 } else {
@@ -453,9 +460,9 @@ struct SearchIndexWriter {
         return hash
     }
 
-    /// `YYYYMMDD` of a time in Beijing.
-    static func dayNumber(_ date: Date) -> Int {
-        let c = BeijingTime.components(of: date)
+    /// `YYYYMMDD` of a time in the forum's zone.
+    static func dayNumber(_ date: Date, time: ForumTime) -> Int {
+        let c = time.components(of: date)
         return c.year * 10000 + c.month * 100 + c.day
     }
 

@@ -22,10 +22,10 @@ package enum SearchText {
     }
 
     /// The searchable text of a post, before normalization.
-    package static func searchable(post: StoredPost, threadTitle: String) -> String {
+    package static func searchable(post: StoredPost, threadTitle: String, conventions: any PostConventions) -> String {
         var lines: [String] = []
         if post.floor == 0 { lines.append(InlineText.plain(threadTitle)) }
-        for block in PostNormalizer.normalize(post.body).blocks {
+        for block in PostNormalizer.normalize(post.body, conventions: conventions).blocks {
             guard case .text(let text) = block else { continue }
             lines += text.map(InlineText.plain)
         }
@@ -64,7 +64,7 @@ package enum SearchText {
         package var terms: [String] = []
         package var board: String?
         package var author: String?
-        /// `YYYY-MM-DD`, Beijing time, inclusive.
+        /// `YYYY-MM-DD`, in the forum's zone, inclusive.
         package var after: String?
         package var before: String?
 

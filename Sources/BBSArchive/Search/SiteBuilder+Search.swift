@@ -29,7 +29,7 @@ extension SiteBuilder {
 
         // New posts are appended to the index; anything else indexes the
         // store again. Either way only files whose bytes change are written.
-        let writer = SearchIndexWriter(store: store, postsPerPage: max(1, options.postsPerPage))
+        let writer = SearchIndexWriter(store: store, postsPerPage: max(1, options.postsPerPage), forum: options.forum)
         // Called from several threads at once (`FileBatch`).
         let lock = NSLock()
         let output = SearchIndexWriter.Output(

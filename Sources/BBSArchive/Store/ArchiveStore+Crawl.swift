@@ -5,25 +5,27 @@ import GRDB
 /// archived as listed, and the pages that failed.
 extension ArchiveStore {
     /// Whether the thread's posts were archived when it last looked like
-    /// `summary` on its board: then there is nothing new to fetch.
-    package func isArchived(board: String, summary: ThreadSummary) throws(ArchiveError) -> Bool {
+    /// `summary` on its board: then there is nothing new to fetch. `time`:
+    /// the forum's zone, whose midnight a listed day-only time stands for.
+    package func isArchived(board: String, summary: ThreadSummary, time: ForumTime) throws(ArchiveError) -> Bool {
         try read { db in
             let row = try Row.fetchOne(
                 db, sql: "SELECT archivedReplies, archivedLastReplyAt FROM thread WHERE board = ? AND gid = ?",
                 arguments: [board, summary.gid])
             guard let row, let replies: Int = row["archivedReplies"], let last: Int64 = row["archivedLastReplyAt"]
             else { return false }
-            return replies == summary.replies && Self.sameListedTime(last, Self.seconds(summary.lastReplyAt))
+            return replies == summary.replies
+                && Self.sameListedTime(last, Self.seconds(summary.lastReplyAt), time: time)
         }
     }
 
     /// Board lists print today's times to the second and older ones as a
     /// date; the same post read on two days must still count as unchanged.
-    static func sameListedTime(_ a: Int64, _ b: Int64) -> Bool {
+    static func sameListedTime(_ a: Int64, _ b: Int64, time: ForumTime) -> Bool {
         if a == b { return true }
         let day: Int64 = 86_400
-        let localA = a + Int64(BeijingTime.offsetSeconds)
-        let localB = b + Int64(BeijingTime.offsetSeconds)
+        let localA = a + Int64(time.offsetSeconds)
+        let localB = b + Int64(time.offsetSeconds)
         let eitherIsMidnight = localA % day == 0 || localB % day == 0
         return eitherIsMidnight && localA / day == localB / day
     }
@@ -51,7 +53,7 @@ extension ArchiveStore {
     /// Threads whose listing differs from what was archived (new, grown,
     /// or failed before), newest activity first, with how many posts the
     /// store already has of each.
-    package func threadsNeedingFetch(board: String) throws(ArchiveError) -> [(
+    package func threadsNeedingFetch(board: String, time: ForumTime) throws(ArchiveError) -> [(
         summary: ThreadSummary, archivedPosts: Int
     )] {
         try read { db in
@@ -69,7 +71,7 @@ extension ArchiveStore {
                 let replies: Int = row["replies"]
                 let last: Int64 = row["lastReplyAt"]
                 if let archived: Int = row["archivedReplies"], let archivedLast: Int64 = row["archivedLastReplyAt"],
-                    archived == replies, Self.sameListedTime(archivedLast, last)
+                    archived == replies, Self.sameListedTime(archivedLast, last, time: time)
                 {
                     return nil
                 }

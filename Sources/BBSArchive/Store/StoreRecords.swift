@@ -13,17 +13,12 @@ package struct StoredBoard: Sendable, Equatable {
 
 /// A thread as the store holds it, with times taken from its posts where
 /// they were archived (board lists give only the day for older threads).
+/// Its heading's fields (`gid`, `title`, `author`, …) read as its own.
+@dynamicMemberLookup
 package struct StoredThread: Sendable, Equatable {
     package var board: String
-    package var gid: Int
-    package var title: String
-    package var sticky: Bool
-    package var marked: Bool
-    /// `nil` when the first post was deleted on the forum.
-    package var author: String?
-    package var postedAt: Date
-    package var lastReplier: String?
-    package var lastReplyAt: Date
+    /// Its author is `nil` when the first post was deleted on the forum.
+    package var heading: ThreadHeading
     /// Posts archived for this thread.
     package var postCount: Int
     /// Whether floor 0 is archived. When it is not (deleted on the forum),
@@ -36,6 +31,11 @@ package struct StoredThread: Sendable, Equatable {
 
     /// Replies as the forum counts them: every post after the first.
     package var replies: Int { firstPostArchived ? max(0, postCount - 1) : postCount }
+
+    package subscript<Value>(dynamicMember path: WritableKeyPath<ThreadHeading, Value>) -> Value {
+        get { heading[keyPath: path] }
+        set { heading[keyPath: path] = newValue }
+    }
 }
 
 /// A post as the store holds it.

@@ -18,9 +18,12 @@ extension StoredThread: FetchableRecord {
     /// lastReplier, lastReplyAt, posts, firstPostArchived, changedAt, originalURL.
     package init(row: Row) {
         self.init(
-            board: row["board"], gid: row["gid"], title: row["title"], sticky: row["sticky"], marked: row["marked"],
-            author: row["author"], postedAt: ArchiveStore.date(row["postedAt"]), lastReplier: row["lastReplier"],
-            lastReplyAt: ArchiveStore.date(row["lastReplyAt"]), postCount: row["posts"],
+            board: row["board"],
+            heading: ThreadHeading(
+                gid: row["gid"], title: row["title"], sticky: row["sticky"], marked: row["marked"],
+                author: row["author"], postedAt: ArchiveStore.date(row["postedAt"]), lastReplier: row["lastReplier"],
+                lastReplyAt: ArchiveStore.date(row["lastReplyAt"])),
+            postCount: row["posts"],
             firstPostArchived: row["firstPostArchived"],
             changedAt: (row["changedAt"] as Int64?).map(ArchiveStore.date), originalURL: row["originalURL"])
     }

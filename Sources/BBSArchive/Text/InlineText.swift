@@ -10,8 +10,9 @@ package struct InlineSegment: Sendable, Equatable {
     package var bold = false
     package var italic = false
     package var underline = false
-    /// An emoticon such as `em01` or `ema3` (lowercased), shown as the
-    /// archived image the forum's source names for it, else as its code.
+    /// An emoticon (e.g. `em01`, `ema3`, as the forum's `PostConventions`
+    /// name it), shown as the archived image the forum's source names for
+    /// it, else as its code.
     package var emoticon: String?
 
     /// CSS classes for the look, e.g. `fg9 bg4 b`.
@@ -27,22 +28,24 @@ package struct InlineSegment: Sendable, Equatable {
     }
 }
 
-/// Reads the inline markup of SMTH post text: ANSI colour codes, UBB tags
-/// (`[b]`, `[i]`, `[u]`, `[color=…]`, `[size=…]`, `[url=…]`, `[email=…]`,
-/// `[img=…]`), emoticons (`[em01]`) and bare web addresses.
+/// Reads the inline markup of post text: ANSI colour codes, bare web
+/// addresses and, for a forum whose `PostConventions` use them, bracket
+/// (UBB) tags (`[b]`, `[i]`, `[u]`, `[color=…]`, `[size=…]`, `[url=…]`,
+/// `[email=…]`, `[img=…]`) and the emoticon tags the conventions name.
 ///
 /// Only web and mail addresses become links; everything else stays text,
 /// so a post can never smuggle markup or a `javascript:` link into a page.
 package enum InlineText {
-    package static func segments(_ line: String) -> [InlineSegment] {
+    package static func segments(_ line: String, conventions: any PostConventions) -> [InlineSegment] {
         let clean = removingControlCharacters(line)
+        let tags = conventions.usesBracketTags
         // Most lines have nothing to read: one plain segment.
-        if !clean.contains("\u{1B}"), !clean.contains("["), !clean.contains("://"), !clean.contains("www.") {
+        if !clean.contains("\u{1B}"), !(tags && clean.contains("[")), !clean.contains("://"), !clean.contains("www.") {
             return clean.isEmpty ? [] : [InlineSegment(text: clean)]
         }
         var result: [InlineSegment] = []
         for run in ANSIText.runs(clean) {
-            for segment in ubb(run.text) {
+            for segment in tags ? ubb(run.text, conventions: conventions) : [InlineSegment(text: run.text)] {
                 var segment = segment
                 segment.style = run.style
                 if segment.link == nil, segment.emoticon == nil {
@@ -69,7 +72,7 @@ package enum InlineText {
         var link: String?
     }
 
-    private static func ubb(_ text: String) -> [InlineSegment] {
+    private static func ubb(_ text: String, conventions: any PostConventions) -> [InlineSegment] {
         guard text.contains("[") else { return [InlineSegment(text: text)] }
         var segments: [InlineSegment] = []
         var state = State()
@@ -130,9 +133,9 @@ package enum InlineText {
                 for entry in stack[index...] { openCount[entry.tag, default: 0] -= 1 }
                 stack.removeSubrange(index...)
             default:
-                if isEmoticon(lower) {
+                if let emoticon = conventions.emoticon(tag: lower) {
                     flush()
-                    segments.append(InlineSegment(text: "[\(tag)]", emoticon: lower))
+                    segments.append(InlineSegment(text: "[\(tag)]", emoticon: emoticon))
                 } else {
                     current += "[\(tag)]"
                 }
@@ -147,21 +150,13 @@ package enum InlineText {
         }
     }
 
-    /// `em`, an optional letter, then one to three digits: `em01`, `ema3`.
-    static func isEmoticon(_ code: String) -> Bool {
-        guard code.hasPrefix("em") else { return false }
-        var digits = code.unicodeScalars.dropFirst(2)
-        if let first = digits.first, ("a"..."z").contains(first) { digits = digits.dropFirst() }
-        return (1...3).contains(digits.count) && digits.allSatisfy { ("0"..."9").contains($0) }
-    }
-
     /// The emoticon codes a post's text uses (lowercased, no brackets), as
-    /// `segments` reads them.
-    package static func emoticonCodes(in text: String) -> Set<String> {
+    /// `segments` reads them by the forum's `conventions`.
+    package static func emoticonCodes(in text: String, conventions: any PostConventions) -> Set<String> {
         guard text.contains("[") else { return [] }
         var codes: Set<String> = []
         for line in text.split(separator: "\n") where line.contains("[") {
-            for segment in segments(String(line)) {
+            for segment in segments(String(line), conventions: conventions) {
                 if let code = segment.emoticon { codes.insert(code) }
             }
         }

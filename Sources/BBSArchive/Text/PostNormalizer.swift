@@ -5,9 +5,9 @@ package struct PostBody: Sendable, Equatable {
     package enum Block: Sendable, Equatable {
         /// Consecutive lines of the post's own text.
         case text([String])
-        /// A quote of another post: the `【 在 x 的大作中提到: 】` header (when
-        /// present), whom it quotes, and the quoted lines with their depth
-        /// (1 for `: `, 2 for `: : `).
+        /// A quote of another post: its header line (when present), whom
+        /// it quotes, and the quoted lines with their depth (1 for the
+        /// outermost quote), as the forum's `PostConventions` read them.
         case quote(header: String?, author: String?, lines: [QuotedLine])
     }
 
@@ -19,10 +19,10 @@ package struct PostBody: Sendable, Equatable {
     package var blocks: [Block]
 }
 
-/// Recognises the structure of SMTH post text.
+/// Recognises the structure of post text by its forum's conventions.
 package enum PostNormalizer {
     /// Splits post text (lines joined by `\n`) into text and quote blocks.
-    package static func normalize(_ text: String) -> PostBody {
+    package static func normalize(_ text: String, conventions: any PostConventions) -> PostBody {
         var blocks: [PostBody.Block] = []
         var plain: [String] = []
         var quote: (header: String?, author: String?, lines: [PostBody.QuotedLine])?
@@ -37,11 +37,11 @@ package enum PostNormalizer {
         }
 
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if let author = quotedAuthor(line) {
+            if let author = conventions.quoteHeaderAuthor(line) {
                 flushPlain()
                 flushQuote()
                 quote = (line, author, [])
-            } else if let (depth, rest) = quoteDepth(line) {
+            } else if let (depth, rest) = conventions.quotedLine(line) {
                 flushPlain()
                 if quote == nil { quote = (nil, nil, []) }
                 quote?.lines.append(.init(depth: depth, text: rest))
@@ -54,32 +54,5 @@ package enum PostNormalizer {
         while let last = plain.last, last.isEmpty { plain.removeLast() }
         flushPlain()
         return PostBody(blocks: blocks)
-    }
-
-    /// `【 在 someone (昵称) 的大作中提到: 】` → `someone`.
-    static func quotedAuthor(_ line: String) -> String? {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
-        guard trimmed.hasPrefix("【"), trimmed.hasSuffix("】"),
-            let start = trimmed.range(of: "在 "),
-            let end = trimmed.range(of: "的大作中提到") ?? trimmed.range(of: "的邮件中提到"),
-            start.upperBound <= end.lowerBound
-        else { return nil }
-        let who = trimmed[start.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespaces)
-        let id = who.split(separator: " ").first.map(String.init) ?? who
-        return id.isEmpty ? nil : id
-    }
-
-    /// `: : deeper` → (2, `deeper`); `nil` for a line that is not quoted.
-    /// The space after a colon is optional: `:text` and `::deeper` are
-    /// quoted lines as much as `: text` and `: : deeper`.
-    static func quoteDepth(_ line: String) -> (Int, String)? {
-        var rest = Substring(line)
-        var depth = 0
-        while rest.hasPrefix(":") {
-            depth += 1
-            rest = rest.dropFirst()
-            if rest.hasPrefix(" ") { rest = rest.dropFirst() }
-        }
-        return depth > 0 ? (depth, String(rest)) : nil
     }
 }

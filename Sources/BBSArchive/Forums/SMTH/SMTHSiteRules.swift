@@ -1,12 +1,39 @@
 import Foundation
 
 /// What both SMTH front ends share beyond their markup: how the forum says
-/// "log in first", which smaller copies of an attachment it serves, and the
-/// words the archive of it shows.
+/// "log in first", which smaller copies of an attachment it serves, and
+/// what the archive of it needs to know (its words, its time zone, how its
+/// posts are written, the forms of its addresses).
 enum SMTHSiteRules {
     static let wording = SiteWording(
         siteTitle: "水木社区存档", deletedAuthor: "原帖已删除",
-        lookupExample: "https://m.newsmth.net/article/Geography/12345")
+        lookupExample: "https://m.newsmth.net/article/Geography/12345", forumName: "水木社区")
+
+    static let exampleBoards = ["Geography", "WorkLife"]
+
+    /// Every SMTH page prints its times in Beijing time.
+    static let time = ForumTime(zone: "Asia/Shanghai", offsetSeconds: 8 * 3600, name: "北京时间")
+
+    /// The forms of an SMTH address on any host (newsmth.net, mysmth.net, a
+    /// mirror): `m.newsmth.net/article/BOARD/GID[?p=N]` (mobile),
+    /// `www.newsmth.net/nForum/#!article/BOARD/GID` and
+    /// `…/nForum/article/BOARD/GID[?ajax]` (desktop), and a board's
+    /// `…/board/BOARD`, `…/nForum/#!board/BOARD`.
+    static let lookup = LookupRules(
+        base: "https://m.newsmth.net/",
+        rules: [
+            LookupRule(part: .fragment, pattern: #"^#!(?:nForum/)?article/([^/?]+)(?:/([^/?]*))?"#, board: 1, gid: 2),
+            LookupRule(part: .fragment, pattern: #"^#!(?:nForum/)?board/([^/?]+)"#, board: 1),
+            LookupRule(part: .path, pattern: #"^/(?:nForum/)?article/([^/]+)(?:/([^/]*))?"#, board: 1, gid: 2),
+            LookupRule(part: .path, pattern: #"^/(?:nForum/)?board/([^/]+)"#, board: 1),
+        ],
+        forms: [
+            .init(label: "手机版", shape: "m.newsmth.net/article/版面/编号"),
+            .init(label: "电脑版", shape: "www.newsmth.net/nForum/#!article/版面/编号"),
+        ])
+
+    static let profile = ForumProfile(
+        wording: wording, time: time, conventions: SMTHPostConventions(), lookup: lookup)
 
     /// 您无权阅读此版面, 请先登录 and their misspelling 登陆.
     static func isLoginWall(message: String) -> Bool {
@@ -53,7 +80,8 @@ extension SMTHFrontEnd {
         SMTHSiteRules.captureMarkers(board: board, source: self)
     }
     package func isLoginWall(message: String) -> Bool { SMTHSiteRules.isLoginWall(message: message) }
-    package var wording: SiteWording { SMTHSiteRules.wording }
+    package var profile: ForumProfile { SMTHSiteRules.profile }
+    package var exampleBoards: [String] { SMTHSiteRules.exampleBoards }
     package func mediaFallbacks(for url: String) -> [(url: String, variant: String)] {
         SMTHSiteRules.mediaFallbacks(for: url)
     }

@@ -9,15 +9,15 @@ enum SMTHTimeParser {
         switch fields.count {
         case 1 where fields[0].contains(":"):
             guard let (h, m, s) = clock(fields[0]) else { return nil }
-            var day = BeijingTime.components(of: fetchedAt)
+            var day = SMTHSiteRules.time.components(of: fetchedAt)
             (day.hour, day.minute, day.second) = (h, m, s)
-            return BeijingTime.date(day)
+            return SMTHSiteRules.time.date(day)
         case 1:
             guard let (y, mo, d) = calendarDay(fields[0]) else { return nil }
-            return BeijingTime.date(.init(year: y, month: mo, day: d))
+            return SMTHSiteRules.time.date(.init(year: y, month: mo, day: d))
         case 2:
             guard let (y, mo, d) = calendarDay(fields[0]), let (h, m, s) = clock(fields[1]) else { return nil }
-            return BeijingTime.date(.init(year: y, month: mo, day: d, hour: h, minute: m, second: s))
+            return SMTHSiteRules.time.date(.init(year: y, month: mo, day: d, hour: h, minute: m, second: s))
         default:
             return nil
         }
@@ -34,7 +34,7 @@ enum SMTHTimeParser {
         }
     }
 
-    /// `parse`, but a date-shaped time outside `BeijingTime.plausibleYears`
+    /// `parse`, but a date-shaped time outside `ForumTime.plausibleYears`
     /// (or one that does not fit) is an error for the page at `url`: a
     /// thread list row cannot be placed without its time.
     static func checked(_ text: String, fetchedAt: Date, url: String) throws(ArchiveError) -> Date? {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The parts of a whole BBS post text (as the desktop site shows it):
+/// The parts of a whole SMTH post text (as the desktop site shows it):
 ///
 /// ```
 /// 发信人: schower (昵称), 信区: WorkLife
@@ -123,7 +123,7 @@ package struct PostText: Sendable, Equatable {
         else { return nil }
         let clock = fields[2].split(separator: ":").compactMap { Int($0) }
         guard clock.count == 3 else { return nil }
-        return BeijingTime.date(
+        return SMTHSiteRules.time.date(
             .init(year: year, month: month + 1, day: day, hour: clock[0], minute: clock[1], second: clock[2]))
     }
 

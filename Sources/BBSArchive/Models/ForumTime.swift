@@ -1,15 +1,31 @@
 import Foundation
 
-/// Calendar arithmetic in Beijing time (Asia/Shanghai), the zone every SMTH
-/// page prints its times in.
+/// Calendar arithmetic in one forum's time zone: the zone its pages print
+/// times in, which the archive shows them in too. Each forum declares its
+/// own (`ForumSource.time`); the build gets it with the forum's profile.
 ///
-/// China has kept UTC+8 without daylight saving since 1991, before SMTH
-/// existed, so a fixed offset is exact for every post and much faster than
-/// going through `Calendar` for millions of timestamps.
-package enum BeijingTime {
-    package static let offsetSeconds = 8 * 3600
+/// The zone is a fixed offset from UTC: exact for a forum whose zone has
+/// kept one offset over the forum's whole life (China has kept UTC+8
+/// without daylight saving since 1991), and much faster than going through
+/// `Calendar` for millions of timestamps.
+package struct ForumTime: Sendable, Equatable {
+    /// The zone's IANA name, e.g. `Asia/Shanghai`.
+    package var zone: String
+    /// Seconds east of UTC.
+    package var offsetSeconds: Int
+    /// What the site calls the zone, e.g. 北京时间.
+    package var name: String
 
-    /// A civil date and time of day in Beijing.
+    package init(zone: String, offsetSeconds: Int, name: String? = nil) {
+        self.zone = zone
+        self.offsetSeconds = offsetSeconds
+        self.name = name ?? zone
+    }
+
+    /// UTC, for a build told nothing else.
+    package static let utc = ForumTime(zone: "UTC", offsetSeconds: 0, name: "协调世界时 (UTC)")
+
+    /// A civil date and time of day in the forum's zone.
     package struct Components: Equatable, Sendable {
         package var year: Int, month: Int, day: Int
         package var hour: Int, minute: Int, second: Int
@@ -25,51 +41,59 @@ package enum BeijingTime {
     /// where a huge year would overflow and trap.
     package static let plausibleYears = 1990...2100
 
-    /// The instant of a Beijing wall-clock time, or `nil` if it is not a real
+    /// The instant of a wall-clock time in the zone, or `nil` if it is not a real
     /// date in `plausibleYears`.
-    package static func date(_ c: Components) -> Date? {
-        guard plausibleYears.contains(c.year), (1...12).contains(c.month), (1...31).contains(c.day),
+    package func date(_ c: Components) -> Date? {
+        guard Self.plausibleYears.contains(c.year), (1...12).contains(c.month), (1...31).contains(c.day),
             (0...23).contains(c.hour),
             (0...59).contains(c.minute), (0...60).contains(c.second),
-            c.day <= daysInMonth(year: c.year, month: c.month)
+            c.day <= Self.daysInMonth(year: c.year, month: c.month)
         else { return nil }
-        let days = daysFromCivil(year: c.year, month: c.month, day: c.day)
+        let days = Self.daysFromCivil(year: c.year, month: c.month, day: c.day)
         let seconds = days * 86_400 + c.hour * 3600 + c.minute * 60 + c.second - offsetSeconds
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
-    /// The Beijing wall-clock reading of an instant (whole seconds).
+    /// The zone's wall-clock reading of an instant (whole seconds).
     /// Instants beyond ±10^12 s (about ±31,700 years) read as those bounds,
     /// so that no stored or computed date can trap the conversion.
-    package static func components(of date: Date) -> Components {
+    package func components(of date: Date) -> Components {
         let limit = 1e12
         let raw = date.timeIntervalSince1970.rounded(.down)
         let clamped = raw.isNaN ? 0 : min(max(raw, -limit), limit)
         let seconds = Int(clamped) + offsetSeconds
         let days = Int((Double(seconds) / 86_400).rounded(.down))
         let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = civilFromDays(days)
+        let (year, month, day) = Self.civilFromDays(days)
         return Components(
             year: year, month: month, day: day,
             hour: secondOfDay / 3600, minute: secondOfDay % 3600 / 60, second: secondOfDay % 60)
     }
 
-    /// `2023-04-03T00:00:00+08:00`: ISO 8601 with the Beijing offset.
-    package static func iso8601(_ date: Date) -> String {
+    /// `2023-04-03T00:00:00+08:00`: ISO 8601 with the zone's offset.
+    package func iso8601(_ date: Date) -> String {
         let c = components(of: date)
-        return "\(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day))T\(pad(c.hour)):\(pad(c.minute)):\(pad(c.second))+08:00"
+        let date = "\(Self.pad(c.year, 4))-\(Self.pad(c.month))-\(Self.pad(c.day))"
+        return date + "T\(Self.pad(c.hour)):\(Self.pad(c.minute)):\(Self.pad(c.second))" + offsetText
     }
 
-    /// `2023-04-03 15:31:48`, as the forum and the archive print times.
-    package static func display(_ date: Date) -> String {
+    /// `+08:00`, `-03:30`, `+00:00`.
+    private var offsetText: String {
+        let minutes = abs(offsetSeconds) / 60
+        return (offsetSeconds < 0 ? "-" : "+") + Self.pad(minutes / 60) + ":" + Self.pad(minutes % 60)
+    }
+
+    /// `2023-04-03 15:31:48`, as forums and the archive print times.
+    package func display(_ date: Date) -> String {
         let c = components(of: date)
-        return "\(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day)) \(pad(c.hour)):\(pad(c.minute)):\(pad(c.second))"
+        return
+            "\(Self.pad(c.year, 4))-\(Self.pad(c.month))-\(Self.pad(c.day)) \(Self.pad(c.hour)):\(Self.pad(c.minute)):\(Self.pad(c.second))"
     }
 
     /// `2023-04-03`.
-    package static func day(_ date: Date) -> String {
+    package func day(_ date: Date) -> String {
         let c = components(of: date)
-        return "\(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day))"
+        return "\(Self.pad(c.year, 4))-\(Self.pad(c.month))-\(Self.pad(c.day))"
     }
 
     /// Parses an ISO 8601 instant such as `2026-08-01T12:00:00+08:00` or `...Z`.
@@ -90,7 +114,7 @@ package enum BeijingTime {
 
     private static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
-        case 2: return isLeap(year) ? 29 : 28
+        case 2: return Self.isLeap(year) ? 29 : 28
         case 4, 6, 9, 11: return 30
         default: return 31
         }
