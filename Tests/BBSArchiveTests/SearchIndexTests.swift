@@ -10,14 +10,16 @@ import Testing
 @Suite struct SearchIndexTests {
     final class Recorder: @unchecked Sendable {
         let publisher = MemoryPublisher()
+        let lock = NSLock()
         var written: [String] = []
 
+        /// Called from several threads at once, as the writer does.
         var output: SearchIndexWriter.Output {
             SearchIndexWriter.Output(
                 read: { [publisher] in publisher.read($0) },
                 write: { data, path throws(ArchiveError) in
                     let wrote = try self.publisher.write(data, to: path)
-                    if wrote { self.written.append(path) }
+                    if wrote { self.lock.withLock { self.written.append(path) } }
                     return wrote
                 })
         }
@@ -134,5 +136,37 @@ import Testing
         #expect(report.full)
         let chunks = site.publisher.files.filter { $0.key.hasPrefix("search/d/") }.values
         #expect(chunks.contains { String(decoding: $0, as: UTF8.self).contains("（修改过）") })
+    }
+
+    /// Lists spelled as Rice codes or bitmaps read back as they were, pair
+    /// counts of any size included.
+    @Test func listsReadBackAsWritten() throws {
+        var random = SystemRandomNumberGenerator()
+        for density in [0.001, 0.05, 0.3, 0.9] {
+            let start = Int.random(in: 0..<5000, using: &random)
+            let docs = (start..<start + 4000).filter { _ in Double.random(in: 0..<1, using: &random) < density }
+            guard !docs.isEmpty else { continue }
+            let text = ListCoding.encodeDocs(docs)
+            if density != 0.3 { #expect(text.hasPrefix(density > 0.5 ? "~" : "!"), "density \(density)") }
+            #expect(ListCoding.decodeDocs(Substring(text)) == docs, "density \(density)")
+            // A pair's list: (gap, count, positions…) records.
+            var bytes: [UInt8] = []
+            var counts: [UInt8] = []
+            var previous = 0
+            for doc in docs {
+                let count = [1, 1, 1, 2, 5, 16, 17, 40].randomElement(using: &random) ?? 1
+                varint(doc - previous, into: &bytes)
+                varint(doc - previous, into: &counts)
+                previous = doc
+                varint(count, into: &bytes)
+                varint(count, into: &counts)
+                for _ in 0..<count { varint(3, into: &bytes) }
+            }
+            let pair = ListCoding.encode(bytes, positional: true)
+            #expect(ListCoding.internalList(pair, positional: true) == counts, "density \(density)")
+        }
+        #expect(ListCoding.decodeDocs("!") == nil)
+        #expect(ListCoding.decodeDocs("~") == nil)
+        #expect(ListCoding.internalList("!AAAA.x", positional: false) == nil)
     }
 }

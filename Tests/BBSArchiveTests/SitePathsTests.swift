@@ -26,4 +26,20 @@ import Testing
         #expect(SitePaths.mediaExtension(mime: "application/octet-stream", name: "资料.TXT") == "txt")
         #expect(SitePaths.mediaExtension(mime: "image/svg+xml", name: "a.svg") == "bin")
     }
+
+    /// The byte-wise `relative` gives what splitting into components gives.
+    @Test func relativeAgreesWithSplittingIntoComponents() {
+        let paths = [
+            "", "index.html", "board/Geo/12.html", "board/Geo/12-2.html", "board/Geo/index.html", "board/Ge/1.html",
+            "board/Geox/1.html", "board/Geo/", "user/bob.html", "/abs/x.html", "a//b.html", "board/Geo/a/b/c.html",
+            "search/p/ab.json", "board/Geo", "board",
+        ]
+        for from in paths {
+            for to in paths {
+                #expect(
+                    SitePaths.relative(from: from, to: to) == SitePaths.relativeBySplitting(from: from, to: to),
+                    "\(from) → \(to)")
+            }
+        }
+    }
 }

@@ -84,8 +84,9 @@
     return result;
   }
 
-  function varints(b64) {
-    var raw = atob(b64);
+  // Varints from base64 (or from a binary string already decoded).
+  function varints(text, binary) {
+    var raw = binary ? text : atob(text);
     var out = [];
     var value = 0;
     var shift = 0;
@@ -97,32 +98,88 @@
     return out;
   }
 
-  // A document list (gaps) → array of documents.
+  // A list's documents as the shard spells them: "!" and base64 of a Rice
+  // code (varints k, count, first document; then each further gap less one
+  // as gap >> k in unary, ones ended by a zero, and its k low bits, low bit
+  // first), or "~" and base64 of a bitmap (varint first byte, then a bit a
+  // document).
+  function decodeDocs(text) {
+    var raw = atob(text.slice(1));
+    var at = 0;
+    function varint() {
+      var value = 0;
+      var shift = 0;
+      while (at < raw.length) {
+        var byte = raw.charCodeAt(at++);
+        value += (byte & 0x7f) * Math.pow(2, shift);
+        if (!(byte & 0x80)) break;
+        shift += 7;
+      }
+      return value;
+    }
+    var out = [];
+    if (text.charAt(0) === '~') {
+      var first = varint();
+      for (var j = at; j < raw.length; j++) {
+        var bits = raw.charCodeAt(j);
+        if (!bits) continue;
+        var base = (first + j - at) * 8;
+        for (var b = 0; b < 8; b++) if (bits & (1 << b)) out.push(base + b);
+      }
+      return out;
+    }
+    var k = varint();
+    var count = varint();
+    var doc = varint();
+    out.push(doc);
+    var bit = at * 8;
+    var end = raw.length * 8;
+    for (var n = 1; n < count && bit < end; n++) {
+      var quotient = 0;
+      while (bit < end && (raw.charCodeAt(bit >> 3) >> (bit & 7)) & 1) { quotient++; bit++; }
+      bit++;
+      var low = 0;
+      for (var s = 0; s < k; s++, bit++) if ((raw.charCodeAt(bit >> 3) >> (bit & 7)) & 1) low += Math.pow(2, s);
+      doc += 1 + quotient * Math.pow(2, k) + low;
+      out.push(doc);
+    }
+    return out;
+  }
+
+  // A document list → array of documents.
   function docList(kind, key) {
     var id = kind + '\u0000' + key;
     if (decoded[id]) return decoded[id];
     var shard = store.s[shardOf(key)];
-    var b64 = shard && shard[kind][key];
-    var docs = [];
-    if (b64) {
-      var values = varints(b64);
-      var doc = 0;
-      for (var i = 0; i < values.length; i++) { doc += values[i]; docs.push(doc); }
-    }
-    return (decoded[id] = docs);
+    var text = shard && shard[kind][key];
+    return (decoded[id] = text ? decodeDocs(text) : []);
   }
 
-  // A pair's documents → Map(document → occurrences), from its shard.
+  // A pair's documents → Map(document → occurrences), from its shard: its
+  // documents; then, if some hold it more than once, "." the ranks of those
+  // and "." their counts less 2, a nibble each (15: 17 or more, the rest as
+  // varints after the nibbles).
   function pairDocs(pair) {
     var id = 'c\u0000' + pair;
     if (decoded[id]) return decoded[id];
     var shard = store.s[shardOf(pair)];
-    var b64 = shard && shard.b[pair];
+    var text = shard && shard.b[pair];
     var map = new Map();
-    if (b64) {
-      var values = varints(b64);
-      var doc = 0;
-      for (var i = 0; i + 1 < values.length; i += 2) { doc += values[i]; map.set(doc, values[i + 1]); }
+    if (text) {
+      var parts = text.split('.');
+      var docs = decodeDocs(parts[0]);
+      var counts = docs.map(function () { return 1; });
+      if (parts.length === 3) {
+        var ranks = decodeDocs(parts[1]);
+        var packed = atob(parts[2]);
+        var more = varints(packed.slice((ranks.length + 1) >> 1), true);
+        var m = 0;
+        for (var r = 0; r < ranks.length; r++) {
+          var nibble = (packed.charCodeAt(r >> 1) >> (4 * (r & 1))) & 15;
+          counts[ranks[r]] = nibble === 15 ? 17 + more[m++] : nibble + 2;
+        }
+      }
+      for (var i = 0; i < docs.length; i++) map.set(docs[i], counts[i]);
     }
     return (decoded[id] = map);
   }

@@ -27,11 +27,20 @@ package enum MarkupEscaper {
 
     /// `text` fit for HTML text, a quoted HTML attribute or XML.
     package static func escape(_ text: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        escape(text, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `text`, escaped as `escape(_:)` does, to `out`.
+    static func escape(_ text: String, into out: inout [UInt8]) {
         var text = text
-        return text.withUTF8 { bytes in
-            guard let first = bytes.firstIndex(where: needsWork) else { return String(decoding: bytes, as: UTF8.self) }
-            var out: [UInt8] = []
-            out.reserveCapacity(bytes.count + 16)
+        text.withUTF8 { bytes in
+            guard let first = bytes.firstIndex(where: needsWork) else {
+                out.append(contentsOf: bytes)
+                return
+            }
             out.append(contentsOf: bytes[..<first])
             var index = first
             while index < bytes.count {
@@ -45,13 +54,11 @@ package enum MarkupEscaper {
                 case 0x09, 0x0A, 0x0D: out.append(byte)
                 case 0x00..<0x20, 0x7F: break
                 case 0xC2 where index + 1 < bytes.count && (0x80...0x9F).contains(bytes[index + 1]):
-                    // A C1 control (U+0080 to U+009F) is these two bytes.
                     index += 1
                 default: out.append(byte)
                 }
                 index += 1
             }
-            return String(decoding: out, as: UTF8.self)
         }
     }
 

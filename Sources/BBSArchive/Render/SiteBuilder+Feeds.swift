@@ -37,7 +37,7 @@ extension SiteBuilder {
                     boardTitle: digest.boardTitle,
                     summary: digest.excerpt.isEmpty ? Self.displayable(thread.title) : digest.excerpt)
             })
-        try file(path, Data(try templates.render("feed", view).utf8), run: run)
+        try file(path, Data(try templates.bytes("feed", view)), run: run)
         run.report.feeds += 1
     }
 
@@ -73,7 +73,7 @@ extension SiteBuilder {
         }
         func urlset(_ chunk: [String]) throws(ArchiveError) -> Data {
             let urls = chunk.compactMap { path in absolute(path).map { LinkView(href: $0) } }
-            return Data(try templates.render("sitemap", SitemapView(urls: urls)).utf8)
+            return Data(try templates.bytes("sitemap", SitemapView(urls: urls)))
         }
         if chunks.count <= 1 {
             try file(SitePaths.sitemap, try urlset(chunks.first ?? []), run: run)
@@ -85,7 +85,7 @@ extension SiteBuilder {
                 parts.append(LinkView(href: absolute(name) ?? name))
             }
             try file(
-                SitePaths.sitemap, Data(try templates.render("sitemap-index", SitemapView(sitemaps: parts)).utf8),
+                SitePaths.sitemap, Data(try templates.bytes("sitemap-index", SitemapView(sitemaps: parts))),
                 run: run)
         }
         run.report.sitemap = true

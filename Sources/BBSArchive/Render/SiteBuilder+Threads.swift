@@ -213,7 +213,8 @@ extension SiteBuilder {
             forumDeletedAt: post.forumDeletedAt.map { String(BeijingTime.display($0).prefix(16)) },
             forumDeletedISO: post.forumDeletedAt.map(BeijingTime.iso8601),
             // Rendered (and escaped) by the post-body template, inserted as is.
-            body: try templates.render("post-body", content), isMono: blocks.contains(where: \.isArt),
+            body: RenderedMarkup(bytes: try templates.bytes("post-body", content)),
+            isMono: blocks.contains(where: \.isArt),
             byThreadAuthor: post.author == threadAuthor)
     }
 

@@ -105,6 +105,22 @@ package struct SiteBuilder: Sendable {
         // rendered again by the next one.
         var through = try store.lastBuildChange()
         let previous = options.incremental ? BuildState.load(from: publisher) : nil
+        if let previous, previous.fingerprint == fingerprint, let seq = previous.changeSeq, seq == through,
+            publisher.exists(SitePaths.home), boards.allSatisfy({ publisher.exists(SitePaths.board($0.name)) })
+        {
+            // Nothing logged since the last build, nothing else that pages
+            // depend on changed, and the site is there: nothing to render.
+            var report = Report()
+            report.changes = BuildChanges()
+            report.changes?.through = through
+            for writer in writers { try writer.write(changes: report.changes, store: store, publisher: publisher) }
+            try publisher.flush()
+            try BuildState(
+                fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
+                boardPages: previous.boardPages
+            ).save(to: publisher)
+            return report
+        }
         if let previous, previous.fingerprint == fingerprint, let seq = previous.changeSeq, seq <= through {
             let changes = try store.buildChanges(after: seq)
             run.changes = changes
@@ -163,8 +179,10 @@ package struct SiteBuilder: Sendable {
             SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.wording.siteTitle), run: run)
         try copyAssets(run: run)
         for writer in writers { try writer.write(changes: run.changes, store: store, publisher: publisher) }
-        // Written last: a build that stopped part way leaves the old state,
-        // and the next build renders everything that changed since then.
+        // Written last, after everything else is on the disk: a build that
+        // stopped part way leaves the old state, and the next build renders
+        // everything that changed since then.
+        try publisher.flush()
         try BuildState(
             fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
             boardPages: run.boardPages
@@ -248,8 +266,8 @@ package struct SiteBuilder: Sendable {
 
     /// Renders a page template and writes it; `listed` pages go in the sitemap.
     func page(_ path: String, template: String, _ context: some TemplateView, run: BuildRun) throws(ArchiveError) {
-        let html = try templates.render(template, context)
-        count(try publisher.write(Data(html.utf8), to: path), in: run)
+        let html = try templates.bytes(template, context)
+        count(try publisher.write(Data(html), to: path), in: run)
         run.report.pages += 1
     }
 

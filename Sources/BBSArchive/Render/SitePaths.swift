@@ -79,6 +79,42 @@ enum SitePaths {
     /// The relative link from the page at `from` to the file at `to`
     /// (both relative to the site's root): up to the shared folder, then down.
     static func relative(from: String, to: String) -> String {
+        // The site's own paths (no empty component) are compared as bytes;
+        // anything else goes the long way, with the same result.
+        var from = from
+        var to = to
+        let fast = from.withUTF8 { f in
+            to.withUTF8 { t -> String? in
+                let slash = UInt8(ascii: "/")
+                guard let first = f.first, let last = f.last, first != slash, last != slash else { return nil }
+                var folders = 0
+                var previous: UInt8 = 0
+                for byte in f {
+                    if byte == slash {
+                        if previous == slash { return nil }
+                        folders += 1
+                    }
+                    previous = byte
+                }
+                var shared = 0
+                var sharedEnd = 0
+                var index = 0
+                while index < f.count, index < t.count, f[index] == t[index] {
+                    if f[index] == slash {
+                        shared += 1
+                        sharedEnd = index + 1
+                    }
+                    index += 1
+                }
+                var result = String(repeating: "../", count: folders - shared)
+                result += String(decoding: UnsafeBufferPointer(rebasing: t[sharedEnd...]), as: UTF8.self)
+                return result
+            }
+        }
+        return fast ?? relativeBySplitting(from: from, to: to)
+    }
+
+    static func relativeBySplitting(from: String, to: String) -> String {
         let fromFolders = from.split(separator: "/").dropLast()
         let toParts = to.split(separator: "/", omittingEmptySubsequences: false)
         var shared = 0

@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import Synchronization
 
 /// Where the site builder's files go: the disk for a real build, memory in tests.
 package protocol SitePublisher: Sendable {
@@ -10,6 +12,14 @@ package protocol SitePublisher: Sendable {
     func exists(_ path: String) -> Bool
     /// The bytes of the file at `path`, if there is one.
     func read(_ path: String) -> Data?
+    /// Makes everything written so far durable (one flush of the whole
+    /// output, instead of one per file); the build calls it before it
+    /// records that it is done.
+    func flush() throws(ArchiveError)
+}
+
+extension SitePublisher {
+    package func flush() throws(ArchiveError) {}
 }
 
 /// Writes the site into a folder. A file whose bytes are unchanged is left
@@ -17,6 +27,10 @@ package protocol SitePublisher: Sendable {
 /// files are replaced atomically, so a reader never sees half a page.
 package struct DiskPublisher: SitePublisher {
     package let root: URL
+    /// The files written since the last flush, until there are too many to
+    /// flush one by one (`nil`: then the whole file system is flushed).
+    private let log = WriteLog()
+    private static let flushOneByOne = 256
 
     package init(root: URL) throws(ArchiveError) {
         self.root = root
@@ -27,18 +41,123 @@ package struct DiskPublisher: SitePublisher {
         }
     }
 
+    /// Compares with the file already there (its size first), then writes
+    /// a temporary file beside it and renames it over: a reader sees the
+    /// old file or the new one, never half of one. Nothing is flushed to
+    /// the disk here, file by file; `flush()` does it once for the build.
     package func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool {
-        let url = root.appendingPathComponent(path)
-        if let existing = FileManager.default.contents(atPath: url.path), existing == data { return false }
-        do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try data.write(to: url, options: .atomic)
-        } catch {
-            throw .outputUnwritable(path: url.path, reason: Self.reason(error))
+        let target = root.path + "/" + path
+        let existing = Self.compare(data, at: target)
+        if existing == .same { return false }
+        // Even a new file goes through a temporary one: a build that stops
+        // part way leaves no half file (media are never written twice).
+        let temporary = target + ".tmp-\(getpid())-\(Self.nextNumber())"
+        var descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        if descriptor < 0, errno == ENOENT {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            } catch {
+                throw .outputUnwritable(path: target, reason: Self.reason(error))
+            }
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        }
+        guard descriptor >= 0 else { throw .outputUnwritable(path: target, reason: Self.lastError()) }
+        let complete = data.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        let failure = complete ? nil : Self.lastError()
+        let closed = close(descriptor) == 0
+        guard complete, closed, rename(temporary, target) == 0 else {
+            let reason = failure ?? Self.lastError()
+            unlink(temporary)
+            throw .outputUnwritable(path: target, reason: reason)
+        }
+        log.unflushed.withLock { paths in
+            guard var list = paths.take() else { return }
+            list.append(target)
+            paths = list.count > Self.flushOneByOne ? nil : list
         }
         return true
     }
+
+    /// Flushes what was written since the last flush: nothing when nothing
+    /// was, a few files one by one (`fsync`), many at once (the output's
+    /// file system, `syncfs`).
+    package func flush() throws(ArchiveError) {
+        let written = log.unflushed.withLock { paths in
+            defer { paths = [] }
+            return paths
+        }
+        guard let written else { return try flushAll() }
+        for path in written {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            // A file replaced or removed since is not this build's to flush.
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            guard fsync(descriptor) == 0 else { throw .outputUnwritable(path: path, reason: Self.lastError()) }
+        }
+    }
+
+    private func flushAll() throws(ArchiveError) {
+        let descriptor = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .outputUnwritable(path: root.path, reason: Self.lastError()) }
+        defer { close(descriptor) }
+        guard let syncfs = Self.syncfs else {
+            sync()
+            return
+        }
+        guard syncfs(descriptor) == 0 else { throw .outputUnwritable(path: root.path, reason: Self.lastError()) }
+    }
+
+    /// glibc's `syncfs`, which Swift's Glibc module leaves out.
+    private static let syncfs: (@convention(c) (Int32) -> Int32)? = dlsym(nil, "syncfs").map {
+        unsafeBitCast($0, to: (@convention(c) (Int32) -> Int32).self)
+    }
+
+    private enum Existing { case same, different, absent }
+
+    /// Whether the file at `path` holds exactly `data` (read only when the sizes agree).
+    private static func compare(_ data: Data, at path: String) -> Existing {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return errno == ENOENT ? .absent : .different }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, Int(status.st_size) == data.count else { return .different }
+        // One byte more than expected: a file that grew meanwhile is not the same.
+        var existing = Data(count: data.count + 1)
+        var filled = 0
+        while filled < existing.count {
+            let count = existing.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return Glibc.read(descriptor, base + filled, buffer.count - filled)
+            }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            filled += count
+        }
+        guard filled == data.count else { return .different }
+        existing.count = filled
+        return existing == data ? .same : .different
+    }
+
+    private static let counter = Mutex(0)
+
+    private static func nextNumber() -> Int {
+        counter.withLock { value in
+            value += 1
+            return value
+        }
+    }
+
+    private static func lastError() -> String { String(cString: strerror(errno)) }
 
     package func exists(_ path: String) -> Bool {
         FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path)
@@ -73,4 +192,9 @@ package final class MemoryPublisher: SitePublisher, @unchecked Sendable {
     package func exists(_ path: String) -> Bool { lock.withLock { storage[path] != nil } }
 
     package func read(_ path: String) -> Data? { lock.withLock { storage[path] } }
+}
+
+/// What a `DiskPublisher` wrote and has not flushed yet, shared by its copies.
+private final class WriteLog: Sendable {
+    let unflushed = Mutex<[String]?>([])
 }

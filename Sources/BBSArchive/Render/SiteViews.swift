@@ -580,7 +580,7 @@ struct PostView: TemplateView {
     var forumDeletedAt: String? = nil
     var forumDeletedISO: String? = nil
     /// Rendered (and escaped) by `post-body.mustache`, inserted as is.
-    var body: String
+    var body: RenderedMarkup
     /// The post holds text drawn for a terminal: it starts in monospace.
     var isMono = false
     /// A reply by whoever started the thread.

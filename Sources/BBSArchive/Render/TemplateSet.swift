@@ -16,45 +16,88 @@ package struct TemplateSet: Sendable {
         "sitemap", "sitemap-index",
     ]
 
-    package let directory: URL
-    let library: MustacheLibrary
+    /// Which renderer pages go through: the project's own (`compiled`,
+    /// the default) or swift-mustache (`reference`), which tests compare
+    /// it with byte for byte.
+    package enum Engine: Sendable {
+        case compiled
+        case reference
+    }
 
-    package init(directory: URL) async throws(ArchiveError) {
+    package let directory: URL
+    package let engine: Engine
+    /// swift-mustache's parse of the templates, for the `reference` engine only.
+    let library: MustacheLibrary?
+    let compiled: CompiledTemplates
+
+    package init(directory: URL, engine: Engine = .compiled) async throws(ArchiveError) {
         self.directory = directory
+        self.engine = engine
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
             throw .templates(path: directory.path, reason: "the folder does not exist")
         }
-        library = try Self.load(directory)
-        for name in Self.required where library.getTemplate(named: name) == nil {
+        (library, compiled) = try Self.load(directory, reference: engine == .reference)
+        for name in Self.required where !compiled.has(name) {
             throw .templates(path: directory.path, reason: "\(name).mustache is missing")
         }
     }
 
     /// Parses every `.mustache` file of the folder, each under the
     /// project's own escaper (`MarkupEscaper`), which a template cannot
-    /// switch off: the pragma is put in front of its text.
-    private static func load(_ directory: URL) throws(ArchiveError) -> MustacheLibrary {
+    /// switch off: the pragma is put in front of its text. Each is parsed
+    /// by the project's own renderer, which refuses what it does not
+    /// support with the file and line (and by swift-mustache too for the
+    /// `reference` engine).
+    private static func load(
+        _ directory: URL, reference: Bool
+    ) throws(ArchiveError) -> (MustacheLibrary?, CompiledTemplates) {
         MarkupEscaper.registered
         let pragma = "{{% CONTENT_TYPE: \(MarkupEscaper.contentTypeName)}}"
-        var library = MustacheLibrary()
+        var library: MustacheLibrary? = reference ? MustacheLibrary() : nil
+        var compiled = CompiledTemplates()
         for relative in files(under: directory) where relative.hasSuffix(".mustache") {
             let url = directory.appendingPathComponent(relative)
             guard let data = FileManager.default.contents(atPath: url.path),
                 let text = String(data: data, encoding: .utf8)
             else { throw .templates(path: directory.path, reason: "\(relative) cannot be read as UTF-8") }
+            let name = String(relative.dropLast(".mustache".count))
             do {
-                try library.register(pragma + text, named: String(relative.dropLast(".mustache".count)))
+                try compiled.register(pragma + text, named: name)
+            } catch {
+                throw .templates(path: directory.path, reason: "\(relative), line \(error.line): \(error.reason)")
+            }
+            do {
+                try library?.register(pragma + text, named: name)
             } catch {
                 throw .templates(path: directory.path, reason: "\(relative) does not parse (\(error))")
             }
         }
-        return library
+        return (library, compiled)
     }
 
     /// Renders a template with its view.
     func render(_ name: String, _ context: some TemplateView) throws(ArchiveError) -> String {
-        guard let text = library.render(context, withTemplate: name) else {
+        switch engine {
+        case .compiled: String(decoding: try bytes(name, context), as: UTF8.self)
+        case .reference: try referenceText(name, context)
+        }
+    }
+
+    /// Renders a template with its view, as UTF-8 bytes.
+    func bytes(_ name: String, _ context: some TemplateView) throws(ArchiveError) -> [UInt8] {
+        switch engine {
+        case .compiled:
+            guard let bytes = compiled.render(name, context) else {
+                throw .templates(path: directory.path, reason: "\(name).mustache is missing")
+            }
+            return bytes
+        case .reference: return Array(try referenceText(name, context).utf8)
+        }
+    }
+
+    private func referenceText(_ name: String, _ context: some TemplateView) throws(ArchiveError) -> String {
+        guard let text = library?.render(context, withTemplate: name) else {
             throw .templates(path: directory.path, reason: "\(name).mustache is missing")
         }
         return text

@@ -10,22 +10,15 @@ package enum SearchBenchSupport {
         storePath: String, outPath: String, postsPerPage: Int = 20
     ) throws(ArchiveError) -> [String: Int] {
         let store = try ArchiveStore(path: storePath)
-        let root = URL(fileURLWithPath: outPath)
+        // Written as `build` writes: through the site's publisher (a
+        // temporary file renamed over, one flush at the end).
+        let publisher = try DiskPublisher(root: URL(fileURLWithPath: outPath))
         let writer = SearchIndexWriter(store: store, postsPerPage: max(1, postsPerPage))
         let output = SearchIndexWriter.Output(
             read: { _ in nil },
-            write: { data, path throws(ArchiveError) in
-                let url = root.appendingPathComponent(path)
-                do {
-                    try FileManager.default.createDirectory(
-                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                    try data.write(to: url)
-                } catch {
-                    throw .outputUnwritable(path: url.path, reason: error.localizedDescription)
-                }
-                return true
-            })
+            write: { data, path throws(ArchiveError) in try publisher.write(data, to: path) })
         let report = try writer.writeAll(output)
+        try publisher.flush()
         return ["documents": report.documents, "shards": report.shards, "files": report.filesWritten]
     }
 

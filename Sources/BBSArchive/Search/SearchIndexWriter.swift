@@ -10,15 +10,15 @@ import GRDB
 /// - `search/s/K.js`: shard K, the postings of every term whose FNV-1a hash
 ///   is K modulo the shard count: `u` single characters (documents), `b`
 ///   character pairs (documents, each with its number of occurrences), `m`
-///   filters (`b:board`, `a:author`; documents). Each list is base64 of
-///   unsigned LEB128 varints, documents as gaps.
+///   filters (`b:board`, `a:author`; documents). Each list is spelled as
+///   `ListCoding` says: a Rice code of the gaps or a bitmap, whichever is smaller.
 /// - `search/p/K.js`: the positions of shard K's pairs, only for shards
 ///   that hold pairs: for each document of the pair's list in the shard, in
 ///   order, as many positions as its count says, as gaps within the document. The client loads them only for terms of three
 ///   or more characters, and only when the document lists of every term
 ///   and filter leave a candidate, so 1- and 2-character queries and
 ///   queries the lists already decide never download positions.
-/// - `search/d/K.js`: documents 4K…4K+3: board, thread, floor, link (page and anchor),
+/// - `search/d/K.js`: documents 2K and 2K+1: board, thread, floor, link (page and anchor),
 ///   author, time, title and searchable text, for the result list.
 /// - `search/days.js`: the first document of each Beijing day, for the
 ///   `after:` / `before:` filters.
@@ -36,10 +36,11 @@ struct SearchIndexWriter {
     static let folder = "search"
     static let manifestPath = "search/index.js"
     static let daysPath = "search/days.js"
-    static let docsPerChunk = 4
+    static let docsPerChunk = 2
     /// The layout's version; an index of another version on disk is written again whole.
     /// 2: pair positions apart from the document lists (`search/p/`).
-    static let version = 2
+    /// 3: lists Rice-coded or as bitmaps, pair counts only where not 1 (`ListCoding`).
+    static let version = 3
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
     static func positionsPath(_ shard: Int) -> String { "search/p/\(String(shard, radix: 16)).js" }
     static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }
@@ -69,7 +70,7 @@ struct SearchIndexWriter {
 
     /// A post's place in document order: (time, board, thread, floor), as
     /// SQLite orders them (board names by their UTF-8 bytes).
-    struct Key: Comparable {
+    struct Key: Comparable, Sendable {
         var postedAt: Int64
         var board: [UInt8]
         var gid: Int
@@ -84,7 +85,7 @@ struct SearchIndexWriter {
     }
 
     /// One post ready for the index.
-    struct Document {
+    struct Document: Sendable {
         var key: Key
         var board: String
         var gid: Int
@@ -117,10 +118,45 @@ struct SearchIndexWriter {
     /// Every posting of one document, handed to `add` as (term, kind, positions).
     static func postings(_ document: Document, _ add: (String, SpillFiles.Kind, [Int]) -> Void) {
         let terms = SearchText.terms(document.normalized)
-        for unigram in terms.unigrams { add(unigram, .unigram, []) }
-        for (bigram, positions) in terms.bigrams { add(bigram, .bigram, positions) }
-        add("b:" + document.board.lowercased(), .filter, [])
-        add("a:" + document.author.lowercased(), .filter, [])
+        postings(Prepared(document: document, unigrams: terms.unigrams, bigrams: terms.bigrams, hash: ""), add)
+    }
+
+    static func postings(_ prepared: Prepared, _ add: (String, SpillFiles.Kind, [Int]) -> Void) {
+        for unigram in prepared.unigrams { add(unigram, .unigram, []) }
+        for (bigram, positions) in prepared.bigrams { add(bigram, .bigram, positions) }
+        add("b:" + prepared.document.board.lowercased(), .filter, [])
+        add("a:" + prepared.document.author.lowercased(), .filter, [])
+    }
+
+    /// A document with its terms and the hash of its row.
+    struct Prepared: Sendable {
+        var document: Document
+        var unigrams: Set<String>
+        var bigrams: [String: [Int]]
+        var hash: String
+    }
+
+    /// The documents of a batch of posts (post, thread title, place in the
+    /// thread), worked out on up to four threads; the same values, in the
+    /// same order, as one at a time.
+    static func prepare(_ rows: [(StoredPost, String, Int)], postsPerPage: Int) -> [Prepared] {
+        let stripes = rows.count < 32 ? 1 : max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+        var out = [Prepared?](repeating: nil, count: rows.count)
+        out.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let buffer = buffer
+            DispatchQueue.concurrentPerform(iterations: stripes) { stripe in
+                for index in stride(from: stripe, to: rows.count, by: stripes) {
+                    let (post, title, position) = rows[index]
+                    let document = Self.document(
+                        post: post, threadTitle: title, position: position, postsPerPage: postsPerPage)
+                    let terms = SearchText.terms(document.normalized)
+                    buffer[index] = Prepared(
+                        document: document, unigrams: terms.unigrams, bigrams: terms.bigrams,
+                        hash: SHA256.hex(Data(document.row.utf8)))
+                }
+            }
+        }
+        return out.compactMap { $0 }
     }
 
     /// Brings the index up to date: appends the new posts of the changed
@@ -139,10 +175,8 @@ struct SearchIndexWriter {
         let spill = try SpillFiles(buckets: buckets, threshold: spillThreshold)
         defer { spill.remove() }
         var report = Report(full: true, shards: shards)
-        func emit(_ data: Data, _ path: String) throws(ArchiveError) {
-            report.bytes += data.count
-            if try output.write(data, path) { report.filesWritten += 1 }
-        }
+        let files = FileBatch(output)
+        func emit(_ data: Data, _ path: String) throws(ArchiveError) { try files.add(data, path) }
 
         var chunk: [String] = []
         var days: [(Int, Int)] = []
@@ -164,37 +198,45 @@ struct SearchIndexWriter {
                     ORDER BY p.postedAt, p.board, p.gid, p.floor
                     """)
             var doc = 0
-            while let row = try cursor.next() {
-                let post = StoredPost(row: row)
-                let document = Self.document(
-                    post: post, threadTitle: row["threadTitle"], position: row["position"],
-                    postsPerPage: postsPerPage)
-                Self.postings(document) { term, kind, positions in
-                    spill.add(term: term, kind: kind, doc: doc, positions: positions, shards: shards)
-                }
-                do throws(ArchiveError) {
+            // Posts a batch at a time: their documents and terms worked out
+            // on every core, then numbered and spilled in order.
+            var batch: [(StoredPost, String, Int)] = []
+            func process() throws {
+                for prepared in Self.prepare(batch, postsPerPage: postsPerPage) {
+                    let document = prepared.document
+                    Self.postings(prepared) { term, kind, positions in
+                        spill.add(term: term, kind: kind, doc: doc, positions: positions, shards: shards)
+                    }
                     try spill.flushIfNeeded()
-                } catch {
+                    try insert.execute(arguments: [document.board, document.gid, document.floor, doc, prepared.hash])
+                    id = Self.chain(id, prepared.hash)
+                    if days.last?.0 != document.day { days.append((document.day, doc)) }
+                    last = document.key
+                    chunk.append(document.row)
+                    doc += 1
+                    if chunk.count == Self.docsPerChunk {
+                        let index = doc / Self.docsPerChunk - 1
+                        try emit(Self.chunkScript(index, chunk), Self.chunkPath(index))
+                        chunk = []
+                    }
+                }
+                batch = []
+            }
+            while let row = try cursor.next() {
+                batch.append((StoredPost(row: row), row["threadTitle"], row["position"]))
+                guard batch.count == 256 else { continue }
+                do {
+                    try process()
+                } catch let error as ArchiveError {
                     failure = error
                     return
                 }
-                let hash = SHA256.hex(Data(document.row.utf8))
-                try insert.execute(arguments: [post.board, post.gid, post.floor, doc, hash])
-                id = Self.chain(id, hash)
-                if days.last?.0 != document.day { days.append((document.day, doc)) }
-                last = document.key
-                chunk.append(document.row)
-                doc += 1
-                if chunk.count == Self.docsPerChunk {
-                    let index = doc / Self.docsPerChunk - 1
-                    do throws(ArchiveError) {
-                        try emit(Self.chunkScript(index, chunk), Self.chunkPath(index))
-                    } catch {
-                        failure = error
-                        return
-                    }
-                    chunk = []
-                }
+            }
+            do {
+                try process()
+            } catch let error as ArchiveError {
+                failure = error
+                return
             }
             report.documents = doc
             try db.execute(
@@ -226,8 +268,12 @@ struct SearchIndexWriter {
             }
         }
         try emit(Self.daysScript(days), Self.daysPath)
+        try files.flush()
         // Last: until it names the new index, the next build indexes everything again.
         try emit(Self.manifestScript(id: id, shards: shards, documents: report.documents), Self.manifestPath)
+        try files.flush()
+        report.bytes = files.bytes
+        report.filesWritten = files.written
         return report
     }
 
@@ -291,10 +337,8 @@ struct SearchIndexWriter {
         let documents = state.docs + fresh.count
         guard Self.shardCount(documents: documents) == manifest.shards else { return nil }
         fresh.sort { $0.key < $1.key }
-        func emit(_ data: Data, _ path: String) throws(ArchiveError) {
-            report.bytes += data.count
-            if try output.write(data, path) { report.filesWritten += 1 }
-        }
+        let files = FileBatch(output)
+        func emit(_ data: Data, _ path: String) throws(ArchiveError) { try files.add(data, path) }
 
         // The shards the new posts touch: read, extended, written.
         var touched: [Int: SpillFiles.Shard] = [:]
@@ -370,7 +414,11 @@ struct SearchIndexWriter {
                     id, documents, last.postedAt, String(decoding: last.board, as: UTF8.self), last.gid, last.floor,
                 ])
         }
+        try files.flush()
         try emit(Self.manifestScript(id: id, shards: manifest.shards, documents: documents), Self.manifestPath)
+        try files.flush()
+        report.bytes = files.bytes
+        report.filesWritten = files.written
         report.documents = documents
         report.appended = fresh.count
         return report
@@ -459,8 +507,8 @@ struct SearchIndexWriter {
         }
         func lists(_ key: String, positional: Bool) -> [String: SpillFiles.Posting]? {
             var result: [String: SpillFiles.Posting] = [:]
-            for (term, base64) in object[key] ?? [:] {
-                guard var bytes = Data(base64Encoded: base64).map([UInt8].init) else { return nil }
+            for (term, value) in object[key] ?? [:] {
+                guard var bytes = ListCoding.internalList(value, positional: positional) else { return nil }
                 if positional {
                     guard let positions = pairs[term].flatMap({ Data(base64Encoded: $0) }).map([UInt8].init),
                         let joined = SpillFiles.joined(counts: bytes, positions: positions)
@@ -494,16 +542,16 @@ struct SearchIndexWriter {
     }
 
     static func shardScript(_ index: Int, _ shard: SpillFiles.Shard) -> Data {
-        func object(_ lists: [String: SpillFiles.Posting]) -> String {
+        func object(_ lists: [String: SpillFiles.Posting], positional: Bool) -> String {
             "{"
-                + lists.keys.sorted().map { key in Self.json(key) + ":\"" + Self.base64(lists[key]?.bytes ?? []) + "\""
+                + lists.keys.sorted().map { key in
+                    Self.json(key) + ":\"" + ListCoding.encode(lists[key]?.bytes ?? [], positional: positional) + "\""
                 }
                 .joined(separator: ",") + "}"
         }
-        let counts = shard.bigrams.mapValues {
-            SpillFiles.Posting(bytes: SpillFiles.counts($0.bytes), lastDoc: $0.lastDoc)
-        }
-        let body = "{\"u\":\(object(shard.unigrams)),\"b\":\(object(counts)),\"m\":\(object(shard.filters))}"
+        let body =
+            "{\"u\":\(object(shard.unigrams, positional: false)),\"b\":\(object(shard.bigrams, positional: true)),"
+            + "\"m\":\(object(shard.filters, positional: false))}"
         return Data("BBSSearch.shard(\(index),\(body));\n".utf8)
     }
 
@@ -745,6 +793,239 @@ final class SpillFiles {
             }
         }
         buffers[bucket] = []
+    }
+}
+
+/// The index's files on their way out, written a batch at a time by
+/// several threads: most of a write is waiting for the disk (the publisher
+/// makes each file durable), which threads overlap. Distinct paths, the
+/// same bytes whatever the order, so the result does not depend on it.
+/// `Output.write` must be safe to call from several threads at once.
+final class FileBatch: @unchecked Sendable {
+    static let threads = 8
+    static let size = 512
+
+    private let output: SearchIndexWriter.Output
+    private var pending: [(Data, String)] = []
+    private let lock = NSLock()
+    private var failure: ArchiveError?
+    private(set) var written = 0
+    private(set) var bytes = 0
+
+    init(_ output: SearchIndexWriter.Output) { self.output = output }
+
+    func add(_ data: Data, _ path: String) throws(ArchiveError) {
+        bytes += data.count
+        pending.append((data, path))
+        if pending.count >= Self.size { try flush() }
+    }
+
+    /// Writes what is pending; returns when every file is written.
+    func flush() throws(ArchiveError) {
+        let batch = pending
+        pending = []
+        if batch.count == 1 {
+            if try output.write(batch[0].0, batch[0].1) { written += 1 }
+            return
+        }
+        let group = DispatchGroup()
+        let stripes = min(Self.threads, batch.count)
+        for stripe in 0..<stripes {
+            group.enter()
+            let thread = Thread { [self] in
+                defer { group.leave() }
+                for index in stride(from: stripe, to: batch.count, by: stripes) {
+                    do throws(ArchiveError) {
+                        let wrote = try output.write(batch[index].0, batch[index].1)
+                        if wrote { lock.withLock { written += 1 } }
+                    } catch {
+                        lock.withLock { failure = failure ?? error }
+                        return
+                    }
+                }
+            }
+            thread.start()
+        }
+        group.wait()
+        if let failure = lock.withLock({ failure }) { throw failure }
+    }
+}
+
+/// How a shard file spells a list (`assets/search.js` reads it back).
+///
+/// Documents: `!` and base64 of their Rice code (`riceBytes`), or, when
+/// that is smaller, `~` and base64 of a bitmap (the varint number of its
+/// first byte, then one bit a document, low bit first), so a list never
+/// costs more than one bit a document of the archive. A pair's list adds, when some document
+/// holds the pair more than once, `.` and the ranks (places in the list) of
+/// those documents, spelled as documents are, then `.` and base64 of their
+/// counts less 2, a nibble each (low nibble first; 15: 17 or more, the
+/// count less 17 follows as a varint after the nibbles). Every other
+/// document holds the pair once.
+enum ListCoding {
+    /// The file's spelling of an internal list: document gaps, or for pairs
+    /// (gap, count, positions…) records.
+    static func encode(_ bytes: [UInt8], positional: Bool) -> String {
+        var docs: [Int] = []
+        var ranks: [Int] = []
+        var counts: [Int] = []
+        var index = 0
+        var doc = 0
+        while index < bytes.count {
+            guard let gap = readVarint(bytes, &index) else { break }
+            doc += gap
+            if positional {
+                guard let count = readVarint(bytes, &index) else { break }
+                for _ in 0..<count where readVarint(bytes, &index) == nil { break }
+                if count != 1 {
+                    ranks.append(docs.count)
+                    counts.append(count)
+                }
+            }
+            docs.append(doc)
+        }
+        let list = encodeDocs(docs)
+        guard !ranks.isEmpty else { return list }
+        var packed = [UInt8](repeating: 0, count: (counts.count + 1) / 2)
+        var large: [UInt8] = []
+        for (at, count) in counts.enumerated() {
+            let nibble = min(max(count - 2, 0), 15)
+            packed[at / 2] |= UInt8(nibble) << UInt8(4 * (at % 2))
+            if nibble == 15 { varint(count - 17, into: &large) }
+        }
+        return list + "." + encodeDocs(ranks) + "." + SearchIndexWriter.base64(packed + large)
+    }
+
+    static func encodeDocs(_ docs: [Int]) -> String {
+        guard let first = docs.first, let last = docs.last else { return "" }
+        let rice = riceBytes(docs)
+        let firstByte = first / 8
+        var bitmap: [UInt8] = []
+        varint(firstByte, into: &bitmap)
+        let header = bitmap.count
+        guard header + last / 8 - firstByte + 1 < rice.count else { return "!" + SearchIndexWriter.base64(rice) }
+        bitmap += [UInt8](repeating: 0, count: last / 8 - firstByte + 1)
+        for doc in docs { bitmap[header + doc / 8 - firstByte] |= UInt8(1) << UInt8(doc % 8) }
+        return "~" + SearchIndexWriter.base64(bitmap)
+    }
+
+    /// Rice code of a list: varints k, the number of documents and the
+    /// first; then for each further document its gap less one, as the gap
+    /// shifted right by k in unary (ones, then a zero) and its k low bits,
+    /// bits taken low bit first.
+    static func riceBytes(_ docs: [Int]) -> [UInt8] {
+        var values: [Int] = []
+        values.reserveCapacity(docs.count)
+        for index in docs.indices.dropFirst() { values.append(docs[index] - docs[index - 1] - 1) }
+        let mean = values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count)
+        let guess = mean * 0.69 >= 1 ? Int(log2(mean * 0.69)) : 0
+        var best = (bits: Int.max, k: 0)
+        for k in max(0, guess - 1)...(guess + 1) {
+            var bits = values.count * (1 + k)
+            for value in values { bits += value >> k }
+            if bits < best.bits { best = (bits, k) }
+        }
+        var out: [UInt8] = []
+        varint(best.k, into: &out)
+        varint(docs.count, into: &out)
+        varint(docs.first ?? 0, into: &out)
+        let header = out.count
+        out += [UInt8](repeating: 0, count: (best.bits + 7) / 8)
+        let k = best.k
+        var bit = header * 8
+        for value in values {
+            for _ in 0..<(value >> k) {
+                out[bit >> 3] |= UInt8(1) << UInt8(bit & 7)
+                bit += 1
+            }
+            bit += 1
+            for low in 0..<k {
+                if (value >> low) & 1 == 1 { out[(bit + low) >> 3] |= UInt8(1) << UInt8((bit + low) & 7) }
+            }
+            bit += k
+        }
+        return out
+    }
+
+    static func decodeDocs(_ text: Substring) -> [Int]? {
+        guard let mark = text.first, mark == "~" || mark == "!",
+            let data = Data(base64Encoded: String(text.dropFirst()))
+        else { return nil }
+        let bytes = [UInt8](data)
+        var index = 0
+        var docs: [Int] = []
+        if mark == "~" {
+            guard let firstByte = readVarint(bytes, &index) else { return nil }
+            for at in index..<bytes.count where bytes[at] != 0 {
+                for bit in 0..<8 where bytes[at] & (UInt8(1) << UInt8(bit)) != 0 {
+                    docs.append((firstByte + at - index) * 8 + bit)
+                }
+            }
+            return docs
+        }
+        guard let k = readVarint(bytes, &index), k < 48, let count = readVarint(bytes, &index),
+            let first = readVarint(bytes, &index), count >= 1
+        else { return nil }
+        docs.reserveCapacity(count)
+        docs.append(first)
+        var bit = index * 8
+        let end = bytes.count * 8
+        func next() -> Int? {
+            guard bit < end else { return nil }
+            defer { bit += 1 }
+            return Int(bytes[bit >> 3] >> UInt8(bit & 7)) & 1
+        }
+        for _ in 1..<count {
+            var quotient = 0
+            while true {
+                guard let one = next() else { return nil }
+                if one == 0 { break }
+                quotient += 1
+            }
+            var low = 0
+            for shift in 0..<k {
+                guard let value = next() else { return nil }
+                low |= value << shift
+            }
+            docs.append(docs[docs.count - 1] + 1 + (quotient << k | low))
+        }
+        return docs
+    }
+
+    /// A file's list back to the internal spelling; for pairs without
+    /// positions: (gap, count) records.
+    static func internalList(_ text: String, positional: Bool) -> [UInt8]? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 1 || (positional && parts.count == 3), let docs = decodeDocs(parts[0]) else {
+            return nil
+        }
+        var counts = [Int](repeating: 1, count: docs.count)
+        if parts.count == 3 {
+            guard let ranks = decodeDocs(parts[1]), let data = Data(base64Encoded: String(parts[2])) else {
+                return nil
+            }
+            let packed = [UInt8](data)
+            var index = (ranks.count + 1) / 2
+            guard index <= packed.count else { return nil }
+            for (at, rank) in ranks.enumerated() {
+                guard rank < counts.count else { return nil }
+                let nibble = Int(packed[at / 2] >> UInt8(4 * (at % 2))) & 0x0F
+                if nibble == 15 {
+                    guard let more = readVarint(packed, &index) else { return nil }
+                    counts[rank] = 17 + more
+                } else {
+                    counts[rank] = nibble + 2
+                }
+            }
+        }
+        var out: [UInt8] = []
+        var previous = 0
+        for (rank, doc) in docs.enumerated() {
+            varint(doc - previous, into: &out)
+            previous = doc
+            if positional { varint(counts[rank], into: &out) }
+        }
+        return out
     }
 }
 

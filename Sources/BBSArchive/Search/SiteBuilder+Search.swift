@@ -30,11 +30,15 @@ extension SiteBuilder {
         // New posts are appended to the index; anything else indexes the
         // store again. Either way only files whose bytes change are written.
         let writer = SearchIndexWriter(store: store, postsPerPage: max(1, options.postsPerPage))
+        // Called from several threads at once (`FileBatch`).
+        let lock = NSLock()
         let output = SearchIndexWriter.Output(
             read: { publisher.read($0) },
             write: { data, path throws(ArchiveError) in
                 let written = try publisher.write(data, to: path)
-                if written { run.report.written += 1 } else { run.report.unchanged += 1 }
+                lock.withLock {
+                    if written { run.report.written += 1 } else { run.report.unchanged += 1 }
+                }
                 return written
             })
         _ = try writer.update(changes, output)

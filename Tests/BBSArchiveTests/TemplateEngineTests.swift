@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+@testable import BBSArchive
+
+/// The project's own Mustache renderer (`CompiledTemplates`) against
+/// swift-mustache: the same bytes for every page of a site, for the
+/// whitespace rules on their own, and a clear error for what it does not
+/// support.
+@Suite struct TemplateEngineTests {
+    /// The golden and parallel-build store, every file of its site.
+    @Test func handMadeSiteIsByteIdenticalToSwiftMustache() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let compiled = try await Self.build(store, engine: .compiled)
+        let reference = try await Self.build(store, engine: .reference)
+        #expect(compiled.count > 100)
+        Self.expectSame(compiled, reference)
+    }
+
+    /// A site fetched from the replica (every kind of page, long threads,
+    /// pagers, author views, feeds, sitemap), as built on disk.
+    @Test func replicaSiteIsByteIdenticalToSwiftMustache() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let store = try ArchiveStore(path: built.storePath)
+        let templates = try await TemplateSet(directory: Fixtures.templates, engine: .reference)
+        var options = SiteBuilder.Options()
+        options.wording = ForumSources.wording(sources: ["smth-mobile"])
+        options.siteURL = ReadingSiteFixture.siteURL
+        options.threadsPerPage = ReadingSiteFixture.threadsPerPage
+        options.postsPerPage = ReadingSiteFixture.postsPerPage
+        let publisher = MemoryPublisher()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
+        var onDisk: [String: Data] = [:]
+        let root = built.published.root
+        let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
+        while let url = walker?.nextObject() as? URL {
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+            let relative = String(url.path.dropFirst(root.path.count).drop { $0 == "/" })
+            onDisk[relative] = try Data(contentsOf: url)
+        }
+        let reference = publisher.files.filter { $0.key != BuildState.path }
+        onDisk[BuildState.path] = nil
+        #expect(reference.count > 500)
+        Self.expectSame(onDisk, reference)
+    }
+
+    /// Standalone tags, indented partials, comments, pragmas, dotted names,
+    /// `{{.}}`, inverted sections over lists, optionals and flags, and
+    /// values that need escaping, rendered by both engines.
+    @Test func whitespaceAndLookupRulesMatchSwiftMustache() async throws {
+        let folder = try Self.templatesCopy([
+            "t-main": """
+            {{! a comment alone on its line }}
+              {{#items}}
+              <li>{{name}} {{n}}{{#flag}} on{{/flag}}{{^flag}} off{{/flag}}</li>
+              {{/items}}
+            {{^items}}none{{/items}}{{^empty}}no items{{/empty}}
+              {{> t-part}}
+            a {{> t-part}} b
+            {{#inner}}{{inner.name}} {{.name}} {{top}} {{missing}}{{/inner}}
+            {{#text}}[{{.}}]{{/text}} {{{raw}}} {{&raw}} {{ spaced }}
+            \t{{#flag}}
+            tabbed
+            \t{{/flag}}
+            {{% CONTENT_TYPE: HTML }}
+            end {{#n}}n={{.}}{{/n}}{{#none}}never{{/none}}
+            """,
+            "t-part": "<p>\n{{top}}\n</p>\n  {{#items}}\n  - {{name}}\n  {{/items}}\n",
+        ])
+        let view = Probe(
+            top: "<top & \"q\">",
+            items: [Probe.Item(name: "a'b", n: 1, flag: true), Probe.Item(name: "c", n: 22, flag: false)],
+            inner: Probe.Item(name: "inner", n: 3, flag: false), text: "x<y", raw: "<b>raw</b>", n: 0)
+        let compiled = try await TemplateSet(directory: folder)
+        let reference = try await TemplateSet(directory: folder, engine: .reference)
+        let ours = try compiled.render("t-main", view)
+        let theirs = try reference.render("t-main", view)
+        #expect(ours == theirs)
+        #expect(ours.contains("&lt;top &amp; &quot;q&quot;&gt;"))
+        #expect(ours.contains("<b>raw</b>"))
+    }
+
+    /// A feature outside the subset fails loading with the file and line.
+    @Test(arguments: [
+        ("{{=<% %>=}}", "set delimiters"), ("{{>*dynamic}}", "dynamic partials"), ("{{upper(name)}}", "transforms"),
+    ])
+    func unsupportedFeatureIsRefusedWithFileAndLine(template: String, words: String) async throws {
+        let folder = try Self.templatesCopy(["t-bad": "line one\nline two\n  \(template)\n"])
+        do {
+            _ = try await TemplateSet(directory: folder)
+            Issue.record("\(template) was accepted")
+        } catch {
+            let message = "\(error)"
+            #expect(message.contains("t-bad.mustache"), "\(message)")
+            #expect(message.contains("line 3"), "\(message)")
+            #expect(message.contains(words), "\(message)")
+        }
+    }
+
+    struct Probe: TemplateView {
+        struct Item: TemplateView {
+            var name: String
+            var n: Int
+            var flag: Bool
+            func child(named name: String) -> Any? {
+                switch name {
+                case "name": self.name
+                case "n": n
+                case "flag": flag
+                default: nil
+                }
+            }
+        }
+        var top: String
+        var items: [Item]
+        var inner: Item?
+        var text: String
+        var raw: String
+        var n: Int
+        var none: String? = nil
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "top": top
+            case "items": items
+            case "empty": [Item]()
+            case "inner": inner
+            case "text": text
+            case "raw": raw
+            case "spaced": "sp"
+            case "n": n
+            case "none": none
+            default: nil
+            }
+        }
+    }
+
+    /// The project's templates plus `extra`, in a folder of their own.
+    static func templatesCopy(_ extra: [String: String]) throws -> URL {
+        let folder = try Fixtures.temporaryFolder("templates").appendingPathComponent("templates")
+        try FileManager.default.copyItem(at: Fixtures.templates, to: folder)
+        for (name, text) in extra {
+            try Data(text.utf8).write(to: folder.appendingPathComponent("\(name).mustache"))
+        }
+        return folder
+    }
+
+    static func build(_ store: ArchiveStore, engine: TemplateSet.Engine) async throws -> [String: Data] {
+        let publisher = MemoryPublisher()
+        var options = SiteBuilder.Options()
+        options.wording = ForumSources.wording(sources: ["smth-mobile"])
+        options.siteURL = "https://archive.example.org/smth/"
+        options.threadsPerPage = 3
+        options.postsPerPage = 2
+        let templates = try await TemplateSet(directory: Fixtures.templates, engine: engine)
+        _ = try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
+        return publisher.files.filter { $0.key != BuildState.path }
+    }
+
+    static func expectSame(_ ours: [String: Data], _ theirs: [String: Data]) {
+        #expect(Set(ours.keys) == Set(theirs.keys))
+        let differing = ours.keys.filter { ours[$0] != theirs[$0] }.sorted()
+        #expect(differing.isEmpty, "differ: \(differing.prefix(10))")
+        if let first = differing.first, let a = ours[first], let b = theirs[first] {
+            let at = Array(zip(a, b)).firstIndex { $0 != $1 } ?? min(a.count, b.count)
+            let ourText = String(decoding: a.dropFirst(max(0, at - 80)).prefix(200), as: UTF8.self)
+            let theirText = String(decoding: b.dropFirst(max(0, at - 80)).prefix(200), as: UTF8.self)
+            Issue.record("\(first) at byte \(at):\nours:   \(ourText)\ntheirs: \(theirText)")
+        }
+    }
+}
