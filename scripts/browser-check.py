@@ -204,6 +204,11 @@ def load(browser, session, url, width, scheme, height):
         "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}, session)
     browser.send("Emulation.setEmulatedMedia", {
         "media": "screen", "features": [{"name": "prefers-color-scheme", "value": scheme}]}, session)
+    if "#" in url:
+        # Only the fragment would differ from the page already there: a
+        # navigation within the document fires no load event. Leave it first.
+        browser.send("Page.navigate", {"url": "about:blank"}, session)
+        browser.wait_for("Page.loadEventFired", session)
     browser.events = [e for e in browser.events if e.get("sessionId") != session]
     browser.send("Page.navigate", {"url": url}, session)
     browser.wait_for("Page.loadEventFired", session)

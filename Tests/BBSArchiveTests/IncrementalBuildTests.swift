@@ -161,6 +161,69 @@ import Testing
     }
 }
 
+extension IncrementalBuildTests {
+    /// 上一主题 / 下一主题 name the threads either side: a new title
+    /// rewrites their pages in an incremental build, as a full one would.
+    @Test func aNewTitleShowsOnTheNeighboursPages() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let incremental = MemoryPublisher()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: Self.options()).build()
+        // Beta's threads start an hour apart: 1009 and 1011 are either side of 1010.
+        let byStart = try store.threads(board: "Beta").sorted { ($0.postedAt, $0.gid) < ($1.postedAt, $1.gid) }
+        let index = try #require(byStart.firstIndex { $0.gid == 1010 })
+        let neighbours = [byStart[index - 1].gid, byStart[index + 1].gid]
+        let posts = try store.posts(board: "Beta", gid: 1010)
+        let first = try #require(posts.first)
+        let newTitle = "改过的标题 1010"
+        try store.saveThread(
+            board: "Beta",
+            pages: [
+                ThreadPage(
+                    board: "Beta", gid: 1010, title: newTitle, page: PageInfo(current: 1, total: 1),
+                    posts: [
+                        Post(
+                            floor: first.floor, author: first.author, postedAt: first.postedAt, body: first.body,
+                            postID: first.postID)
+                    ])
+            ],
+            summary: nil)
+        let report = try SiteBuilder(
+            store: store, templates: templates, publisher: incremental, options: Self.options()
+        ).build()
+        #expect(report.changes?.retitled == [BuildChanges.ThreadKey(board: "Beta", gid: 1010)])
+        for gid in neighbours {
+            let page = try #require(incremental.read(SitePaths.thread("Beta", gid: gid)))
+            #expect(String(decoding: page, as: UTF8.self).contains(newTitle), "thread \(gid)")
+        }
+        let full = MemoryPublisher()
+        var fullOptions = Self.options()
+        fullOptions.incremental = false
+        _ = try SiteBuilder(store: store, templates: templates, publisher: full, options: fullOptions).build()
+        let a = incremental.files.filter { $0.key != BuildState.path }
+        let b = full.files.filter { $0.key != BuildState.path }
+        #expect(Set(a.keys) == Set(b.keys))
+        let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
+        #expect(differing.isEmpty, "differ: \(differing.prefix(10))")
+
+        // Only a title logs a retitle: the next change (a reply) does not.
+        let after = try store.lastBuildChange()
+        try store.saveThread(
+            board: "Beta",
+            pages: [
+                ThreadPage(
+                    board: "Beta", gid: 1010, title: newTitle, page: PageInfo(current: 1, total: 1),
+                    posts: [
+                        Post(
+                            floor: (posts.last?.floor ?? 0) + 1, author: "zed",
+                            postedAt: Fixtures.beijing(2026, 6, 1), body: "回复", postID: 9010)
+                    ])
+            ],
+            summary: nil)
+        #expect(try store.buildChanges(after: after).retitled.isEmpty)
+    }
+}
+
 /// A store and a site made before changes were logged (the last release:
 /// migration `v1` only, a build state without a change number).
 @Suite struct OldStoreBuildTests {

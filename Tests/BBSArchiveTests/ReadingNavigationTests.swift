@@ -99,20 +99,100 @@ import Testing
         #expect(!TerminalArt.isArt(["──────", "签名"]))
     }
 
-    /// In Chromium: the columns of the box-drawn table line up in the
-    /// monospace block (and do not once the post is switched to the
-    /// proportional font, so the measure can fail), the hidden framed list
-    /// is not loaded on a phone, and the 404 page works three folders deep
-    /// on a plain static server.
+    /// The pages issue 11's reading checks look at, found in the plain site.
+    struct GridPages {
+        /// The thread page with the box-drawn table, opened at that post's permalink.
+        var art: String
+        var artFloor: Int
+        var gid: Int
+        /// Thread pages that show, between them, the deleted-楼主 notice,
+        /// a reply marked 楼主, a quote header that links, and the end of a thread.
+        var threads: [String]
+    }
+
+    static func gridPages(_ built: ReadingSiteFixture.Built, board: String) throws -> GridPages {
+        let drawn = try #require(drawnPost(built.forum, board: board))
+        let index = try #require(drawn.thread.posts.firstIndex { $0.floor == drawn.floor })
+        let art = SitePaths.thread(board, gid: drawn.thread.gid, page: index / 20 + 1)
+        var wanted = ["class=\"notice opening-deleted\"", "op-flag", "<a class=\"quoted\"", "class=\"thread-end\""]
+        var pages: [String] = []
+        for thread in built.forum.board(named: board)?.threads ?? [] where !wanted.isEmpty {
+            for number in 1...max(1, (thread.posts.count + 19) / 20) {
+                let path = SitePaths.thread(board, gid: thread.gid, page: number)
+                let html = built.plain.text(path)
+                // A page with the most features still wanted first.
+                let has = wanted.filter { html.contains($0) }
+                if has.count >= min(2, wanted.count) {
+                    pages.append(path)
+                    wanted.removeAll { has.contains($0) }
+                }
+            }
+        }
+        for thread in built.forum.board(named: board)?.threads ?? [] where !wanted.isEmpty {
+            for number in 1...max(1, (thread.posts.count + 19) / 20) {
+                let path = SitePaths.thread(board, gid: thread.gid, page: number)
+                let html = built.plain.text(path)
+                let has = wanted.filter { html.contains($0) }
+                if !has.isEmpty {
+                    pages.append(path)
+                    wanted.removeAll { has.contains($0) }
+                }
+            }
+        }
+        try #require(wanted.isEmpty, "no thread page shows \(wanted)")
+        return GridPages(art: art, artFloor: drawn.floor, gid: drawn.thread.gid, threads: pages)
+    }
+
+    /// What every thread page of the grid shows, wherever it is present:
+    /// 上一主题 / 下一主题 top and bottom on the screen, the tab's title with
+    /// the board, the deleted-楼主 notice, the 楼主 mark, the quote
+    /// header's link (to a post that is there) and the end of the thread.
+    static let threadProbe = """
+        (async () => {
+          const box = e => e.getBoundingClientRect();
+          const shown = e => !!e && getComputedStyle(e).display !== 'none' && box(e).width > 0 && box(e).left >= 0
+            && box(e).right <= innerWidth + 0.5;
+          const main = document.querySelector('main');
+          const navs = [...document.querySelectorAll('.thread-nav')];
+          const find = s => document.querySelector(s);
+          const quoted = find('a.quoted');
+          let target = null;
+          if (quoted) {
+            const url = new URL(quoted.getAttribute('href'), location.href);
+            const html = await (await fetch(url.href.split('#')[0])).text();
+            target = url.hash.length > 1 && html.includes('id="' + url.hash.slice(1) + '"');
+          }
+          return JSON.stringify({
+            title: document.title.includes(main.dataset.boardTitle) && document.title.includes(main.dataset.threadTitle),
+            navs: navs.length, navShown: navs.every(n => [...n.querySelectorAll('a, span')].every(shown)),
+            notice: find('.opening-deleted') ? shown(find('.opening-deleted')) : null,
+            op: find('.op-flag') ? shown(find('.op-flag')) : null,
+            quoted: quoted ? shown(quoted) && target : null,
+            end: find('.thread-end') ? shown(find('.thread-end')) && [...find('.thread-end').querySelectorAll('a')]
+              .every(shown) : null,
+            overflow: document.documentElement.scrollWidth - innerWidth});
+        })()
+        """
+
+    /// In Chromium over HTTP from a plain static server, at 390, 820 and
+    /// 1440 px in light and dark (one browser): the columns of the
+    /// box-drawn table line up in the monospace block (and do not once the
+    /// post is switched to the proportional font, so the measure can fail),
+    /// the post reached by its permalink is highlighted, the framed list
+    /// loads only where it shows (wide screens), marks the thread and
+    /// follows a theme switch, the thread pages' aids show on the screen,
+    /// and the 404 page works three folders deep.
     @Test func columnsLineUpAndThe404PageWorksAtAnyDepth() async throws {
         let built = try await ReadingSiteFixture.shared.site()
         let board = try #require(built.forum.boardNames.first)
-        let drawn = try #require(Self.drawnPost(built.forum, board: board))
-        let index = try #require(drawn.thread.posts.firstIndex { $0.floor == drawn.floor })
-        let page = SitePaths.thread(board, gid: drawn.thread.gid, page: index / 20 + 1)
-        let measure = """
-            (() => {
-              const post = document.getElementById('a\(drawn.floor)');
+        let grid = try Self.gridPages(built, board: board)
+        let gid = grid.gid
+        let art = """
+            (async () => {
+              const post = document.getElementById('a\(grid.artFloor)');
+              const others = [...document.querySelectorAll('.post')].filter(p => p !== post);
+              const highlighted = !!post.matches(':target') && others.length > 0
+                && getComputedStyle(post).backgroundColor !== getComputedStyle(others[0]).backgroundColor;
               const pre = post.querySelector('pre.art');
               function bars() {
                 const rows = {};
@@ -134,17 +214,34 @@ import Testing
               const before = button.getAttribute('aria-pressed');
               button.click();
               const proportional = bars();
-              return JSON.stringify({mono, proportional, before, after: button.getAttribute('aria-pressed'),
-                hidden: button.hidden});
+              const after = button.getAttribute('aria-pressed');
+              button.click();
+              // The framed list: loaded only where it shows; then its row marked and its theme following.
+              const aside = document.querySelector('.threadlist');
+              const frame = aside.querySelector('iframe');
+              const shows = getComputedStyle(aside).display !== 'none';
+              const loads = performance.getEntriesByType('resource').filter(e => /list-[0-9]+[.]html/.test(e.name)).length;
+              let marked = '', inner = '';
+              if (shows) {
+                for (let i = 0; i < 100 && !(frame.contentDocument && frame.contentDocument.getElementById('t\(gid)')); i++)
+                  await new Promise(r => setTimeout(r, 50));
+                const doc = frame.contentDocument;
+                const row = doc.querySelector('li:target');
+                marked = row ? row.id : '';
+                document.querySelector('[data-theme-toggle]').click();
+                for (let i = 0; i < 40 && doc.documentElement.getAttribute('data-theme')
+                  !== document.documentElement.getAttribute('data-theme'); i++)
+                  await new Promise(r => setTimeout(r, 50));
+                inner = doc.documentElement.getAttribute('data-theme') || '';
+              } else {
+                document.querySelector('[data-theme-toggle]').click();
+              }
+              const theme = document.documentElement.getAttribute('data-theme') || '';
+              try { localStorage.clear(); } catch (e) {}
+              return JSON.stringify({mono, proportional, before, after, hidden: button.hidden, highlighted,
+                shows, src: frame.getAttribute('src'), loads, marked, inner, theme});
             })()
             """
-        let frame = """
-            JSON.stringify([document.querySelector('.threadlist iframe').getAttribute('src'),
-              performance.getEntriesByType('resource').filter(e => /list-[0-9]+[.]html/.test(e.name)).length])
-            """
-        let server = SiteServer(root: built.plain.root)
-        let base = try await server.start()
-        defer { Task { await server.stop() } }
         let deep = """
             (async () => {
               for (let i = 0; i < 100 && !document.documentElement.getAttribute('data-root'); i++)
@@ -153,38 +250,8 @@ import Testing
               const home = [...document.querySelectorAll('main a')][0];
               return JSON.stringify({root: document.documentElement.getAttribute('data-root'), home: home.href,
                 styled: getComputedStyle(document.querySelector('header.site')).borderBottomStyle,
-                tools: !document.querySelector('header.site .tools').hidden});
-            })()
-            """
-        // The reading settings at ×1.6 on a phone stay on the screen; the theme button shows its state.
-        let settings = """
-            (() => {
-              document.documentElement.style.setProperty('--font-scale', '1.6');
-              const details = document.querySelector('details.settings');
-              details.open = true;
-              const box = details.querySelector('.settings-panel').getBoundingClientRect();
-              const toggle = document.querySelector('[data-theme-toggle]');
-              const off = getComputedStyle(toggle).backgroundColor;
-              toggle.click();
-              const on = getComputedStyle(toggle).backgroundColor;
-              return JSON.stringify({inside: box.left >= 0 && box.right <= innerWidth, off, on,
-                pressed: toggle.getAttribute('aria-pressed')});
-            })()
-            """
-        // On a wide screen, over HTTP: the framed list marks the thread and follows a theme switch.
-        let gid = drawn.thread.gid
-        let framed = """
-            (async () => {
-              const frame = document.querySelector('.threadlist iframe');
-              for (let i = 0; i < 100 && !(frame.contentDocument && frame.contentDocument.getElementById('t\(gid)')); i++)
-                await new Promise(r => setTimeout(r, 50));
-              const inner = frame.contentDocument;
-              document.querySelector('[data-theme-toggle]').click();
-              for (let i = 0; i < 40 && !inner.documentElement.getAttribute('data-theme'); i++)
-                await new Promise(r => setTimeout(r, 50));
-              const target = inner.querySelector('li:target');
-              return JSON.stringify([target ? target.id : '', inner.documentElement.getAttribute('data-theme') || '',
-                document.documentElement.getAttribute('data-theme')]);
+                tools: !document.querySelector('header.site .tools').hidden,
+                overflow: document.documentElement.scrollWidth - innerWidth});
             })()
             """
         // Hot topics rank left to right: three a row on an iPad in landscape.
@@ -192,66 +259,114 @@ import Testing
             JSON.stringify([...document.querySelectorAll('li.card')].slice(0, 4).map(c => {
               const box = c.getBoundingClientRect(); return [Math.round(box.left), Math.round(box.top)]; }))
             """
-        let local = try BrowserTests.check(
-            site: built.plain, pages: [], probes: [(page, measure), (page, frame), (SitePaths.home, settings)],
-            widths: [390])
-        let served = try BrowserTests.check(
-            site: built.plain, pages: [],
-            probes: [("a/b/c/no-such-page.html", deep), (SitePaths.thread(board, gid: gid), framed)], widths: [1440],
-            base: base)
+        let server = SiteServer(root: built.plain.root)
+        let base = try await server.start()
+        defer { Task { await server.stop() } }
+        let probes =
+            [(grid.art + "#a\(grid.artFloor)", art), ("a/b/c/no-such-page.html", deep)]
+            + grid.threads.map { ($0, Self.threadProbe) }
+        // Off the cooperative pool: the in-process server needs it.
+        let served = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result {
+                        try BrowserTests.check(
+                            site: built.plain, pages: [], probes: probes, base: base, everywhere: true)
+                    })
+            }
+        }
         let tablet = try BrowserTests.check(
             site: built.plain, pages: [], probes: [(SitePaths.hot, hot)], widths: [1180])
-        #expect(local.fatal == nil && served.fatal == nil && tablet.fatal == nil)
-        try #require(local.probes.count == 3 && served.probes.count == 2 && tablet.probes.count == 1)
+        #expect(served.fatal == nil && tablet.fatal == nil, "\(served.fatal ?? "") \(tablet.fatal ?? "")")
+        try #require(served.probes.count == probes.count * 6 && tablet.probes.count == 1)
 
-        struct Columns: Decodable {
+        struct Art: Decodable {
             var mono: [[Double]]
             var proportional: [[Double]]
             var before: String
             var after: String
             var hidden: Bool
+            var highlighted: Bool
+            var shows: Bool
+            var src: String?
+            var loads: Int
+            var marked: String
+            var inner: String
+            var theme: String
         }
-        let columns = try JSONDecoder().decode(Columns.self, from: Data((local.probes[0].value ?? "").utf8))
-        // Three bars on each of the table's four rows of text.
-        let monoRows = columns.mono.filter { $0.count == 3 }
-        #expect(monoRows.count == 4, "\(columns.mono)")
-        for row in monoRows {
-            for (column, x) in row.enumerated() {
-                #expect(abs(x - monoRows[0][column]) < 1, "column \(column) at \(x), not \(monoRows[0][column])")
-            }
-        }
-        let proportionalRows = columns.proportional.filter { $0.count == 3 }
-        #expect(
-            proportionalRows.contains { abs($0[1] - proportionalRows[0][1]) >= 1 },
-            "the columns line up in the proportional font too: the check cannot fail")
-        #expect(columns.before == "true" && columns.after == "false" && !columns.hidden)
-
-        // On a phone the hidden list is never loaded.
-        #expect(local.probes[1].value == "[null,0]", "\(local.probes[1].value ?? "")")
-
         struct Deep: Decodable {
             var root: String
             var home: String
             var styled: String
             var tools: Bool
+            var overflow: Int
         }
-        let deepState = try JSONDecoder().decode(Deep.self, from: Data((served.probes[0].value ?? "").utf8))
-        #expect(deepState.root == "/")
-        #expect(deepState.home == base + "index.html")
-        #expect(deepState.styled == "solid", "the stylesheet did not load")
-        #expect(deepState.tools, "site.js did not run")
-
-        struct Settings: Decodable {
-            var inside: Bool
-            var off: String
-            var on: String
-            var pressed: String
+        struct Thread: Decodable {
+            var title: Bool
+            var navs: Int
+            var navShown: Bool
+            var notice: Bool?
+            var op: Bool?
+            var quoted: Bool?
+            var end: Bool?
+            var overflow: Int
         }
-        let panel = try JSONDecoder().decode(Settings.self, from: Data((local.probes[2].value ?? "").utf8))
-        #expect(panel.inside, "the settings panel runs off a 390-px screen at ×1.6")
-        #expect(panel.pressed == "true" && panel.on != panel.off, "the theme button shows no state: \(panel)")
-
-        #expect(served.probes[1].value == "[\"t\(gid)\",\"dark\",\"dark\"]", "\(served.probes[1].value ?? "")")
+        var seen = Set<String>()
+        for probe in served.probes {
+            let width = probe.width ?? 0
+            let place = "\(probe.page) at \(width) px \(probe.scheme ?? "")"
+            // The 404 page looks for the site's root by asking for its stylesheet a folder up at a time.
+            let problems = probe.problems.filter { !(probe.page.hasPrefix("a/b/c/") && $0.contains("status of 404")) }
+            #expect(probe.error == nil && problems.isEmpty, "\(place): \(probe.error ?? "") \(problems)")
+            let data = Data((probe.value ?? "").utf8)
+            if probe.page.hasPrefix(grid.art + "#") {
+                let state = try JSONDecoder().decode(Art.self, from: data)
+                // Three bars on each of the table's four rows of text, each column within 1 px.
+                let monoRows = state.mono.filter { $0.count == 3 }
+                #expect(monoRows.count == 4, "\(place): \(state.mono)")
+                for row in monoRows {
+                    for (column, x) in row.enumerated() {
+                        #expect(abs(x - monoRows[0][column]) < 1, "\(place): column \(column) at \(x)")
+                    }
+                }
+                let proportionalRows = state.proportional.filter { $0.count == 3 }
+                #expect(
+                    proportionalRows.contains { abs($0[1] - proportionalRows[0][1]) >= 1 },
+                    "\(place): the columns line up in the proportional font too: the check cannot fail")
+                #expect(state.before == "true" && state.after == "false" && !state.hidden, "\(place)")
+                #expect(state.highlighted, "\(place): the permalink's post is not highlighted")
+                // The framed list shows and loads on wide screens only, never on a phone or tablet upright.
+                let wide = width >= 1168
+                #expect(state.shows == wide && (state.loads > 0) == wide, "\(place): \(state.shows) \(state.loads)")
+                #expect((state.src ?? "").hasPrefix("list-") == wide, "\(place): frame \(state.src ?? "-")")
+                let switched = probe.scheme == "dark" ? "light" : "dark"
+                #expect(state.theme == switched, "\(place): theme \(state.theme)")
+                if wide {
+                    #expect(state.marked == "t\(gid)", "\(place): the current thread is not marked")
+                    #expect(state.inner == switched, "\(place): the framed list stays \(state.inner)")
+                }
+            } else if probe.page.hasPrefix("a/b/c/") {
+                let state = try JSONDecoder().decode(Deep.self, from: data)
+                #expect(state.root == "/" && state.home == base + "index.html", "\(place): \(state)")
+                #expect(state.styled == "solid", "\(place): the stylesheet did not load")
+                #expect(state.tools, "\(place): site.js did not run")
+                #expect(state.overflow <= 0, "\(place): scrolls sideways")
+            } else {
+                let state = try JSONDecoder().decode(Thread.self, from: data)
+                #expect(state.title, "\(place): the tab's title lacks the board or thread")
+                #expect(state.navs == 2 && state.navShown, "\(place): 上一主题 / 下一主题 \(state)")
+                #expect(state.overflow <= 0, "\(place): scrolls sideways")
+                for (name, value) in [
+                    ("deleted-楼主 notice", state.notice), ("楼主 mark", state.op), ("quote link", state.quoted),
+                    ("end of thread", state.end),
+                ] {
+                    guard let value else { continue }
+                    #expect(value, "\(place): the \(name) is off the screen or broken")
+                    seen.insert(name)
+                }
+            }
+        }
+        #expect(seen.count == 4, "features seen: \(seen.sorted())")
 
         let cards = try JSONDecoder().decode([[Int]].self, from: Data((tablet.probes[0].value ?? "").utf8))
         try #require(cards.count == 4)

@@ -263,7 +263,7 @@ actor PhotoSiteFixture {
 
     /// One Chromium for the three tests below, over HTTP from `bbsarchive
     /// serve`'s server (so the browser counts the bytes it downloads): the
-    /// thread of photos at 390 px, the screenshot's thread at 390 and 1440 px
+    /// thread of photos at 390 px, the screenshot's thread at 390, 820 and 1440 px
     /// in light and dark.
     actor BrowserRun {
         static let shared = BrowserRun()
@@ -288,7 +288,7 @@ actor PhotoSiteFixture {
                     continuation.resume(
                         returning: Result {
                             try ThumbnailTests.check(
-                                site: built.site, base: address, widths: [390, 1440],
+                                site: built.site, base: address, widths: [390, 820, 1440],
                                 probes: [(photos, ThumbnailTests.downloaded), (photos, ThumbnailTests.taps)],
                                 everywhere: [(tall, ThumbnailTests.crop)])
                         })
@@ -323,7 +323,7 @@ actor PhotoSiteFixture {
             result.bytes * 4 <= originals, "a phone downloads \(result.bytes) bytes of \(originals): \(result.chosen)")
     }
 
-    /// The long screenshot at 390 and 1440 px, light and dark: a crop at the
+    /// The long screenshot at 390, 820 and 1440 px, light and dark: a crop at the
     /// column's width, its top showing, then whole after 展开.
     @Test func aTallScreenshotShowsAsACropThatUnfolds() async throws {
         let report = try await BrowserRun.shared.report()
@@ -342,7 +342,7 @@ actor PhotoSiteFixture {
             var viewport: Double
         }
         let probes = report.probes.filter { $0.expression == Self.crop }
-        #expect(probes.count == 4)
+        #expect(probes.count == 6)
         var colours: [String: Set<String>] = [:]
         for probe in probes {
             let label = "\(probe.width ?? 0)px \(probe.scheme ?? "")"

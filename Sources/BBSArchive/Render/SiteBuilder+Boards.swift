@@ -44,8 +44,10 @@ extension SiteBuilder {
             threads.filter { thread in
                 changed.map { $0.contains(thread.gid) } ?? true
             }.map(\.gid))
+        // A new title shows on the pages of the threads either side.
+        let retitled = Set(run.changes?.retitled.filter { $0.board == board.name }.map(\.gid) ?? [])
         for (index, thread) in byStart.enumerated()
-        where !publisher.exists(SitePaths.thread(thread.board, gid: thread.gid)) {
+        where retitled.contains(thread.gid) || !publisher.exists(SitePaths.thread(thread.board, gid: thread.gid)) {
             staleGids.insert(thread.gid)
             if index > 0 { staleGids.insert(byStart[index - 1].gid) }
             if index + 1 < byStart.count { staleGids.insert(byStart[index + 1].gid) }

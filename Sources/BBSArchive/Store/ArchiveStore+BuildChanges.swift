@@ -24,6 +24,8 @@ package struct BuildChanges: Sendable, Equatable {
     package var users: Set<String> = []
     /// Boards with a changed thread, or whose own row changed.
     package var boards: Set<String> = []
+    /// Threads whose title changed: their neighbours' pages show it.
+    package var retitled: Set<ThreadKey> = []
     /// The last change these include; the next build asks for changes after it.
     package var through: Int64 = 0
 
@@ -92,6 +94,26 @@ extension ArchiveStore {
         END;
         """
 
+    /// A thread page names the threads started just before and after it,
+    /// so a new title is logged apart too: the build rewrites the pages of
+    /// the retitled thread's neighbours. The pages of its posters list it
+    /// by title too. Each row points at the change it goes with, logged by
+    /// the same trigger.
+    static let retitleMigration = """
+        CREATE TABLE build_retitle (
+          seq INTEGER PRIMARY KEY,
+          board TEXT NOT NULL,
+          gid INTEGER NOT NULL
+        );
+        CREATE TRIGGER build_retitle_thread AFTER UPDATE OF title ON thread
+        WHEN OLD.title IS NOT NEW.title BEGIN
+          INSERT INTO build_change (board, gid, user)
+            SELECT DISTINCT board, gid, author FROM post WHERE board = NEW.board AND gid = NEW.gid;
+          INSERT INTO build_change (board, gid) VALUES (NEW.board, NEW.gid);
+          INSERT INTO build_retitle (seq, board, gid) VALUES (last_insert_rowid(), NEW.board, NEW.gid);
+        END;
+        """
+
     /// The last change logged, or 0 for none.
     package func lastBuildChange() throws(ArchiveError) -> Int64 {
         try read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM build_change") ?? 0 }
@@ -110,6 +132,12 @@ extension ArchiveStore {
                 if let gid: Int = row["gid"] { changes.threads.insert(.init(board: board, gid: gid)) }
                 if let user: String = row["user"] { changes.users.insert(user) }
                 changes.through = row["seq"]
+            }
+            for row in try Row.fetchAll(
+                db, sql: "SELECT board, gid FROM build_retitle WHERE seq > ? AND seq <= ?",
+                arguments: [seq, changes.through])
+            {
+                changes.retitled.insert(.init(board: row["board"], gid: row["gid"]))
             }
             return changes
         }

@@ -257,6 +257,8 @@ enum StoreSchema {
                     )
                     """)
         }
+        // Titles logged apart, for the pages of a thread's neighbours (issue 11).
+        migrator.registerMigration("v6-build-retitle") { db in try db.execute(sql: ArchiveStore.retitleMigration) }
         return migrator
     }
 
