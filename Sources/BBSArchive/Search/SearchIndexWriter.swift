@@ -123,21 +123,21 @@ struct SearchIndexWriter {
     /// Every posting of one document, handed to `add` as (term, kind, positions).
     static func postings(_ document: Document, _ add: (String, SpillFiles.Kind, [Int]) -> Void) {
         let terms = SearchText.terms(document.normalized)
-        postings(Prepared(document: document, unigrams: terms.unigrams, bigrams: terms.bigrams, hash: ""), add)
+        for unigram in terms.unigrams { add(unigram, .unigram, []) }
+        for (bigram, positions) in terms.bigrams { add(bigram, .bigram, positions) }
+        for filter in filters(document) { add(filter, .filter, []) }
     }
 
-    static func postings(_ prepared: Prepared, _ add: (String, SpillFiles.Kind, [Int]) -> Void) {
-        for unigram in prepared.unigrams { add(unigram, .unigram, []) }
-        for (bigram, positions) in prepared.bigrams { add(bigram, .bigram, positions) }
-        add("b:" + prepared.document.board.lowercased(), .filter, [])
-        add("a:" + prepared.document.author.lowercased(), .filter, [])
+    /// A document's filter terms (`b:board`, `a:author`).
+    static func filters(_ document: Document) -> [String] {
+        ["b:" + document.board.lowercased(), "a:" + document.author.lowercased()]
     }
 
-    /// A document with its terms and the hash of its row.
+    /// A document with its terms (as numbers, `SearchText.termKeys`) and the hash of its row.
     struct Prepared: Sendable {
         var document: Document
-        var unigrams: Set<String>
-        var bigrams: [String: [Int]]
+        var unigrams: [UInt32]
+        var pairs: [(key: UInt64, position: Int)]
         var hash: String
     }
 
@@ -156,9 +156,9 @@ struct SearchIndexWriter {
                     let (post, title, position) = rows[index]
                     let document = Self.document(
                         post: post, threadTitle: title, position: position, postsPerPage: postsPerPage, forum: forum)
-                    let terms = SearchText.terms(document.normalized)
+                    let terms = SearchText.termKeys(document.normalized)
                     buffer[index] = Prepared(
-                        document: document, unigrams: terms.unigrams, bigrams: terms.bigrams,
+                        document: document, unigrams: terms.unigrams, pairs: terms.pairs,
                         hash: SHA256.hex(Data(document.row.utf8)))
                 }
             }
@@ -211,9 +211,7 @@ struct SearchIndexWriter {
             func process() throws {
                 for prepared in Self.prepare(batch, postsPerPage: postsPerPage, forum: forum) {
                     let document = prepared.document
-                    Self.postings(prepared) { term, kind, positions in
-                        spill.add(term: term, kind: kind, doc: doc, positions: positions, shards: shards)
-                    }
+                    spill.add(prepared, doc: doc, shards: shards)
                     try spill.flushIfNeeded()
                     try insert.execute(arguments: [document.board, document.gid, document.floor, doc, prepared.hash])
                     id = Self.chain(id, prepared.hash)
@@ -262,12 +260,9 @@ struct SearchIndexWriter {
             try emit(Self.chunkScript(index, chunk), Self.chunkPath(index))
         }
         for bucket in 0..<buckets {
-            var byShard: [Int: SpillFiles.Shard] = [:]
-            try spill.readBucket(bucket) { shard, kind, term, doc, positions in
-                byShard[shard, default: SpillFiles.Shard()].add(kind: kind, term: term, doc: doc, positions: positions)
-            }
+            let byShard = try spill.readBucket(bucket)
             for shard in stride(from: bucket, to: shards, by: buckets) {
-                let content = byShard[shard] ?? SpillFiles.Shard()
+                let content = byShard[shard].map { $0.lists() } ?? SpillFiles.Lists()
                 try emit(Self.shardScript(shard, content), Self.shardPath(shard))
                 if !content.bigrams.isEmpty {
                     try emit(Self.positionsScript(shard, content), Self.positionsPath(shard))
@@ -372,7 +367,8 @@ struct SearchIndexWriter {
         }
         // A shard that does not read back cannot be extended: index everything.
         if unreadable { return nil }
-        for (shard, content) in touched.sorted(by: { $0.key < $1.key }) {
+        for (shard, shardContent) in touched.sorted(by: { $0.key < $1.key }) {
+            let content = shardContent.lists()
             try emit(Self.shardScript(shard, content), Self.shardPath(shard))
             if !content.bigrams.isEmpty {
                 try emit(Self.positionsScript(shard, content), Self.positionsPath(shard))
@@ -457,6 +453,35 @@ struct SearchIndexWriter {
             hash ^= UInt32(byte)
             hash = hash &* 16_777_619
         }
+        return hash
+    }
+
+    /// `hash` of a unigram (`pair == false`) or pair key, from its scalars.
+    static func hash(key: UInt64, pair: Bool) -> UInt32 {
+        var hash: UInt32 = 2_166_136_261
+        func byte(_ value: UInt32) {
+            hash ^= value & 0xFF
+            hash = hash &* 16_777_619
+        }
+        func scalar(_ value: UInt32) {
+            if value < 0x80 {
+                byte(value)
+            } else if value < 0x800 {
+                byte(0xC0 | value >> 6)
+                byte(0x80 | value & 0x3F)
+            } else if value < 0x10000 {
+                byte(0xE0 | value >> 12)
+                byte(0x80 | (value >> 6) & 0x3F)
+                byte(0x80 | value & 0x3F)
+            } else {
+                byte(0xF0 | value >> 18)
+                byte(0x80 | (value >> 12) & 0x3F)
+                byte(0x80 | (value >> 6) & 0x3F)
+                byte(0x80 | value & 0x3F)
+            }
+        }
+        if pair { scalar(UInt32(truncatingIfNeeded: key >> 21)) }
+        scalar(UInt32(truncatingIfNeeded: pair ? key & 0x1F_FFFF : key))
         return hash
     }
 
@@ -548,11 +573,11 @@ struct SearchIndexWriter {
         Data("BBSSearch.docs(\(index),[\n\(rows.joined(separator: ",\n"))]);\n".utf8)
     }
 
-    static func shardScript(_ index: Int, _ shard: SpillFiles.Shard) -> Data {
-        func object(_ lists: [String: SpillFiles.Posting], positional: Bool) -> String {
+    static func shardScript(_ index: Int, _ shard: SpillFiles.Lists) -> Data {
+        func object(_ lists: [(String, [UInt8])], positional: Bool) -> String {
             "{"
-                + lists.keys.sorted().map { key in
-                    Self.json(key) + ":\"" + ListCoding.encode(lists[key]?.bytes ?? [], positional: positional) + "\""
+                + lists.map { key, bytes in
+                    Self.json(key) + ":\"" + ListCoding.encode(bytes, positional: positional) + "\""
                 }
                 .joined(separator: ",") + "}"
         }
@@ -563,11 +588,11 @@ struct SearchIndexWriter {
     }
 
     /// The positions of a shard's pairs, as they are kept while writing.
-    static func positionsScript(_ index: Int, _ shard: SpillFiles.Shard) -> Data {
+    static func positionsScript(_ index: Int, _ shard: SpillFiles.Lists) -> Data {
         let body =
             "{"
-            + shard.bigrams.keys.sorted().map { key in
-                Self.json(key) + ":\"" + Self.base64(SpillFiles.positionsOnly(shard.bigrams[key]?.bytes ?? [])) + "\""
+            + shard.bigrams.map { key, bytes in
+                Self.json(key) + ":\"" + Self.base64(SpillFiles.positionsOnly(bytes)) + "\""
             }
             .joined(separator: ",") + "}"
         return Data("BBSSearch.positions(\(index),\(body));\n".utf8)
@@ -616,10 +641,42 @@ final class SpillFiles {
         var lastDoc = -1
     }
 
+    /// A shard's lists as its files spell them: sorted by term.
+    struct Lists {
+        var unigrams: [(String, [UInt8])] = []
+        var bigrams: [(String, [UInt8])] = []
+        var filters: [(String, [UInt8])] = []
+    }
+
+    /// A shard as the full pass assembles it: characters and pairs by key.
+    struct KeyedShard {
+        var unigrams: [UInt64: Posting] = [:]
+        var bigrams: [UInt64: Posting] = [:]
+        var filters: [String: Posting] = [:]
+
+        func lists() -> Lists {
+            func sorted(_ lists: [UInt64: Posting], pair: Bool) -> [(String, [UInt8])] {
+                lists.map { (key: $0.key, text: SearchText.termText($0.key, pair: pair), bytes: $0.value.bytes) }
+                    .sorted { $0.text != $1.text ? $0.text < $1.text : $0.key < $1.key }
+                    .map { ($0.text, $0.bytes) }
+            }
+            return Lists(
+                unigrams: sorted(unigrams, pair: false), bigrams: sorted(bigrams, pair: true),
+                filters: filters.keys.sorted().map { ($0, filters[$0]?.bytes ?? []) })
+        }
+    }
+
     struct Shard {
         var unigrams: [String: Posting] = [:]
         var bigrams: [String: Posting] = [:]
         var filters: [String: Posting] = [:]
+
+        func lists() -> Lists {
+            func sorted(_ lists: [String: Posting]) -> [(String, [UInt8])] {
+                lists.keys.sorted().map { ($0, lists[$0]?.bytes ?? []) }
+            }
+            return Lists(unigrams: sorted(unigrams), bigrams: sorted(bigrams), filters: sorted(filters))
+        }
 
         mutating func add(kind: Kind, term: String, doc: Int, positions: [Int]) {
             switch kind {
@@ -629,7 +686,7 @@ final class SpillFiles {
             }
         }
 
-        private static func append(_ posting: inout Posting, doc: Int, positions: [Int]?) {
+        static func append(_ posting: inout Posting, doc: Int, positions: [Int]?) {
             // The first document as is, then gaps.
             varint(doc - max(posting.lastDoc, 0), into: &posting.bytes)
             posting.lastDoc = doc
@@ -726,20 +783,46 @@ final class SpillFiles {
 
     func remove() { try? FileManager.default.removeItem(at: folder) }
 
-    func add(term: String, kind: Kind, doc: Int, positions: [Int], shards: Int) {
-        let shard = Int(SearchIndexWriter.hash(term) % UInt32(shards))
-        let bucket = shard % buckets
-        var record: [UInt8] = []
-        varint(shard, into: &record)
-        record.append(kind.rawValue)
-        let bytes = Array(term.utf8)
-        varint(bytes.count, into: &record)
-        record += bytes
-        varint(doc, into: &record)
-        varint(positions.count, into: &record)
-        for position in positions { varint(position, into: &record) }
-        buffers[bucket] += record
-        buffered += record.count
+    /// Every posting of a prepared document, as record: varint shard,
+    /// kind, the term (for characters and pairs its key as a varint, for
+    /// filters varint length and UTF-8), varint document, varint count and
+    /// the positions.
+    func add(_ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int) {
+        func head(_ shard: Int, _ kind: Kind) -> Int {
+            let bucket = shard % buckets
+            varint(shard, into: &buffers[bucket])
+            buffers[bucket].append(kind.rawValue)
+            return bucket
+        }
+        let start = buffers.reduce(0) { $0 + $1.count }
+        for unigram in prepared.unigrams {
+            let key = UInt64(unigram)
+            let bucket = head(Int(SearchIndexWriter.hash(key: key, pair: false) % UInt32(shards)), .unigram)
+            varint(Int(key), into: &buffers[bucket])
+            varint(doc, into: &buffers[bucket])
+            buffers[bucket].append(0)
+        }
+        let pairs = prepared.pairs
+        var at = 0
+        while at < pairs.count {
+            let key = pairs[at].key
+            var end = at + 1
+            while end < pairs.count && pairs[end].key == key { end += 1 }
+            let bucket = head(Int(SearchIndexWriter.hash(key: key, pair: true) % UInt32(shards)), .bigram)
+            varint(Int(key), into: &buffers[bucket])
+            varint(doc, into: &buffers[bucket])
+            varint(end - at, into: &buffers[bucket])
+            for index in at..<end { varint(pairs[index].position, into: &buffers[bucket]) }
+            at = end
+        }
+        for filter in SearchIndexWriter.filters(prepared.document) {
+            let bucket = head(Int(SearchIndexWriter.hash(filter) % UInt32(shards)), .filter)
+            varint(filter.utf8.count, into: &buffers[bucket])
+            buffers[bucket] += filter.utf8
+            varint(doc, into: &buffers[bucket])
+            buffers[bucket].append(0)
+        }
+        buffered += buffers.reduce(0) { $0 + $1.count } - start
     }
 
     func flushIfNeeded() throws(ArchiveError) {
@@ -768,38 +851,51 @@ final class SpillFiles {
 
     private func file(_ bucket: Int) -> URL { folder.appendingPathComponent("\(bucket).bin") }
 
-    /// Every record of one bucket, spilled ones first, in document order.
-    func readBucket(
-        _ bucket: Int, _ body: (Int, Kind, String, Int, [Int]) throws(ArchiveError) -> Void
-    ) throws(ArchiveError) {
+    /// The shards of one bucket from its records, spilled ones first, in document order.
+    func readBucket(_ bucket: Int) throws(ArchiveError) -> [Int: KeyedShard] {
         let spilled = FileManager.default.contents(atPath: file(bucket).path).map { [UInt8]($0) } ?? []
+        var byShard: [Int: KeyedShard] = [:]
+        let damaged = ArchiveError.outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
         for bytes in [spilled, buffers[bucket]] {
             var index = 0
             while index < bytes.count {
                 guard let shard = readVarint(bytes, &index), index < bytes.count,
                     let kind = Kind(rawValue: bytes[index])
-                else { throw .outputUnwritable(path: folder.path, reason: "the search spill file is damaged") }
+                else { throw damaged }
                 index += 1
-                guard let length = readVarint(bytes, &index), index + length <= bytes.count else {
-                    throw .outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
+                var key: UInt64 = 0
+                var filter = ""
+                if kind == .filter {
+                    guard let length = readVarint(bytes, &index), index + length <= bytes.count else { throw damaged }
+                    filter = String(decoding: bytes[index..<index + length], as: UTF8.self)
+                    index += length
+                } else {
+                    guard let value = readVarint(bytes, &index) else { throw damaged }
+                    key = UInt64(value)
                 }
-                let term = String(decoding: bytes[index..<index + length], as: UTF8.self)
-                index += length
-                guard let doc = readVarint(bytes, &index), let count = readVarint(bytes, &index) else {
-                    throw .outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
-                }
-                var positions: [Int] = []
-                positions.reserveCapacity(count)
-                for _ in 0..<count {
-                    guard let position = readVarint(bytes, &index) else {
-                        throw .outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
+                guard let doc = readVarint(bytes, &index), let count = readVarint(bytes, &index) else { throw damaged }
+                // The first document as is, then gaps; positions as gaps within the document.
+                func append(_ posting: inout Posting) throws(ArchiveError) {
+                    varint(doc - max(posting.lastDoc, 0), into: &posting.bytes)
+                    posting.lastDoc = doc
+                    guard kind == .bigram else { return }
+                    varint(count, into: &posting.bytes)
+                    var previous = 0
+                    for _ in 0..<count {
+                        guard let position = readVarint(bytes, &index) else { throw damaged }
+                        varint(position - previous, into: &posting.bytes)
+                        previous = position
                     }
-                    positions.append(position)
                 }
-                try body(shard, kind, term, doc, positions)
+                switch kind {
+                case .unigram: try append(&byShard[shard, default: KeyedShard()].unigrams[key, default: Posting()])
+                case .bigram: try append(&byShard[shard, default: KeyedShard()].bigrams[key, default: Posting()])
+                case .filter: try append(&byShard[shard, default: KeyedShard()].filters[filter, default: Posting()])
+                }
             }
         }
         buffers[bucket] = []
+        return byShard
     }
 }
 

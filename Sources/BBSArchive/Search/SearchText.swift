@@ -58,6 +58,57 @@ package enum SearchText {
 
     static func isSeparator(_ scalar: Unicode.Scalar) -> Bool { scalar == "\n" || scalar == "\r" }
 
+    /// The same terms as `terms`, as numbers, for the index writer: each
+    /// distinct character's scalar value (`unigrams`, ascending), and each
+    /// pair's key (`pairKey`) with a position, sorted by key, then position.
+    static func termKeys(_ normalized: String) -> (unigrams: [UInt32], pairs: [(key: UInt64, position: Int)]) {
+        var unigrams: [UInt32] = []
+        var pairs: [(key: UInt64, position: Int)] = []
+        unigrams.reserveCapacity(normalized.utf8.count / 2)
+        pairs.reserveCapacity(normalized.utf8.count / 2)
+        var previous: UInt32?
+        var index = 0
+        for scalar in normalized.unicodeScalars {
+            let value = scalar.value
+            defer { index += 1 }
+            if value == 0x0A || value == 0x0D {
+                previous = nil
+                continue
+            }
+            if let previous { pairs.append((pairKey(previous, value), index - 1)) }
+            previous = value
+            let whitespace: Bool
+            if value < 0x80 {
+                whitespace = value == 0x20 || (0x09...0x0D).contains(value)
+            } else if (0x4E00...0x9FFF).contains(value) {
+                whitespace = false
+            } else {
+                whitespace = scalar.properties.isWhitespace
+            }
+            if !whitespace { unigrams.append(value) }
+        }
+        unigrams.sort()
+        var unique = 0
+        for value in unigrams where unique == 0 || unigrams[unique - 1] != value {
+            unigrams[unique] = value
+            unique += 1
+        }
+        unigrams.removeLast(unigrams.count - unique)
+        pairs.sort { $0.key != $1.key ? $0.key < $1.key : $0.position < $1.position }
+        return (unigrams, pairs)
+    }
+
+    /// A pair of scalars as one number (21 bits each).
+    static func pairKey(_ first: UInt32, _ second: UInt32) -> UInt64 { UInt64(first) << 21 | UInt64(second) }
+
+    /// The text of a unigram (`pair == false`) or pair key.
+    static func termText(_ key: UInt64, pair: Bool) -> String {
+        var view = String.UnicodeScalarView()
+        if pair, let first = Unicode.Scalar(UInt32(truncatingIfNeeded: key >> 21)) { view.append(first) }
+        if let last = Unicode.Scalar(UInt32(truncatingIfNeeded: pair ? key & 0x1F_FFFF : key)) { view.append(last) }
+        return String(view)
+    }
+
     /// A query split as the client splits it: terms (normalized, each a
     /// substring that must occur) and filters. `"…"` keeps spaces in a term.
     package struct Query: Equatable, Sendable {
