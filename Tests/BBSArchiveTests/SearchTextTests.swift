@@ -13,6 +13,45 @@ import Testing
         #expect(SearchText.normalize("㈱") == "(株)")
     }
 
+    /// The fast paths give what NFKC and lower case of the whole text give,
+    /// marks joining ASCII, full-width and CJK neighbours included.
+    @Test func normalizeMatchesFoundationOnMixedText() {
+        let pool = Array(
+            "aZ9 ~<=Ｇｐ１，。！ 清华\u{3099}か\u{0301}\u{0338}\u{0323}\u{FE0F}👍🏻㈱ｶﾞΣσİß\u{1100}\u{1161}\u{11A8}é…\n"
+                .unicodeScalars)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            var text = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...8, using: &generator) {
+                text.append(pool[Int.random(in: 0..<pool.count, using: &generator)])
+            }
+            let string = String(text)
+            #expect(
+                Array(SearchText.normalize(string).unicodeScalars)
+                    == Array(SearchText.slowNormalize(string).unicodeScalars), "\(string.debugDescription)")
+        }
+    }
+
+    /// The writer's numeric terms are the same terms.
+    @Test func termKeysAreTheTerms() {
+        for text in ["用iphone拍照", "👍🏻好评👍🏻好评", "清华\n北大 mit\r\n  aa aa", "", "x"] {
+            let terms = SearchText.terms(text)
+            let keys = SearchText.termKeys(text)
+            #expect(Set(keys.unigrams.map { SearchText.termText(UInt64($0), pair: false) }) == terms.unigrams)
+            #expect(keys.unigrams == keys.unigrams.sorted() && Set(keys.unigrams).count == keys.unigrams.count)
+            var pairs: [String: [Int]] = [:]
+            for (key, position) in keys.pairs {
+                pairs[SearchText.termText(key, pair: true), default: []].append(position)
+            }
+            #expect(pairs == terms.bigrams)
+            for (key, _) in keys.pairs {
+                #expect(
+                    SearchIndexWriter.hash(key: key, pair: true)
+                        == SearchIndexWriter.hash(SearchText.termText(key, pair: true)))
+            }
+        }
+    }
+
     @Test func everyCharacterAndEveryNeighbourPairIsATerm() {
         let terms = SearchText.terms(SearchText.normalize("用iPhone拍照"))
         #expect(terms.unigrams == Set(["用", "i", "p", "h", "o", "n", "e", "拍", "照"]))

@@ -17,8 +17,55 @@ import Foundation
 package enum SearchText {
     /// NFKC, then lower case: `ＧＰＳ` → `gps`, `iPhone` → `iphone`.
     /// The client does the same (`normalize('NFKC').toLowerCase()`).
+    ///
+    /// Characters NFKC and lower case leave alone (ASCII other than capitals,
+    /// CJK ideographs) and full-width ASCII are mapped here; only the runs
+    /// between them go through Foundation, each with the character before
+    /// it, which a combining mark may join.
     package static func normalize(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        var slow = String.UnicodeScalarView()
+        var previous: Unicode.Scalar?
+        func flush() {
+            guard !slow.isEmpty else { return }
+            out.append(contentsOf: slowNormalize(String(slow)).unicodeScalars)
+            slow = String.UnicodeScalarView()
+        }
+        for scalar in text.unicodeScalars {
+            if let fast = fastNormalized(scalar) {
+                flush()
+                out.append(fast)
+                previous = scalar
+                continue
+            }
+            if slow.isEmpty, let before = previous {
+                // The character before goes with the run: a mark may join it.
+                out.removeLast()
+                slow.append(before)
+            }
+            slow.append(scalar)
+            previous = nil
+        }
+        flush()
+        return String(out)
+    }
+
+    static func slowNormalize(_ text: String) -> String {
         text.precomposedStringWithCompatibilityMapping.lowercased()
+    }
+
+    /// What NFKC and lower case make of a character that neither joins
+    /// nor is joined by its neighbours; `nil` for every other character.
+    static func fastNormalized(_ scalar: Unicode.Scalar) -> Unicode.Scalar? {
+        let value = scalar.value
+        switch value {
+        case 0x41...0x5A: return Unicode.Scalar(UInt8(value + 0x20))
+        case 0...0x7F, 0x3400...0x4DBF, 0x4E00...0x9FFF: return scalar
+        case 0xFF21...0xFF3A: return Unicode.Scalar(UInt8(value - 0xFF21 + 0x61))
+        case 0xFF01...0xFF5E: return Unicode.Scalar(UInt8(value - 0xFF01 + 0x21))
+        case 0x3000: return " "
+        default: return nil
+        }
     }
 
     /// The searchable text of a post, before normalization.
