@@ -15,6 +15,12 @@ import Testing
         #expect(line[...].isBlankLine == line.trimmingCharacters(in: .whitespaces).isEmpty)
     }
 
+    @Test(arguments: ["", "http://a", "见 www.x.cn", "w w w.", "：//", "a:/b", "www", "ｗｗｗ.", "字://字"])
+    func theByteScanFindsWhatFoundationFinds(_ line: String) {
+        #expect(line.mayContainASCII("://") == line.contains("://"))
+        #expect(line.mayContainASCII("www.") == line.contains("www."))
+    }
+
     @Test func aQuoteHeaderStillNamesItsAuthor() {
         let conventions = SMTHPostConventions()
         #expect(conventions.quoteHeaderAuthor("  【 在 alice (爱丽丝) 的大作中提到: 】") == "alice")
