@@ -90,7 +90,7 @@ enum ThreadMarkdown {
     private static func paragraphs(_ lines: [String]) -> [[String]] {
         var result: [[String]] = [[]]
         for line in lines {
-            if line.trimmingCharacters(in: .whitespaces).isEmpty {
+            if line.isBlankLine {
                 if !(result.last?.isEmpty ?? true) { result.append([]) }
             } else {
                 result[result.count - 1].append(line)

@@ -40,7 +40,10 @@ package enum InlineText {
         let clean = removingControlCharacters(line)
         let tags = conventions.usesBracketTags
         // Most lines have nothing to read: one plain segment.
-        if !clean.contains("\u{1B}"), !(tags && clean.contains("[")), !clean.contains("://"), !clean.contains("www.") {
+        // (A line the byte scan sends on needlessly comes out the same below.)
+        if !clean.contains("\u{1B}"), !(tags && clean.contains("[")), !clean.mayContainASCII("://"),
+            !clean.mayContainASCII("www.")
+        {
             return clean.isEmpty ? [] : [InlineSegment(text: clean)]
         }
         var result: [InlineSegment] = []

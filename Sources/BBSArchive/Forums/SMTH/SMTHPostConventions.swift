@@ -6,6 +6,8 @@ import Foundation
 struct SMTHPostConventions: PostConventions {
     /// `【 在 someone (昵称) 的大作中提到: 】` → `someone`.
     func quoteHeaderAuthor(_ line: String) -> String? {
+        // Asked of every line of every post: most have no 【 at all.
+        guard line.unicodeScalars.contains("\u{3010}") else { return nil }
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         guard trimmed.hasPrefix("【"), trimmed.hasSuffix("】"),
             let start = trimmed.range(of: "在 "),

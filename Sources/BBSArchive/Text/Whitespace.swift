@@ -1,0 +1,39 @@
+import Foundation
+
+extension StringProtocol {
+    /// Whether every scalar is in `CharacterSet.whitespaces` (tab and the
+    /// space separators): the same answer as
+    /// `trimmingCharacters(in: .whitespaces).isEmpty`, without bridging to
+    /// `NSString` and copying the line (the build asks it of every line).
+    var isBlankLine: Bool {
+        unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII ? scalar == " " || scalar == "\t" : CharacterSet.whitespaces.contains(scalar)
+        }
+    }
+}
+
+extension String {
+    /// Whether the UTF-8 bytes of `needle` (ASCII) occur in the string: a
+    /// cheap first look, without bridging to `NSString`. It finds every
+    /// place `contains(_:)` finds, and may find more (before a combining
+    /// mark), so it only decides whether to look closer.
+    func mayContainASCII(_ needle: StaticString) -> Bool {
+        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        guard let first = pattern.first else { return true }
+        var string = self
+        return string.withUTF8 { bytes in
+            guard bytes.count >= pattern.count else { return false }
+            var index = 0
+            let last = bytes.count - pattern.count
+            while index <= last {
+                if bytes[index] == first {
+                    var offset = 1
+                    while offset < pattern.count, bytes[index + offset] == pattern[offset] { offset += 1 }
+                    if offset == pattern.count { return true }
+                }
+                index += 1
+            }
+            return false
+        }
+    }
+}
