@@ -45,6 +45,89 @@ struct LookupMap {
         return Data(Self.prefix.utf8) + json + Data(";\n".utf8)
     }
 
+    /// The script of the last build with the boards of `fresh` put in,
+    /// the boards no longer in `present` left out, and every other board's
+    /// bytes as they were: only the changed boards are encoded. Without an
+    /// old script (or one this cannot read) it is `fresh`'s alone.
+    static func updated(_ old: Data?, with fresh: LookupMap, present: Set<String>) -> Data {
+        guard let old else { return fresh.script() }
+        if let spliced = splice(old, replacing: fresh.boards, present: present) { return spliced }
+        guard let boards = decode(script: old) else { return fresh.script() }
+        var map = LookupMap(boards: boards.filter { present.contains($0.key) })
+        map.merge(fresh)
+        return map.script()
+    }
+
+    /// `old` with the value of each board in `replacing` encoded anew, when
+    /// `old` holds exactly the boards of `present` (so their order, the
+    /// encoder's, stays); `nil` when it does not, or cannot be read.
+    static func splice(_ old: Data, replacing: [String: Board], present: Set<String>) -> Data? {
+        let opening = Array((prefix + "{\"boards\":{").utf8)
+        let bytes = [UInt8](old)
+        guard bytes.starts(with: opening) else { return nil }
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        /// The index just past the string that starts at `start`.
+        func endOfString(_ start: Int) -> Int? {
+            var index = start + 1
+            while index < bytes.count {
+                if bytes[index] == backslash {
+                    index += 2
+                } else if bytes[index] == quote {
+                    return index + 1
+                } else {
+                    index += 1
+                }
+            }
+            return nil
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var result = Data(opening)
+        var seen = Set<String>()
+        var index = opening.count
+        while index < bytes.count, bytes[index] != UInt8(ascii: "}") {
+            if bytes[index] == UInt8(ascii: ",") {
+                result.append(bytes[index])
+                index += 1
+            }
+            guard index < bytes.count, bytes[index] == quote, let keyEnd = endOfString(index),
+                keyEnd < bytes.count, bytes[keyEnd] == UInt8(ascii: ":"),
+                let key =
+                    (try? JSONDecoder().decode(
+                        [String].self, from: Data([UInt8(ascii: "[")] + bytes[index..<keyEnd] + [UInt8(ascii: "]")])))?
+                    .first
+            else { return nil }
+            // The board's value: an object, its end found by depth outside strings.
+            var end = keyEnd + 1
+            var depth = 0
+            repeat {
+                guard end < bytes.count else { return nil }
+                switch bytes[end] {
+                case quote:
+                    guard let after = endOfString(end) else { return nil }
+                    end = after
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+                default: break
+                }
+                end += 1
+            } while depth > 0
+            seen.insert(key)
+            result.append(contentsOf: bytes[index...keyEnd])
+            if let board = replacing[key] {
+                guard let value = try? encoder.encode(board) else { return nil }
+                result.append(value)
+            } else {
+                result.append(contentsOf: bytes[(keyEnd + 1)..<end])
+            }
+            index = end
+        }
+        guard seen == present, Set(replacing.keys).isSubset(of: present) else { return nil }
+        result.append(contentsOf: bytes[index...])
+        return result
+    }
+
     static let rulesPrefix = "window.BBSArchiveLookupRules = "
 
     /// The script that hands `lookup.js` the forum's forms of address

@@ -134,7 +134,7 @@ extension SiteBuilder {
         }
     }
 
-    func buildLookup(_ lookup: LookupMap, run: BuildRun) throws(ArchiveError) {
+    func buildLookup(_ mapScript: Data, run: BuildRun) throws(ArchiveError) {
         let path = SitePaths.lookup
         let view = LookupPageView(
             chrome: try common(path: path, title: "", crumbs: [], run: run),
@@ -144,7 +144,7 @@ extension SiteBuilder {
             example: try lookupExample(run: run) ?? options.wording.lookupExample,
             forms: LookupPageView.Form.list(options.forum.lookup.forms))
         try page(path, template: "lookup", view, run: run)
-        try file(SitePaths.lookupMap, lookup.script(), run: run)
+        try file(SitePaths.lookupMap, mapScript, run: run)
         try file(SitePaths.lookupRules, LookupMap.rulesScript(options.forum), run: run)
     }
 

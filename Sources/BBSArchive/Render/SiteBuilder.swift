@@ -141,11 +141,9 @@ package struct SiteBuilder: Sendable {
         let dirty = boards.filter { board in
             run.changes.map { $0.boards.contains(board.name) } ?? true || !publisher.exists(SitePaths.board(board.name))
         }
+        // The lookup map of the last build gets only the changed boards anew.
+        let oldLookup = run.changes != nil ? publisher.read(SitePaths.lookupMap) : nil
         var lookup = LookupMap()
-        if run.changes != nil, let old = publisher.read(SitePaths.lookupMap).flatMap(LookupMap.decode) {
-            let present = Set(boards.map(\.name))
-            lookup = LookupMap(boards: old.filter { present.contains($0.key) })
-        }
         let boardRuns = try parallelMap(dirty) { board throws(ArchiveError) in
             let part = run.fork()
             let threads = try store.threads(board: board.name)
@@ -175,7 +173,7 @@ package struct SiteBuilder: Sendable {
         try buildHome(run: run)
         try buildSections(run: run)
         try buildHot(run: run)
-        try buildLookup(lookup, run: run)
+        try buildLookup(LookupMap.updated(oldLookup, with: lookup, present: Set(boards.map(\.name))), run: run)
         // Search (issue 9): the page and the index of the posts changed since the last build.
         try buildSearch(SearchChanges(run.changes), run: run)
         try buildNotFound(run: run)

@@ -157,19 +157,22 @@ extension ArchiveStore {
         guard limit > 0 else { return [] }
         let orderBy =
             switch order {
-            case .mostPosts: "posts DESC, lastReplyAt DESC, t.gid DESC, t.board"
-            case .latestReply: "lastReplyAt DESC, t.gid DESC, t.board"
+            case .mostPosts: "s.posts DESC, s.lastAt DESC, s.gid DESC, s.board"
+            case .latestReply: "s.lastAt DESC, s.gid DESC, s.board"
             }
+        // The summary (v7-thread-summary) is read in the order of its index,
+        // so only the first `limit` threads with posts are looked at.
         return try read { db in
             try StoredThread.fetchAll(
                 db,
                 sql: """
-                    SELECT \(StoredThread.columns(posts: "c.posts"))
-                    FROM thread t
-                    JOIN (SELECT board, gid, count(*) AS posts, max(floor) AS last FROM post GROUP BY board, gid) c
-                      ON c.board = t.board AND c.gid = t.gid
+                    SELECT \(StoredThread.columns(posts: "s.posts"))
+                    FROM thread_summary s
+                    CROSS JOIN thread t ON t.board = s.board AND t.gid = s.gid
                     LEFT JOIN post f ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
-                    LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor = c.last
+                    LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor =
+                      (SELECT max(floor) FROM post WHERE board = t.board AND gid = t.gid)
+                    WHERE s.posts > 0
                     ORDER BY \(orderBy) LIMIT ?
                     """,
                 arguments: [limit])
@@ -188,10 +191,18 @@ extension ArchiveStore {
     package func boardSpans() throws(ArchiveError) -> [String: (first: Date, last: Date)] {
         try read { db in
             var spans: [String: (first: Date, last: Date)] = [:]
+            // Two index lookups a board (v7-thread-summary), not a scan of every thread.
             for row in try Row.fetchAll(
-                db, sql: "SELECT board, min(postedAt) AS first, max(lastReplyAt) AS last FROM thread GROUP BY board")
+                db,
+                sql: """
+                    SELECT name,
+                      (SELECT min(postedAt) FROM thread WHERE board = b.name) AS first,
+                      (SELECT max(lastReplyAt) FROM thread WHERE board = b.name) AS last
+                    FROM board b
+                    """)
             {
-                spans[row["board"]] = (Self.date(row["first"]), Self.date(row["last"]))
+                guard let first = row["first"] as Int64?, let last = row["last"] as Int64? else { continue }
+                spans[row["name"]] = (Self.date(first), Self.date(last))
             }
             return spans
         }

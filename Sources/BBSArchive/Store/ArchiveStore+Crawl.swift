@@ -38,7 +38,7 @@ extension ArchiveStore {
     /// Threads the store knows on a board, archived or not.
     package func threadCount(board: String) throws(ArchiveError) -> Int {
         try read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM thread WHERE board = ?", arguments: [board]) ?? 0
+            try Int.fetchOne(db, sql: "SELECT threads FROM board_summary WHERE board = ?", arguments: [board]) ?? 0
         }
     }
 
@@ -62,8 +62,11 @@ extension ArchiveStore {
                 sql: """
                     SELECT t.gid, t.title, t.replies, t.sticky, t.marked, t.author, t.postedAt, t.lastReplier,
                       t.lastReplyAt, t.archivedReplies, t.archivedLastReplyAt,
-                      (SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid) AS archivedPosts
-                    FROM thread t WHERE t.board = ?
+                      coalesce(s.posts, 0) AS archivedPosts
+                    FROM thread t LEFT JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
+                    WHERE t.board = ?
+                      -- archived as listed: never fetched again (the rest is judged below)
+                      AND NOT (t.archivedReplies IS t.replies AND t.archivedLastReplyAt IS t.lastReplyAt)
                     ORDER BY t.lastReplyAt DESC, t.gid DESC
                     """,
                 arguments: [board]

@@ -11,9 +11,8 @@ extension ArchiveStore {
                 db,
                 sql: """
                     SELECT b.name, b.title, b.source, b.baseURL,
-                      (SELECT count(*) FROM thread t WHERE t.board = b.name) AS threads,
-                      (SELECT count(*) FROM post p WHERE p.board = b.name) AS posts
-                    FROM board b ORDER BY b.name
+                      coalesce(s.threads, 0) AS threads, coalesce(s.posts, 0) AS posts
+                    FROM board b LEFT JOIN board_summary s ON s.board = b.name ORDER BY b.name
                     """)
         }
     }

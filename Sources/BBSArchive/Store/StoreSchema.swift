@@ -259,6 +259,8 @@ enum StoreSchema {
         }
         // Titles logged apart, for the pages of a thread's neighbours (issue 11).
         migrator.registerMigration("v6-build-retitle") { db in try db.execute(sql: ArchiveStore.retitleMigration) }
+        // Threads' post counts and last activity, boards' counts, kept by triggers (issue 10).
+        migrator.registerMigration("v7-thread-summary") { db in try db.execute(sql: ArchiveStore.summaryMigration) }
         return migrator
     }
 

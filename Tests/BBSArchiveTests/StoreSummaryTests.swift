@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import BBSArchive
+
+/// The figures `v7-thread-summary` keeps by triggers equal what counting
+/// every row says, after the migration of an old store and after inserts,
+/// edits and deletions; and the hot and recent lists read from them are
+/// the lists a scan of every post gives.
+@Suite struct StoreSummaryTests {
+    /// A migrated copy of release e6c8b60's store (see OldStoreTests).
+    func migratedOldStore() throws -> (ArchiveStore, GRDBTestAccess) {
+        let folder = try Fixtures.temporaryFolder("summary")
+        let path = folder.appendingPathComponent("archive.sqlite")
+        try FileManager.default.copyItem(at: OldStoreTests.release, to: path)
+        let store = try ArchiveStore(path: path.path)
+        return (store, try GRDBTestAccess.open(path.path))
+    }
+
+    /// Rows of the summaries that differ from a count of every row.
+    func mismatches(_ access: GRDBTestAccess) throws -> [String] {
+        try access.queue.read { db in
+            let threads = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT t.board || '/' || t.gid || ' ' || coalesce(s.posts, '-') || ' ' || coalesce(s.lastAt, '-')
+                    FROM thread t LEFT JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
+                    WHERE s.posts IS NOT (SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid)
+                       OR s.lastAt IS NOT coalesce(
+                         (SELECT postedAt FROM post p WHERE p.board = t.board AND p.gid = t.gid
+                          ORDER BY floor DESC LIMIT 1), t.lastReplyAt)
+                    """)
+            let strays = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT 'stray ' || board || '/' || gid FROM thread_summary s
+                    WHERE NOT EXISTS (SELECT 1 FROM thread t WHERE t.board = s.board AND t.gid = s.gid)
+                    """)
+            let boards = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT 'board ' || b.name FROM (SELECT name FROM board UNION SELECT board FROM post) b
+                    LEFT JOIN board_summary s ON s.board = b.name
+                    WHERE coalesce(s.threads, 0) != (SELECT count(*) FROM thread t WHERE t.board = b.name)
+                       OR coalesce(s.posts, 0) != (SELECT count(*) FROM post p WHERE p.board = b.name)
+                    """)
+            return threads + strays + boards
+        }
+    }
+
+    /// The hot or recent list as the scan of every post gave it before the summary.
+    func scanned(_ access: GRDBTestAccess, orderBy: String) throws -> [String] {
+        try access.queue.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT t.board || '/' || t.gid || ' ' || c.posts || ' ' || coalesce(l.postedAt, t.lastReplyAt)
+                      AS lastReplyAt_
+                    FROM thread t
+                    JOIN (SELECT board, gid, count(*) AS posts, max(floor) AS last FROM post GROUP BY board, gid) c
+                      ON c.board = t.board AND c.gid = t.gid
+                    LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor = c.last
+                    ORDER BY \(orderBy)
+                    """)
+        }
+    }
+
+    func listed(_ threads: [StoredThread]) -> [String] {
+        threads.map { "\($0.board)/\($0.gid) \($0.postCount) \(Int64($0.lastReplyAt.timeIntervalSince1970))" }
+    }
+
+    func expectListsMatchTheScan(_ store: ArchiveStore, _ access: GRDBTestAccess) throws {
+        let last = "coalesce(l.postedAt, t.lastReplyAt)"
+        #expect(
+            listed(try store.topThreads(.mostPosts, limit: 1000))
+                == (try scanned(access, orderBy: "c.posts DESC, \(last) DESC, t.gid DESC, t.board")))
+        #expect(
+            listed(try store.topThreads(.latestReply, limit: 1000))
+                == (try scanned(access, orderBy: "\(last) DESC, t.gid DESC, t.board")))
+        let counted = try access.queue.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT b.name, (SELECT count(*) FROM thread t WHERE t.board = b.name) AS threads,
+                      (SELECT count(*) FROM post p WHERE p.board = b.name) AS posts
+                    FROM board b ORDER BY b.name
+                    """
+            ).map { "\($0["name"] as String) \($0["threads"] as Int) \($0["posts"] as Int)" }
+        }
+        #expect(try store.boards().map { "\($0.name) \($0.threadCount) \($0.postCount)" } == counted)
+    }
+
+    @Test func theMigrationFillsTheSummariesOfAnOldStore() throws {
+        let (store, access) = try migratedOldStore()
+        #expect(try access.queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM thread_summary") } == 12)
+        #expect(try mismatches(access) == [])
+        try expectListsMatchTheScan(store, access)
+    }
+
+    @Test func triggersKeepTheSummariesAfterInsertsEditsAndDeletions() throws {
+        let (store, access) = try migratedOldStore()
+        let (board, gid, floor) = try access.queue.read { db in
+            let row = try #require(
+                try Row.fetchOne(
+                    db, sql: "SELECT board, gid, max(floor) AS floor FROM post GROUP BY board, gid ORDER BY board, gid")
+            )
+            return (row["board"] as String, row["gid"] as Int, row["floor"] as Int)
+        }
+        let author = try access.queue.read { db in try String.fetchOne(db, sql: "SELECT id FROM user LIMIT 1") }
+        // A reply, newer than everything.
+        try access.queue.write { db in
+            try db.execute(
+                sql: "INSERT INTO post (board, gid, floor, author, postedAt, body) VALUES (?, ?, ?, ?, ?, 'new')",
+                arguments: [board, gid, floor + 1, author, 4_000_000_000])
+        }
+        #expect(try mismatches(access) == [])
+        #expect(try store.topThreads(.latestReply, limit: 1).map(\.gid) == [gid])
+        try expectListsMatchTheScan(store, access)
+        // Its time edited back, then the post deleted.
+        try access.queue.write { db in
+            try db.execute(
+                sql: "UPDATE post SET postedAt = 1 WHERE board = ? AND gid = ? AND floor = ?",
+                arguments: [board, gid, floor + 1])
+        }
+        #expect(try mismatches(access) == [])
+        try expectListsMatchTheScan(store, access)
+        try access.queue.write { db in
+            try db.execute(
+                sql: "DELETE FROM post WHERE board = ? AND gid = ? AND floor = ?", arguments: [board, gid, floor + 1])
+        }
+        #expect(try mismatches(access) == [])
+        // A thread the list shows with no post archived, then its list time changed.
+        try access.queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO thread (board, gid, title, replies, sticky, marked, postedAt, lastReplyAt)
+                    VALUES (?, 999999, 'x', 0, 0, 0, 10, 20)
+                    """, arguments: [board])
+            try db.execute(
+                sql: "UPDATE thread SET lastReplyAt = 30 WHERE board = ? AND gid = 999999", arguments: [board])
+        }
+        #expect(try mismatches(access) == [])
+        try expectListsMatchTheScan(store, access)
+        // A whole thread deleted, posts first.
+        try access.queue.write { db in
+            for table in ["post_like", "attachment", "post_version", "post"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE board = ? AND gid = ?", arguments: [board, gid])
+            }
+            try db.execute(sql: "DELETE FROM thread WHERE board = ? AND gid = ?", arguments: [board, gid])
+        }
+        #expect(try mismatches(access) == [])
+        try expectListsMatchTheScan(store, access)
+    }
+
+    @Test func theHotListReadsOnlyTheIndex() throws {
+        let (_, access) = try migratedOldStore()
+        let plan = try access.queue.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    EXPLAIN QUERY PLAN SELECT s.board FROM thread_summary s
+                    CROSS JOIN thread t ON t.board = s.board AND t.gid = s.gid
+                    WHERE s.posts > 0 ORDER BY s.posts DESC, s.lastAt DESC, s.gid DESC, s.board LIMIT 10
+                    """
+            ).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("thread_summary_by_posts") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+    }
+}
