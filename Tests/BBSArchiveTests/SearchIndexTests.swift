@@ -147,7 +147,14 @@ import Testing
             let docs = (start..<start + 4000).filter { _ in Double.random(in: 0..<1, using: &random) < density }
             guard !docs.isEmpty else { continue }
             let text = ListCoding.encodeDocs(docs)
-            if density != 0.3 { #expect(text.hasPrefix(density > 0.5 ? "~" : "!"), "density \(density)") }
+            // The shorter of the two codes is kept. A handful of documents may
+            // sit close enough for a bitmap to win, so only the clearly sparse
+            // and clearly dense lists have a fixed kind.
+            let rice = "!" + SearchIndexWriter.base64(ListCoding.riceBytes(docs))
+            #expect(text.utf8.count <= rice.utf8.count, "density \(density)")
+            if density == 0.05 || density == 0.9 {
+                #expect(text.hasPrefix(density > 0.5 ? "~" : "!"), "density \(density)")
+            }
             #expect(ListCoding.decodeDocs(Substring(text)) == docs, "density \(density)")
             // A pair's list: (gap, count, positions…) records.
             var bytes: [UInt8] = []
