@@ -8,6 +8,16 @@ import Testing
 /// The replica misbehaves the way a real forum does on a bad day; the
 /// archive must still end complete, or say exactly what failed and why.
 @Suite(.serialized) struct FaultToleranceTests {
+    /// The small forum generated at a fixed moment. A rule with `every`
+    /// hits the targets whose hash falls on it, and the generated thread ids
+    /// follow the forum's `now`: left to the clock, some hours of the day
+    /// gave 14 threads that no `every: 4` rule hit, and nothing failed.
+    static let pinned: ReplicaConfig = {
+        var config = ReplicaHarness.small
+        config.now = Date(timeIntervalSince1970: 1_748_750_400)  // 2025-06-01 12:00 Beijing
+        return config
+    }()
+
     static let transientFaults: [ReplicaFaults.Rule] = [
         .init(.unavailable, paths: .threads, times: 2, every: 4, retryAfter: 1),
         .init(.tooManyRequests, paths: .all, times: 1, every: 5, retryAfter: 1),
@@ -19,7 +29,7 @@ import Testing
 
     @Test(arguments: transientFaults)
     func transientFaultsEndComplete(_ rule: ReplicaFaults.Rule) async throws {
-        let harness = try await ReplicaHarness.start(faults: ReplicaFaults(rules: [rule]))
+        let harness = try await ReplicaHarness.start(Self.pinned, faults: ReplicaFaults(rules: [rule]))
         let retries = RetryCounter()
         // A one-second timeout makes the slow responses time out once.
         let report = try await harness.fetch(timeout: 1) { event in
@@ -41,7 +51,7 @@ import Testing
 
     @Test func permanentFailuresAreReportedKeptAndRetriedNextRun() async throws {
         let broken = ReplicaFaults.Rule(.serverError, paths: .threads, times: 1_000, every: 4)
-        let first = try await ReplicaHarness.start(faults: ReplicaFaults(rules: [broken]))
+        let first = try await ReplicaHarness.start(Self.pinned, faults: ReplicaFaults(rules: [broken]))
         let report = try await first.fetch(retry: RetryPolicy(attempts: 2, baseDelay: .milliseconds(10)))
         await first.stop()
         #expect(!report.failures.isEmpty)
@@ -67,7 +77,7 @@ import Testing
 
     @Test func theCommandLineListsFailuresAndExitsNonZero() async throws {
         let broken = ReplicaFaults.Rule(.serverError, paths: .threads, times: 1_000, every: 2)
-        let harness = try await ReplicaHarness.start(faults: ReplicaFaults(rules: [broken]))
+        let harness = try await ReplicaHarness.start(Self.pinned, faults: ReplicaFaults(rules: [broken]))
         let outcome = try await CommandLineTests().run([
             "fetch", harness.board, "--forum-url", harness.base, "--store", harness.storePath, "--rate", "0",
             "--tries", "2", "--quiet",
