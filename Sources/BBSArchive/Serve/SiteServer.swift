@@ -62,7 +62,15 @@ package actor SiteServer {
                 task.cancel()
                 throw .invalidOption("cannot listen on \(host):\(port): timed out waiting for the socket")
             }
-            try? await Task.sleep(for: .milliseconds(2))
+            // Stopped while waiting (Ctrl-C at start-up): close the socket
+            // and say so, instead of polling until the deadline.
+            do {
+                try await Task.sleep(for: .milliseconds(2))
+            } catch {
+                await http.stop()
+                task.cancel()
+                throw .cancelled(url: "http://\(host):\(port)/")
+            }
         }
     }
 
