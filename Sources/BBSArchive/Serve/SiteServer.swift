@@ -69,7 +69,7 @@ package actor SiteServer {
             } catch {
                 await http.stop()
                 task.cancel()
-                throw .cancelled(url: "http://\(host):\(port)/")
+                throw .invalidOption("cannot listen on \(host):\(port): stopped before the socket was open")
             }
         }
     }
