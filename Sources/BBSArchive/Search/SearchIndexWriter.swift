@@ -646,13 +646,13 @@ struct SearchIndexWriter {
         return Data(text.dropFirst(prefix.count).dropLast(3).utf8)
     }
 
-    static func parseManifest(_ data: Data) -> (id: String, shards: Int, docs: Int)? {
+    static func parseManifest(_ data: Data) -> (id: String, shards: Int, docs: Int, late: Int)? {
         guard let json = payload(data, prefix: "BBSSearch.manifest("),
             let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
             let id = object["id"] as? String, let shards = object["shards"] as? Int, let docs = object["docs"] as? Int,
-            object["version"] as? Int == version
+            let late = object["late"] as? Int, object["version"] as? Int == version
         else { return nil }
-        return (id, shards, docs)
+        return (id, shards, docs, late)
     }
 
     static func parseDays(_ data: Data) -> [(Int, Int)]? {
@@ -683,7 +683,8 @@ struct SearchIndexWriter {
         guard let json = payload(data, prefix: "BBSSearch.tail(\(index),") else { return nil }
         let text = String(decoding: json, as: UTF8.self)
         guard let comma = text.firstIndex(of: ","), let mainBytes = Int(text[..<comma]),
-            let parts = try? JSONSerialization.jsonObject(with: Data(("[" + text[text.index(after: comma)...] + "]").utf8))
+            let parts = try? JSONSerialization.jsonObject(
+                with: Data(("[" + text[text.index(after: comma)...] + "]").utf8))
                 as? [Any],
             parts.count == 2, let object = parts[0] as? [String: [String: String]],
             let positions = parts[1] as? [String: String],
