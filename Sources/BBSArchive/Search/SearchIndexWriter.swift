@@ -18,16 +18,34 @@ import GRDB
 ///   or more characters, and only when the document lists of every term
 ///   and filter leave a candidate, so 1- and 2-character queries and
 ///   queries the lists already decide never download positions.
+/// - `search/t/K.js`: shard K's tail: the postings (with their pairs'
+///   positions) of the documents appended since the shard was last written
+///   whole, all numbered after the shard's own, and the bytes of the shard
+///   and its positions then. The client loads it with the shard. A tail is
+///   merged into its shard when it grows past a quarter of it (`tailLimit`),
+///   so an append reads and writes only small tails, a merge's cost is
+///   spread over the appends that filled the tail, and a query downloads
+///   at most about 1.25 times the shard.
 /// - `search/d/K.js`: documents 2K and 2K+1: board, thread, floor, link (page and anchor),
 ///   author, time, title and searchable text, for the result list.
-/// - `search/days.js`: the first document of each day (in the forum's zone), for the
-///   `after:` / `before:` filters.
+/// - `search/days.js`: the first document of each day (in the forum's zone)
+///   among the documents in time order, for the `after:` / `before:` filters.
+/// - `search/late.js`: the late documents (`Late`), each with its day and
+///   its place in time, for the date filters and newest first.
 ///
-/// Documents are numbered in the order posts were made (then board, thread,
-/// floor), so numbers are stable as an archive grows: a new reply is the
-/// next number, and only the shards of its own terms, its chunk, the
-/// manifest and the day table change. The writer leaves identical files
-/// alone, so a build rewrites only those.
+/// Documents are numbered in the order they are indexed: a full pass
+/// numbers them in the order posts were made (then board, thread, floor);
+/// appended posts take the next numbers, so numbers never change as an
+/// archive grows and only the tails of the new posts' terms, their chunks,
+/// the manifest, the day table and the late table change. A post older
+/// than the newest indexed one (a board added, a thread fetched again, a
+/// deleted post back) is late: it keeps its number, and `late.js` places it
+/// just before the first document in time order newer than it. Past
+/// `lateCap` late documents the next build indexes everything again, in
+/// time order. The writer leaves identical files alone, so a build rewrites
+/// only those. An index built by appends holds the same postings, days and
+/// order as a full pass over the same posts, but its files differ (tails,
+/// numbering), so tests compare what the index says, not its bytes.
 ///
 /// Memory stays bounded: posts stream from the store in one pass, their
 /// postings are appended to per-bucket spill files in a temporary folder,
