@@ -30,7 +30,8 @@ package enum SearchBenchSupport {
 
     /// Appends to the index in `outPath` (written by `writeIndex`) the posts
     /// of the threads changed after change `after` (its `through`), as
-    /// `build` does after a fetch. Returns its counts and the seconds it took.
+    /// `build` does after a fetch. Returns its counts and the seconds it took (with
+    /// `flushSeconds`, the share spent making the files durable).
     package static func appendIndex(
         storePath: String, outPath: String, after: Int64, postsPerPage: Int = 20
     ) throws(ArchiveError) -> [String: Any] {
@@ -44,9 +45,11 @@ package enum SearchBenchSupport {
         let start = Date()
         let changes = try store.buildChanges(after: after)
         let report = try writer.update(SearchChanges(changes), output)
+        let updated = Date()
         try publisher.flush()
         return [
-            "seconds": Date().timeIntervalSince(start), "full": report.full, "documents": report.documents,
+            "seconds": Date().timeIntervalSince(start), "flushSeconds": Date().timeIntervalSince(updated),
+            "full": report.full, "documents": report.documents,
             "appended": report.appended, "files": report.filesWritten, "bytes": report.bytes,
             "through": Int(changes.through),
         ]
