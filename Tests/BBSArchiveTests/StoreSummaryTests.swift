@@ -168,4 +168,50 @@ import Testing
         #expect(plan.contains { $0.contains("thread_summary_by_posts") }, "\(plan)")
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
     }
+
+    /// The pending media (v7-media-pending) equal the attachments no media row holds.
+    @Test func pendingMediaFollowAttachmentsAndDownloads() throws {
+        let (store, access) = try migratedOldStore()
+        func scanned() throws -> [String] {
+            try access.queue.read { db in
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT DISTINCT a.url FROM attachment a LEFT JOIN media m ON m.url = a.url
+                        WHERE m.url IS NULL ORDER BY a.url
+                        """)
+            }
+        }
+        #expect(try store.missingMedia() == scanned())
+        let post = try #require(
+            try access.queue.read { db in try Row.fetchOne(db, sql: "SELECT board, gid, floor FROM post LIMIT 1") })
+        let (board, gid, floor): (String, Int, Int) = (post["board"], post["gid"], post["floor"])
+        try access.queue.write { db in
+            for (position, url) in ["http://x.test/new-1.jpg", "http://x.test/new-2.jpg"].enumerated() {
+                try db.execute(
+                    sql: """
+                        INSERT INTO attachment (board, gid, floor, position, name, url, kind)
+                        VALUES (?, ?, ?, ?, 'a.jpg', ?, 'image')
+                        """, arguments: [board, gid, floor, 100 + position, url])
+            }
+        }
+        #expect(try store.missingMedia().contains("http://x.test/new-1.jpg"))
+        #expect(try store.missingMedia() == scanned())
+        try access.queue.write { db in
+            try db.execute(sql: "INSERT INTO blob (hash, size, bytes) VALUES ('h-test', 1, x'00')")
+            try db.execute(
+                sql: """
+                    INSERT INTO media (url, hash, mime, variant, fetchedAt)
+                    VALUES ('http://x.test/new-1.jpg', 'h-test', 'image/jpeg', 'original', 1)
+                    """)
+            try db.execute(
+                sql: "UPDATE attachment SET url = 'http://x.test/new-3.jpg' WHERE url = 'http://x.test/new-2.jpg'")
+        }
+        #expect(!(try store.missingMedia().contains("http://x.test/new-1.jpg")))
+        #expect(try store.missingMedia() == scanned())
+        try access.queue.write { db in
+            try db.execute(sql: "DELETE FROM attachment WHERE url LIKE 'http://x.test/%'")
+        }
+        #expect(try store.missingMedia() == scanned())
+    }
 }

@@ -261,6 +261,8 @@ enum StoreSchema {
         migrator.registerMigration("v6-build-retitle") { db in try db.execute(sql: ArchiveStore.retitleMigration) }
         // Threads' post counts and last activity, boards' counts, kept by triggers (issue 10).
         migrator.registerMigration("v7-thread-summary") { db in try db.execute(sql: ArchiveStore.summaryMigration) }
+        // Attachments still to download, kept by triggers (issue 10).
+        migrator.registerMigration("v7-media-pending") { db in try db.execute(sql: ArchiveStore.mediaPendingMigration) }
         return migrator
     }
 
