@@ -263,6 +263,8 @@ enum StoreSchema {
         migrator.registerMigration("v7-thread-summary") { db in try db.execute(sql: ArchiveStore.summaryMigration) }
         // Attachments still to download, kept by triggers (issue 10).
         migrator.registerMigration("v7-media-pending") { db in try db.execute(sql: ArchiveStore.mediaPendingMigration) }
+        // Posts by time (hot windows), threads without an original address (issue 10).
+        migrator.registerMigration("v8-build-indexes") { db in try db.execute(sql: ArchiveStore.buildIndexesMigration) }
         return migrator
     }
 
