@@ -186,7 +186,7 @@ import Testing
                       ON c.board = t.board AND c.gid = t.gid
                     LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor = c.last
                     WHERE c.recent > 0
-                    ORDER BY c.recent DESC, c.posts DESC, lastReplyAt_ DESC, t.gid DESC, t.board
+                    ORDER BY c.recent DESC, c.posts DESC, coalesce(l.postedAt, t.lastReplyAt) DESC, t.gid DESC, t.board
                     """,
                 arguments: [cut, cut])
         }
