@@ -9,8 +9,10 @@ extension ArchiveStore {
     /// the forum's zone, whose midnight a listed day-only time stands for.
     package func isArchived(board: String, summary: ThreadSummary, time: ForumTime) throws(ArchiveError) -> Bool {
         try read { db in
+            // Asked for every row of every list page walked: prepared once per connection.
             let row = try Row.fetchOne(
-                db, sql: "SELECT archivedReplies, archivedLastReplyAt FROM thread WHERE board = ? AND gid = ?",
+                db.cachedStatement(
+                    sql: "SELECT archivedReplies, archivedLastReplyAt FROM thread WHERE board = ? AND gid = ?"),
                 arguments: [board, summary.gid])
             guard let row, let replies: Int = row["archivedReplies"], let last: Int64 = row["archivedLastReplyAt"]
             else { return false }

@@ -9,13 +9,13 @@ extension ArchiveStore {
     /// every thread back to its original address.
     package func saveBoardPage(_ page: BoardPage, source: any ForumSource) throws(ArchiveError) {
         try write { db in
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO board (name, title, pages, source, baseURL) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (name) DO UPDATE SET title = coalesce(excluded.title, title), pages = excluded.pages,
                       source = excluded.source, baseURL = excluded.baseURL
-                    """,
-                arguments: [page.board, page.title, page.page.total, source.id, source.baseURL])
+                    """
+            ).execute(arguments: [page.board, page.title, page.page.total, source.id, source.baseURL])
             // Prepared once per connection: with the triggers on `thread`,
             // compiling this statement costs more than running it.
             for thread in page.threads {
