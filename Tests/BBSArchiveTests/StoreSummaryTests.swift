@@ -270,6 +270,69 @@ import Testing
         #expect(try store.openingPosts([]).isEmpty)
     }
 
+    /// The threads a fetch reads after walking a list come from the
+    /// partial index (`v8-thread-needing-fetch`), and are those a scan of
+    /// every thread of the board finds, as the listing and the archived
+    /// state change.
+    @Test func threadsNeedingFetchAreTheScannedOnes() throws {
+        let (store, access) = try migratedOldStore()
+        let time = Fixtures.smthForum.time
+        func scanned(_ board: String) throws -> [Int] {
+            try access.queue.read { db in
+                try Int.fetchAll(
+                    db,
+                    sql: """
+                        SELECT gid FROM thread NOT INDEXED WHERE board = ?
+                          AND NOT (archivedReplies IS replies AND archivedLastReplyAt IS lastReplyAt)
+                        ORDER BY lastReplyAt DESC, gid DESC
+                        """, arguments: [board])
+            }
+        }
+        let boards = try store.boards().map(\.name)
+        #expect(!boards.isEmpty)
+        func expectSame() throws {
+            for board in boards {
+                let read = try store.threadsNeedingFetch(board: board, time: time).map(\.summary.gid)
+                // Those left out of what is read are archived as listed, to the day.
+                #expect(Set(read).isSubset(of: Set(try scanned(board))), "\(board)")
+                #expect(read == (try scanned(board)).filter { read.contains($0) }, "\(board)")
+            }
+        }
+        try expectSame()
+        let (board, gid) = try access.queue.read { db in
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT board, gid FROM thread ORDER BY board, gid"))
+            return (row["board"] as String, row["gid"] as Int)
+        }
+        // The list shows a new reply, then the thread is archived as listed.
+        try access.queue.write { db in
+            try db.execute(
+                sql:
+                    "UPDATE thread SET replies = replies + 1, lastReplyAt = lastReplyAt + 60 WHERE board = ? AND gid = ?",
+                arguments: [board, gid])
+        }
+        #expect(try store.threadsNeedingFetch(board: board, time: time).map(\.summary.gid).contains(gid))
+        try expectSame()
+        try access.queue.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE thread SET archivedReplies = replies, archivedLastReplyAt = lastReplyAt
+                    WHERE board = ? AND gid = ?
+                    """, arguments: [board, gid])
+        }
+        #expect(!(try store.threadsNeedingFetch(board: board, time: time).map(\.summary.gid).contains(gid)))
+        try expectSame()
+        let plan = try access.queue.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    EXPLAIN QUERY PLAN SELECT gid FROM thread WHERE board = 'x'
+                      AND NOT (archivedReplies IS replies AND archivedLastReplyAt IS lastReplyAt)
+                    """
+            ).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("thread_needing_fetch") }, "\(plan)")
+    }
+
     /// The pending media (v7-media-pending) equal the attachments no media row holds.
     @Test func pendingMediaFollowAttachmentsAndDownloads() throws {
         let (store, access) = try migratedOldStore()

@@ -54,7 +54,9 @@ extension ArchiveStore {
 
     /// Threads whose listing differs from what was archived (new, grown,
     /// or failed before), newest activity first, with how many posts the
-    /// store already has of each.
+    /// store already has of each. Read from a partial index that holds
+    /// only such threads (`v8-thread-needing-fetch`), not from every
+    /// thread of the board.
     package func threadsNeedingFetch(board: String, time: ForumTime) throws(ArchiveError) -> [(
         summary: ThreadSummary, archivedPosts: Int
     )] {
@@ -65,7 +67,8 @@ extension ArchiveStore {
                     SELECT t.gid, t.title, t.replies, t.sticky, t.marked, t.author, t.postedAt, t.lastReplier,
                       t.lastReplyAt, t.archivedReplies, t.archivedLastReplyAt,
                       coalesce(s.posts, 0) AS archivedPosts
-                    FROM thread t LEFT JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
+                    FROM thread t INDEXED BY thread_needing_fetch
+                    LEFT JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
                     WHERE t.board = ?
                       -- archived as listed: never fetched again (the rest is judged below)
                       AND NOT (t.archivedReplies IS t.replies AND t.archivedLastReplyAt IS t.lastReplyAt)

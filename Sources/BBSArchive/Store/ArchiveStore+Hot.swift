@@ -53,4 +53,13 @@ extension ArchiveStore {
         CREATE INDEX post_by_time ON post (postedAt, board, gid);
         CREATE INDEX thread_without_original_url ON thread (board, gid) WHERE originalURL IS NULL;
         """
+
+    /// The `v8-thread-needing-fetch` migration: the threads whose listing
+    /// differs from what was archived, the only ones a fetch asks for after
+    /// walking a board's list, so it does not read every thread of it. The
+    /// condition is the one `threadsNeedingFetch` states, word for word.
+    static let threadNeedingFetchMigration = """
+        CREATE INDEX thread_needing_fetch ON thread (board)
+        WHERE NOT (archivedReplies IS replies AND archivedLastReplyAt IS lastReplyAt)
+        """
 }
