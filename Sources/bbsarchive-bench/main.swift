@@ -19,7 +19,11 @@ import Foundation
 //
 //   bbsarchive-bench search-index --store FILE --out DIR
 //       Writes only the search index of a store into DIR/search/ (what
-//       `build` writes there), for timing it apart from a build. Prints JSON.
+//       `build` writes there), for timing it apart from a build. Prints JSON
+//       (with `through`, the store's last logged change). With `--after N`
+//       it appends instead to the index already in DIR the posts of the
+//       threads changed after change N, as `build` does, and prints the
+//       seconds the append took.
 //
 //   bbsarchive-bench search-docs --store FILE
 //       Prints every post as one JSON line (href, board, author, day and its
@@ -318,9 +322,16 @@ do {
     case "parse": try runParse(arguments)
     case "hugo-export": try runHugoExport(arguments)
     case "search-index":
-        try printJSON(
-            try SearchBenchSupport.writeIndex(
-                storePath: try arguments.required("store"), outPath: try arguments.required("out")))
+        if let after = arguments.values["after"] {
+            guard let seq = Int64(after) else { throw BenchError.usage("--after takes a change number") }
+            try printJSON(
+                try SearchBenchSupport.appendIndex(
+                    storePath: try arguments.required("store"), outPath: try arguments.required("out"), after: seq))
+        } else {
+            try printJSON(
+                try SearchBenchSupport.writeIndex(
+                    storePath: try arguments.required("store"), outPath: try arguments.required("out")))
+        }
     case "search-docs":
         let output = FileHandle.standardOutput
         var buffer = Data()

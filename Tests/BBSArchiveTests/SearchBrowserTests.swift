@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @testable import BBSArchive
@@ -389,6 +390,112 @@ import Testing
         let times = try JSONDecoder().decode([String].self, from: Data((report.probes[2].value ?? "[]").utf8))
         #expect(times.count == 20)
         #expect(times == times.sorted(by: >))
+    }
+
+    /// An index appended to (old posts placed among the others, new ones,
+    /// tails merged into their shards) answers as exactly as one written
+    /// whole: seeded filter queries and the added posts' own words, newest first.
+    @Test func anAppendedIndexAnswersExactlyWithDatesAndNewestFirst() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let folder = try Fixtures.temporaryFolder("search-appended")
+        let path = folder.appendingPathComponent("archive.sqlite").path
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: built.storePath + suffix) {
+            try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
+        }
+        let root = folder.appendingPathComponent("site")
+        try FileManager.default.copyItem(at: built.plain.root, to: root)
+        let store = try ArchiveStore(path: path)
+        let publisher = try DiskPublisher(root: root)
+        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        let output = SearchIndexWriter.Output(
+            read: { publisher.read($0) },
+            write: { data, path throws(ArchiveError) in try publisher.write(data, to: path) })
+        _ = try writer.update(SearchChanges(threads: nil), output)
+        let day: Int64 = 86_400
+        var merged = false
+        for round in 0..<8 {
+            let filler = (0..<30).map { "甲乙丙丁戊己庚辛壬癸\($0 + round)" }.joined(separator: " ")
+            let changes = try await SearchIndexTests.insert(
+                path, store,
+                [
+                    (round, -Int64(10 + round % 3 * 20) * day, "旧帖重来 Qwertz \(filler)"),
+                    (round + 3, -Int64(10 + round % 3 * 20) * day, "同秒旧帖 Qwertz"),
+                    (round + 1, Int64(60 * (round + 1)), "新的回复 Qwertz \(filler)"),
+                ])
+            let shards = try FileManager.default.contentsOfDirectory(
+                atPath: root.appendingPathComponent("search/s").path
+            )
+            .map { try Data(contentsOf: root.appendingPathComponent("search/s/" + $0)) }
+            let report = try writer.update(changes, output)
+            #expect(!report.full)
+            let after = try FileManager.default.contentsOfDirectory(
+                atPath: root.appendingPathComponent("search/s").path
+            )
+            .map { try Data(contentsOf: root.appendingPathComponent("search/s/" + $0)) }
+            if Set(shards) != Set(after) { merged = true }
+        }
+        try publisher.flush()
+        #expect(merged, "no tail was merged into its shard")
+        let late = try #require(publisher.read(SearchIndexWriter.latePath).flatMap(SearchIndexWriter.parseLate))
+        #expect(late.count == 16)
+
+        let documents = try Self.documents(storePath: path)
+        var queries = Self.queries(documents, seed: 21).filter { $0.kind == "filter" || $0.kind == "multi" }.map(\.text)
+        let oldDays = try await GRDBTestAccess.open(path).queue.read { db in
+            try Int64.fetchAll(db, sql: "SELECT DISTINCT postedAt FROM post WHERE body LIKE '%Qwertz%'")
+        }.map { Fixtures.smthForum.time.components(of: Date(timeIntervalSince1970: TimeInterval($0))) }
+            .map { String(format: "%04d-%02d-%02d", $0.year, $0.month, $0.day) }
+        for text in Set(oldDays) {
+            queries += [
+                "Qwertz after:\(text)", "Qwertz before:\(text)", "after:\(text) before:\(text)", "旧帖 before:\(text)",
+            ]
+        }
+        let server = SiteServer(root: root)
+        let base = try await server.start()
+        defer { Task { await server.stop() } }
+        let newest = """
+            new Promise(resolve => {
+              const tick = () => {
+                const results = document.getElementById('results');
+                if (results.getAttribute('aria-busy') === 'false' && results.dataset.query) {
+                  resolve(JSON.stringify([...results.querySelectorAll('a.hit')].map(a => a.getAttribute('href'))));
+                } else setTimeout(tick, 10);
+              };
+              tick();
+            })
+            """
+        let report = try await Self.probe(
+            site: SiteInspector(root: root), base: base,
+            probes: [("search.html", try Self.driver(queries)), ("search.html?q=Qwertz&sort=newest", newest)])
+        await server.stop()
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+        #expect(report.probes.count == 2)
+        guard report.probes.count == 2 else { return }
+        #expect(report.probes[0].problems.isEmpty, "console: \(report.probes[0].problems)")
+        let outcomes = try JSONDecoder().decode([Outcome].self, from: Data((report.probes[0].value ?? "[]").utf8))
+        #expect(outcomes.count == queries.count)
+        for (query, outcome) in zip(queries, outcomes) {
+            let expected = Self.truth(query, in: documents)
+            #expect(outcome.error == nil, "«\(query)»: \(outcome.error ?? "")")
+            #expect(
+                Set(outcome.hits) == expected,
+                "«\(query)»: missing \(expected.subtracting(outcome.hits).sorted().prefix(5)), extra \(Set(outcome.hits).subtracting(expected).sorted().prefix(5))"
+            )
+        }
+        // Newest first: the posts with the word, by time (then board, thread, floor), newest first.
+        let order = try await GRDBTestAccess.open(path).queue.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT board, gid, floor, (SELECT count(*) FROM post q WHERE q.board = p.board AND q.gid = p.gid AND q.floor < p.floor) AS position
+                    FROM post p WHERE body LIKE '%Qwertz%' ORDER BY postedAt DESC, board DESC, gid DESC, floor DESC
+                    """)
+        }.map { row in
+            SitePaths.thread(row["board"], gid: row["gid"], page: (row["position"] as Int) / 20 + 1)
+                + "#a\(row["floor"] as Int)"
+        }
+        let shown = try JSONDecoder().decode([String].self, from: Data((report.probes[1].value ?? "[]").utf8))
+        #expect(shown == Array(order.prefix(20)))
     }
 
     @Test func withoutJavaScriptTheFormAndTheReasonShow() async throws {

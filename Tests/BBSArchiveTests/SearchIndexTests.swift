@@ -5,8 +5,8 @@ import Testing
 
 @testable import BBSArchive
 
-/// The index files: appending a reply touches only its own shards, and gives
-/// the same files as indexing everything again.
+/// The index files: appending posts (new or old) touches only the tails of
+/// their own shards, and says what indexing everything again says.
 @Suite struct SearchIndexTests {
     final class Recorder: @unchecked Sendable {
         let publisher = MemoryPublisher()
@@ -36,9 +36,85 @@ import Testing
         }
     }
 
-    @Test func oneNewReplyRewritesOnlyTheShardsItsWordsFallIn() async throws {
+    /// What an index says about the posts, whatever their numbering: each
+    /// term's posts (with a pair's positions), each post's day, and every
+    /// post newest first as the client sorts them. A full pass and appends
+    /// must say the same.
+    struct Content: Equatable {
+        var postings: [String: [String: [Int]]] = [:]
+        var days: [String: Int] = [:]
+        var newest: [String] = []
+
+        init(_ read: (String) -> Data?) throws {
+            let manifest = try #require(read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
+            var posts: [Int: String] = [:]
+            for doc in 0..<manifest.docs {
+                let rows = try #require(
+                    read(SearchIndexWriter.chunkPath(doc / SearchIndexWriter.docsPerChunk)).map(
+                        SearchIndexWriter.chunkRows))
+                let row = try #require(
+                    try JSONSerialization.jsonObject(with: Data(rows[doc % SearchIndexWriter.docsPerChunk].utf8))
+                        as? [Any])
+                posts[doc] = "\(row[0])/\(row[1])/\(row[2])"
+            }
+            for shard in 0..<manifest.shards {
+                let mainData = try #require(read(SearchIndexWriter.shardPath(shard)))
+                let tailData = try #require(read(SearchIndexWriter.tailPath(shard)))
+                var main = try #require(
+                    SearchIndexWriter.parseShard(
+                        mainData, positions: read(SearchIndexWriter.positionsPath(shard)), index: shard))
+                let tail = try #require(SearchIndexWriter.parseTail(tailData, index: shard))
+                main.merge(tail.tail)
+                for (kind, lists, positional) in [
+                    ("u", main.unigrams, false), ("b", main.bigrams, true), ("m", main.filters, false),
+                ] {
+                    for (term, posting) in lists {
+                        var entries: [String: [Int]] = [:]
+                        var index = 0
+                        var doc = 0
+                        while index < posting.bytes.count {
+                            doc += try #require(readVarint(posting.bytes, &index))
+                            var positions: [Int] = []
+                            if positional {
+                                var position = 0
+                                for _ in 0..<(try #require(readVarint(posting.bytes, &index))) {
+                                    position += try #require(readVarint(posting.bytes, &index))
+                                    positions.append(position)
+                                }
+                            }
+                            entries[try #require(posts[doc])] = positions
+                        }
+                        postings[kind + ":" + term] = entries
+                    }
+                }
+            }
+            let days = try #require(read(SearchIndexWriter.daysPath).flatMap(SearchIndexWriter.parseDays))
+            let late = try #require(read(SearchIndexWriter.latePath).flatMap(SearchIndexWriter.parseLate))
+            let lateByDoc = Dictionary(uniqueKeysWithValues: late.map { ($0.doc, $0) })
+            #expect(late.count == (manifest.late), "the manifest counts the late documents")
+            var at = -1
+            for doc in 0..<manifest.docs {
+                if let entry = lateByDoc[doc] {
+                    self.days[posts[doc] ?? ""] = entry.day
+                    continue
+                }
+                while at + 1 < days.count && days[at + 1].1 <= doc { at += 1 }
+                self.days[posts[doc] ?? ""] = at >= 0 ? days[at].0 : -1
+            }
+            // As search.js's `newer`: a late document just before its point, by rank.
+            func place(_ doc: Int) -> (Int, Int, Int) {
+                lateByDoc[doc].map { ($0.point, 0, $0.rank) } ?? (doc, 1, 0)
+            }
+            newest = (0..<manifest.docs).sorted { place($0) > place($1) }.compactMap { posts[$0] }
+        }
+    }
+
+    /// A copy of the reading site's store, its index written whole.
+    static func indexedCopy(_ name: String) async throws -> (
+        path: String, store: ArchiveStore, writer: SearchIndexWriter, site: Recorder, first: SearchIndexWriter.Report
+    ) {
         let built = try await ReadingSiteFixture.shared.site()
-        let folder = try Fixtures.temporaryFolder("search-index")
+        let folder = try Fixtures.temporaryFolder(name)
         let path = folder.appendingPathComponent("archive.sqlite").path
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: built.storePath + suffix) {
             try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
@@ -46,8 +122,41 @@ import Testing
         let store = try ArchiveStore(path: path)
         let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
         let site = Recorder()
-
         let first = try writer.update(SearchChanges(threads: nil), site.output)
+        return (path, store, writer, site, first)
+    }
+
+    /// Inserts posts (thread index in `SELECT … GROUP BY board, gid`, seconds
+    /// from the newest post, body) as new floors; returns the changes a build would see.
+    static func insert(
+        _ path: String, _ store: ArchiveStore, _ posts: [(thread: Int, offset: Int64, body: String)]
+    ) async throws -> SearchChanges {
+        let access = try GRDBTestAccess.open(path)
+        let before = try await access.queue.write { db in
+            let before = try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM build_change") ?? 0
+            let newest = try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0
+            let threads = try Row.fetchAll(
+                db,
+                sql: "SELECT board, gid, max(floor) AS floor, author FROM post GROUP BY board, gid ORDER BY board, gid")
+            var floors: [Int: Int] = [:]
+            for post in posts {
+                let row = threads[post.thread % threads.count]
+                let floor = (floors[post.thread] ?? (row["floor"] as Int)) + 1
+                floors[post.thread] = floor
+                try db.execute(
+                    sql: "INSERT INTO post (board, gid, floor, author, postedAt, body) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [
+                        row["board"] as String, row["gid"] as Int, floor, row["author"] as String,
+                        newest + post.offset, post.body,
+                    ])
+            }
+            return before
+        }
+        return SearchChanges(try store.buildChanges(after: before))
+    }
+
+    @Test func oneNewReplyRewritesOnlyTheTailsOfTheShardsItsWordsFallIn() async throws {
+        let (path, store, writer, site, first) = try await Self.indexedCopy("search-index")
         #expect(first.full)
         #expect(first.documents == (try store.counts().posts))
         site.written = []
@@ -56,25 +165,11 @@ import Testing
         #expect(site.written.isEmpty, "nothing changed, yet \(site.written.count) files were written")
 
         // A new reply, the newest post of the archive.
-        let access = try GRDBTestAccess.open(path)
-        let (board, gid, floor, author, newest) = try await access.queue.write { db in
-            let row = try #require(
-                try Row.fetchOne(
-                    db, sql: "SELECT board, gid, max(floor) AS floor, author FROM post GROUP BY board, gid LIMIT 1"))
-            let newest = try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0
-            return (row["board"] as String, row["gid"] as Int, row["floor"] as Int, row["author"] as String, newest)
-        }
         let body = "迟到的回复：鄱阳湖的候鸟 Zyxwvut 2048\n看看"
-        // The store's triggers log the new post as a change since the last build.
-        let before = try await access.queue.write { db in
-            let before = try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM build_change") ?? 0
-            try db.execute(
-                sql: "INSERT INTO post (board, gid, floor, author, postedAt, body) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [board, gid, floor + 1, author, newest + 60, body])
-            return before
-        }
-        let changes = SearchChanges(try store.buildChanges(after: before))
-        #expect(changes.threads == [SearchChanges.ThreadKey(board: board, gid: gid)])
+        let changes = try await Self.insert(path, store, [(0, 60, body)])
+        #expect(changes.threads?.count == 1)
+        let thread = try #require(changes.threads?.first)
+        let author = try #require(try store.posts(board: thread.board, gid: thread.gid).last?.author)
 
         site.written = []
         let appended = try writer.update(changes, site.output)
@@ -84,32 +179,83 @@ import Testing
         var touched = Set<String>()
         let normalized = SearchText.normalize(body)
         for term in SearchText.terms(normalized).unigrams.union(SearchText.terms(normalized).bigrams.keys)
-            .union(["b:" + board.lowercased(), "a:" + author.lowercased()])
+            .union(["b:" + thread.board.lowercased(), "a:" + author.lowercased()])
         {
-            touched.insert(SearchIndexWriter.shardPath(Int(SearchIndexWriter.hash(term) % UInt32(shards))))
+            touched.insert(SearchIndexWriter.tailPath(Int(SearchIndexWriter.hash(term) % UInt32(shards))))
         }
-        // Positions only where a pair of the reply falls.
-        var positions = Set<String>()
-        for pair in SearchText.terms(normalized).bigrams.keys {
-            positions.insert(SearchIndexWriter.positionsPath(Int(SearchIndexWriter.hash(pair) % UInt32(shards))))
-        }
+        // Only tails: no shard is merged on the first reply (every tail was empty).
         let chunk = SearchIndexWriter.chunkPath(first.documents / SearchIndexWriter.docsPerChunk)
-        let expected = touched.union(positions).union([chunk, SearchIndexWriter.manifestPath])
-        let written = Set(site.written)
-        #expect(written.subtracting([SearchIndexWriter.daysPath]) == expected)
+        let expected = touched.union([chunk, SearchIndexWriter.manifestPath])
+        #expect(Set(site.written).subtracting([SearchIndexWriter.daysPath]) == expected)
         #expect(touched.count < shards / 2, "the reply's terms fall in most shards; the test proves little")
 
-        // The same files as indexing the whole store again.
+        // What a full pass over the store says.
         let fresh = Recorder()
         let full = try writer.update(SearchChanges(threads: nil), fresh.output)
         #expect(full.full)
         #expect(full.documents == first.documents + 1)
-        let appendedFiles = site.files
-        let freshFiles = fresh.files
-        #expect(appendedFiles.keys.sorted() == freshFiles.keys.sorted())
-        for (path, data) in freshFiles where appendedFiles[path] != data {
-            Issue.record("\(path) differs from a full pass")
+        #expect(site.files.keys.sorted() == fresh.files.keys.sorted())
+        let appendedContent = try Content(site.publisher.read)
+        let freshContent = try Content(fresh.publisher.read)
+        #expect(appendedContent == freshContent)
+        #expect(appendedContent.postings["u:鄱"]?.count ?? 0 >= 1)
+    }
+
+    /// Posts older than the newest indexed one (a board added, a thread
+    /// fetched again) are appended too, and placed in time for sorting and dates.
+    @Test func oldPostsAreAppendedWithoutIndexingEverythingAgain() async throws {
+        let (path, store, writer, site, first) = try await Self.indexedCopy("search-old")
+        let day: Int64 = 86_400
+        // Two old posts in the same second (the same point, ranked by
+        // thread), one older still, and a new one, over three builds.
+        let changes = try await Self.insert(
+            path, store,
+            [(3, -40 * day, "旧帖重来 Qwertz 一"), (1, -40 * day, "旧帖重来 Qwertz 二"), (5, 30, "新的回复 Qwertz")])
+        let report = try writer.update(changes, site.output)
+        #expect(!report.full)
+        #expect(report.appended == 3)
+        let more = try await Self.insert(
+            path, store, [(7, -400 * day, "更旧的帖 Qwertz 三"), (2, -40 * day, "旧帖重来 Qwertz 四")])
+        let second = try writer.update(more, site.output)
+        #expect(!second.full)
+        #expect(second.appended == 2)
+        let late = try #require(site.publisher.read(SearchIndexWriter.latePath).flatMap(SearchIndexWriter.parseLate))
+        #expect(late.count == 4)
+        #expect(late.allSatisfy { $0.doc >= first.documents })
+
+        let fresh = Recorder()
+        let full = try writer.update(SearchChanges(threads: nil), fresh.output)
+        #expect(full.full)
+        let appendedContent = try Content(site.publisher.read)
+        let freshContent = try Content(fresh.publisher.read)
+        #expect(appendedContent.newest == freshContent.newest, "newest first differs from a full pass")
+        #expect(appendedContent.days == freshContent.days)
+        #expect(appendedContent == freshContent)
+        #expect(appendedContent.postings["u:q"]?.count ?? 0 >= 5)
+    }
+
+    /// A tail that grows past its share of the shard is merged into it, and
+    /// the index still says what a full pass says.
+    @Test func aTailMergesIntoItsShardWhenItGrows() async throws {
+        let (path, store, writer, site, first) = try await Self.indexedCopy("search-merge")
+        var merged = Set<String>()
+        for round in 0..<12 {
+            let text = (0..<40).map { "甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳\($0 * 7 + round)回" }.joined(separator: " ")
+            let changes = try await Self.insert(path, store, [(round, Int64(60 * (round + 1)), text)])
+            site.written = []
+            let report = try writer.update(changes, site.output)
+            #expect(!report.full)
+            merged.formUnion(site.written.filter { $0.hasPrefix("search/s/") })
+            for shard in 0..<first.shards {
+                let tail = try #require(site.publisher.read(SearchIndexWriter.tailPath(shard)))
+                let parsed = try #require(SearchIndexWriter.parseTail(tail, index: shard))
+                #expect(tail.count <= SearchIndexWriter.tailLimit(mainBytes: parsed.mainBytes), "tail \(shard)")
+            }
         }
+        #expect(!merged.isEmpty, "no tail grew past its share")
+        let fresh = Recorder()
+        _ = try writer.update(SearchChanges(threads: nil), fresh.output)
+        #expect(try Content(site.publisher.read) == Content(fresh.publisher.read))
     }
 
     @Test func anEditedOldPostIndexesEverythingAgain() async throws {

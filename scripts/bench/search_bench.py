@@ -317,13 +317,19 @@ def summarize(rows):
     return out
 
 
-def measure(site, store, bbsarchive, bench, work, per_kind=40, seed=9, chromium="chromium", build=None):
+def measure(site, store, bbsarchive, bench, work, per_kind=40, seed=9, chromium="chromium", build=None,
+            pagefind=True):
     """Both engines on one built site. `build`: the wall seconds and peak RSS
-    (KB) of a full build of it, when the caller timed one; else one is timed."""
+    (KB) of a full build of it, when the caller timed one; else one is timed.
+    `pagefind=False`: bbsarchive alone, on the site as it is (its index may
+    have been appended to), without timing a build or writing an index."""
     site, store, work = Path(site).resolve(), Path(store).resolve(), Path(work).resolve()
     work.mkdir(parents=True, exist_ok=True)
-    ensure_pagefind()
+    if pagefind:
+        ensure_pagefind()
     result = {"site": str(site)}
+    if not pagefind:
+        return ours_only(result, site, store, bbsarchive, bench, per_kind, seed, chromium)
     if build is None:
         out = work / "build-site"
         shutil.rmtree(out, ignore_errors=True)
@@ -437,6 +443,45 @@ def measure(site, store, bbsarchive, bench, work, per_kind=40, seed=9, chromium=
     return result
 
 
+def ours_only(result, site, store, bbsarchive, bench, per_kind, seed, chromium):
+    """bbsarchive's queries alone: recall, precision, download, time."""
+    result["html_bytes"] = sum(p.stat().st_size for p in site.rglob("*.html"))
+    files = [p for p in (site / "search").rglob("*") if p.is_file()]
+    result["engines"] = {"bbsarchive": {"index": {"bytes": sum(p.stat().st_size for p in files),
+                                                  "files": len(files)}}}
+    docs = [json.loads(line) for line in subprocess.run(
+        [bench, "search-docs", "--store", store], capture_output=True, text=True, check=True).stdout.splitlines()]
+    chosen = queries(docs, per_kind, seed)
+    result["posts"] = len(docs)
+    links = doc_links(site)
+    server = subprocess.Popen([bbsarchive, "serve", "--out", site, "--port", "0"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+    rows = []
+    try:
+        base = server.stdout.readline().strip()
+        browser = browser_check.Chromium(chromium, 120)
+        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Page", "Runtime", "Network"):
+            browser.send(domain + ".enable", {}, session)
+        browser.send("Network.setCacheDisabled", {"cacheDisabled": True}, session)
+        for kind, q in chosen:
+            expected = truth(q, docs)
+            r = browse(browser, session, base + "search.html?q=" + urllib.parse.quote(q), OURS)
+            found = {links.get(d, f"?{d}") for d in r.pop("all")}
+            rows.append({"kind": kind, "q": q, "expected": len(expected), "found": len(found),
+                         **score(found, expected), **r})
+        browser.close()
+    finally:
+        server.terminate()
+        server.wait()
+    result["engines"]["bbsarchive"].update(summarize(rows))
+    result["queries"] = {"per_kind": per_kind, "seed": seed, "total": len(chosen)}
+    result["misses"] = {"bbsarchive": [{k: r[k] for k in ("kind", "q", "expected", "found", "recall", "precision")}
+                                       for r in rows if r["recall"] < 1 or r["precision"] < 1][:10]}
+    return result
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--site", required=True, help="a site `bbsarchive build` wrote")
@@ -447,11 +492,13 @@ def main():
     parser.add_argument("--queries", type=int, default=40, help="queries of each kind")
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"))
+    parser.add_argument("--ours-only", action="store_true",
+                        help="bbsarchive's queries alone, on the site as it is (no Pagefind, no build timed)")
     args = parser.parse_args()
     bins = Path(args.bin or subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT,
                                            capture_output=True, text=True, check=True).stdout.strip())
     report = measure(args.site, args.store, bins / "bbsarchive", bins / "bbsarchive-bench", args.work,
-                     args.queries, args.seed, args.chromium)
+                     args.queries, args.seed, args.chromium, pagefind=not args.ours_only)
     print(json.dumps(report, ensure_ascii=False, indent=1))
 
 

@@ -7,7 +7,7 @@
   var S = window.BBSSearch = window.BBSSearch || {};
   var PER_PAGE = 20;
   var info = null;
-  var store = { s: {}, p: {}, d: {}, days: null };
+  var store = { s: {}, p: {}, t: {}, d: {}, days: null, late: null };
   var pending = {};
   var decoded = {};
   var base = '';
@@ -17,11 +17,30 @@
   S.positions = function (k, data) { store.p[k] = data; };
   S.docs = function (k, rows) { store.d[k] = rows; };
   S.days = function (list) { store.days = list; };
+  // A shard's tail: the postings of documents appended since the shard was
+  // written whole (all numbered after its own), and their pairs' positions.
+  S.tail = function (k, mainBytes, data, positions) { store.t[k] = { l: data, p: positions }; };
+  // The late documents (appended after a newer post): base64 of varints,
+  // each the gap from the previous document, zigzag differences of its day
+  // and point from the previous one's, its rank.
+  S.late = function (text) {
+    var values = varints(text);
+    var late = new Map();
+    var doc = 0, day = 0, point = 0;
+    function unzigzag(v) { return v % 2 === 0 ? v / 2 : -(v + 1) / 2; }
+    for (var i = 0; i + 3 < values.length; i += 4) {
+      doc += values[i];
+      day += unzigzag(values[i + 1]);
+      point += unzigzag(values[i + 2]);
+      late.set(doc, { day: day, point: point, rank: values[i + 3] });
+    }
+    store.late = late;
+  };
 
   // Loads one index file once; resolves when its script has run.
   function load(kind, key, path) {
     var id = kind + key;
-    if (kind === 'days' ? store.days : store[kind][key]) return Promise.resolve();
+    if (kind === 'days' || kind === 'late' ? store[kind] : store[kind][key]) return Promise.resolve();
     if (pending[id]) return pending[id];
     pending[id] = new Promise(function (resolve, reject) {
       var script = document.createElement('script');
@@ -146,13 +165,18 @@
     return out;
   }
 
-  // A document list → array of documents.
+  // A document list → array of documents: the shard's, then its tail's.
   function docList(kind, key) {
     var id = kind + '\u0000' + key;
     if (decoded[id]) return decoded[id];
-    var shard = store.s[shardOf(key)];
+    var k = shardOf(key);
+    var shard = store.s[k];
+    var tail = store.t[k];
     var text = shard && shard[kind][key];
-    return (decoded[id] = text ? decodeDocs(text) : []);
+    var more = tail && tail.l[kind][key];
+    var list = text ? decodeDocs(text) : [];
+    if (more) list = list.concat(decodeDocs(more));
+    return (decoded[id] = list);
   }
 
   // A pair's documents → Map(document → occurrences), from its shard: its
@@ -162,8 +186,23 @@
   function pairDocs(pair) {
     var id = 'c\u0000' + pair;
     if (decoded[id]) return decoded[id];
-    var shard = store.s[shardOf(pair)];
-    var text = shard && shard.b[pair];
+    var parts = pairParts(pair);
+    var map = new Map(parts[0]);
+    parts[1].forEach(function (count, doc) { map.set(doc, count); });
+    return (decoded[id] = map);
+  }
+
+  // A pair's documents in its shard and in its tail, apart.
+  function pairParts(pair) {
+    var id = 'C\u0000' + pair;
+    if (decoded[id]) return decoded[id];
+    var k = shardOf(pair);
+    var shard = store.s[k];
+    var tail = store.t[k];
+    return (decoded[id] = [countsOf(shard && shard.b[pair]), countsOf(tail && tail.l.b[pair])]);
+  }
+
+  function countsOf(text) {
     var map = new Map();
     if (text) {
       var parts = text.split('.');
@@ -181,7 +220,7 @@
       }
       for (var i = 0; i < docs.length; i++) map.set(docs[i], counts[i]);
     }
-    return (decoded[id] = map);
+    return map;
   }
 
   // A pair's positions → Map(document → Set of positions), from its
@@ -189,21 +228,25 @@
   function pairList(pair) {
     var id = 'p\u0000' + pair;
     if (decoded[id]) return decoded[id];
-    var positionsFile = store.p[shardOf(pair)];
-    var b64 = positionsFile && positionsFile[pair];
+    var k = shardOf(pair);
+    var parts = pairParts(pair);
     var map = new Map();
-    if (!positionsFile) return map;
-    if (b64) {
-      // As many positions for each document as its count in the shard says.
+    var positionsFile = store.p[k];
+    if (parts[0].size && !positionsFile) return map;
+    // As many positions for each document as its count in the shard (or the tail) says.
+    function add(b64, counts) {
+      if (!b64) return;
       var values = varints(b64);
       var i = 0;
-      pairDocs(pair).forEach(function (count, doc) {
+      counts.forEach(function (count, doc) {
         var positions = new Set();
         var position = 0;
-        for (var k = 0; k < count; k++) { position += values[i++]; positions.add(position); }
+        for (var c = 0; c < count; c++) { position += values[i++]; positions.add(position); }
         map.set(doc, positions);
       });
     }
+    if (parts[0].size) add(positionsFile[pair], parts[0]);
+    add(store.t[k] && store.t[k].p[pair], parts[1]);
     return (decoded[id] = map);
   }
 
@@ -262,7 +305,36 @@
 
   function dayNumber(text) { return parseInt(text.replace(/-/g, ''), 10); }
 
-  // Documents [from, to) of the days the filters allow (documents go in time order).
+  // Whether the date filters allow a document, or null without them: the
+  // late documents by their own day, the others (numbered in time order)
+  // by the range of documents of the days allowed.
+  function dateTest(query) {
+    if (!query.after && !query.before) return null;
+    var range = dayRange(query);
+    var late = store.late;
+    var after = query.after ? dayNumber(query.after) : 0;
+    var before = query.before ? dayNumber(query.before) : Infinity;
+    return function (doc) {
+      var entry = late && late.get(doc);
+      if (entry) return entry.day >= after && entry.day <= before;
+      return doc >= range[0] && doc < range[1];
+    };
+  }
+
+  // Newest first: a late document just before its point, in rank order;
+  // the others by number.
+  function newer(a, b) {
+    var late = store.late;
+    var x = late && late.get(a);
+    var y = late && late.get(b);
+    var ax = x ? x.point : a, bx = y ? y.point : b;
+    if (ax !== bx) return bx - ax;
+    var ay = x ? 0 : 1, by = y ? 0 : 1;
+    if (ay !== by) return by - ay;
+    return (y ? y.rank : 0) - (x ? x.rank : 0);
+  }
+
+  // Documents [from, to) of the days the filters allow, among those numbered in time order.
   function dayRange(query) {
     var from = 0;
     var to = info.docs;
@@ -285,7 +357,7 @@
     var filters = [];
     if (query.board) filters.push(new Set(docList('m', 'b:' + query.board)));
     if (query.author) filters.push(new Set(docList('m', 'a:' + query.author)));
-    var range = dayRange(query);
+    var dated = dateTest(query);
     var candidates;
     if (sets.length) {
       var smallest = sets.slice().sort(function (a, b) { return a.size - b.size; })[0];
@@ -294,11 +366,13 @@
       candidates = Array.from(filters[0]);
     } else {
       candidates = [];
+      var range = dayRange(query);
       for (var d = range[0]; d < range[1]; d++) candidates.push(d);
+      if (store.late) store.late.forEach(function (entry, doc) { if (doc < range[0] || doc >= range[1]) candidates.push(doc); });
     }
     var hits = [];
     candidates.forEach(function (doc) {
-      if (doc < range[0] || doc >= range[1]) return;
+      if (dated && !dated(doc)) return;
       for (var f = 0; f < filters.length; f++) if (!filters[f].has(doc)) return;
       var score = 0;
       for (var i = 0; i < sets.length; i++) {
@@ -322,13 +396,13 @@
     });
     if (query.board) lists.push(new Set(docList('m', 'b:' + query.board)));
     if (query.author) lists.push(new Set(docList('m', 'a:' + query.author)));
-    var range = dayRange(query);
-    if (!lists.length) return range[0] < range[1];
+    if (!lists.length) return true;
+    var dated = dateTest(query);
     lists.sort(function (a, b) { return a.size - b.size; });
     var found = false;
     lists[0].forEach(function (value, key) {
       var doc = lists[0] instanceof Map ? key : value;
-      if (found || doc < range[0] || doc >= range[1]) return;
+      if (found || (dated && !dated(doc))) return;
       for (var i = 1; i < lists.length; i++) if (!lists[i].has(doc)) return;
       found = true;
     });
@@ -338,18 +412,24 @@
   // The shards of a query's terms and filters (and the days, for dates);
   // then, for terms of three or more characters, their pairs' positions,
   // unless the document lists already leave nothing to match.
-  function loadIndex(query) {
-    var loads = keysOf(query).map(function (key) {
+  function loadIndex(query, newest) {
+    var loads = [];
+    keysOf(query).forEach(function (key) {
       var k = shardOf(key);
-      return load('s', k, 's/' + k.toString(16) + '.js');
+      loads.push(load('s', k, 's/' + k.toString(16) + '.js'));
+      loads.push(load('t', k, 't/' + k.toString(16) + '.js'));
     });
     if (query.after || query.before) loads.push(load('days', '', 'days.js'));
+    if ((query.after || query.before || newest) && info.late) loads.push(load('late', '', 'late.js'));
     return Promise.all(loads).then(function () {
       var long = query.terms.filter(function (term) { return Array.from(term).length > 2; });
       if (!long.length || !anyCandidate(query)) return;
       var files = {};
       long.forEach(function (term) {
-        pairsOf(term).forEach(function (p) { files[shardOf(p[1])] = true; });
+        pairsOf(term).forEach(function (p) {
+          var k = shardOf(p[1]);
+          if (store.s[k] && store.s[k].b[p[1]]) files[k] = true;
+        });
       });
       return Promise.all(Object.keys(files).map(function (k) {
         return load('p', k, 'p/' + Number(k).toString(16) + '.js');
@@ -410,12 +490,12 @@
     }
     status.textContent = '正在搜索…';
     mark('search-start');
-    loadIndex(query).then(function () {
+    loadIndex(query, order === 'newest').then(function () {
       if (mine !== generation) return;
       mark('search-shards');
       var hits = evaluate(query);
       mark('search-evaluated');
-      if (order === 'newest') hits.sort(function (a, b) { return b[0] - a[0]; });
+      if (order === 'newest') hits.sort(function (a, b) { return newer(a[0], b[0]); });
       else hits.sort(function (a, b) { return b[1] - a[1] || b[0] - a[0]; });
       var shown = hits.slice((page - 1) * PER_PAGE, page * PER_PAGE).map(function (h) { return h[0]; });
       var chunks = {};
@@ -577,6 +657,13 @@
     return loadIndex(query).then(function () {
       return evaluate(query).sort(function (a, b) { return b[1] - a[1] || b[0] - a[0]; })
         .map(function (h) { return h[0]; });
+    });
+  };
+  // Every matching document, newest first.
+  S.newest = function (q) {
+    var query = parse(q);
+    return loadIndex(query, true).then(function () {
+      return evaluate(query).map(function (h) { return h[0]; }).sort(newer);
     });
   };
   S.info = function () { return info; };

@@ -19,9 +19,40 @@ package enum SearchBenchSupport {
         let output = SearchIndexWriter.Output(
             read: { _ in nil },
             write: { data, path throws(ArchiveError) in try publisher.write(data, to: path) })
+        let through = try store.lastBuildChange()
         let report = try writer.writeAll(output)
         try publisher.flush()
-        return ["documents": report.documents, "shards": report.shards, "files": report.filesWritten]
+        return [
+            "documents": report.documents, "shards": report.shards, "files": report.filesWritten,
+            "bytes": report.bytes, "through": Int(through),
+        ]
+    }
+
+    /// Appends to the index in `outPath` (written by `writeIndex`) the posts
+    /// of the threads changed after change `after` (its `through`), as
+    /// `build` does after a fetch. Returns its counts and the seconds it took (with
+    /// `flushSeconds`, the share spent making the files durable).
+    package static func appendIndex(
+        storePath: String, outPath: String, after: Int64, postsPerPage: Int = 20
+    ) throws(ArchiveError) -> [String: Any] {
+        let store = try ArchiveStore(path: storePath)
+        let publisher = try DiskPublisher(root: URL(fileURLWithPath: outPath))
+        let forum = ForumSources.profile(sources: try store.boards().map(\.source))
+        let writer = SearchIndexWriter(store: store, postsPerPage: max(1, postsPerPage), forum: forum)
+        let output = SearchIndexWriter.Output(
+            read: { publisher.read($0) },
+            write: { data, path throws(ArchiveError) in try publisher.write(data, to: path) })
+        let start = Date()
+        let changes = try store.buildChanges(after: after)
+        let report = try writer.update(SearchChanges(changes), output)
+        let updated = Date()
+        try publisher.flush()
+        return [
+            "seconds": Date().timeIntervalSince(start), "flushSeconds": Date().timeIntervalSince(updated),
+            "full": report.full, "documents": report.documents,
+            "appended": report.appended, "files": report.filesWritten, "bytes": report.bytes,
+            "through": Int(changes.through),
+        ]
     }
 
     /// Calls `line` with one JSON object per post: `href` (the floor on its

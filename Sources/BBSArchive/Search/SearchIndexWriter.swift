@@ -18,16 +18,34 @@ import GRDB
 ///   or more characters, and only when the document lists of every term
 ///   and filter leave a candidate, so 1- and 2-character queries and
 ///   queries the lists already decide never download positions.
+/// - `search/t/K.js`: shard K's tail: the postings (with their pairs'
+///   positions) of the documents appended since the shard was last written
+///   whole, all numbered after the shard's own, and the bytes of the shard
+///   and its positions then. The client loads it with the shard. A tail is
+///   merged into its shard when it grows past a quarter of it (`tailLimit`),
+///   so an append reads and writes only small tails, a merge's cost is
+///   spread over the appends that filled the tail, and a query downloads
+///   at most about 1.25 times the shard.
 /// - `search/d/K.js`: documents 2K and 2K+1: board, thread, floor, link (page and anchor),
 ///   author, time, title and searchable text, for the result list.
-/// - `search/days.js`: the first document of each day (in the forum's zone), for the
-///   `after:` / `before:` filters.
+/// - `search/days.js`: the first document of each day (in the forum's zone)
+///   among the documents in time order, for the `after:` / `before:` filters.
+/// - `search/late.js`: the late documents (`Late`), each with its day and
+///   its place in time, for the date filters and newest first.
 ///
-/// Documents are numbered in the order posts were made (then board, thread,
-/// floor), so numbers are stable as an archive grows: a new reply is the
-/// next number, and only the shards of its own terms, its chunk, the
-/// manifest and the day table change. The writer leaves identical files
-/// alone, so a build rewrites only those.
+/// Documents are numbered in the order they are indexed: a full pass
+/// numbers them in the order posts were made (then board, thread, floor);
+/// appended posts take the next numbers, so numbers never change as an
+/// archive grows and only the tails of the new posts' terms, their chunks,
+/// the manifest, the day table and the late table change. A post older
+/// than the newest indexed one (a board added, a thread fetched again, a
+/// deleted post back) is late: it keeps its number, and `late.js` places it
+/// just before the first document in time order newer than it. Past
+/// `lateCap` late documents the next build indexes everything again, in
+/// time order. The writer leaves identical files alone, so a build rewrites
+/// only those. An index built by appends holds the same postings, days and
+/// order as a full pass over the same posts, but its files differ (tails,
+/// numbering), so tests compare what the index says, not its bytes.
 ///
 /// Memory stays bounded: posts stream from the store in one pass, their
 /// postings are appended to per-bucket spill files in a temporary folder,
@@ -36,14 +54,30 @@ struct SearchIndexWriter {
     static let folder = "search"
     static let manifestPath = "search/index.js"
     static let daysPath = "search/days.js"
+    static let latePath = "search/late.js"
     static let docsPerChunk = 2
     /// The layout's version; an index of another version on disk is written again whole.
     /// 2: pair positions apart from the document lists (`search/p/`).
     /// 3: lists Rice-coded or as bitmaps, pair counts only where not 1 (`ListCoding`).
-    static let version = 3
+    /// 4: documents numbered in the order they are indexed (`search/late.js`
+    ///    places the ones older than the newest before them), a tail per shard (`search/t/`).
+    static let version = 4
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
     static func positionsPath(_ shard: Int) -> String { "search/p/\(String(shard, radix: 16)).js" }
     static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }
+    static func tailPath(_ shard: Int) -> String { "search/t/\(String(shard, radix: 16)).js" }
+
+    /// A tail is merged into its shard when it grows past a quarter of the
+    /// shard's bytes (and this much), so merges cost, spread over the
+    /// appends that filled the tail, a bounded amount each, and a query
+    /// downloads at most about 1.25 times the shard.
+    static let minimumTail = 1024
+    static func tailLimit(mainBytes: Int) -> Int { max(minimumTail, mainBytes / 4) }
+
+    /// How many late documents (older than the newest indexed post when
+    /// they were appended) the index keeps before it is numbered again
+    /// in time order by a full pass: `search/late.js` stays small.
+    static func lateCap(documents: Int) -> Int { min(8192, max(256, documents / 32)) }
 
     /// What the index covers; the site's threads are paged by `postsPerPage`.
     let store: ArchiveStore
@@ -263,28 +297,60 @@ struct SearchIndexWriter {
             let byShard = try spill.readBucket(bucket)
             for shard in stride(from: bucket, to: shards, by: buckets) {
                 let content = byShard[shard].map { $0.lists() } ?? SpillFiles.Lists()
-                try emit(Self.shardScript(shard, content), Self.shardPath(shard))
-                if !content.bigrams.isEmpty {
-                    try emit(Self.positionsScript(shard, content), Self.positionsPath(shard))
-                }
+                try emitShard(shard, content, emit)
             }
         }
         try emit(Self.daysScript(days), Self.daysPath)
+        try emit(Self.lateScript([]), Self.latePath)
         try files.flush()
         // Last: until it names the new index, the next build indexes everything again.
-        try emit(Self.manifestScript(id: id, shards: shards, documents: report.documents), Self.manifestPath)
+        try emit(
+            Self.manifestScript(id: id, shards: shards, documents: report.documents, late: 0), Self.manifestPath)
         try files.flush()
         report.bytes = files.bytes
         report.filesWritten = files.written
         return report
     }
 
-    /// Appends the new posts of `threads`; `nil` when that cannot give what
-    /// a full pass would (no index or another one on disk, an indexed post
-    /// changed or moved, a new post older than the last document, or the
-    /// archive outgrew its shard count).
+    /// A late document: appended after a newer post was indexed. `point` is
+    /// the first document of the time-ordered run (those appended in time
+    /// order) that is newer than it, `rank` its place among the late
+    /// documents of the same point, so the client sorts newest first
+    /// exactly; `day` answers `after:` / `before:` for it.
+    struct Late: Equatable, Sendable {
+        var doc: Int
+        var day: Int
+        var point: Int
+        var rank: Int
+    }
+
+    /// A shard, its positions (when it holds pairs) and its empty tail, which
+    /// records the bytes of the two.
+    private func emitShard(
+        _ shard: Int, _ content: SpillFiles.Lists, _ emit: (Data, String) throws(ArchiveError) -> Void
+    ) throws(ArchiveError) {
+        let main = Self.shardScript(shard, content)
+        var bytes = main.count
+        try emit(main, Self.shardPath(shard))
+        if !content.bigrams.isEmpty {
+            let positions = Self.positionsScript(shard, content)
+            bytes += positions.count
+            try emit(positions, Self.positionsPath(shard))
+        }
+        try emit(Self.tailScript(shard, mainBytes: bytes, SpillFiles.Lists()), Self.tailPath(shard))
+    }
+
+    /// Appends the new posts of `threads`, numbered in the order they are
+    /// indexed; `nil` when that cannot give what a full pass would (no
+    /// index or another one on disk, an indexed post changed or moved, too
+    /// many late documents, or the archive outgrew its shard count).
+    ///
+    /// Each new posting goes to its shard's tail (`search/t/`), which is
+    /// small: the shard itself is read only when its tail is merged into it.
     private func append(_ threads: [SearchChanges.ThreadKey], _ output: Output) throws(ArchiveError) -> Report? {
-        guard let manifest = output.read(Self.manifestPath).flatMap(Self.parseManifest) else { return nil }
+        guard let manifest = output.read(Self.manifestPath).flatMap(Self.parseManifest),
+            var late = output.read(Self.latePath).flatMap(Self.parseLate)
+        else { return nil }
         struct State {
             var docs: Int
             var last: Key
@@ -329,7 +395,6 @@ struct SearchIndexWriter {
                 if let hash = hashes[post.floor] {
                     guard hash == SHA256.hex(Data(document.row.utf8)) else { return nil }
                 } else {
-                    guard state.last < document.key else { return nil }
                     fresh.append(document)
                 }
             }
@@ -339,40 +404,58 @@ struct SearchIndexWriter {
         let documents = state.docs + fresh.count
         guard Self.shardCount(documents: documents) == manifest.shards else { return nil }
         fresh.sort { $0.key < $1.key }
+
+        // Numbered in order; those older than the newest indexed post are late.
+        guard var days = output.read(Self.daysPath).flatMap(Self.parseDays) else { return nil }
+        var last = state.last
+        var newLate: [(doc: Int, key: Key, day: Int)] = []
+        for (offset, document) in fresh.enumerated() {
+            if state.docs == 0 || last < document.key {
+                last = document.key
+                if days.last?.0 != document.day { days.append((document.day, state.docs + offset)) }
+            } else {
+                newLate.append((state.docs + offset, document.key, document.day))
+            }
+        }
+        if !newLate.isEmpty {
+            guard late.count + newLate.count <= Self.lateCap(documents: documents),
+                let placed = try place(newLate, late: late, state: (state.docs, state.last), output)
+            else { return nil }
+            late = placed
+        }
         let files = FileBatch(output)
         func emit(_ data: Data, _ path: String) throws(ArchiveError) { try files.add(data, path) }
 
-        // The shards the new posts touch: read, extended, written.
-        var touched: [Int: SpillFiles.Shard] = [:]
+        // The tails of the shards the new posts touch: read, extended, written
+        // (or merged into their shard when they grow past its share).
+        var touched: [Int: (tail: SpillFiles.Shard, mainBytes: Int)] = [:]
         var unreadable = false
         for (offset, document) in fresh.enumerated() {
             Self.postings(document) { term, kind, positions in
                 let shard = Int(Self.hash(term) % UInt32(manifest.shards))
                 if touched[shard] == nil {
-                    if let data = output.read(Self.shardPath(shard)) {
-                        guard
-                            let content = Self.parseShard(
-                                data, positions: output.read(Self.positionsPath(shard)), index: shard)
-                        else {
-                            unreadable = true
-                            return
-                        }
-                        touched[shard] = content
-                    } else {
-                        touched[shard] = SpillFiles.Shard()
+                    guard let data = output.read(Self.tailPath(shard)), let tail = Self.parseTail(data, index: shard)
+                    else {
+                        unreadable = true
+                        return
                     }
+                    touched[shard] = tail
                 }
-                touched[shard]?.add(kind: kind, term: term, doc: state.docs + offset, positions: positions)
+                touched[shard]?.tail.add(kind: kind, term: term, doc: state.docs + offset, positions: positions)
             }
+            if unreadable { return nil }
         }
-        // A shard that does not read back cannot be extended: index everything.
-        if unreadable { return nil }
-        for (shard, shardContent) in touched.sorted(by: { $0.key < $1.key }) {
-            let content = shardContent.lists()
-            try emit(Self.shardScript(shard, content), Self.shardPath(shard))
-            if !content.bigrams.isEmpty {
-                try emit(Self.positionsScript(shard, content), Self.positionsPath(shard))
+        for (shard, entry) in touched.sorted(by: { $0.key < $1.key }) {
+            let tail = Self.tailScript(shard, mainBytes: entry.mainBytes, entry.tail.lists())
+            guard tail.count > Self.tailLimit(mainBytes: entry.mainBytes) else {
+                try emit(tail, Self.tailPath(shard))
+                continue
             }
+            guard let data = output.read(Self.shardPath(shard)),
+                var main = Self.parseShard(data, positions: output.read(Self.positionsPath(shard)), index: shard)
+            else { return nil }
+            main.merge(entry.tail)
+            try emitShard(shard, main.lists(), emit)
         }
 
         // The last chunk, completed, and new ones.
@@ -389,16 +472,11 @@ struct SearchIndexWriter {
             }
         }
         if !rows.isEmpty { try emit(Self.chunkScript(index, rows), Self.chunkPath(index)) }
-
-        var days = output.read(Self.daysPath).flatMap(Self.parseDays) ?? []
-        for (offset, document) in fresh.enumerated() where days.last?.0 != document.day {
-            days.append((document.day, state.docs + offset))
-        }
         try emit(Self.daysScript(days), Self.daysPath)
+        try emit(Self.lateScript(late), Self.latePath)
 
         let hashes = fresh.map { SHA256.hex(Data($0.row.utf8)) }
         let id = hashes.reduce(manifest.id, Self.chain)
-        let last = fresh[fresh.count - 1].key
         try store.write { db in
             let insert = try db.makeStatement(
                 sql: "INSERT INTO search_doc (board, gid, floor, doc, hash) VALUES (?, ?, ?, ?, ?)")
@@ -418,13 +496,91 @@ struct SearchIndexWriter {
                 ])
         }
         try files.flush()
-        try emit(Self.manifestScript(id: id, shards: manifest.shards, documents: documents), Self.manifestPath)
+        try emit(
+            Self.manifestScript(id: id, shards: manifest.shards, documents: documents, late: late.count),
+            Self.manifestPath)
         try files.flush()
         report.bytes = files.bytes
         report.filesWritten = files.written
         report.documents = documents
         report.appended = fresh.count
         return report
+    }
+
+    /// The late documents with `fresh` ones placed among them: each before
+    /// the first document of the time-ordered run newer than it (found by
+    /// halving, reading documents' posts from their chunks), ranked by time
+    /// among those of the same point. `nil` when a chunk does not read back.
+    private func place(
+        _ fresh: [(doc: Int, key: Key, day: Int)], late: [Late], state: (docs: Int, last: Key), _ output: Output
+    ) throws(ArchiveError) -> [Late]? {
+        let lateDocs = Set(late.map(\.doc))
+        var chunks: [Int: [String]] = [:]
+        var keys: [Int: Key] = [:]
+        var failed = false
+        func key(_ doc: Int) throws(ArchiveError) -> Key? {
+            if let key = keys[doc] { return key }
+            let chunk = doc / Self.docsPerChunk
+            if chunks[chunk] == nil { chunks[chunk] = output.read(Self.chunkPath(chunk)).map(Self.chunkRows) ?? [] }
+            guard let rows = chunks[chunk], doc % Self.docsPerChunk < rows.count,
+                let row = try? JSONSerialization.jsonObject(with: Data(rows[doc % Self.docsPerChunk].utf8)) as? [Any],
+                row.count >= 3, let board = row[0] as? String, let gid = row[1] as? Int, let floor = row[2] as? Int,
+                let postedAt = try store.read({ db in
+                    try Int64.fetchOne(
+                        db, sql: "SELECT postedAt FROM post WHERE board = ? AND gid = ? AND floor = ?",
+                        arguments: [board, gid, floor])
+                })
+            else {
+                failed = true
+                return nil
+            }
+            let found = Key(postedAt: postedAt, board: Array(board.utf8), gid: gid, floor: floor)
+            keys[doc] = found
+            return found
+        }
+        // The last document of the run: the newest indexed post.
+        var lastRun = state.docs - 1
+        while lastRun >= 0 && lateDocs.contains(lastRun) { lastRun -= 1 }
+        guard lastRun >= 0 else { return nil }
+        var result = late
+        var groups = Set<Int>()
+        for entry in fresh {
+            // The first run document newer than the entry, in [0, lastRun].
+            var answer = lastRun
+            var low = 0
+            var high = lastRun
+            while low < high {
+                let middle = (low + high) / 2
+                var probe = middle
+                while probe < high && lateDocs.contains(probe) { probe += 1 }
+                guard probe < high else {
+                    high = middle
+                    continue
+                }
+                guard let probeKey = try key(probe) else { return nil }
+                if entry.key < probeKey {
+                    answer = probe
+                    high = middle
+                } else {
+                    low = probe + 1
+                }
+            }
+            result.append(Late(doc: entry.doc, day: entry.day, point: answer, rank: 0))
+            keys[entry.doc] = entry.key
+            groups.insert(answer)
+        }
+        // Ranks within the points that changed.
+        for point in groups {
+            var members: [(index: Int, key: Key)] = []
+            for (index, item) in result.enumerated() where item.point == point {
+                guard let itemKey = try key(item.doc) else { return nil }
+                members.append((index, itemKey))
+            }
+            members.sort { $0.key < $1.key }
+            for (rank, member) in members.enumerated() { result[member.index].rank = rank }
+        }
+        if failed { return nil }
+        return result.sorted { $0.doc < $1.doc }
     }
 
     /// The index's id is a hash chained over its documents in order, so
@@ -491,9 +647,9 @@ struct SearchIndexWriter {
         return c.year * 10000 + c.month * 100 + c.day
     }
 
-    static func manifestScript(id: String, shards: Int, documents: Int) -> Data {
+    static func manifestScript(id: String, shards: Int, documents: Int, late: Int) -> Data {
         Data(
-            "BBSSearch.manifest({\"version\":\(version),\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk)});\n"
+            "BBSSearch.manifest({\"version\":\(version),\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk),\"late\":\(late)});\n"
                 .utf8)
     }
 
@@ -508,13 +664,13 @@ struct SearchIndexWriter {
         return Data(text.dropFirst(prefix.count).dropLast(3).utf8)
     }
 
-    static func parseManifest(_ data: Data) -> (id: String, shards: Int, docs: Int)? {
+    static func parseManifest(_ data: Data) -> (id: String, shards: Int, docs: Int, late: Int)? {
         guard let json = payload(data, prefix: "BBSSearch.manifest("),
             let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
             let id = object["id"] as? String, let shards = object["shards"] as? Int, let docs = object["docs"] as? Int,
-            object["version"] as? Int == version
+            let late = object["late"] as? Int, object["version"] as? Int == version
         else { return nil }
-        return (id, shards, docs)
+        return (id, shards, docs, late)
     }
 
     static func parseDays(_ data: Data) -> [(Int, Int)]? {
@@ -537,6 +693,26 @@ struct SearchIndexWriter {
             else { return nil }
             pairs = object
         }
+        return shard(object, positions: pairs)
+    }
+
+    /// A tail file back into postings, with the bytes of its shard.
+    static func parseTail(_ data: Data, index: Int) -> (tail: SpillFiles.Shard, mainBytes: Int)? {
+        guard let json = payload(data, prefix: "BBSSearch.tail(\(index),") else { return nil }
+        let text = String(decoding: json, as: UTF8.self)
+        guard let comma = text.firstIndex(of: ","), let mainBytes = Int(text[..<comma]),
+            let parts = try? JSONSerialization.jsonObject(
+                with: Data(("[" + text[text.index(after: comma)...] + "]").utf8))
+                as? [Any],
+            parts.count == 2, let object = parts[0] as? [String: [String: String]],
+            let positions = parts[1] as? [String: String],
+            let tail = shard(object, positions: positions)
+        else { return nil }
+        return (tail, mainBytes)
+    }
+
+    /// Lists as a shard or tail spells them (`u`, `b`, `m`), with the pairs' positions.
+    static func shard(_ object: [String: [String: String]], positions pairs: [String: String]) -> SpillFiles.Shard? {
         func lists(_ key: String, positional: Bool) -> [String: SpillFiles.Posting]? {
             var result: [String: SpillFiles.Posting] = [:]
             for (term, value) in object[key] ?? [:] {
@@ -559,6 +735,46 @@ struct SearchIndexWriter {
         return SpillFiles.Shard(unigrams: unigrams, bigrams: bigrams, filters: filters)
     }
 
+    /// The late documents: base64 of varints, for each (by document) the
+    /// gap from the previous document, then zigzag differences of its day
+    /// and point from the previous one's, then its rank.
+    static func lateScript(_ late: [Late]) -> Data {
+        var bytes: [UInt8] = []
+        var previous = Late(doc: 0, day: 0, point: 0, rank: 0)
+        for item in late {
+            varint(item.doc - previous.doc, into: &bytes)
+            varint(zigzag(item.day - previous.day), into: &bytes)
+            varint(zigzag(item.point - previous.point), into: &bytes)
+            varint(item.rank, into: &bytes)
+            previous = item
+        }
+        return Data("BBSSearch.late(\"\(base64(bytes))\");\n".utf8)
+    }
+
+    static func parseLate(_ data: Data) -> [Late]? {
+        guard let json = payload(data, prefix: "BBSSearch.late("),
+            let text = try? JSONSerialization.jsonObject(with: json, options: .fragmentsAllowed) as? String,
+            let decoded = Data(base64Encoded: text)
+        else { return nil }
+        let bytes = [UInt8](decoded)
+        var index = 0
+        var previous = Late(doc: 0, day: 0, point: 0, rank: 0)
+        var late: [Late] = []
+        while index < bytes.count {
+            guard let gap = readVarint(bytes, &index), let day = readVarint(bytes, &index),
+                let point = readVarint(bytes, &index), let rank = readVarint(bytes, &index)
+            else { return nil }
+            previous = Late(
+                doc: previous.doc + gap, day: previous.day + unzigzag(day), point: previous.point + unzigzag(point),
+                rank: rank)
+            late.append(previous)
+        }
+        return late
+    }
+
+    static func zigzag(_ value: Int) -> Int { value >= 0 ? value * 2 : -value * 2 - 1 }
+    static func unzigzag(_ value: Int) -> Int { value % 2 == 0 ? value / 2 : -(value + 1) / 2 }
+
     /// The rows of a chunk file (one a line, as `chunkScript` writes them).
     static func chunkRows(_ data: Data) -> [String] {
         String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst().map { line in
@@ -574,6 +790,17 @@ struct SearchIndexWriter {
     }
 
     static func shardScript(_ index: Int, _ shard: SpillFiles.Lists) -> Data {
+        Data("BBSSearch.shard(\(index),\(shardBody(shard)));\n".utf8)
+    }
+
+    /// A shard's tail: the postings of documents appended since the shard was
+    /// last written whole, all numbered after the shard's own, with their
+    /// pairs' positions; `mainBytes`, the bytes of the shard and its positions.
+    static func tailScript(_ index: Int, mainBytes: Int, _ tail: SpillFiles.Lists) -> Data {
+        Data("BBSSearch.tail(\(index),\(mainBytes),\(shardBody(tail)),\(positionsBody(tail)));\n".utf8)
+    }
+
+    static func shardBody(_ shard: SpillFiles.Lists) -> String {
         func object(_ lists: [(String, [UInt8])], positional: Bool) -> String {
             "{"
                 + lists.map { key, bytes in
@@ -584,18 +811,20 @@ struct SearchIndexWriter {
         let body =
             "{\"u\":\(object(shard.unigrams, positional: false)),\"b\":\(object(shard.bigrams, positional: true)),"
             + "\"m\":\(object(shard.filters, positional: false))}"
-        return Data("BBSSearch.shard(\(index),\(body));\n".utf8)
+        return body
     }
 
     /// The positions of a shard's pairs, as they are kept while writing.
     static func positionsScript(_ index: Int, _ shard: SpillFiles.Lists) -> Data {
-        let body =
-            "{"
+        Data("BBSSearch.positions(\(index),\(positionsBody(shard)));\n".utf8)
+    }
+
+    static func positionsBody(_ shard: SpillFiles.Lists) -> String {
+        "{"
             + shard.bigrams.map { key, bytes in
                 Self.json(key) + ":\"" + Self.base64(SpillFiles.positionsOnly(bytes)) + "\""
             }
             .joined(separator: ",") + "}"
-        return Data("BBSSearch.positions(\(index),\(body));\n".utf8)
     }
 
     static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
@@ -684,6 +913,37 @@ final class SpillFiles {
             case .bigram: Self.append(&bigrams[term, default: Posting()], doc: doc, positions: positions)
             case .filter: Self.append(&filters[term, default: Posting()], doc: doc, positions: nil)
             }
+        }
+
+        /// Appends a tail's postings (all of later documents) to these.
+        mutating func merge(_ tail: Shard) {
+            func merge(_ from: [String: Posting], into lists: inout [String: Posting], positional: Bool) {
+                for (term, posting) in from {
+                    var index = 0
+                    var doc = 0
+                    let bytes = posting.bytes
+                    while index < bytes.count {
+                        guard let gap = readVarint(bytes, &index) else { break }
+                        doc += gap
+                        var positions: [Int]?
+                        if positional {
+                            guard let count = readVarint(bytes, &index) else { break }
+                            var list: [Int] = []
+                            var position = 0
+                            for _ in 0..<count {
+                                guard let step = readVarint(bytes, &index) else { break }
+                                position += step
+                                list.append(position)
+                            }
+                            positions = list
+                        }
+                        Self.append(&lists[term, default: Posting()], doc: doc, positions: positions)
+                    }
+                }
+            }
+            merge(tail.unigrams, into: &unigrams, positional: false)
+            merge(tail.bigrams, into: &bigrams, positional: true)
+            merge(tail.filters, into: &filters, positional: false)
         }
 
         static func append(_ posting: inout Posting, doc: Int, positions: [Int]?) {
