@@ -15,6 +15,19 @@ enum HTMLWhitespace {
         }
     }
 
+    /// Whether the text is empty or only spaces as `CharacterSet.whitespaces`
+    /// counts them (tab and the Unicode space separators, Zs): the same
+    /// answer as `trimmingCharacters(in: .whitespaces).isEmpty`, without
+    /// going through Foundation.
+    static func isBlank(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in
+            switch scalar.value {
+            case 0x20, 0x09, 0xA0, 0x1680, 0x2000...0x200A, 0x202F, 0x205F, 0x3000: true
+            default: false
+            }
+        }
+    }
+
     /// Text as one line: every run of collapsible whitespace is one space,
     /// none at either end; `&nbsp;` (U+00A0) becomes a plain space after.
     static func collapse(_ text: String) -> String {
@@ -64,7 +77,107 @@ struct CollapsingLine {
     private var trailingSpace: Int?
 
     /// Text of a text node: collapsible whitespace collapses.
+    ///
+    /// Works on the UTF-8 bytes when that gives the same line as going
+    /// character by character (`appendByCharacters`), which is whenever no
+    /// space or U+00A0 joins a neighbour into one grapheme cluster (a
+    /// combining mark after it, a prepended mark before it): then every
+    /// whitespace character is one ASCII byte (or CR LF, two), U+00A0 is
+    /// `C2 A0`, and everything else is copied in runs.
     mutating func append(_ piece: String) {
+        var piece = piece
+        let done = piece.withUTF8 { bytes -> Bool in
+            guard Self.bytesAreCharacters(bytes) else { return false }
+            appendBytes(bytes)
+            return true
+        }
+        if !done { appendByCharacters(piece) }
+    }
+
+    private mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        var index = 0
+        func flushRun(_ end: Int) {
+            guard end > runStart else { return }
+            text += String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<end]), as: UTF8.self)
+            started = true
+            trailingSpace = nil
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C {
+                flushRun(index)
+                index += 1
+                runStart = index
+                guard started, trailingSpace == nil else { continue }
+                trailingSpace = text.utf8.count
+                text.append(" ")
+            } else if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] == 0xA0 {
+                flushRun(index)
+                index += 2
+                runStart = index
+                text.append(" ")
+                started = true
+                trailingSpace = nil
+            } else {
+                index += 1
+            }
+        }
+        flushRun(bytes.count)
+    }
+
+    /// Whether no space (U+0020) or U+00A0 in `bytes` forms a grapheme
+    /// cluster with the scalar before or after it: both are ASCII, absent,
+    /// or in the ranges below, none of which holds a combining, joining or
+    /// prepended mark (common CJK text qualifies).
+    static func bytesAreCharacters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            let width = byte == 0x20 ? 1 : (byte == 0xC2 && index + 1 < bytes.count && bytes[index + 1] == 0xA0 ? 2 : 0)
+            guard width > 0 else {
+                index += 1
+                continue
+            }
+            if index > 0, !isPlainNeighbour(scalar(before: index, in: bytes)) { return false }
+            if index + width < bytes.count, !isPlainNeighbour(scalar(at: index + width, in: bytes)) { return false }
+            index += width
+        }
+        return true
+    }
+
+    private static func isPlainNeighbour(_ value: UInt32) -> Bool {
+        switch value {
+        case 0..<0x300, 0x2010...0x2027, 0x3000...0x3029, 0x3041...0x3096, 0x30A0...0x30FF, 0x3400...0x4DBF,
+            0x4E00...0x9FFF, 0xAC00...0xD7A3, 0xFF01...0xFF5E:
+            true
+        default: false
+        }
+    }
+
+    /// The scalar whose UTF-8 starts at `index` (valid UTF-8 assumed).
+    private static func scalar(at index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        let lead = UInt32(bytes[index])
+        func continuation(_ offset: Int) -> UInt32 {
+            index + offset < bytes.count ? UInt32(bytes[index + offset] & 0x3F) : 0
+        }
+        switch lead {
+        case 0..<0x80: return lead
+        case 0xC0..<0xE0: return (lead & 0x1F) << 6 | continuation(1)
+        case 0xE0..<0xF0: return (lead & 0x0F) << 12 | continuation(1) << 6 | continuation(2)
+        default: return (lead & 0x07) << 18 | continuation(1) << 12 | continuation(2) << 6 | continuation(3)
+        }
+    }
+
+    /// The scalar that ends right before `index`.
+    private static func scalar(before index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var start = index - 1
+        while start > 0, bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        return scalar(at: start, in: bytes)
+    }
+
+    /// `append`, a character (grapheme cluster) at a time.
+    mutating func appendByCharacters(_ piece: String) {
         for character in piece {
             if HTMLWhitespace.isCollapsible(character) {
                 guard started, trailingSpace == nil else { continue }

@@ -78,7 +78,8 @@ enum TextEncodingDetector {
     /// stray byte or a pasted GBK phrase is still read as UTF-8 (the bad
     /// bytes become U+FFFD) rather than garbled whole.
     static func isMostlyUTF8(_ body: Data) -> Bool {
-        body.withUnsafeBytes { raw in
+        if isValidUTF8(body) { return true }
+        return body.withUnsafeBytes { raw in
             var iterator = raw.bindMemory(to: UInt8.self).makeIterator()
             var decoder = UTF8()
             var wide = 0
@@ -93,18 +94,47 @@ enum TextEncodingDetector {
         }
     }
 
+    /// Whether the bytes are well-formed UTF-8 (Unicode's table 3-7: no
+    /// overlong forms, no surrogates, nothing above U+10FFFF), checked a
+    /// byte at a time with ASCII skipped eight bytes at a time.
     static func isValidUTF8(_ body: Data) -> Bool {
-        body.withUnsafeBytes { raw in
-            var iterator = raw.bindMemory(to: UInt8.self).makeIterator()
-            var decoder = UTF8()
-            while true {
-                switch decoder.decode(&iterator) {
-                case .scalarValue: continue
-                case .emptyInput: return true
-                case .error: return false
-                }
+        body.withUnsafeBytes { raw in isValidUTF8(raw.bindMemory(to: UInt8.self)) }
+    }
+
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        var index = 0
+        while index < count {
+            // Eight ASCII bytes at a time.
+            while index + 8 <= count,
+                UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
+                index += 8
             }
+            guard index < count else { break }
+            let lead = base[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            // The allowed range of the second byte, and the sequence's length.
+            let (low, high, length): (UInt8, UInt8, Int)
+            switch lead {
+            case 0xC2...0xDF: (low, high, length) = (0x80, 0xBF, 2)
+            case 0xE0: (low, high, length) = (0xA0, 0xBF, 3)
+            case 0xE1...0xEC, 0xEE...0xEF: (low, high, length) = (0x80, 0xBF, 3)
+            case 0xED: (low, high, length) = (0x80, 0x9F, 3)
+            case 0xF0: (low, high, length) = (0x90, 0xBF, 4)
+            case 0xF1...0xF3: (low, high, length) = (0x80, 0xBF, 4)
+            case 0xF4: (low, high, length) = (0x80, 0x8F, 4)
+            default: return false
+            }
+            guard index + length <= count, (low...high).contains(base[index + 1]) else { return false }
+            for offset in 2..<length where base[index + offset] & 0xC0 != 0x80 { return false }
+            index += length
         }
+        return true
     }
 
     /// The body as UTF-8 bytes, decoded in the order above (header,

@@ -77,6 +77,8 @@ package struct PostText: Sendable, Equatable {
 
     /// Whether a line (colour codes aside) is a `※ 来源` or `※ 修改` line.
     static func isOriginOrEditLine(_ line: String) -> Bool {
+        // Every such line holds a ※ (most lines do not): a quick no.
+        guard ByteSearch.contains(line, "※") else { return false }
         let text = ANSIText.strip(line).trimmingCharacters(in: .whitespaces)
         return ["※ 来源:", "※ 来源：", "※ 修改:", "※ 修改："].contains { text.hasPrefix($0) }
     }

@@ -13,11 +13,16 @@ struct SMTHMobileParser {
             return .user(profile)
         }
         let document = try page.document(expected: "an SMTH mobile page")
-        let list = document.first("//ul[\(XPath.hasClass("list"))]")
-        if let list, let heading = list.first("li[\(XPath.hasClass("f"))]"),
-            heading.text.hasPrefix("主题:") || heading.text.hasPrefix("主题：")
-        {
-            return .thread(try parseThread(document, list: list, heading: heading))
+        // The questions below are walks of the tree, each the same as the
+        // XPath in its comment (checked against it by ParserWalkTests).
+        // //ul[hasClass(list)]
+        let list = document.firstElement { $0.isElement("ul") && $0.hasClass("list") }
+        // ul.list/li[hasClass(f)]
+        if let list, let heading = list.firstChild(where: { $0.isElement("li") && $0.hasClass("f") }) {
+            let headingText = heading.text
+            if headingText.hasPrefix("主题:") || headingText.hasPrefix("主题：") {
+                return .thread(try parseThread(document, list: list, headingText: headingText))
+            }
         }
         if let list, isBoardPage(document) {
             return .board(try parseBoard(document, list: list))
@@ -37,20 +42,36 @@ struct SMTHMobileParser {
     // MARK: Board pages
 
     private func isBoardPage(_ document: HTMLDocument) -> Bool {
-        if let menu = document.first("//div[\(XPath.hasClass("menu"))]"), menu.text.contains("版面-") {
+        if let menu = Self.menu(document), menu.text.contains("版面-") {
             return true
         }
-        return document.first("//ul[\(XPath.hasClass("list"))]/li/div/a[starts-with(@href, '/article/')]") != nil
+        // //ul[hasClass(list)]/li/div/a[starts-with(@href, '/article/')]
+        return document.firstElement { list in
+            guard list.isElement("ul"), list.hasClass("list") else { return false }
+            return list.firstChild { item in
+                item.isElement("li")
+                    && item.firstChild { cell in
+                        cell.isElement("div")
+                            && cell.firstChild { $0.isElement("a") && $0.attribute("href", hasPrefix: "/article/") }
+                                != nil
+                    } != nil
+            } != nil
+        } != nil
+    }
+
+    /// //div[hasClass(menu)]
+    private static func menu(_ document: HTMLDocument) -> HTMLNode? {
+        document.firstElement { $0.isElement("div") && $0.hasClass("menu") }
     }
 
     private func parseBoard(_ document: HTMLDocument, list: HTMLNode) throws(ArchiveError) -> BoardPage {
         var name: String?
         var title: String?
-        if let menu = document.first("//div[\(XPath.hasClass("menu"))]") {
+        if let menu = Self.menu(document) {
             (title, name) = Self.breadcrumb(menu.text)
         }
         var threads: [ThreadSummary] = []
-        for row in list.select("li") {
+        for row in list.children(where: { $0.isElement("li") }) {
             if let summary = try parseRow(row) {
                 if name == nil { name = summary.board }
                 threads.append(summary.thread)
@@ -75,9 +96,10 @@ struct SMTHMobileParser {
     }
 
     private func parseRow(_ row: HTMLNode) throws(ArchiveError) -> (board: String, thread: ThreadSummary)? {
-        let cells = row.elementChildren.filter { $0.name == "div" }
+        let cells = row.children { $0.isElement("div") }
         guard cells.count >= 2,
-            let link = cells[0].first("a[starts-with(@href, '/article/') or contains(@href, '/article/')]"),
+            // a[starts-with(@href, '/article/') or contains(@href, '/article/')]
+            let link = cells[0].firstChild(where: { $0.isElement("a") && $0.attribute("href", contains: "/article/") }),
             let href = link.attribute("href"), let (board, gid) = Self.articlePath(href)
         else { return nil }
         let repliesText = link.nextSibling.map(\.text) ?? ""
@@ -110,10 +132,10 @@ struct SMTHMobileParser {
 
     // MARK: Thread pages
 
-    private func parseThread(_ document: HTMLDocument, list: HTMLNode, heading: HTMLNode) throws(ArchiveError)
+    private func parseThread(_ document: HTMLDocument, list: HTMLNode, headingText: String) throws(ArchiveError)
         -> ThreadPage
     {
-        var title = HTMLWhitespace.unwrap(heading.text).trimmingCharacters(in: .whitespacesAndNewlines)
+        var title = HTMLWhitespace.unwrap(headingText).trimmingCharacters(in: .whitespacesAndNewlines)
         for prefix in ["主题:", "主题："] where title.hasPrefix(prefix) {
             title = String(title.dropFirst(prefix.count))
         }
@@ -121,14 +143,20 @@ struct SMTHMobileParser {
         var gid = 0
         if let (b, g) = Self.articlePath(page.url) {
             (board, gid) = (b, g)
-        } else if let href = document.first("//a[contains(@href, '?au=')]")?.attribute("href"),
+        } else if let href = document.firstElement(where: {
+            $0.isElement("a") && $0.attribute("href", contains: "?au=")
+        })?
+        .attribute("href"),
             let (b, g) = Self.articlePath(href)
         {
             (board, gid) = (b, g)
         }
         var posts: [Post] = []
         var timeKnown: [Bool] = []
-        let items = list.select("li[div[\(XPath.hasClass("nav"))]]")
+        // li[div[hasClass(nav)]]
+        let items = list.children { item in
+            item.isElement("li") && item.firstChild { $0.isElement("div") && $0.hasClass("nav") } != nil
+        }
         for item in items {
             let (post, known) = parsePost(item, previous: posts.last)
             posts.append(post)
@@ -137,7 +165,17 @@ struct SMTHMobileParser {
         SMTHTimeParser.fillUnreadTimes(&posts, known: timeKnown, fallback: page.fetchedAt)
         // Counted apart from the items read above: every post starts with
         // its `a[name=aN]` anchor.
-        let anchors = list.select("li/a[starts-with(@name, 'a')]").count
+        // li/a[starts-with(@name, 'a')]
+        var anchors = 0
+        list.forEachChild { item in
+            if item.isElement("li") {
+                item.forEachChild { anchor in
+                    if anchor.isElement("a"), anchor.attribute("name", hasPrefix: "a") { anchors += 1 }
+                    return true
+                }
+            }
+            return true
+        }
         return ThreadPage(
             board: board, gid: gid, title: title, page: pageInfo(document), posts: posts,
             containers: max(anchors, items.count))
@@ -147,15 +185,25 @@ struct SMTHMobileParser {
     /// to drop it. Returns whether its time could be read.
     private func parsePost(_ item: HTMLNode, previous: Post?) -> (Post, Bool) {
         var problems: [String] = []
-        let nav = item.first("div[\(XPath.hasClass("nav"))]/div")
-        let plants = nav?.select("a[\(XPath.hasClass("plant"))]") ?? []
+        // div[hasClass(nav)]/div: the first div inside the first nav that has one.
+        var nav: HTMLNode?
+        item.forEachChild { box in
+            if box.isElement("div"), box.hasClass("nav") { nav = box.firstChild { $0.isElement("div") } }
+            return nav == nil
+        }
+        let plants = nav?.children { $0.isElement("a") && $0.hasClass("plant") } ?? []
         let floorText = plants.first.map { HTMLWhitespace.collapse($0.text) }
         var floor = floorText.flatMap { $0.contains("楼主") ? 0 : Int($0.filter(\.isNumber)) }
-        if floor == nil, let anchor = item.first("a[starts-with(@name, 'a')]")?.attribute("name") {
+        if floor == nil,
+            let anchor = item.firstChild(where: { $0.isElement("a") && $0.attribute("name", hasPrefix: "a") })?
+                .attribute("name")
+        {
             floor = Int(anchor.filter(\.isNumber))
         }
         if floor == nil { problems.append("its floor could not be read") }
-        let author = nav?.first("a[contains(@href, '/user/query/')]").map { HTMLWhitespace.collapse($0.text) } ?? ""
+        let author =
+            nav?.firstChild { $0.isElement("a") && $0.attribute("href", contains: "/user/query/") }
+            .map { HTMLWhitespace.collapse($0.text) } ?? ""
         if author.isEmpty { problems.append("its author could not be read") }
         let postedAt = plants.dropFirst().first.flatMap {
             SMTHTimeParser.parse(HTMLWhitespace.collapse($0.text), fetchedAt: page.fetchedAt)
@@ -163,7 +211,7 @@ struct SMTHMobileParser {
         if postedAt == nil { problems.append("its time could not be read") }
         let number = floor ?? previous.map { $0.floor + 1 } ?? 0
         var body = PostBodyReader(baseURL: page.url)
-        if let content = item.first("div[\(XPath.hasClass("sp"))]") {
+        if let content = item.firstChild(where: { $0.isElement("div") && $0.hasClass("sp") }) {
             body.read(content)
         }
         let result = body.finish()
@@ -259,13 +307,16 @@ struct SMTHMobileParser {
 
     /// The first `a.plant` reading `cur/total`; a page without one is page 1 of 1.
     private func pageInfo(_ document: HTMLDocument) -> PageInfo {
-        for plant in document.select("//a[\(XPath.hasClass("plant"))]") {
+        // //a[hasClass(plant)]
+        var info = PageInfo(current: 1, total: 1)
+        _ = document.firstElement { plant in
+            guard plant.isElement("a"), plant.hasClass("plant") else { return false }
             let parts = plant.text.split(separator: "/")
-            if parts.count == 2, let current = Int(parts[0]), let total = Int(parts[1]) {
-                return PageInfo(current: current, total: max(total, current))
-            }
+            guard parts.count == 2, let current = Int(parts[0]), let total = Int(parts[1]) else { return false }
+            info = PageInfo(current: current, total: max(total, current))
+            return true
         }
-        return PageInfo(current: 1, total: 1)
+        return info
     }
 
     /// The forum's own message on an error page (`div.sp.hl.f` and friends).
