@@ -34,7 +34,8 @@ final class HTMLDocument {
         let utf8 = TextDecoding.utf8(data, from: encoding)
         let options = Int32(
             HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
-                | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue | HTML_PARSE_IGNORE_ENC.rawValue)
+                | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue | HTML_PARSE_IGNORE_ENC.rawValue
+                | HTML_PARSE_NODEFDTD.rawValue)
         let parsed: htmlDocPtr? = utf8.withUnsafeBytes { raw in
             guard let base = raw.baseAddress, raw.count > 0, raw.count <= Int(Int32.max) else { return nil }
             return htmlReadMemory(base.assumingMemoryBound(to: CChar.self), Int32(raw.count), url, "UTF-8", options)

@@ -86,7 +86,7 @@ struct PostBodyReader {
     mutating func finish() -> Result {
         endLine()
         flushPendingImage()
-        var lines = self.lines.map(Self.plainSpaces)
+        var lines = self.lines.map(HTMLWhitespace.plainSpaces)
         var ip: String?
         var editedBy: String?
         trimTrailingBlankLines(&lines)
@@ -133,14 +133,6 @@ struct PostBodyReader {
         while let last = lines.last, HTMLWhitespace.isBlank(last) { lines.removeLast() }
     }
 
-    /// Every U+00A0 a plain space.
-    private static func plainSpaces(_ line: String) -> String {
-        guard line.unicodeScalars.contains("\u{00A0}") else { return line }
-        var out = String.UnicodeScalarView()
-        for scalar in line.unicodeScalars { out.append(scalar == "\u{00A0}" ? " " : scalar) }
-        return String(out)
-    }
-
     private func absolute(_ href: String) -> String {
         guard let base = URL(string: baseURL), let url = URL(string: href, relativeTo: base) else { return href }
         return url.absoluteString
@@ -166,6 +158,8 @@ struct PostBodyReader {
 
     /// `FROM 101.90.125.*` → `101.90.125.*`.
     static func fromLine(_ line: String) -> String? {
+        // Most lines are not: a quick no before splitting.
+        guard line.utf8.contains(UInt8(ascii: "F")) else { return nil }
         let fields = line.split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count == 2, fields[0] == "FROM" else { return nil }
         return String(fields[1])

@@ -126,7 +126,7 @@ struct SMTHMobileParser {
     private static func timeAndName(_ text: String) -> (String, String?) {
         let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         let time = parts.first.map(String.init) ?? ""
-        let name = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        let name = parts.count > 1 ? HTMLWhitespace.trimmed(parts[1], newlines: false) : ""
         return (time, name.isEmpty ? nil : name)
     }
 
@@ -331,7 +331,7 @@ struct SMTHMobileParser {
 
     /// `/article/Geography/535772?p=2` → (`Geography`, 535772).
     static func articlePath(_ href: String) -> (String, Int)? {
-        guard let range = href.range(of: "/article/") else { return nil }
+        guard let range = href.utf8.firstRange(of: "/article/".utf8) else { return nil }
         let parts = href[range.upperBound...].split(separator: "/")
         guard parts.count >= 2 else { return nil }
         let digits = parts[1].prefix { $0.isNumber }
@@ -350,7 +350,7 @@ struct SMTHMobileParser {
     }
 
     static func normalizeSpaces(_ text: String) -> String {
-        text.replacingOccurrences(of: "\u{00A0}", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+        HTMLWhitespace.trimmed(HTMLWhitespace.plainSpaces(text), newlines: true)
     }
 }
 

@@ -5,7 +5,14 @@ enum SMTHTimeParser {
     /// `HH:MM:SS` (today, as of `fetchedAt`), `YYYY-MM-DD`, or
     /// `YYYY-MM-DD HH:MM:SS`; `nil` for anything else.
     static func parse(_ text: String, fetchedAt: Date) -> Date? {
-        let fields = text.split(whereSeparator: { $0 == " " || $0 == "\u{00A0}" || $0 == "T" })
+        let fields: [Substring]
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII (as pages print times): the same fields, split as bytes.
+            fields = text.utf8.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "T") })
+                .map { Substring($0) }
+        } else {
+            fields = text.split(whereSeparator: { $0 == " " || $0 == "\u{00A0}" || $0 == "T" })
+        }
         switch fields.count {
         case 1 where fields[0].contains(":"):
             guard let (h, m, s) = clock(fields[0]) else { return nil }
