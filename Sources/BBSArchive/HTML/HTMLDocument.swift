@@ -330,6 +330,28 @@ enum ByteSearch {
         return false
     }
 
+    /// Where `needle` first occurs in `haystack`, as a byte offset.
+    static func firstOffset(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: StaticString) -> Int? {
+        let count = needle.utf8CodeUnitCount
+        guard count > 0 else { return 0 }
+        guard haystack.count >= count, let base = haystack.baseAddress else { return nil }
+        let first = needle.utf8Start[0]
+        for index in 0...(haystack.count - count)
+        where base[index] == first && memcmp(base + index, needle.utf8Start, count) == 0 {
+            return index
+        }
+        return nil
+    }
+
+    /// The first range of `needle`'s bytes in `text` (for an ASCII needle,
+    /// where `range(of:)` answers the same without Foundation).
+    static func range(of needle: StaticString, in text: String) -> Range<String.Index>? {
+        var bytes = text
+        guard let offset = bytes.withUTF8({ firstOffset($0, needle) }) else { return nil }
+        let lower = text.utf8.index(text.utf8.startIndex, offsetBy: offset)
+        return lower..<text.utf8.index(lower, offsetBy: needle.utf8CodeUnitCount)
+    }
+
     /// Whether `text`'s UTF-8 holds `needle`'s.
     static func contains(_ text: String, _ needle: StaticString) -> Bool {
         var text = text

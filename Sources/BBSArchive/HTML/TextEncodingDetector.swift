@@ -32,10 +32,15 @@ enum TextEncodingDetector {
     static func charset(inContentType value: String) -> String? {
         for parameter in value.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else {
+            guard pair.count == 2, HTMLWhitespace.trimmed(pair[0], newlines: false).lowercased() == "charset" else {
                 continue
             }
-            let label = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'"))
+            let scalars = pair[1].unicodeScalars
+            let kept = { (scalar: Unicode.Scalar) in scalar != " " && scalar != "\t" && scalar != "\"" && scalar != "'"
+            }
+            guard let first = scalars.firstIndex(where: kept), let last = scalars.lastIndex(where: kept)
+            else { return nil }
+            let label = String(Substring(scalars[first...last]))
             return label.isEmpty ? nil : label
         }
         return nil

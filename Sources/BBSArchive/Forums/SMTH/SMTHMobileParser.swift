@@ -135,7 +135,7 @@ struct SMTHMobileParser {
     private func parseThread(_ document: HTMLDocument, list: HTMLNode, headingText: String) throws(ArchiveError)
         -> ThreadPage
     {
-        var title = HTMLWhitespace.unwrap(headingText).trimmingCharacters(in: .whitespacesAndNewlines)
+        var title = HTMLWhitespace.trimmed(HTMLWhitespace.unwrap(headingText), newlines: true)
         for prefix in ["主题:", "主题："] where title.hasPrefix(prefix) {
             title = String(title.dropFirst(prefix.count))
         }
@@ -331,12 +331,12 @@ struct SMTHMobileParser {
 
     /// `/article/Geography/535772?p=2` → (`Geography`, 535772).
     static func articlePath(_ href: String) -> (String, Int)? {
-        guard let range = href.utf8.firstRange(of: "/article/".utf8) else { return nil }
+        guard let range = ByteSearch.range(of: "/article/", in: href) else { return nil }
         let parts = href[range.upperBound...].split(separator: "/")
         guard parts.count >= 2 else { return nil }
         let digits = parts[1].prefix { $0.isNumber }
         guard let gid = Int(digits) else { return nil }
-        return (String(parts[0]).removingPercentEncoding ?? String(parts[0]), gid)
+        return (percentDecoded(parts[0]), gid)
     }
 
     /// `/board/Geography?p=2` → `Geography`.
@@ -344,9 +344,15 @@ struct SMTHMobileParser {
         for marker in ["/board/", "/article/"] {
             guard let range = url.range(of: marker) else { continue }
             let name = url[range.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-            if !name.isEmpty { return String(name).removingPercentEncoding ?? String(name) }
+            if !name.isEmpty { return percentDecoded(name) }
         }
         return nil
+    }
+
+    /// `removingPercentEncoding`, asked only of text that has a `%`.
+    private static func percentDecoded(_ text: Substring) -> String {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+        return String(text).removingPercentEncoding ?? String(text)
     }
 
     static func normalizeSpaces(_ text: String) -> String {
