@@ -26,51 +26,56 @@ struct NForumTextReader {
             return
         }
         guard node.isElement, !node.hasClass("likes") else { return }
-        switch node.name {
-        case "br":
+        if node.isElement("br") {
             endLine()
-        case "script", "style":
+        } else if node.isElement("script") || node.isElement("style") {
             return
-        case "font":
-            if let style = node.attribute("style"),
-                style.replacingOccurrences(of: " ", with: "").contains("display:none")
-            {
+        } else if node.isElement("font") {
+            if let style = node.attribute("style"), String(style.filter { $0 != " " }).contains("display:none") {
                 return  // the post's id, hidden before 发信人
             }
             let colour = node.classes.lazy.compactMap { ANSIText.style(forFontClass: String($0)) }.first
             let presentational = colour.map { style in isPresentational(style, node) } ?? true
             if let colour, !presentational {
                 current.appendHidden(ANSIText.codes(for: colour))
-                for child in node.children { read(child) }
+                readChildren(node)
                 current.appendHidden(ANSIText.codes(for: .plain))
             } else {
-                for child in node.children { read(child) }
+                readChildren(node)
             }
-        case "a":
+        } else if node.isElement("a") {
             let href = node.attribute("href") ?? ""
             if PostBodyReader.isAttachmentPath(href) {
                 let url = absolute(PostBodyReader.fullSizePath(href))
-                if let image = node.first(".//img") {
+                // .//img
+                if let image = node.firstDescendant(where: { $0.isElement("img") }) {
                     let name = image.attribute("alt").flatMap { $0.isEmpty ? nil : $0 } ?? Self.lastComponent(url)
                     attachments.append(Attachment(name: name, url: url, kind: .image, size: nil))
                 } else {
                     attachments.append(
                         Attachment(
-                            name: HTMLWhitespace.unwrap(node.text).trimmingCharacters(in: .whitespacesAndNewlines),
+                            name: HTMLWhitespace.trimmed(HTMLWhitespace.unwrap(node.text), newlines: true),
                             url: url, kind: .file, size: takeFileSize()))
                 }
             } else {
-                for child in node.children { read(child) }
+                readChildren(node)
             }
-        case "img":
+        } else if node.isElement("img") {
             if let src = node.attribute("src"), PostBodyReader.isAttachmentPath(src) {
                 let url = absolute(PostBodyReader.fullSizePath(src))
                 attachments.append(Attachment(name: Self.lastComponent(url), url: url, kind: .image, size: nil))
             } else {
                 current.appendVisible(node.attribute("alt") ?? "")
             }
-        default:
-            for child in node.children { read(child) }
+        } else {
+            readChildren(node)
+        }
+    }
+
+    private mutating func readChildren(_ node: HTMLNode) {
+        node.forEachChild { child in
+            read(child)
+            return true
         }
     }
 

@@ -10,11 +10,19 @@ struct SMTHNForumParser {
             return .user(profile)
         }
         let document = try page.document(expected: "an SMTH nForum page")
-        if document.first("//table[\(XPath.hasClass("article"))]") != nil {
-            return .thread(parseThread(document))
+        // The questions below are walks of the tree, each the same as the
+        // XPath in its comment (checked against it by ParserWalkTests).
+        // //table[hasClass(article)]
+        let articles = document.elements { $0.isElement("table") && $0.hasClass("article") }
+        if !articles.isEmpty {
+            return .thread(parseThread(document, tables: articles))
         }
-        if let table = document.first("//table[\(XPath.hasClass("board-list"))]") {
-            if table.first(".//td[\(XPath.hasClass("title_9"))]") != nil || isBoardPage(document) {
+        // //table[hasClass(board-list)]
+        if let table = document.firstElement(where: { $0.isElement("table") && $0.hasClass("board-list") }) {
+            // .//td[hasClass(title_9)]
+            if table.firstDescendant(where: { $0.isElement("td") && $0.hasClass("title_9") }) != nil
+                || isBoardPage(document)
+            {
                 return .board(try parseBoard(document, table: table))
             }
             if table.first(".//td[\(XPath.hasClass("title_1"))]") != nil {
@@ -38,7 +46,26 @@ struct SMTHNForumParser {
     // MARK: Board lists
 
     private func isBoardPage(_ document: HTMLDocument) -> Bool {
-        document.first("//li[\(XPath.hasClass("page-pre"))]")?.text.contains("主题数") == true
+        Self.pagePre(document)?.text.contains("主题数") == true
+    }
+
+    /// //li[hasClass(page-pre)]
+    private static func pagePre(_ document: HTMLDocument) -> HTMLNode? {
+        document.firstElement { $0.isElement("li") && $0.hasClass("page-pre") }
+    }
+
+    /// Whether an element above `node`, below `limit` (or anywhere, without
+    /// one), is accepted by `match`.
+    private static func hasAncestor(_ node: HTMLNode, below limit: HTMLNode? = nil, where match: (HTMLNode) -> Bool)
+        -> Bool
+    {
+        var parent = node.pointer.pointee.parent
+        while let current = parent, current != limit?.pointer {
+            let element = HTMLNode(pointer: current, document: node.document)
+            if element.isElement, match(element) { return true }
+            parent = current.pointee.parent
+        }
+        return false
     }
 
     private func parseBoard(_ document: HTMLDocument, table: HTMLNode) throws(ArchiveError) -> BoardPage {
@@ -46,14 +73,28 @@ struct SMTHNForumParser {
         // may spell it as the reader typed it.
         var name: String?
         var threads: [ThreadSummary] = []
-        for row in table.select(".//tbody/tr | ./tr[td]") {
-            guard let link = row.first("td[\(XPath.hasClass("title_9"))]/a[contains(@href, '/article/')]"),
-                let href = link.attribute("href"), let (board, gid) = SMTHMobileParser.articlePath(href)
+        // .//tbody/tr | ./tr[td]
+        let rows = table.descendants { row in
+            guard row.isElement("tr"), let parent = row.pointer.pointee.parent else { return false }
+            if parent == table.pointer { return row.firstChild { $0.isElement("td") } != nil }
+            return HTMLNode(pointer: parent, document: document).isElement("tbody")
+        }
+        for row in rows {
+            // td[hasClass(title_9)]/a[contains(@href, '/article/')]
+            var found: HTMLNode?
+            row.forEachChild { cell in
+                if cell.isElement("td"), cell.hasClass("title_9") {
+                    found = cell.firstChild { $0.isElement("a") && $0.attribute("href", contains: "/article/") }
+                }
+                return found == nil
+            }
+            guard let link = found, let href = link.attribute("href"),
+                let (board, gid) = SMTHMobileParser.articlePath(href)
             else { continue }
             if name == nil { name = board }
-            let dates = row.select("td[\(XPath.hasClass("title_10"))]")
-            let people = row.select("td[\(XPath.hasClass("title_12"))]")
-            let counts = row.select("td[\(XPath.hasClass("title_11"))]")
+            let dates = row.children { $0.isElement("td") && $0.hasClass("title_10") }
+            let people = row.children { $0.isElement("td") && $0.hasClass("title_12") }
+            let counts = row.children { $0.isElement("td") && $0.hasClass("title_11") }
             let postedText = Self.clean(dates.first?.text ?? "")
             let lastText = Self.clean(dates.dropFirst().first?.text ?? "")
             guard let postedAt = try SMTHTimeParser.checked(postedText, fetchedAt: page.fetchedAt, url: page.url)
@@ -65,14 +106,24 @@ struct SMTHNForumParser {
             threads.append(
                 ThreadSummary(
                     gid: gid, title: link.text, replies: replies, sticky: row.hasClass("top"),
-                    marked: row.first(".//samp[contains(@class, 'ico-pos-article-m')]") != nil,
+                    marked: row.firstDescendant(where: {
+                        $0.isElement("samp") && $0.attribute("class", contains: "ico-pos-article-m")
+                    }) != nil,
                     author: author == SMTHMobileParser.deletedAuthor ? nil : author, postedAt: postedAt,
                     lastReplier: lastReplier,
                     lastReplyAt: try SMTHTimeParser.checked(lastText, fetchedAt: page.fetchedAt, url: page.url)
                         ?? postedAt,
-                    hasAttachment: row.first(".//samp[\(XPath.hasClass("tag-att"))]") != nil))
+                    hasAttachment: row.firstDescendant(where: { $0.isElement("samp") && $0.hasClass("tag-att") }) != nil
+                ))
         }
-        let count = document.first("//li[\(XPath.hasClass("page-pre"))]/i").flatMap { Int(Self.clean($0.text)) }
+        // //li[hasClass(page-pre)]/i: the first i in any such li.
+        var countNode: HTMLNode?
+        _ = document.firstElement { item in
+            guard item.isElement("li"), item.hasClass("page-pre") else { return false }
+            countNode = item.firstChild { $0.isElement("i") }
+            return countNode != nil
+        }
+        let count = countNode.flatMap { Int(Self.clean($0.text)) }
         return BoardPage(
             board: name ?? SMTHMobileParser.boardName(inURL: page.url) ?? "", title: nil, page: pageInfo(document),
             threads: threads, threadCount: count)
@@ -80,15 +131,20 @@ struct SMTHNForumParser {
 
     /// `|&ensp;<a>id</a>` or plain text such as 原帖已删除.
     private static func person(_ cell: HTMLNode) -> String? {
-        let text = cell.first("a")?.text ?? cell.text
+        let text = cell.firstChild(where: { $0.isElement("a") })?.text ?? cell.text
         let name = clean(text).trimmingCharacters(in: CharacterSet(charactersIn: "| "))
         return name.isEmpty ? nil : name
     }
 
     // MARK: Threads
 
-    private func parseThread(_ document: HTMLDocument) -> ThreadPage {
-        var title = document.first("//div[\(XPath.hasClass("b-head"))]//span[\(XPath.hasClass("n-left"))]")?.text ?? ""
+    private func parseThread(_ document: HTMLDocument, tables: [HTMLNode]) -> ThreadPage {
+        // //div[hasClass(b-head)]//span[hasClass(n-left)]
+        let heading = document.firstElement { span in
+            span.isElement("span") && span.hasClass("n-left")
+                && Self.hasAncestor(span) { $0.isElement("div") && $0.hasClass("b-head") }
+        }
+        var title = heading?.text ?? ""
         title = Self.clean(title)
         for prefix in ["文章主题:", "文章主题："] where title.hasPrefix(prefix) {
             title = Self.clean(String(title.dropFirst(prefix.count)))
@@ -99,7 +155,6 @@ struct SMTHNForumParser {
         let info = pageInfo(document)
         var posts: [Post] = []
         var timeKnown: [Bool] = []
-        let tables = document.select("//table[\(XPath.hasClass("article"))]")
         for table in tables {
             let (post, known) = parsePost(table, previous: posts.last, page: info)
             posts.append(post)
@@ -109,7 +164,7 @@ struct SMTHNForumParser {
         // Counted apart from the tables read above: every post is a
         // `div.a-wrap` (or at least a 回复 link), so a post the reading above
         // missed shows as a difference.
-        let wraps = document.select("//div[\(XPath.hasClass("a-wrap"))]").count
+        let wraps = document.elements { $0.isElement("div") && $0.hasClass("a-wrap") }.count
         return ThreadPage(
             board: board, gid: gid, title: title, page: info, posts: posts, containers: max(wraps, tables.count))
     }
@@ -133,21 +188,24 @@ struct SMTHNForumParser {
     private func parsePost(_ table: HTMLNode, previous: Post?, page info: PageInfo) -> (Post, Bool) {
         var problems: [String] = []
         let author =
-            table.first(".//span[\(XPath.hasClass("a-u-name"))]").map { HTMLWhitespace.collapse($0.text) } ?? ""
+            table.firstDescendant { $0.isElement("span") && $0.hasClass("a-u-name") }
+            .map { HTMLWhitespace.collapse($0.text) } ?? ""
         var floor: Int?
-        if let position = table.first(".//span[\(XPath.hasClass("a-pos"))]").map({ HTMLWhitespace.collapse($0.text) }) {
+        if let position = table.firstDescendant(where: { $0.isElement("span") && $0.hasClass("a-pos") })
+            .map({ HTMLWhitespace.collapse($0.text) })
+        {
             floor = position.contains("楼主") ? 0 : Int(position.filter(\.isNumber))
-        } else if let anchor = table.first("preceding-sibling::a[@name][1]")?.attribute("name") {
+        } else if let anchor = Self.precedingNamedAnchor(table)?.attribute("name") {
             floor = Int(anchor.filter(\.isNumber))
         }
         if floor == nil {
             problems.append("its floor could not be read")
         }
-        let postID = table.first(".//a[\(XPath.hasClass("a-post"))]")?.attribute("href")
+        let postID = table.firstDescendant { $0.isElement("a") && $0.hasClass("a-post") }?.attribute("href")
             .flatMap { Int($0.split(separator: "/").last.map(String.init) ?? "") }
-        let nick = table.first(".//div[\(XPath.hasClass("a-u-uid"))]").map { Self.clean($0.text) }
+        let nick = table.firstDescendant { $0.isElement("div") && $0.hasClass("a-u-uid") }.map { Self.clean($0.text) }
 
-        let content = table.first(".//td[\(XPath.hasClass("a-content"))]")
+        let content = table.firstDescendant { $0.isElement("td") && $0.hasClass("a-content") }
         let (text, lines, attachments, likes) =
             content.map { Self.readContent($0, baseURL: page.url, fetchedAt: page.fetchedAt) }
             ?? (PostText.split([]), [], [], [])
@@ -172,30 +230,46 @@ struct SMTHNForumParser {
         return (post, text.header?.postedAt != nil)
     }
 
+    /// preceding-sibling::a[@name][1]: the nearest `a` with a name before `node`.
+    private static func precedingNamedAnchor(_ node: HTMLNode) -> HTMLNode? {
+        var sibling = node.pointer.pointee.prev
+        while let current = sibling {
+            let element = HTMLNode(pointer: current, document: node.document)
+            if element.isElement("a"), element.withAttribute("name", { $0 != nil }) { return element }
+            sibling = current.pointee.prev
+        }
+        return nil
+    }
+
     /// The whole post text, attachments and likes of a `td.a-content`.
     static func readContent(_ content: HTMLNode, baseURL: String, fetchedAt: Date)
         -> (PostText, [String], [Attachment], [Like])
     {
         var reader = NForumTextReader(baseURL: baseURL)
-        for child in content.children where !(child.isElement && child.hasClass("likes")) {
-            reader.read(child)
+        content.forEachChild { child in
+            if !(child.isElement && child.hasClass("likes")) { reader.read(child) }
+            return true
         }
         let (lines, attachments) = reader.finish()
-        let likes = content.select(".//div[\(XPath.hasClass("likes"))]//li").compactMap {
-            like($0, fetchedAt: fetchedAt)
-        }
+        // .//div[hasClass(likes)]//li
+        let likes = content.descendants { item in
+            item.isElement("li") && hasAncestor(item, below: content) { $0.isElement("div") && $0.hasClass("likes") }
+        }.compactMap { like($0, fetchedAt: fetchedAt) }
         return (PostText.split(lines), lines, attachments, likes)
     }
 
     /// `<span class="like_score_1">[+5]</span><span class="like_user">u:</span>
     /// <span class="like_msg">…</span><span class="like_time">(2016-03-28 01:47)</span>`.
     private static func like(_ item: HTMLNode, fetchedAt: Date) -> Like? {
-        guard let user = item.first("span[\(XPath.hasClass("like_user"))]")?.text else { return nil }
-        let scoreText = clean(item.first("span[starts-with(@class, 'like_score')]")?.text ?? "")
+        func span(_ match: (HTMLNode) -> Bool) -> HTMLNode? {
+            item.firstChild { $0.isElement("span") && match($0) }
+        }
+        guard let user = span({ $0.hasClass("like_user") })?.text else { return nil }
+        let scoreText = clean(span({ $0.attribute("class", hasPrefix: "like_score") })?.text ?? "")
         let score =
             Int(scoreText.filter { $0.isNumber || $0 == "-" || $0 == "+" }.replacingOccurrences(of: "+", with: "")) ?? 0
-        let message = HTMLWhitespace.unwrap(item.first("span[\(XPath.hasClass("like_msg"))]")?.text ?? "")
-        let timeText = clean(item.first("span[\(XPath.hasClass("like_time"))]")?.text ?? "")
+        let message = HTMLWhitespace.unwrap(span({ $0.hasClass("like_msg") })?.text ?? "")
+        let timeText = clean(span({ $0.hasClass("like_time") })?.text ?? "")
             .trimmingCharacters(in: CharacterSet(charactersIn: "()（）"))
         return Like(
             score: score, user: clean(user).trimmingCharacters(in: CharacterSet(charactersIn: ":：")),
@@ -248,9 +322,17 @@ struct SMTHNForumParser {
 
     /// `li.page-select` is the current page; the highest page link the total.
     private func pageInfo(_ document: HTMLDocument) -> PageInfo {
-        let current = document.first("//li[\(XPath.hasClass("page-select"))]").flatMap { Int(Self.clean($0.text)) } ?? 1
+        // //li[hasClass(page-select)]
+        let current =
+            document.firstElement { $0.isElement("li") && $0.hasClass("page-select") }
+            .flatMap { Int(Self.clean($0.text)) } ?? 1
         var total = current
-        for link in document.select("//ul[\(XPath.hasClass("pagination"))]//a[@href]") {
+        // //ul[hasClass(pagination)]//a[@href]
+        let links = document.elements { link in
+            link.isElement("a") && link.withAttribute("href", { $0 != nil })
+                && Self.hasAncestor(link) { $0.isElement("ul") && $0.hasClass("pagination") }
+        }
+        for link in links {
             guard let href = link.attribute("href"), let range = href.range(of: "p=") else { continue }
             if let number = Int(href[range.upperBound...].prefix { $0.isNumber }) { total = max(total, number) }
         }
