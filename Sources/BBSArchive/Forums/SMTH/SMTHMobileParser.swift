@@ -13,12 +13,8 @@ struct SMTHMobileParser {
             return .user(profile)
         }
         let document = try page.document(expected: "an SMTH mobile page")
-        // The questions below are walks of the tree, each the same as the
-        // XPath in its comment (checked against it by ParserWalkTests).
-        // //ul[hasClass(list)]
-        let list = document.firstElement { $0.isElement("ul") && $0.hasClass("list") }
-        // ul.list/li[hasClass(f)]
-        if let list, let heading = list.firstChild(where: { $0.isElement("li") && $0.hasClass("f") }) {
+        let list = Walk.list(document)
+        if let list, let heading = Walk.heading(list) {
             let headingText = heading.text
             if headingText.hasPrefix("主题:") || headingText.hasPrefix("主题：") {
                 return .thread(try parseThread(document, list: list, headingText: headingText))
@@ -42,36 +38,20 @@ struct SMTHMobileParser {
     // MARK: Board pages
 
     private func isBoardPage(_ document: HTMLDocument) -> Bool {
-        if let menu = Self.menu(document), menu.text.contains("版面-") {
+        if let menu = Walk.menu(document), menu.text.contains("版面-") {
             return true
         }
-        // //ul[hasClass(list)]/li/div/a[starts-with(@href, '/article/')]
-        return document.firstElement { list in
-            guard list.isElement("ul"), list.hasClass("list") else { return false }
-            return list.firstChild { item in
-                item.isElement("li")
-                    && item.firstChild { cell in
-                        cell.isElement("div")
-                            && cell.firstChild { $0.isElement("a") && $0.attribute("href", hasPrefix: "/article/") }
-                                != nil
-                    } != nil
-            } != nil
-        } != nil
-    }
-
-    /// //div[hasClass(menu)]
-    private static func menu(_ document: HTMLDocument) -> HTMLNode? {
-        document.firstElement { $0.isElement("div") && $0.hasClass("menu") }
+        return Walk.firstListedArticle(document) != nil
     }
 
     private func parseBoard(_ document: HTMLDocument, list: HTMLNode) throws(ArchiveError) -> BoardPage {
         var name: String?
         var title: String?
-        if let menu = Self.menu(document) {
+        if let menu = Walk.menu(document) {
             (title, name) = Self.breadcrumb(menu.text)
         }
         var threads: [ThreadSummary] = []
-        for row in list.children(where: { $0.isElement("li") }) {
+        for row in Walk.rows(list) {
             if let summary = try parseRow(row) {
                 if name == nil { name = summary.board }
                 threads.append(summary.thread)
@@ -96,10 +76,8 @@ struct SMTHMobileParser {
     }
 
     private func parseRow(_ row: HTMLNode) throws(ArchiveError) -> (board: String, thread: ThreadSummary)? {
-        let cells = row.children { $0.isElement("div") }
-        guard cells.count >= 2,
-            // a[starts-with(@href, '/article/') or contains(@href, '/article/')]
-            let link = cells[0].firstChild(where: { $0.isElement("a") && $0.attribute("href", contains: "/article/") }),
+        let cells = Walk.cells(row)
+        guard cells.count >= 2, let link = Walk.rowLink(cells[0]),
             let href = link.attribute("href"), let (board, gid) = Self.articlePath(href)
         else { return nil }
         let repliesText = link.nextSibling.map(\.text) ?? ""
@@ -143,20 +121,12 @@ struct SMTHMobileParser {
         var gid = 0
         if let (b, g) = Self.articlePath(page.url) {
             (board, gid) = (b, g)
-        } else if let href = document.firstElement(where: {
-            $0.isElement("a") && $0.attribute("href", contains: "?au=")
-        })?
-        .attribute("href"),
-            let (b, g) = Self.articlePath(href)
-        {
+        } else if let href = Walk.authorFilterLink(document)?.attribute("href"), let (b, g) = Self.articlePath(href) {
             (board, gid) = (b, g)
         }
         var posts: [Post] = []
         var timeKnown: [Bool] = []
-        // li[div[hasClass(nav)]]
-        let items = list.children { item in
-            item.isElement("li") && item.firstChild { $0.isElement("div") && $0.hasClass("nav") } != nil
-        }
+        let items = Walk.postItems(list)
         for item in items {
             let (post, known) = parsePost(item, previous: posts.last)
             posts.append(post)
@@ -165,17 +135,7 @@ struct SMTHMobileParser {
         SMTHTimeParser.fillUnreadTimes(&posts, known: timeKnown, fallback: page.fetchedAt)
         // Counted apart from the items read above: every post starts with
         // its `a[name=aN]` anchor.
-        // li/a[starts-with(@name, 'a')]
-        var anchors = 0
-        list.forEachChild { item in
-            if item.isElement("li") {
-                item.forEachChild { anchor in
-                    if anchor.isElement("a"), anchor.attribute("name", hasPrefix: "a") { anchors += 1 }
-                    return true
-                }
-            }
-            return true
-        }
+        let anchors = Walk.postAnchors(list).count
         return ThreadPage(
             board: board, gid: gid, title: title, page: pageInfo(document), posts: posts,
             containers: max(anchors, items.count))
@@ -185,25 +145,15 @@ struct SMTHMobileParser {
     /// to drop it. Returns whether its time could be read.
     private func parsePost(_ item: HTMLNode, previous: Post?) -> (Post, Bool) {
         var problems: [String] = []
-        // div[hasClass(nav)]/div: the first div inside the first nav that has one.
-        var nav: HTMLNode?
-        item.forEachChild { box in
-            if box.isElement("div"), box.hasClass("nav") { nav = box.firstChild { $0.isElement("div") } }
-            return nav == nil
-        }
-        let plants = nav?.children { $0.isElement("a") && $0.hasClass("plant") } ?? []
+        let nav = Walk.nav(item)
+        let plants = nav.map(Walk.plants) ?? []
         let floorText = plants.first.map { HTMLWhitespace.collapse($0.text) }
         var floor = floorText.flatMap { $0.contains("楼主") ? 0 : Int($0.filter(\.isNumber)) }
-        if floor == nil,
-            let anchor = item.firstChild(where: { $0.isElement("a") && $0.attribute("name", hasPrefix: "a") })?
-                .attribute("name")
-        {
+        if floor == nil, let anchor = Walk.anchor(item)?.attribute("name") {
             floor = Int(anchor.filter(\.isNumber))
         }
         if floor == nil { problems.append("its floor could not be read") }
-        let author =
-            nav?.firstChild { $0.isElement("a") && $0.attribute("href", contains: "/user/query/") }
-            .map { HTMLWhitespace.collapse($0.text) } ?? ""
+        let author = nav.flatMap(Walk.author).map { HTMLWhitespace.collapse($0.text) } ?? ""
         if author.isEmpty { problems.append("its author could not be read") }
         let postedAt = plants.dropFirst().first.flatMap {
             SMTHTimeParser.parse(HTMLWhitespace.collapse($0.text), fetchedAt: page.fetchedAt)
@@ -211,7 +161,7 @@ struct SMTHMobileParser {
         if postedAt == nil { problems.append("its time could not be read") }
         let number = floor ?? previous.map { $0.floor + 1 } ?? 0
         var body = PostBodyReader(baseURL: page.url)
-        if let content = item.firstChild(where: { $0.isElement("div") && $0.hasClass("sp") }) {
+        if let content = Walk.body(item) {
             body.read(content)
         }
         let result = body.finish()
@@ -307,10 +257,9 @@ struct SMTHMobileParser {
 
     /// The first `a.plant` reading `cur/total`; a page without one is page 1 of 1.
     private func pageInfo(_ document: HTMLDocument) -> PageInfo {
-        // //a[hasClass(plant)]
         var info = PageInfo(current: 1, total: 1)
         _ = document.firstElement { plant in
-            guard plant.isElement("a"), plant.hasClass("plant") else { return false }
+            guard Walk.isPager(plant) else { return false }
             let parts = plant.text.split(separator: "/")
             guard parts.count == 2, let current = Int(parts[0]), let total = Int(parts[1]) else { return false }
             info = PageInfo(current: current, total: max(total, current))
@@ -357,6 +306,103 @@ struct SMTHMobileParser {
 
     static func normalizeSpaces(_ text: String) -> String {
         HTMLWhitespace.trimmed(HTMLWhitespace.plainSpaces(text), newlines: true)
+    }
+}
+
+extension SMTHMobileParser {
+    /// The questions the parser asks of thread and board pages, as walks of
+    /// the tree: each gives the same nodes as the XPath expression beside it
+    /// (`xpath`), which ParserWalkTests checks on real and replica pages.
+    enum Walk {
+        /// `//ul[hasClass(list)]`, the first.
+        static func list(_ document: HTMLDocument) -> HTMLNode? {
+            document.firstElement { $0.isElement("ul") && $0.hasClass("list") }
+        }
+
+        /// `li[hasClass(f)]`, the first, from the list.
+        static func heading(_ list: HTMLNode) -> HTMLNode? {
+            list.firstChild { $0.isElement("li") && $0.hasClass("f") }
+        }
+
+        /// `//div[hasClass(menu)]`, the first.
+        static func menu(_ document: HTMLDocument) -> HTMLNode? {
+            document.firstElement { $0.isElement("div") && $0.hasClass("menu") }
+        }
+
+        /// `//ul[hasClass(list)]/li/div/a[starts-with(@href, '/article/')]`, the first.
+        static func firstListedArticle(_ document: HTMLDocument) -> HTMLNode? {
+            var found: HTMLNode?
+            _ = document.firstElement { list in
+                guard list.isElement("ul"), list.hasClass("list") else { return false }
+                for item in list.children(where: { $0.isElement("li") }) {
+                    for cell in item.children(where: { $0.isElement("div") }) {
+                        found = cell.firstChild { $0.isElement("a") && $0.attribute("href", hasPrefix: "/article/") }
+                        if found != nil { return true }
+                    }
+                }
+                return false
+            }
+            return found
+        }
+
+        /// `li`, from the list.
+        static func rows(_ list: HTMLNode) -> [HTMLNode] { list.children { $0.isElement("li") } }
+
+        /// `div`, from a row.
+        static func cells(_ row: HTMLNode) -> [HTMLNode] { row.children { $0.isElement("div") } }
+
+        /// `a[starts-with(@href, '/article/') or contains(@href, '/article/')]`, the first, from a cell.
+        static func rowLink(_ cell: HTMLNode) -> HTMLNode? {
+            cell.firstChild { $0.isElement("a") && $0.attribute("href", contains: "/article/") }
+        }
+
+        /// `//a[contains(@href, '?au=')]`, the first.
+        static func authorFilterLink(_ document: HTMLDocument) -> HTMLNode? {
+            document.firstElement { $0.isElement("a") && $0.attribute("href", contains: "?au=") }
+        }
+
+        /// `li[div[hasClass(nav)]]`, from the list: the posts.
+        static func postItems(_ list: HTMLNode) -> [HTMLNode] {
+            list.children { item in
+                item.isElement("li") && item.firstChild { $0.isElement("div") && $0.hasClass("nav") } != nil
+            }
+        }
+
+        /// `li/a[starts-with(@name, 'a')]`, from the list: the posts' anchors.
+        static func postAnchors(_ list: HTMLNode) -> [HTMLNode] {
+            rows(list).flatMap { $0.children { $0.isElement("a") && $0.attribute("name", hasPrefix: "a") } }
+        }
+
+        /// `div[hasClass(nav)]/div`, the first, from a post.
+        static func nav(_ item: HTMLNode) -> HTMLNode? {
+            for box in item.children(where: { $0.isElement("div") && $0.hasClass("nav") }) {
+                if let inner = box.firstChild(where: { $0.isElement("div") }) { return inner }
+            }
+            return nil
+        }
+
+        /// `a[hasClass(plant)]`, from the nav: floor, then time.
+        static func plants(_ nav: HTMLNode) -> [HTMLNode] {
+            nav.children { $0.isElement("a") && $0.hasClass("plant") }
+        }
+
+        /// `a[starts-with(@name, 'a')]`, the first, from a post.
+        static func anchor(_ item: HTMLNode) -> HTMLNode? {
+            item.firstChild { $0.isElement("a") && $0.attribute("name", hasPrefix: "a") }
+        }
+
+        /// `a[contains(@href, '/user/query/')]`, the first, from the nav.
+        static func author(_ nav: HTMLNode) -> HTMLNode? {
+            nav.firstChild { $0.isElement("a") && $0.attribute("href", contains: "/user/query/") }
+        }
+
+        /// `div[hasClass(sp)]`, the first, from a post.
+        static func body(_ item: HTMLNode) -> HTMLNode? {
+            item.firstChild { $0.isElement("div") && $0.hasClass("sp") }
+        }
+
+        /// Whether an element is one of `//a[hasClass(plant)]`.
+        static func isPager(_ element: HTMLNode) -> Bool { element.isElement("a") && element.hasClass("plant") }
     }
 }
 
