@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+@testable import BBSArchive
+
+/// The parser's byte-level shortcuts give what the slower ways they
+/// replaced give: Foundation's trimming, per-character whitespace
+/// collapsing, the standard library's UTF-8 decoder.
+@Suite struct TextFastPathTests {
+    /// A small seeded generator, so a failure can be replayed.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Every BMP scalar and a few beyond, alone and around text.
+    static let scalars: [Unicode.Scalar] =
+        (0...0xFFFF).compactMap(Unicode.Scalar.init)
+        + [0x1_0000, 0x1_F3FB, 0x1_F600, 0xE_0020, 0x10_FFFF]
+        .compactMap(Unicode.Scalar.init)
+
+    @Test func blankAndTrimmedAreFoundations() {
+        var mismatches: [String] = []
+        for scalar in Self.scalars {
+            let alone = String(Character(scalar))
+            let around = "\(scalar)a \(scalar)b\(scalar)"
+            if HTMLWhitespace.isBlank(alone) != alone.trimmingCharacters(in: .whitespaces).isEmpty {
+                mismatches.append("isBlank U+\(String(scalar.value, radix: 16))")
+            }
+            for newlines in [false, true] {
+                let set: CharacterSet = newlines ? .whitespacesAndNewlines : .whitespaces
+                if HTMLWhitespace.trimmed(around, newlines: newlines) != around.trimmingCharacters(in: set) {
+                    mismatches.append("trimmed U+\(String(scalar.value, radix: 16)) newlines: \(newlines)")
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+    }
+
+    /// Pieces where a space or U+00A0 joins its neighbour into one
+    /// character, and plain ones.
+    static let tricky = [
+        "a b", "  a \t b  ", "a\u{301} b", "a \u{301}b", "\u{A0}\u{301}x", "x\u{A0}", "x\u{600} y", "\u{600} ",
+        "中 文", "中\u{3000}文", "a\r\nb", "\r\n", "\t\n\u{0C}", "e\u{200D} x", "x \u{200D}y", " \u{1F3FB}",
+        "ก ำ", "\u{0915}\u{094D} \u{0937}", "\u{A0}\u{A0} \u{A0}", "ｶ ﾞ", "か ゙", "〇 〪", "", " ",
+    ]
+
+    func collapsed(_ pieces: [String], byCharacters: Bool) -> String {
+        var line = CollapsingLine()
+        for piece in pieces {
+            if byCharacters { line.appendByCharacters(piece) } else { line.append(piece) }
+        }
+        return line.finish()
+    }
+
+    @Test func collapsingAsBytesIsCollapsingByCharacters() {
+        for piece in Self.tricky {
+            for before in [[], ["x"], [" "]] {
+                let pieces = before + [piece, piece]
+                #expect(
+                    collapsed(pieces, byCharacters: false) == collapsed(pieces, byCharacters: true),
+                    "\(pieces.map { $0.unicodeScalars.map { String($0.value, radix: 16) } })")
+            }
+        }
+        // Random text from the same troublesome scalars.
+        let alphabet = Array(Set(Self.tricky.joined().unicodeScalars)) + ["a", "字", " ", "\u{A0}"]
+        var random = Generator(state: 10)
+        for _ in 0..<2000 {
+            let pieces = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                var text = String.UnicodeScalarView()
+                for _ in 0..<Int.random(in: 0...8, using: &random) {
+                    text.append(alphabet.randomElement(using: &random) ?? " ")
+                }
+                return String(text)
+            }
+            #expect(
+                collapsed(pieces, byCharacters: false) == collapsed(pieces, byCharacters: true),
+                "\(pieces.map { $0.unicodeScalars.map { String($0.value, radix: 16) } })")
+        }
+    }
+
+    /// The check the fast one replaced: the standard library's decoder.
+    static func decodes(_ bytes: [UInt8]) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
+    @Test func utf8CheckIsTheStandardLibrarys() {
+        let pieces: [[UInt8]] = [
+            Array("plain ASCII text, long enough for eight-byte steps".utf8), Array("中文字符".utf8),
+            Array("😀".utf8), [0xC0, 0x80], [0xC1, 0xBF], [0xC2, 0x80], [0xDF, 0xBF], [0xE0, 0x80, 0x80],
+            [0xE0, 0xA0, 0x80], [0xED, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xEF, 0xBF, 0xBF], [0xF0, 0x8F, 0xBF, 0xBF],
+            [0xF0, 0x90, 0x80, 0x80], [0xF4, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80],
+            [0xFF], [0x80], [0xE4, 0xB8], [0xE4], [0xC2], [0xB8, 0xAD], [0xD6, 0xD0, 0xCE, 0xC4],
+        ]
+        for piece in pieces {
+            #expect(TextEncodingDetector.isValidUTF8(Data(piece)) == Self.decodes(piece), "\(piece)")
+        }
+        var random = Generator(state: 7)
+        for _ in 0..<3000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...12, using: &random) {
+                bytes += pieces.randomElement(using: &random) ?? []
+            }
+            #expect(TextEncodingDetector.isValidUTF8(Data(bytes)) == Self.decodes(bytes), "\(bytes)")
+        }
+    }
+}
