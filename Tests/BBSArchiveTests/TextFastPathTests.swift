@@ -49,6 +49,7 @@ import Testing
         "a b", "  a \t b  ", "a\u{301} b", "a \u{301}b", "\u{A0}\u{301}x", "x\u{A0}", "x\u{600} y", "\u{600} ",
         "中 文", "中\u{3000}文", "a\r\nb", "\r\n", "\t\n\u{0C}", "e\u{200D} x", "x \u{200D}y", " \u{1F3FB}",
         "ก ำ", "\u{0915}\u{094D} \u{0937}", "\u{A0}\u{A0} \u{A0}", "ｶ ﾞ", "か ゙", "〇 〪", "", " ",
+        "a \u{200C}b", "\u{2002}x\u{2003} ", "※ 来源", "→ \u{20D7}", "◆ \u{FE0F}", "\u{2060} \u{2061}",
     ]
 
     func collapsed(_ pieces: [String], byCharacters: Bool) -> String {
@@ -95,6 +96,37 @@ import Testing
             case .emptyInput: return true
             case .error: return false
             }
+        }
+    }
+
+    /// `isMostlyUTF8` as it was, without its shortcuts.
+    static func mostlyDecodes(_ bytes: [UInt8]) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var wide = 0
+        var errors = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): if !scalar.isASCII { wide += 1 }
+            case .emptyInput: return errors == 0 || wide >= 8 * errors
+            case .error: errors += 1
+            }
+        }
+    }
+
+    /// Pages of GBK, of UTF-8 and of both, long enough for the early no.
+    @Test func mostlyUTF8KeepsItsAnswer() throws {
+        let utf8 = Array(String(repeating: "水木社区 newsmth 中文字符，", count: 40).utf8)
+        let gbk = [UInt8](try Iconv.convert(Data(utf8), to: "GB18030"))
+        var random = Generator(state: 3)
+        for _ in 0..<400 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...6, using: &random) {
+                let source = Bool.random(using: &random) ? utf8 : gbk
+                let start = Int.random(in: 0..<source.count, using: &random)
+                bytes += source[start..<min(source.count, start + Int.random(in: 1...900, using: &random))]
+            }
+            #expect(TextEncodingDetector.isMostlyUTF8(Data(bytes)) == Self.mostlyDecodes(bytes), "\(bytes.count)")
         }
     }
 

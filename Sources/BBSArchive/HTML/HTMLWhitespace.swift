@@ -160,7 +160,8 @@ struct CollapsingLine {
     /// Whether no space (U+0020) or U+00A0 in `bytes` forms a grapheme
     /// cluster with the scalar before or after it: both are ASCII, absent,
     /// or in the ranges below, none of which holds a combining, joining or
-    /// prepended mark (common CJK text qualifies).
+    /// prepended mark (CJK text, its punctuation and full-width forms, the
+    /// general punctuation and the symbol blocks qualify).
     static func bytesAreCharacters(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         while index < bytes.count {
@@ -179,7 +180,8 @@ struct CollapsingLine {
 
     private static func isPlainNeighbour(_ value: UInt32) -> Bool {
         switch value {
-        case 0..<0x300, 0x2010...0x2027, 0x3000...0x3029, 0x3041...0x3096, 0x30A0...0x30FF, 0x3400...0x4DBF,
+        case 0..<0x300, 0x2000...0x200B, 0x200E...0x206F, 0x2190...0x2BFF, 0x3000...0x3029, 0x3041...0x3096,
+            0x30A0...0x30FF, 0x3400...0x4DBF,
             0x4E00...0x9FFF, 0xAC00...0xD7A3, 0xFF01...0xFF5E:
             true
         default: false

@@ -85,16 +85,22 @@ enum TextEncodingDetector {
     static func isMostlyUTF8(_ body: Data) -> Bool {
         if isValidUTF8(body) { return true }
         return body.withUnsafeBytes { raw in
-            var iterator = raw.bindMemory(to: UInt8.self).makeIterator()
+            var iterator = CountingIterator(base: raw.bindMemory(to: UInt8.self).makeIterator())
             var decoder = UTF8()
             var wide = 0
             var errors = 0
+            var steps = 0
             while true {
                 switch decoder.decode(&iterator) {
                 case .scalarValue(let scalar): if !scalar.isASCII { wide += 1 }
                 case .emptyInput: return errors == 0 || wide >= 8 * errors
                 case .error: errors += 1
                 }
+                steps += 1
+                // A quick no once even the rest of the bytes as two-byte
+                // characters (plus what the decoder holds) could not make up
+                // for the errors so far: the answer cannot be yes any more.
+                if steps & 255 == 0, wide + (raw.count - iterator.consumed + 4) / 2 < 8 * errors { return false }
             }
         }
     }
@@ -102,6 +108,18 @@ enum TextEncodingDetector {
     /// Whether the bytes are well-formed UTF-8 (Unicode's table 3-7: no
     /// overlong forms, no surrogates, nothing above U+10FFFF), checked a
     /// byte at a time with ASCII skipped eight bytes at a time.
+    /// A byte iterator that counts what it handed out.
+    private struct CountingIterator: IteratorProtocol {
+        var base: UnsafeBufferPointer<UInt8>.Iterator
+        var consumed = 0
+
+        mutating func next() -> UInt8? {
+            guard let byte = base.next() else { return nil }
+            consumed += 1
+            return byte
+        }
+    }
+
     static func isValidUTF8(_ body: Data) -> Bool {
         body.withUnsafeBytes { raw in isValidUTF8(raw.bindMemory(to: UInt8.self)) }
     }

@@ -116,7 +116,7 @@ struct NForumTextReader {
     /// Drops codes that colour nothing (a start right before a reset, or a
     /// reset at the very start of a line).
     private static func tidyCodes(_ line: String) -> String {
-        guard line.contains("\u{1B}") else { return line }
+        guard line.utf8.contains(0x1B) else { return line }
         let runs = ANSIText.runs(line)
         var out = ""
         var open = ANSIText.Style.plain
