@@ -60,9 +60,11 @@ enum TextDecoding {
     private static func convert(_ data: Data, from encoding: String) -> Data? {
         guard let converter = converters.take(encoding) else { return nil }
         defer { converters.give(converter, encoding) }
-        var output = Data()
-        output.reserveCapacity(data.count + data.count / 2)
-        var chunk = [CChar](repeating: 0, count: 64 * 1024)
+        // Bytes, made into `Data` once at the end; a chunk no bigger than a
+        // page needs (GB18030 takes at most twice its bytes in UTF-8).
+        var output: [UInt8] = []
+        output.reserveCapacity(data.count * 2 + 16)
+        var chunk = [CChar](repeating: 0, count: min(64 * 1024, data.count * 2 + 16))
         var input = [CChar](repeating: 0, count: data.count)
         data.withUnsafeBytes { raw in
             input.withUnsafeMutableBytes { $0.copyMemory(from: raw) }
@@ -100,6 +102,6 @@ enum TextDecoding {
                 }
             }
         }
-        return output
+        return Data(output)
     }
 }

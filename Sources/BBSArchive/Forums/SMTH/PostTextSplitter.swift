@@ -87,7 +87,13 @@ package struct PostText: Sendable, Equatable {
     }
 
     static func parseHeader(_ lines: [String]) -> Header? {
-        guard let first = lines.first, let colon = first.range(of: "发信人:") else { return nil }
+        guard let first = lines.first else { return nil }
+        // As `split` calls it, the line starts with 发信人: (four characters,
+        // none of which decomposes: the first match is there).
+        let colon =
+            first.hasPrefix("发信人:")
+            ? first.startIndex..<first.index(first.startIndex, offsetBy: 4) : first.range(of: "发信人:")
+        guard let colon else { return nil }
         var rest = HTMLWhitespace.trimmed(first[colon.upperBound...], newlines: false)
         var board: String?
         if let range = rest.range(of: ", 信区:", options: .backwards) ?? rest.range(of: "，信区:", options: .backwards) {
