@@ -99,6 +99,62 @@ import Testing
         }
     }
 
+    /// `SMTHTimeParser.parse` as it was: `split` and `Int(_:)` on characters.
+    static func timeBySplitting(_ text: String, fetchedAt: Date) -> Date? {
+        let fields = text.split(whereSeparator: { $0 == " " || $0 == "\u{00A0}" || $0 == "T" })
+        func numbers(_ field: Substring, _ separator: Character) -> [Int?] {
+            field.split(separator: separator).map { Int($0) }
+        }
+        func clock(_ field: Substring) -> (Int, Int, Int)? {
+            let parts = numbers(field, ":")
+            guard parts.count == 2 || parts.count == 3, let h = parts[0], let m = parts[1] else { return nil }
+            guard let s = parts.count == 3 ? parts[2] : 0 else { return nil }
+            return (h, m, s)
+        }
+        func day(_ field: Substring) -> (Int, Int, Int)? {
+            let parts = numbers(field, "-")
+            guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2] else { return nil }
+            return (y, m, d)
+        }
+        let time = SMTHSiteRules.time
+        switch fields.count {
+        case 1 where fields[0].contains(":"):
+            guard let (h, m, s) = clock(fields[0]) else { return nil }
+            var today = time.components(of: fetchedAt)
+            (today.hour, today.minute, today.second) = (h, m, s)
+            return time.date(today)
+        case 1:
+            guard let (y, mo, d) = day(fields[0]) else { return nil }
+            return time.date(.init(year: y, month: mo, day: d))
+        case 2:
+            guard let (y, mo, d) = day(fields[0]), let (h, m, s) = clock(fields[1]) else { return nil }
+            return time.date(.init(year: y, month: mo, day: d, hour: h, minute: m, second: s))
+        default:
+            return nil
+        }
+    }
+
+    @Test func timesReadAsBytesAreTimesReadAsCharacters() {
+        let fetchedAt = Fixtures.beijing(2025, 6, 1, 12)
+        let texts = [
+            "12:30", "12:30:45", "2025-06-01", "2025-06-01 12:00:00", "2025-06-01T12:00:00", " 12:30 ",
+            "2025-06-01  12:00", "+12:-3", "-0:+5", "99999999999999999999:00", "9223372036854775807:0",
+            "2025--06--01", ":::", "12:30:", "::12::30::", "1-2-3", "T", "", "12:30:45:1", "2025-02-30",
+            "2025-13-01", "12", "1e3:00", "12 :30", "2025-06-01 12:00:00 extra", "TT12:30TT", "0x1:2",
+        ]
+        var random = Generator(state: 5)
+        let alphabet = Array("0123456789:- T+")
+        let randomTexts = (0..<2000).map { _ in
+            String(
+                (0..<Int.random(in: 0...14, using: &random)).map { _ in alphabet.randomElement(using: &random) ?? " " })
+        }
+        for text in texts + randomTexts {
+            #expect(
+                SMTHTimeParser.parse(text, fetchedAt: fetchedAt) == Self.timeBySplitting(text, fetchedAt: fetchedAt),
+                "\(text)")
+        }
+    }
+
     /// `isMostlyUTF8` as it was, without its shortcuts.
     static func mostlyDecodes(_ bytes: [UInt8]) -> Bool {
         var iterator = bytes.makeIterator()

@@ -204,6 +204,16 @@ struct HTMLNode {
         return String(cString: content)
     }
 
+    /// Calls `body` with the bytes of a text node as libxml2 holds them
+    /// (what `text` would decode), in place.
+    func withTextBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        guard isText, let content = pointer.pointee.content else {
+            var text = self.text
+            return text.withUTF8(body)
+        }
+        return body(UnsafeBufferPointer(start: content, count: Int(xmlStrlen(content))))
+    }
+
     /// Child nodes of every type, in document order.
     var children: [HTMLNode] {
         var result: [HTMLNode] = []

@@ -125,6 +125,17 @@ struct CollapsingLine {
         if !done { appendByCharacters(piece) }
     }
 
+    /// `append` of a text node's bytes as libxml2 holds them, without
+    /// making a string of them first; bytes that are not valid UTF-8 are
+    /// read as `String(cString:)` reads them (each bad sequence U+FFFD).
+    mutating func append(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        if TextEncodingDetector.isValidUTF8(bytes), Self.bytesAreCharacters(bytes) {
+            appendBytes(bytes)
+        } else {
+            appendByCharacters(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
     private mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
         var runStart = 0
         var index = 0

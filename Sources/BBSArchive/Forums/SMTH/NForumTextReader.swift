@@ -22,7 +22,7 @@ struct NForumTextReader {
 
     mutating func read(_ node: HTMLNode) {
         if node.isText {
-            current.append(node.text)
+            node.withTextBytes { current.append(utf8: $0) }
             return
         }
         guard node.isElement, !node.hasClass("likes") else { return }

@@ -38,7 +38,7 @@ struct PostBodyReader {
 
     private mutating func read(child: HTMLNode) {
         if child.isText {
-            current.append(child.text)
+            child.withTextBytes { current.append(utf8: $0) }
             return
         }
         guard child.isElement else { return }
