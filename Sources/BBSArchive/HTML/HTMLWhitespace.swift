@@ -99,7 +99,11 @@ enum HTMLWhitespace {
 /// One line of text built from text nodes by HTML's whitespace rules, with
 /// room for text that is not shown (colour codes) in between.
 struct CollapsingLine {
-    private(set) var text = ""
+    /// The line so far as UTF-8 (always valid: only whole pieces and runs
+    /// cut at ASCII or U+00A0 go in), made a string once, at the end.
+    private var bytes: [UInt8] = []
+    /// The line so far.
+    var text: String { String(decoding: bytes, as: UTF8.self) }
     /// Whether the line shows anything yet (hidden codes do not count).
     private(set) var started = false
     /// Where the collapsible space that ends the line so far is (UTF-8
@@ -141,7 +145,7 @@ struct CollapsingLine {
         var index = 0
         func flushRun(_ end: Int) {
             guard end > runStart else { return }
-            text += String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<end]), as: UTF8.self)
+            self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<end]))
             started = true
             trailingSpace = nil
         }
@@ -152,13 +156,13 @@ struct CollapsingLine {
                 index += 1
                 runStart = index
                 guard started, trailingSpace == nil else { continue }
-                trailingSpace = text.utf8.count
-                text.append(" ")
+                trailingSpace = self.bytes.count
+                self.bytes.append(0x20)
             } else if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] == 0xA0 {
                 flushRun(index)
                 index += 2
                 runStart = index
-                text.append(" ")
+                self.bytes.append(0x20)
                 started = true
                 trailingSpace = nil
             } else {
@@ -225,10 +229,10 @@ struct CollapsingLine {
         for character in piece {
             if HTMLWhitespace.isCollapsible(character) {
                 guard started, trailingSpace == nil else { continue }
-                trailingSpace = text.utf8.count
-                text.append(" ")
+                trailingSpace = bytes.count
+                bytes.append(0x20)
             } else {
-                text.append(character == "\u{00A0}" ? " " : character)
+                bytes.append(contentsOf: (character == "\u{00A0}" ? " " : character).utf8)
                 started = true
                 trailingSpace = nil
             }
@@ -238,7 +242,7 @@ struct CollapsingLine {
     /// Text that shows, whitespace and all (an image's alt text).
     mutating func appendVisible(_ piece: String) {
         guard !piece.isEmpty else { return }
-        text += piece
+        bytes.append(contentsOf: piece.utf8)
         started = true
         trailingSpace = nil
     }
@@ -246,22 +250,19 @@ struct CollapsingLine {
     /// Text that does not show (colour codes): whitespace around it still
     /// collapses across it.
     mutating func appendHidden(_ piece: String) {
-        text += piece
+        bytes.append(contentsOf: piece.utf8)
     }
 
     /// Replaces the text (after a reader took a piece off its end).
     mutating func replace(with newText: String) {
-        text = newText
+        bytes = Array(newText.utf8)
         trailingSpace = nil
         started = !newText.isEmpty
     }
 
     /// The line, without the collapsible space it may end with.
     mutating func finish() -> String {
-        if let offset = trailingSpace {
-            let index = text.utf8.index(text.utf8.startIndex, offsetBy: offset)
-            text.remove(at: index)
-        }
+        if let offset = trailingSpace { bytes.remove(at: offset) }
         let line = text
         self = CollapsingLine()
         return line
