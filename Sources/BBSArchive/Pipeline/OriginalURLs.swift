@@ -5,12 +5,13 @@ import Foundation
 /// once, before a build: the build half itself never makes a `ForumSource`.
 enum OriginalURLs {
     static func fillIn(_ store: ArchiveStore) throws(ArchiveError) {
+        let missing = try store.threadsWithoutOriginalURL()
+        guard !missing.isEmpty else { return }
         for board in try store.boards() {
             guard let name = board.source, let source = try? ForumSources.make(name, baseURL: board.baseURL) else {
                 continue
             }
-            let gids = try store.threadsWithoutOriginalURL(board: board.name)
-            guard !gids.isEmpty else { continue }
+            guard let gids = missing[board.name], !gids.isEmpty else { continue }
             try store.setOriginalURLs(
                 board: board.name, gids.map { ($0, source.originalThreadURL(board: board.name, gid: $0)) })
         }

@@ -94,15 +94,8 @@ extension SiteBuilder {
             BoardMarkdown.render(board: board, threads: threads, forum: options.forum), run: run
         )
         // The feed follows activity, whatever is pinned.
-        var feed: [ThreadDigest] = []
         let latest = threads.sorted { ($0.lastReplyAt, $0.gid) > ($1.lastReplyAt, $1.gid) }
-        for thread in latest.prefix(options.feedEntries) {
-            feed.append(
-                try digest(
-                    thread, boardTitle: boardTitle,
-                    original: Self.originalLink(thread)
-                ))
-        }
+        let feed = try digests(Array(latest.prefix(options.feedEntries))) { _ in boardTitle }
         try writeFeed(
             path: SitePaths.boardFeed(board.name),
             title: "\(boardTitle) (\(board.name)) · \(options.wording.siteTitle)",
@@ -146,12 +139,19 @@ extension SiteBuilder {
         try page(path, template: "board", view, run: run)
     }
 
-    /// What lists of the whole archive show of a thread: read from its
-    /// first post, without rendering the thread.
-    func digest(_ thread: StoredThread, boardTitle: String, original: String?) throws(ArchiveError)
-        -> ThreadDigest
-    {
-        let opening = try store.posts(board: thread.board, gid: thread.gid).first
+    /// What lists of the whole archive show of each thread: read from its
+    /// first post (all in one read), without rendering the thread.
+    func digests(_ threads: [StoredThread], boardTitle: (String) -> String) throws(ArchiveError) -> [ThreadDigest] {
+        let openings = try store.openingPosts(threads.map { .init(board: $0.board, gid: $0.gid) })
+        return threads.map { thread in
+            digest(
+                thread, boardTitle: boardTitle(thread.board), original: Self.originalLink(thread),
+                opening: openings[.init(board: thread.board, gid: thread.gid)])
+        }
+    }
+
+    /// What lists of the whole archive show of a thread, given its first post.
+    func digest(_ thread: StoredThread, boardTitle: String, original: String?, opening: StoredPost?) -> ThreadDigest {
         var image: (path: String, name: String)?
         for attachment in opening?.attachments ?? [] where attachment.kind == .image {
             guard let hash = attachment.hash else { continue }

@@ -89,6 +89,11 @@ extension SiteBuilder {
             } else {
                 threads = try store.topThreads(.mostPosts, limit: limit)
             }
+            // The cards not read yet, in one read.
+            let unread = threads.filter { digests[SitePaths.thread($0.board, gid: $0.gid)] == nil }
+            for digest in try self.digests(unread, boardTitle: { titles[$0] ?? $0 }) {
+                digests[SitePaths.thread(digest.thread.board, gid: digest.thread.gid)] = digest
+            }
             let pages = max(1, (threads.count + perPage - 1) / perPage)
             // A page a fuller window left behind says it is empty now, not stale cards.
             let left = (pages + 1..<max(pages + 1, options.hotPages + 1)).filter {
@@ -99,15 +104,7 @@ extension SiteBuilder {
                 var topics: [DigestRowView] = []
                 for (offset, thread) in threads.enumerated().dropFirst((number - 1) * perPage).prefix(perPage) {
                     let key = SitePaths.thread(thread.board, gid: thread.gid)
-                    var digest: ThreadDigest
-                    if let known = digests[key] {
-                        digest = known
-                    } else {
-                        digest = try self.digest(
-                            thread, boardTitle: titles[thread.board] ?? thread.board,
-                            original: Self.originalLink(thread))
-                        digests[key] = digest
-                    }
+                    guard var digest = digests[key] else { continue }
                     // The thread as this window's query read it.
                     digest.thread = thread
                     var row = digestRow(digest, path: path)

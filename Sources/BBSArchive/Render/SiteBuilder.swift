@@ -200,15 +200,7 @@ package struct SiteBuilder: Sendable {
     private func chooseDigests(boards: [StoredBoard], run: BuildRun) throws(ArchiveError) {
         let byName = Dictionary(boards.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         func digests(_ threads: [StoredThread]) throws(ArchiveError) -> [ThreadDigest] {
-            var result: [ThreadDigest] = []
-            for thread in threads {
-                let board = byName[thread.board]
-                result.append(
-                    try digest(
-                        thread, boardTitle: board?.title ?? thread.board,
-                        original: Self.originalLink(thread)))
-            }
-            return result
+            try self.digests(threads) { byName[$0]?.title ?? $0 }
         }
         for digest in try digests(store.topThreads(.mostPosts, limit: run.hot.limit)) { run.hot.offer(digest) }
         for digest in try digests(store.topThreads(.latestReply, limit: run.recent.limit)) { run.recent.offer(digest) }

@@ -93,10 +93,8 @@ extension ArchiveStore {
         try read { db in
             try String.fetchAll(
                 db,
-                sql: """
-                    SELECT DISTINCT a.url FROM attachment a LEFT JOIN media m ON m.url = a.url
-                    WHERE m.url IS NULL ORDER BY a.url
-                    """)
+                // Kept by triggers (v7-media-pending): no scan of every attachment.
+                sql: "SELECT url FROM media_pending ORDER BY url")
         }
     }
 

@@ -9,8 +9,10 @@ extension ArchiveStore {
     /// the forum's zone, whose midnight a listed day-only time stands for.
     package func isArchived(board: String, summary: ThreadSummary, time: ForumTime) throws(ArchiveError) -> Bool {
         try read { db in
+            // Asked for every row of every list page walked: prepared once per connection.
             let row = try Row.fetchOne(
-                db, sql: "SELECT archivedReplies, archivedLastReplyAt FROM thread WHERE board = ? AND gid = ?",
+                db.cachedStatement(
+                    sql: "SELECT archivedReplies, archivedLastReplyAt FROM thread WHERE board = ? AND gid = ?"),
                 arguments: [board, summary.gid])
             guard let row, let replies: Int = row["archivedReplies"], let last: Int64 = row["archivedLastReplyAt"]
             else { return false }
@@ -52,7 +54,9 @@ extension ArchiveStore {
 
     /// Threads whose listing differs from what was archived (new, grown,
     /// or failed before), newest activity first, with how many posts the
-    /// store already has of each.
+    /// store already has of each. Read from a partial index that holds
+    /// only such threads (`v8-thread-needing-fetch`), not from every
+    /// thread of the board.
     package func threadsNeedingFetch(board: String, time: ForumTime) throws(ArchiveError) -> [(
         summary: ThreadSummary, archivedPosts: Int
     )] {
@@ -63,7 +67,8 @@ extension ArchiveStore {
                     SELECT t.gid, t.title, t.replies, t.sticky, t.marked, t.author, t.postedAt, t.lastReplier,
                       t.lastReplyAt, t.archivedReplies, t.archivedLastReplyAt,
                       coalesce(s.posts, 0) AS archivedPosts
-                    FROM thread t LEFT JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
+                    FROM thread t INDEXED BY thread_needing_fetch
+                    LEFT JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
                     WHERE t.board = ?
                       -- archived as listed: never fetched again (the rest is judged below)
                       AND NOT (t.archivedReplies IS t.replies AND t.archivedLastReplyAt IS t.lastReplyAt)

@@ -9,15 +9,17 @@ extension ArchiveStore {
     /// every thread back to its original address.
     package func saveBoardPage(_ page: BoardPage, source: any ForumSource) throws(ArchiveError) {
         try write { db in
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO board (name, title, pages, source, baseURL) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (name) DO UPDATE SET title = coalesce(excluded.title, title), pages = excluded.pages,
                       source = excluded.source, baseURL = excluded.baseURL
-                    """,
-                arguments: [page.board, page.title, page.page.total, source.id, source.baseURL])
+                    """
+            ).execute(arguments: [page.board, page.title, page.page.total, source.id, source.baseURL])
+            // Prepared once per connection: with the triggers on `thread`,
+            // compiling this statement costs more than running it.
             for thread in page.threads {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO thread
                           (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, changedAt,
@@ -28,7 +30,8 @@ extension ArchiveStore {
                           title = excluded.title, replies = excluded.replies, sticky = excluded.sticky,
                           marked = excluded.marked, author = excluded.author, postedAt = excluded.postedAt,
                           lastReplier = excluded.lastReplier, lastReplyAt = excluded.lastReplyAt
-                        """,
+                        """
+                ).execute(
                     arguments: [
                         page.board, thread.gid, thread.title, thread.replies, thread.sticky, thread.marked,
                         thread.author, Self.seconds(thread.postedAt), thread.lastReplier,
@@ -90,10 +93,13 @@ extension ArchiveStore {
     /// Inserts or updates one post and its attachments; returns whether
     /// anything differed from what was stored.
     static func upsertPost(_ db: Database, board: String, gid: Int, post: Post, now: Int64) throws -> Bool {
-        try db.execute(sql: "INSERT INTO user (id) VALUES (?) ON CONFLICT (id) DO NOTHING", arguments: [post.author])
+        // Every statement here runs for every post: each is prepared once per connection.
+        try db.cachedStatement(sql: "INSERT INTO user (id) VALUES (?) ON CONFLICT (id) DO NOTHING").execute(
+            arguments: [post.author])
         var post = post
         let storedRow = try Row.fetchOne(
-            db, sql: "SELECT body, author, forumDeletedAt FROM post WHERE board = ? AND gid = ? AND floor = ?",
+            db.cachedStatement(
+                sql: "SELECT body, author, forumDeletedAt FROM post WHERE board = ? AND gid = ? AND floor = ?"),
             arguments: [board, gid, post.floor])
         let storedBody: String? = storedRow?["body"]
         // The mobile site shows no colours: reading a post there after the
@@ -111,15 +117,15 @@ extension ArchiveStore {
             body = storedBody
             post.author = storedRow["author"]
         }
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE post SET forumDeletedAt = ? WHERE board = ? AND gid = ? AND floor = ?
                   AND forumDeletedAt IS NOT ?
-                """,
-            arguments: [deletedAt, board, gid, post.floor, deletedAt])
+                """
+        ).execute(arguments: [deletedAt, board, gid, post.floor, deletedAt])
         let deletionChanged = db.changesCount > 0
         // Fields only the desktop pages show are kept when the mobile site is read later.
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO post (board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID, editedAt,
                   parseWarning, rawText)
@@ -137,7 +143,8 @@ extension ArchiveStore {
                   OR signature IS NOT coalesce(excluded.signature, signature)
                   OR postID IS NOT coalesce(excluded.postID, postID) OR editedAt IS NOT coalesce(excluded.editedAt, editedAt)
                   OR parseWarning IS NOT excluded.parseWarning OR rawText IS NOT excluded.rawText
-                """,
+                """
+        ).execute(
             arguments: [
                 board, gid, post.floor, post.author, seconds(post.postedAt), body, post.ip, post.editedBy, post.nick,
                 post.title, post.signature, post.postID, post.editedAt.map(seconds), post.warning, post.rawText,
@@ -148,9 +155,10 @@ extension ArchiveStore {
             changed = try replaceLikes(db, board: board, gid: gid, post: post) || changed
         }
         let stored = try Attachment.fetchAll(
-            db,
-            sql:
-                "SELECT name, url, kind, size FROM attachment WHERE board = ? AND gid = ? AND floor = ? ORDER BY position",
+            db.cachedStatement(
+                sql:
+                    "SELECT name, url, kind, size FROM attachment WHERE board = ? AND gid = ? AND floor = ? ORDER BY position"
+            ),
             arguments: [board, gid, post.floor])
         guard stored != post.attachments else { return changed }
         changed = true
@@ -163,9 +171,10 @@ extension ArchiveStore {
 
     static func replaceLikes(_ db: Database, board: String, gid: Int, post: Post) throws -> Bool {
         let stored = try Like.fetchAll(
-            db,
-            sql:
-                "SELECT score, user, message, at FROM post_like WHERE board = ? AND gid = ? AND floor = ? ORDER BY position",
+            db.cachedStatement(
+                sql:
+                    "SELECT score, user, message, at FROM post_like WHERE board = ? AND gid = ? AND floor = ? ORDER BY position"
+            ),
             arguments: [board, gid, post.floor])
         guard stored != post.likes else { return false }
         try replaceRows(

@@ -16,9 +16,10 @@ extension ArchiveStore {
 
     /// The first `limit` threads by posts archived at or after `since`
     /// (most first, then most posts, latest reply, newest thread); only
-    /// threads with such posts. Reads the posts of the threads active
-    /// since then only, by the thread's latest activity in `thread_summary`
-    /// (not the list's reply time, which may be only a day).
+    /// threads with such posts whose latest activity in `thread_summary`
+    /// is in the window too (not the list's reply time, which may be only
+    /// a day). Reads only the posts of the window, by the index on their
+    /// time (`v8-build-indexes`), and the rows of the `limit` threads shown.
     package func hotThreads(since: Date, limit: Int) throws(ArchiveError) -> [StoredThread] {
         guard limit > 0 else { return [] }
         let cut = Self.seconds(since)
@@ -27,18 +28,38 @@ extension ArchiveStore {
                 db,
                 sql: """
                     SELECT \(StoredThread.columns(posts: "c.posts"))
-                    FROM thread t
-                    JOIN (SELECT p.board, p.gid, count(*) AS posts, max(p.floor) AS last,
-                            sum(p.postedAt >= ?) AS recent
-                          FROM thread_summary w JOIN post p ON p.board = w.board AND p.gid = w.gid
-                          WHERE w.lastAt >= ? GROUP BY p.board, p.gid) c
-                      ON c.board = t.board AND c.gid = t.gid
+                    FROM (SELECT r.board, r.gid, r.recent, s.posts, s.lastAt
+                          FROM (SELECT board, gid, count(*) AS recent FROM post INDEXED BY post_by_time
+                                WHERE postedAt >= ? GROUP BY board, gid) r
+                          JOIN thread_summary s ON s.board = r.board AND s.gid = r.gid
+                          WHERE s.lastAt >= ?
+                          ORDER BY r.recent DESC, s.posts DESC, s.lastAt DESC, r.gid DESC, r.board LIMIT ?) c
+                    CROSS JOIN thread t ON t.board = c.board AND t.gid = c.gid
                     LEFT JOIN post f ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
-                    LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor = c.last
-                    WHERE c.recent > 0
-                    ORDER BY c.recent DESC, posts DESC, lastReplyAt DESC, t.gid DESC, t.board LIMIT ?
+                    LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor =
+                      (SELECT max(floor) FROM post WHERE board = t.board AND gid = t.gid)
+                    ORDER BY c.recent DESC, c.posts DESC, c.lastAt DESC, c.gid DESC, c.board
                     """,
                 arguments: [cut, cut, limit])
         }
     }
+
+    /// The `v8-build-indexes` migration: posts by time, so a hot window
+    /// reads the posts of its span only, not those of every thread active
+    /// in it; and the threads still without an original address (none,
+    /// in a store written since `v4-thread-original-url`), so a build
+    /// finds them without reading every thread.
+    static let buildIndexesMigration = """
+        CREATE INDEX post_by_time ON post (postedAt, board, gid);
+        CREATE INDEX thread_without_original_url ON thread (board, gid) WHERE originalURL IS NULL;
+        """
+
+    /// The `v8-thread-needing-fetch` migration: the threads whose listing
+    /// differs from what was archived, the only ones a fetch asks for after
+    /// walking a board's list, so it does not read every thread of it. The
+    /// condition is the one `threadsNeedingFetch` states, word for word.
+    static let threadNeedingFetchMigration = """
+        CREATE INDEX thread_needing_fetch ON thread (board)
+        WHERE NOT (archivedReplies IS replies AND archivedLastReplyAt IS lastReplyAt)
+        """
 }

@@ -76,6 +76,42 @@ extension ArchiveStore {
         }
     }
 
+    /// Each thread's first archived post (the lowest floor) with its
+    /// attachments (not its likes), as `posts(board:gid:).first` gives it,
+    /// in one read and without the other posts: what lists of the whole
+    /// archive show of a thread. Threads with no archived post are left out.
+    package func openingPosts(_ threads: [BuildChanges.ThreadKey]) throws(ArchiveError)
+        -> [BuildChanges.ThreadKey: StoredPost]
+    {
+        guard !threads.isEmpty else { return [:] }
+        return try read { db in
+            var posts: [BuildChanges.ThreadKey: StoredPost] = [:]
+            for key in threads where posts[key] == nil {
+                guard
+                    var post = try StoredPost.fetchOne(
+                        db,
+                        sql: """
+                            SELECT board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature,
+                              postID, editedAt, parseWarning, rawText, forumDeletedAt FROM post
+                            WHERE board = ? AND gid = ? ORDER BY floor LIMIT 1
+                            """,
+                        arguments: [key.board, key.gid])
+                else { continue }
+                post.attachments = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT a.floor, a.name, a.url, a.kind, a.size, m.hash, m.mime FROM attachment a
+                        LEFT JOIN media m ON m.url = a.url
+                        WHERE a.board = ? AND a.gid = ? AND a.floor = ? ORDER BY a.position
+                        """,
+                    arguments: [key.board, key.gid, post.floor]
+                ).map(StoredAttachment.init(row:))
+                posts[key] = post
+            }
+            return posts
+        }
+    }
+
     /// Users with a post in a thread that changed at or after `date`: the
     /// users whose pages may read differently since then.
     package func usersWithChanges(since date: Date) throws(ArchiveError) -> Set<String> {
@@ -179,12 +215,22 @@ package struct StoredSectionFiling: Sendable, Equatable {
 }
 
 extension ArchiveStore {
-    /// Threads of a board saved before the store kept original addresses.
-    func threadsWithoutOriginalURL(board: String) throws(ArchiveError) -> [Int] {
+    /// Threads saved before the store kept original addresses, by board:
+    /// read from a partial index (`v8-build-indexes`) that holds only
+    /// them, so a build of an archive that has them all reads nothing.
+    func threadsWithoutOriginalURL() throws(ArchiveError) -> [String: [Int]] {
         try read { db in
-            try Int.fetchAll(
-                db, sql: "SELECT gid FROM thread WHERE board = ? AND originalURL IS NULL ORDER BY gid",
-                arguments: [board])
+            var gids: [String: [Int]] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT board, gid FROM thread INDEXED BY thread_without_original_url
+                    WHERE originalURL IS NULL ORDER BY board, gid
+                    """)
+            {
+                gids[row["board"], default: []].append(row["gid"])
+            }
+            return gids
         }
     }
 

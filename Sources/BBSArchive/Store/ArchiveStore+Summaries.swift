@@ -92,4 +92,29 @@ extension ArchiveStore {
             (SELECT count(*) FROM post p WHERE p.board = b.name)
           FROM (SELECT name FROM board UNION SELECT board FROM thread UNION SELECT board FROM post) b;
         """
+
+    /// The `v7-media-pending` migration: the attachment addresses no media
+    /// row holds yet, kept by triggers, so a fetch finds what to download
+    /// without joining every attachment of the archive to the media.
+    static let mediaPendingMigration = """
+        CREATE TABLE media_pending (url TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
+        CREATE TRIGGER media_pending_attachment_insert AFTER INSERT ON attachment
+        WHEN NOT EXISTS (SELECT 1 FROM media WHERE url = NEW.url) BEGIN
+          INSERT OR IGNORE INTO media_pending (url) VALUES (NEW.url);
+        END;
+        CREATE TRIGGER media_pending_attachment_update AFTER UPDATE OF url ON attachment BEGIN
+          DELETE FROM media_pending WHERE url = OLD.url AND NOT EXISTS (SELECT 1 FROM attachment WHERE url = OLD.url);
+          INSERT OR IGNORE INTO media_pending (url)
+            SELECT NEW.url WHERE NOT EXISTS (SELECT 1 FROM media WHERE url = NEW.url);
+        END;
+        CREATE TRIGGER media_pending_attachment_delete AFTER DELETE ON attachment
+        WHEN NOT EXISTS (SELECT 1 FROM attachment WHERE url = OLD.url) BEGIN
+          DELETE FROM media_pending WHERE url = OLD.url;
+        END;
+        CREATE TRIGGER media_pending_media_insert AFTER INSERT ON media BEGIN
+          DELETE FROM media_pending WHERE url = NEW.url;
+        END;
+        INSERT OR IGNORE INTO media_pending (url)
+          SELECT DISTINCT a.url FROM attachment a LEFT JOIN media m ON m.url = a.url WHERE m.url IS NULL;
+        """
 }

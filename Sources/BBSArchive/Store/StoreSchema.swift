@@ -261,6 +261,14 @@ enum StoreSchema {
         migrator.registerMigration("v6-build-retitle") { db in try db.execute(sql: ArchiveStore.retitleMigration) }
         // Threads' post counts and last activity, boards' counts, kept by triggers (issue 10).
         migrator.registerMigration("v7-thread-summary") { db in try db.execute(sql: ArchiveStore.summaryMigration) }
+        // Attachments still to download, kept by triggers (issue 10).
+        migrator.registerMigration("v7-media-pending") { db in try db.execute(sql: ArchiveStore.mediaPendingMigration) }
+        // Posts by time (hot windows), threads without an original address (issue 10).
+        migrator.registerMigration("v8-build-indexes") { db in try db.execute(sql: ArchiveStore.buildIndexesMigration) }
+        // The threads a fetch still has to read, apart (issue 10).
+        migrator.registerMigration("v8-thread-needing-fetch") { db in
+            try db.execute(sql: ArchiveStore.threadNeedingFetchMigration)
+        }
         return migrator
     }
 
