@@ -9,7 +9,11 @@ import Foundation
 //       Parses every page listed in DIR/manifest.tsv (file<TAB>URL) with the
 //       SMTH mobile parser, and with libxml2's bare htmlReadMemory (the same
 //       options the parser uses), alternating, N timed passes each after one
-//       warm-up pass. Prints JSON.
+//       warm-up pass. Prints JSON. `--source smth-nforum` reads the pages as
+//       GBK nForum fragments. `--dump FILE` writes every page's model (its
+//       full Swift description, or the error) to FILE, one page a line, for
+//       checking that a change to the parser leaves every model as it was;
+//       `--only parser` skips the libxml2 passes (for profiling the parser).
 //
 //   bbsarchive-bench hugo-export --store FILE --site DIR --dest DIR
 //       Writes a minimal Hugo site into DEST from a store and the Markdown
@@ -117,6 +121,27 @@ func parsePass(_ pages: [SavedPage], source: any ForumSource, contentType: Strin
     return (threads, boards, failures)
 }
 
+/// Every page's model as its full description, one page a line (newlines
+/// in the description escaped), or the error it gave.
+func dumpModels(_ pages: [SavedPage], source: any ForumSource, contentType: String, fetchedAt: Date, to path: String)
+    throws
+{
+    var out = ""
+    for page in pages {
+        let fetched = FetchedPage(url: page.url, body: page.body, contentType: contentType, fetchedAt: fetchedAt)
+        let line: String
+        do {
+            line = String(reflecting: try source.parse(fetched))
+        } catch {
+            line = "error: \(error)"
+        }
+        out += page.url + "\t" + line.replacingOccurrences(of: "\n", with: "\\n") + "\n"
+    }
+    guard FileManager.default.createFile(atPath: path, contents: Data(out.utf8)) else {
+        throw BenchError.failed("cannot write \(path)")
+    }
+}
+
 /// One pass of libxml2's HTML parser alone: build the tree, free it.
 func libxml2Pass(_ pages: [SavedPage], encoding: String) -> Int {
     let options = Int32(
@@ -150,8 +175,12 @@ func runParse(_ arguments: Arguments) throws {
     let encoding = nforum ? "GB18030" : "UTF-8"
     xmlInitParser()
 
+    if let dump = arguments.values["dump"] {
+        try dumpModels(pages, source: source, contentType: contentType, fetchedAt: fetchedAt, to: dump)
+    }
+    let parserOnly = arguments.values["only"] == "parser"
     let (threads, boards, failures) = parsePass(pages, source: source, contentType: contentType, fetchedAt: fetchedAt)
-    let rawFailures = libxml2Pass(pages, encoding: encoding)
+    let rawFailures = parserOnly ? 0 : libxml2Pass(pages, encoding: encoding)
     var parserRuns: [Double] = []
     var libxml2Runs: [Double] = []
     let clock = ContinuousClock()
@@ -159,7 +188,7 @@ func runParse(_ arguments: Arguments) throws {
         parserRuns.append(
             seconds(
                 clock.measure { _ = parsePass(pages, source: source, contentType: contentType, fetchedAt: fetchedAt) }))
-        libxml2Runs.append(seconds(clock.measure { _ = libxml2Pass(pages, encoding: encoding) }))
+        if !parserOnly { libxml2Runs.append(seconds(clock.measure { _ = libxml2Pass(pages, encoding: encoding) })) }
     }
     try printJSON([
         "pages": pages.count, "bytes": pages.reduce(0) { $0 + $1.body.count },

@@ -3,12 +3,18 @@ import Foundation
 
 /// An HTML page parsed by libxml2's tolerant HTML parser.
 ///
-/// Owns the C document (`xmlDoc`) and its XPath context and frees both in
-/// `deinit`. Nodes handed out keep the document alive. Not `Sendable`: a
-/// document stays inside the task that parsed it.
+/// Owns the C document (`xmlDoc`) and, once asked an XPath question, its
+/// XPath context, and frees both in `deinit`. Nodes handed out keep the
+/// document alive. Not `Sendable`: a document stays inside the task that
+/// parsed it.
+///
+/// Readers on hot paths walk the tree directly (`HTMLNode.firstChild`,
+/// `firstElement`, `hasClass` …): no XPath is compiled or evaluated, no
+/// string is made for a name or a class. XPath (`select`) stays for the
+/// rare page kinds and for checking the walks against it (tests).
 final class HTMLDocument {
     private let document: htmlDocPtr
-    private let xpath: xmlXPathContextPtr
+    private var xpath: xmlXPathContextPtr?
     /// Each XPath expression compiled once per document: a parser asks the
     /// same few questions of every post. Kept per document, never shared
     /// between tasks; freed in `deinit`.
@@ -28,28 +34,44 @@ final class HTMLDocument {
         let utf8 = TextDecoding.utf8(data, from: encoding)
         let options = Int32(
             HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
-                | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue | HTML_PARSE_IGNORE_ENC.rawValue)
+                | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue | HTML_PARSE_IGNORE_ENC.rawValue
+                | HTML_PARSE_NODEFDTD.rawValue)
         let parsed: htmlDocPtr? = utf8.withUnsafeBytes { raw in
             guard let base = raw.baseAddress, raw.count > 0, raw.count <= Int(Int32.max) else { return nil }
             return htmlReadMemory(base.assumingMemoryBound(to: CChar.self), Int32(raw.count), url, "UTF-8", options)
         }
         guard let parsed else { throw HTMLParseError.unparseable }
-        guard let context = xmlXPathNewContext(parsed) else {
-            xmlFreeDoc(parsed)
-            throw HTMLParseError.unparseable
-        }
         document = parsed
-        xpath = context
     }
 
     deinit {
         for expression in compiled.values { xmlXPathFreeCompExpr(expression) }
-        xmlXPathFreeContext(xpath)
+        if let xpath { xmlXPathFreeContext(xpath) }
         xmlFreeDoc(document)
+    }
+
+    /// The root element (`html`), if the page has one.
+    var root: HTMLNode? {
+        xmlDocGetRootElement(document).map { HTMLNode(pointer: $0, document: self) }
+    }
+
+    /// The first element, in document order, that `match` accepts: the
+    /// root itself or any element below it (XPath's `//…[…]`).
+    func firstElement(where match: (HTMLNode) -> Bool) -> HTMLNode? {
+        guard let root else { return nil }
+        return match(root) ? root : root.firstDescendant(where: match)
+    }
+
+    /// Every element, in document order, that `match` accepts.
+    func elements(where match: (HTMLNode) -> Bool) -> [HTMLNode] {
+        guard let root else { return [] }
+        return (match(root) ? [root] : []) + root.descendants(where: match)
     }
 
     /// The nodes an XPath expression selects, relative to `node` or the root.
     func select(_ expression: String, from node: HTMLNode? = nil) -> [HTMLNode] {
+        if xpath == nil { xpath = xmlXPathNewContext(document) }
+        guard let xpath else { return [] }
         xpath.pointee.node = node?.pointer ?? xmlDocGetRootElement(document)
         let program: xmlXPathCompExprPtr
         if let known = compiled[expression] {
@@ -94,6 +116,13 @@ struct HTMLNode {
     var isElement: Bool { pointer.pointee.type == XML_ELEMENT_NODE }
     var isText: Bool { pointer.pointee.type == XML_TEXT_NODE || pointer.pointee.type == XML_CDATA_SECTION_NODE }
 
+    /// Whether this is an element named `name` (libxml2's HTML parser writes
+    /// element names in lower case), without making a string of its name.
+    func isElement(_ name: StaticString) -> Bool {
+        guard pointer.pointee.type == XML_ELEMENT_NODE, let own = pointer.pointee.name else { return false }
+        return xmlStrEqual(own, name.utf8Start) != 0
+    }
+
     /// The attribute's value with entities decoded, or `nil` when absent.
     func attribute(_ name: String) -> String? {
         guard let value = xmlGetProp(pointer, name) else { return nil }
@@ -101,18 +130,88 @@ struct HTMLNode {
         return String(cString: value)
     }
 
+    /// Calls `body` with the bytes of the attribute's value (UTF-8, entities
+    /// decoded, no terminator), or `nil` when the attribute is absent. The
+    /// HTML parser keeps a value as one text node, read in place; anything
+    /// else goes through `xmlGetProp`. The bytes live only during `body`.
+    func withAttribute<Result>(_ name: StaticString, _ body: (UnsafeBufferPointer<UInt8>?) -> Result) -> Result {
+        var property = pointer.pointee.properties
+        while let current = property {
+            guard let own = current.pointee.name, xmlStrEqual(own, name.utf8Start) != 0 else {
+                property = current.pointee.next
+                continue
+            }
+            guard let child = current.pointee.children else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+            if child.pointee.next == nil, child.pointee.type == XML_TEXT_NODE, let content = child.pointee.content {
+                return body(UnsafeBufferPointer(start: content, count: Int(xmlStrlen(content))))
+            }
+            guard let value = xmlGetProp(pointer, name.utf8Start) else { return body(nil) }
+            defer { bbs_xml_free(value) }
+            return body(UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value))))
+        }
+        return body(nil)
+    }
+
+    /// Whether the attribute is present and its value contains `part`
+    /// (XPath's `contains(@name, part)`).
+    func attribute(_ name: StaticString, contains part: StaticString) -> Bool {
+        withAttribute(name) { value in
+            guard let value else { return false }
+            return ByteSearch.contains(value, UnsafeBufferPointer(start: part.utf8Start, count: part.utf8CodeUnitCount))
+        }
+    }
+
+    /// Whether the attribute is present and its value starts with `prefix`
+    /// (XPath's `starts-with(@name, prefix)`).
+    func attribute(_ name: StaticString, hasPrefix prefix: StaticString) -> Bool {
+        withAttribute(name) { value in
+            guard let value, value.count >= prefix.utf8CodeUnitCount else { return false }
+            guard let base = value.baseAddress else { return prefix.utf8CodeUnitCount == 0 }
+            return memcmp(base, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
+        }
+    }
+
     /// The space-separated classes of the `class` attribute.
     var classes: [Substring] {
         (attribute("class") ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
     }
 
-    func hasClass(_ name: String) -> Bool { classes.contains { $0 == name } }
+    /// Whether `name` is among the classes, split at XML whitespace (space,
+    /// tab, CR, LF) as XPath's `contains(concat(' ', normalize-space(@class),
+    /// ' '), ' name ')` does; read in place, no string made.
+    func hasClass(_ name: StaticString) -> Bool {
+        withAttribute("class") { value in
+            guard let value, let base = value.baseAddress else { return false }
+            let wanted = (start: name.utf8Start, count: name.utf8CodeUnitCount)
+            var index = 0
+            while index < value.count {
+                while index < value.count, ByteSearch.isXMLSpace(base[index]) { index += 1 }
+                let start = index
+                while index < value.count, !ByteSearch.isXMLSpace(base[index]) { index += 1 }
+                if index - start == wanted.count, memcmp(base + start, wanted.start, wanted.count) == 0 {
+                    return true
+                }
+            }
+            return false
+        }
+    }
 
     /// All text inside the node, entities decoded (libxml2 returns UTF-8).
     var text: String {
+        if isText, let content = pointer.pointee.content { return String(cString: content) }
         guard let content = xmlNodeGetContent(pointer) else { return "" }
         defer { bbs_xml_free(content) }
         return String(cString: content)
+    }
+
+    /// Calls `body` with the bytes of a text node as libxml2 holds them
+    /// (what `text` would decode), in place.
+    func withTextBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        guard isText, let content = pointer.pointee.content else {
+            var text = self.text
+            return text.withUTF8(body)
+        }
+        return body(UnsafeBufferPointer(start: content, count: Int(xmlStrlen(content))))
     }
 
     /// Child nodes of every type, in document order.
@@ -132,8 +231,144 @@ struct HTMLNode {
         pointer.pointee.next.map { HTMLNode(pointer: $0, document: document) }
     }
 
+    /// Calls `body` with each child node, in document order, until it
+    /// returns `false`.
+    func forEachChild(_ body: (HTMLNode) -> Bool) {
+        var child = pointer.pointee.children
+        while let current = child {
+            guard body(HTMLNode(pointer: current, document: document)) else { return }
+            child = current.pointee.next
+        }
+    }
+
+    /// The first child element that `match` accepts (XPath's `name[…]`).
+    func firstChild(where match: (HTMLNode) -> Bool) -> HTMLNode? {
+        var found: HTMLNode?
+        forEachChild { child in
+            if child.isElement, match(child) {
+                found = child
+                return false
+            }
+            return true
+        }
+        return found
+    }
+
+    /// Every child element that `match` accepts, in document order.
+    func children(where match: (HTMLNode) -> Bool) -> [HTMLNode] {
+        var found: [HTMLNode] = []
+        forEachChild { child in
+            if child.isElement, match(child) { found.append(child) }
+            return true
+        }
+        return found
+    }
+
+    /// Calls `body` with each element below this node (not the node
+    /// itself), in document order, until it returns `false`.
+    func forEachDescendant(_ body: (HTMLNode) -> Bool) {
+        var next = pointer.pointee.children
+        while let current = next {
+            if current.pointee.type == XML_ELEMENT_NODE {
+                guard body(HTMLNode(pointer: current, document: document)) else { return }
+                // Into the element's children, if it has any.
+                if let child = current.pointee.children {
+                    next = child
+                    continue
+                }
+            }
+            // Else to the next sibling, climbing back up as far as needed,
+            // never above this node.
+            var climb: xmlNodePtr? = current
+            next = nil
+            while let node = climb, node != pointer {
+                if let sibling = node.pointee.next {
+                    next = sibling
+                    break
+                }
+                climb = node.pointee.parent
+            }
+        }
+    }
+
+    /// The first element below this node that `match` accepts (XPath's
+    /// `.//…[…]`).
+    func firstDescendant(where match: (HTMLNode) -> Bool) -> HTMLNode? {
+        var found: HTMLNode?
+        forEachDescendant { element in
+            if match(element) {
+                found = element
+                return false
+            }
+            return true
+        }
+        return found
+    }
+
+    /// Every element below this node that `match` accepts, in document order.
+    func descendants(where match: (HTMLNode) -> Bool) -> [HTMLNode] {
+        var found: [HTMLNode] = []
+        forEachDescendant { element in
+            if match(element) { found.append(element) }
+            return true
+        }
+        return found
+    }
+
     func select(_ expression: String) -> [HTMLNode] { document.select(expression, from: self) }
     func first(_ expression: String) -> HTMLNode? { document.first(expression, from: self) }
+}
+
+/// Byte-level helpers for the readers' hot paths.
+enum ByteSearch {
+    /// XML's whitespace (XPath's `normalize-space`): space, tab, LF, CR.
+    @inline(__always) static func isXMLSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// Whether `needle` occurs in `haystack` (an empty needle always does).
+    static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = needle.first else { return true }
+        guard haystack.count >= needle.count, let base = haystack.baseAddress, let wanted = needle.baseAddress
+        else { return false }
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            if base[index] == first, memcmp(base + index, wanted, needle.count) == 0 { return true }
+            index += 1
+        }
+        return false
+    }
+
+    /// Where `needle` first occurs in `haystack`, as a byte offset.
+    static func firstOffset(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: StaticString) -> Int? {
+        let count = needle.utf8CodeUnitCount
+        guard count > 0 else { return 0 }
+        guard haystack.count >= count, let base = haystack.baseAddress else { return nil }
+        let first = needle.utf8Start[0]
+        for index in 0...(haystack.count - count)
+        where base[index] == first && memcmp(base + index, needle.utf8Start, count) == 0 {
+            return index
+        }
+        return nil
+    }
+
+    /// The first range of `needle`'s bytes in `text` (for an ASCII needle,
+    /// where `range(of:)` answers the same without Foundation).
+    static func range(of needle: StaticString, in text: String) -> Range<String.Index>? {
+        var bytes = text
+        guard let offset = bytes.withUTF8({ firstOffset($0, needle) }) else { return nil }
+        let lower = text.utf8.index(text.utf8.startIndex, offsetBy: offset)
+        return lower..<text.utf8.index(lower, offsetBy: needle.utf8CodeUnitCount)
+    }
+
+    /// Whether `text`'s UTF-8 holds `needle`'s.
+    static func contains(_ text: String, _ needle: StaticString) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            contains(bytes, UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount))
+        }
+    }
 }
 
 /// libxml2's one-time global set-up.

@@ -25,13 +25,46 @@ enum TextDecoding {
 
     private static let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
 
+    /// Opened converters kept for the next page: `iconv_open` costs about
+    /// as much as converting a page.
+    private static let converters = ConverterPool()
+
+    /// Idle iconv converters to UTF-8, by source encoding; each is used by
+    /// one caller at a time and reset before it is handed out again.
+    private final class ConverterPool: @unchecked Sendable {
+        private let lock = NSLock()
+        private var idle: [String: [iconv_t]] = [:]
+
+        /// An idle converter from `encoding`, or a new one; `nil` when
+        /// iconv does not know the encoding.
+        func take(_ encoding: String) -> iconv_t? {
+            let kept = lock.withLock { idle[encoding]?.popLast() }
+            if let kept { return kept }
+            let converter = iconv_open("UTF-8", encoding)
+            guard let converter, converter != iconv_t(bitPattern: -1) else { return nil }
+            return converter
+        }
+
+        /// Back to the pool in its initial state (a few per encoding at most).
+        func give(_ converter: iconv_t, _ encoding: String) {
+            _ = iconv(converter, nil, nil, nil, nil)
+            let kept = lock.withLock {
+                guard idle[encoding, default: []].count < 8 else { return false }
+                idle[encoding, default: []].append(converter)
+                return true
+            }
+            if !kept { iconv_close(converter) }
+        }
+    }
+
     private static func convert(_ data: Data, from encoding: String) -> Data? {
-        let converter = iconv_open("UTF-8", encoding)
-        guard let converter, converter != iconv_t(bitPattern: -1) else { return nil }
-        defer { iconv_close(converter) }
-        var output = Data()
-        output.reserveCapacity(data.count + data.count / 2)
-        var chunk = [CChar](repeating: 0, count: 64 * 1024)
+        guard let converter = converters.take(encoding) else { return nil }
+        defer { converters.give(converter, encoding) }
+        // Bytes, made into `Data` once at the end; a chunk no bigger than a
+        // page needs (GB18030 takes at most twice its bytes in UTF-8).
+        var output: [UInt8] = []
+        output.reserveCapacity(data.count * 2 + 16)
+        var chunk = [CChar](repeating: 0, count: min(64 * 1024, data.count * 2 + 16))
         var input = [CChar](repeating: 0, count: data.count)
         data.withUnsafeBytes { raw in
             input.withUnsafeMutableBytes { $0.copyMemory(from: raw) }
@@ -69,6 +102,6 @@ enum TextDecoding {
                 }
             }
         }
-        return output
+        return Data(output)
     }
 }

@@ -32,10 +32,15 @@ enum TextEncodingDetector {
     static func charset(inContentType value: String) -> String? {
         for parameter in value.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else {
+            guard pair.count == 2, HTMLWhitespace.trimmed(pair[0], newlines: false).lowercased() == "charset" else {
                 continue
             }
-            let label = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'"))
+            let scalars = pair[1].unicodeScalars
+            let kept = { (scalar: Unicode.Scalar) in scalar != " " && scalar != "\t" && scalar != "\"" && scalar != "'"
+            }
+            guard let first = scalars.firstIndex(where: kept), let last = scalars.lastIndex(where: kept)
+            else { return nil }
+            let label = String(Substring(scalars[first...last]))
             return label.isEmpty ? nil : label
         }
         return nil
@@ -78,33 +83,81 @@ enum TextEncodingDetector {
     /// stray byte or a pasted GBK phrase is still read as UTF-8 (the bad
     /// bytes become U+FFFD) rather than garbled whole.
     static func isMostlyUTF8(_ body: Data) -> Bool {
-        body.withUnsafeBytes { raw in
-            var iterator = raw.bindMemory(to: UInt8.self).makeIterator()
+        if isValidUTF8(body) { return true }
+        return body.withUnsafeBytes { raw in
+            var iterator = CountingIterator(base: raw.bindMemory(to: UInt8.self).makeIterator())
             var decoder = UTF8()
             var wide = 0
             var errors = 0
+            var steps = 0
             while true {
                 switch decoder.decode(&iterator) {
                 case .scalarValue(let scalar): if !scalar.isASCII { wide += 1 }
                 case .emptyInput: return errors == 0 || wide >= 8 * errors
                 case .error: errors += 1
                 }
+                steps += 1
+                // A quick no once even the rest of the bytes as two-byte
+                // characters (plus what the decoder holds) could not make up
+                // for the errors so far: the answer cannot be yes any more.
+                if steps & 255 == 0, wide + (raw.count - iterator.consumed + 4) / 2 < 8 * errors { return false }
             }
         }
     }
 
-    static func isValidUTF8(_ body: Data) -> Bool {
-        body.withUnsafeBytes { raw in
-            var iterator = raw.bindMemory(to: UInt8.self).makeIterator()
-            var decoder = UTF8()
-            while true {
-                switch decoder.decode(&iterator) {
-                case .scalarValue: continue
-                case .emptyInput: return true
-                case .error: return false
-                }
-            }
+    /// Whether the bytes are well-formed UTF-8 (Unicode's table 3-7: no
+    /// overlong forms, no surrogates, nothing above U+10FFFF), checked a
+    /// byte at a time with ASCII skipped eight bytes at a time.
+    /// A byte iterator that counts what it handed out.
+    private struct CountingIterator: IteratorProtocol {
+        var base: UnsafeBufferPointer<UInt8>.Iterator
+        var consumed = 0
+
+        mutating func next() -> UInt8? {
+            guard let byte = base.next() else { return nil }
+            consumed += 1
+            return byte
         }
+    }
+
+    static func isValidUTF8(_ body: Data) -> Bool {
+        body.withUnsafeBytes { raw in isValidUTF8(raw.bindMemory(to: UInt8.self)) }
+    }
+
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        var index = 0
+        while index < count {
+            // Eight ASCII bytes at a time.
+            while index + 8 <= count,
+                UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
+                index += 8
+            }
+            guard index < count else { break }
+            let lead = base[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            // The allowed range of the second byte, and the sequence's length.
+            let (low, high, length): (UInt8, UInt8, Int)
+            switch lead {
+            case 0xC2...0xDF: (low, high, length) = (0x80, 0xBF, 2)
+            case 0xE0: (low, high, length) = (0xA0, 0xBF, 3)
+            case 0xE1...0xEC, 0xEE...0xEF: (low, high, length) = (0x80, 0xBF, 3)
+            case 0xED: (low, high, length) = (0x80, 0x9F, 3)
+            case 0xF0: (low, high, length) = (0x90, 0xBF, 4)
+            case 0xF1...0xF3: (low, high, length) = (0x80, 0xBF, 4)
+            case 0xF4: (low, high, length) = (0x80, 0x8F, 4)
+            default: return false
+            }
+            guard index + length <= count, (low...high).contains(base[index + 1]) else { return false }
+            for offset in 2..<length where base[index + offset] & 0xC0 != 0x80 { return false }
+            index += length
+        }
+        return true
     }
 
     /// The body as UTF-8 bytes, decoded in the order above (header,

@@ -583,10 +583,10 @@ struct SearchIndexWriter {
         return result.sorted { $0.doc < $1.doc }
     }
 
-    /// The index's id is a hash chained over its documents in order, so
-    /// the same posts give the same files however they were built (a full
-    /// pass, appends, in parallel or not), and an index on disk is known
-    /// to be the one the store's map describes.
+    /// The index's id is a hash chained over its documents in the order
+    /// they were numbered, so an index on disk is known to be the one the
+    /// store's map describes (a full pass in parallel or not gives the same
+    /// id; late documents appended give another order, and so another id).
     static let emptyIndexID = SHA256.hex(Data())
 
     static func chain(_ id: String, _ documentHash: String) -> String {

@@ -22,55 +22,60 @@ struct NForumTextReader {
 
     mutating func read(_ node: HTMLNode) {
         if node.isText {
-            current.append(node.text)
+            node.withTextBytes { current.append(utf8: $0) }
             return
         }
         guard node.isElement, !node.hasClass("likes") else { return }
-        switch node.name {
-        case "br":
+        if node.isElement("br") {
             endLine()
-        case "script", "style":
+        } else if node.isElement("script") || node.isElement("style") {
             return
-        case "font":
-            if let style = node.attribute("style"),
-                style.replacingOccurrences(of: " ", with: "").contains("display:none")
-            {
+        } else if node.isElement("font") {
+            if let style = node.attribute("style"), String(style.filter { $0 != " " }).contains("display:none") {
                 return  // the post's id, hidden before 发信人
             }
             let colour = node.classes.lazy.compactMap { ANSIText.style(forFontClass: String($0)) }.first
             let presentational = colour.map { style in isPresentational(style, node) } ?? true
             if let colour, !presentational {
                 current.appendHidden(ANSIText.codes(for: colour))
-                for child in node.children { read(child) }
+                readChildren(node)
                 current.appendHidden(ANSIText.codes(for: .plain))
             } else {
-                for child in node.children { read(child) }
+                readChildren(node)
             }
-        case "a":
+        } else if node.isElement("a") {
             let href = node.attribute("href") ?? ""
             if PostBodyReader.isAttachmentPath(href) {
                 let url = absolute(PostBodyReader.fullSizePath(href))
-                if let image = node.first(".//img") {
+                // .//img
+                if let image = node.firstDescendant(where: { $0.isElement("img") }) {
                     let name = image.attribute("alt").flatMap { $0.isEmpty ? nil : $0 } ?? Self.lastComponent(url)
                     attachments.append(Attachment(name: name, url: url, kind: .image, size: nil))
                 } else {
                     attachments.append(
                         Attachment(
-                            name: HTMLWhitespace.unwrap(node.text).trimmingCharacters(in: .whitespacesAndNewlines),
+                            name: HTMLWhitespace.trimmed(HTMLWhitespace.unwrap(node.text), newlines: true),
                             url: url, kind: .file, size: takeFileSize()))
                 }
             } else {
-                for child in node.children { read(child) }
+                readChildren(node)
             }
-        case "img":
+        } else if node.isElement("img") {
             if let src = node.attribute("src"), PostBodyReader.isAttachmentPath(src) {
                 let url = absolute(PostBodyReader.fullSizePath(src))
                 attachments.append(Attachment(name: Self.lastComponent(url), url: url, kind: .image, size: nil))
             } else {
                 current.appendVisible(node.attribute("alt") ?? "")
             }
-        default:
-            for child in node.children { read(child) }
+        } else {
+            readChildren(node)
+        }
+    }
+
+    private mutating func readChildren(_ node: HTMLNode) {
+        node.forEachChild { child in
+            read(child)
+            return true
         }
     }
 
@@ -111,7 +116,7 @@ struct NForumTextReader {
     /// Drops codes that colour nothing (a start right before a reset, or a
     /// reset at the very start of a line).
     private static func tidyCodes(_ line: String) -> String {
-        guard line.contains("\u{1B}") else { return line }
+        guard line.utf8.contains(0x1B) else { return line }
         let runs = ANSIText.runs(line)
         var out = ""
         var open = ANSIText.Style.plain

@@ -30,57 +30,63 @@ struct PostBodyReader {
     }
 
     mutating func read(_ node: HTMLNode) {
-        for child in node.children {
-            if child.isText {
-                current.append(child.text)
-                continue
-            }
-            guard child.isElement else { continue }
-            switch child.name {
-            case "br":
-                endLine()
-            case "a":
-                let href = child.attribute("href") ?? ""
-                guard Self.isAttachmentPath(href) else {
-                    read(child)
-                    continue
-                }
-                let text = HTMLWhitespace.unwrap(child.text).trimmingCharacters(in: .whitespacesAndNewlines)
-                let url = absolute(Self.fullSizePath(href))
-                if text.hasPrefix("单击此查看原图") {
-                    flushPendingImage()
-                    pendingImage = (url, Self.parenthesized(text))
-                } else {
-                    attachments.append(Attachment(name: text, url: url, kind: .file, size: pendingFileSize))
-                    pendingFileSize = nil
-                }
-                currentHoldsAttachment = true
-            case "img":
-                let src = child.attribute("src") ?? ""
-                guard Self.isAttachmentPath(src) else {
-                    current.appendVisible(child.attribute("alt") ?? "")
-                    continue
-                }
-                let url = pendingImage?.url ?? absolute(Self.fullSizePath(src))
-                let name = child.attribute("alt").flatMap { $0.isEmpty ? nil : $0 } ?? Self.lastComponent(url)
-                attachments.append(Attachment(name: name, url: url, kind: .image, size: pendingImage?.size))
-                pendingImage = nil
-                currentHoldsAttachment = true
-            case "font" where HTMLWhitespace.collapse(child.text).hasPrefix("附件("):
-                pendingFileSize = Self.parenthesized(HTMLWhitespace.collapse(child.text))
-                currentHoldsAttachment = true
-            case "script", "style":
-                continue
-            default:
+        node.forEachChild { child in
+            read(child: child)
+            return true
+        }
+    }
+
+    private mutating func read(child: HTMLNode) {
+        if child.isText {
+            child.withTextBytes { current.append(utf8: $0) }
+            return
+        }
+        guard child.isElement else { return }
+        if child.isElement("br") {
+            endLine()
+        } else if child.isElement("a") {
+            let href = child.attribute("href") ?? ""
+            guard Self.isAttachmentPath(href) else {
                 read(child)
+                return
             }
+            let text = HTMLWhitespace.trimmed(HTMLWhitespace.unwrap(child.text), newlines: true)
+            let url = absolute(Self.fullSizePath(href))
+            if text.hasPrefix("单击此查看原图") {
+                flushPendingImage()
+                pendingImage = (url, Self.parenthesized(text))
+            } else {
+                attachments.append(Attachment(name: text, url: url, kind: .file, size: pendingFileSize))
+                pendingFileSize = nil
+            }
+            currentHoldsAttachment = true
+        } else if child.isElement("img") {
+            let src = child.attribute("src") ?? ""
+            guard Self.isAttachmentPath(src) else {
+                current.appendVisible(child.attribute("alt") ?? "")
+                return
+            }
+            let url = pendingImage?.url ?? absolute(Self.fullSizePath(src))
+            let name = child.attribute("alt").flatMap { $0.isEmpty ? nil : $0 } ?? Self.lastComponent(url)
+            attachments.append(Attachment(name: name, url: url, kind: .image, size: pendingImage?.size))
+            pendingImage = nil
+            currentHoldsAttachment = true
+        } else if child.isElement("font"), case let text = HTMLWhitespace.collapse(child.text),
+            text.hasPrefix("附件(")
+        {
+            pendingFileSize = Self.parenthesized(text)
+            currentHoldsAttachment = true
+        } else if child.isElement("script") || child.isElement("style") {
+            return
+        } else {
+            read(child)
         }
     }
 
     mutating func finish() -> Result {
         endLine()
         flushPendingImage()
-        var lines = self.lines.map { $0.replacingOccurrences(of: "\u{00A0}", with: " ") }
+        var lines = self.lines.map(HTMLWhitespace.plainSpaces)
         var ip: String?
         var editedBy: String?
         trimTrailingBlankLines(&lines)
@@ -124,7 +130,7 @@ struct PostBodyReader {
     }
 
     private func trimTrailingBlankLines(_ lines: inout [String]) {
-        while let last = lines.last, last.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
+        while let last = lines.last, HTMLWhitespace.isBlank(last) { lines.removeLast() }
     }
 
     private func absolute(_ href: String) -> String {
@@ -152,6 +158,8 @@ struct PostBodyReader {
 
     /// `FROM 101.90.125.*` → `101.90.125.*`.
     static func fromLine(_ line: String) -> String? {
+        // Most lines are not: a quick no before splitting.
+        guard line.utf8.contains(UInt8(ascii: "F")) else { return nil }
         let fields = line.split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count == 2, fields[0] == "FROM" else { return nil }
         return String(fields[1])

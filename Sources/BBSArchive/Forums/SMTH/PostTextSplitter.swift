@@ -38,7 +38,7 @@ package struct PostText: Sendable, Equatable {
         var header: Header?
         if let first = lines.first, first.hasPrefix("发信人:") {
             // One cut, not `removeFirst` per line: linear however long the header.
-            let end = lines.firstIndex { $0.trimmingCharacters(in: .whitespaces).isEmpty } ?? lines.endIndex
+            let end = lines.firstIndex(where: HTMLWhitespace.isBlank) ?? lines.endIndex
             header = parseHeader(Array(lines[..<end]))
             lines.removeSubrange(..<end)
         }
@@ -49,8 +49,9 @@ package struct PostText: Sendable, Equatable {
         trimTrailingBlanks(&lines)
         // The 来源 and 修改 lines are known by their text: the forum colours
         // them at random, and a colour is no reason to lose them.
-        while let last = lines.last, ANSIText.strip(last).trimmingCharacters(in: .whitespaces).hasPrefix("※ ") {
-            let line = ANSIText.strip(last).trimmingCharacters(in: .whitespaces)
+        while let last = lines.last, ByteSearch.contains(last, "※"),
+            case let line = HTMLWhitespace.trimmed(ANSIText.strip(last), newlines: false), line.hasPrefix("※ ")
+        {
             if line.hasPrefix("※ 来源:") || line.hasPrefix("※ 来源："), ip == nil {
                 ip = fromAddress(line)
             } else if line.hasPrefix("※ 修改:") || line.hasPrefix("※ 修改："), editedBy == nil {
@@ -62,7 +63,9 @@ package struct PostText: Sendable, Equatable {
         }
 
         var signature: [String]?
-        if let separator = lines.lastIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "--" }) {
+        if let separator = lines.lastIndex(where: {
+            $0.utf8.contains(UInt8(ascii: "-")) && HTMLWhitespace.trimmed($0, newlines: false) == "--"
+        }) {
             var after = Array(lines[(separator + 1)...])
             trimTrailingBlanks(&after)
             dropLeadingBlanks(&after)
@@ -77,33 +80,41 @@ package struct PostText: Sendable, Equatable {
 
     /// Whether a line (colour codes aside) is a `※ 来源` or `※ 修改` line.
     static func isOriginOrEditLine(_ line: String) -> Bool {
-        let text = ANSIText.strip(line).trimmingCharacters(in: .whitespaces)
+        // Every such line holds a ※ (most lines do not): a quick no.
+        guard ByteSearch.contains(line, "※") else { return false }
+        let text = HTMLWhitespace.trimmed(ANSIText.strip(line), newlines: false)
         return ["※ 来源:", "※ 来源：", "※ 修改:", "※ 修改："].contains { text.hasPrefix($0) }
     }
 
     static func parseHeader(_ lines: [String]) -> Header? {
-        guard let first = lines.first, let colon = first.range(of: "发信人:") else { return nil }
-        var rest = first[colon.upperBound...].trimmingCharacters(in: .whitespaces)
+        guard let first = lines.first else { return nil }
+        // As `split` calls it, the line starts with 发信人: (four characters,
+        // none of which decomposes: the first match is there).
+        let colon =
+            first.hasPrefix("发信人:")
+            ? first.startIndex..<first.index(first.startIndex, offsetBy: 4) : first.range(of: "发信人:")
+        guard let colon else { return nil }
+        var rest = HTMLWhitespace.trimmed(first[colon.upperBound...], newlines: false)
         var board: String?
         if let range = rest.range(of: ", 信区:", options: .backwards) ?? rest.range(of: "，信区:", options: .backwards) {
-            board = rest[range.upperBound...].trimmingCharacters(in: .whitespaces)
+            board = HTMLWhitespace.trimmed(rest[range.upperBound...], newlines: false)
             rest = String(rest[..<range.lowerBound])
         }
         var author = rest
         var nick: String?
         if let open = rest.firstIndex(of: "("), rest.hasSuffix(")") {
-            author = rest[..<open].trimmingCharacters(in: .whitespaces)
+            author = HTMLWhitespace.trimmed(rest[..<open], newlines: false)
             nick = String(rest[rest.index(after: open)..<rest.index(before: rest.endIndex)])
         }
         var header = Header(author: author, nick: nick, board: board)
         for line in lines.dropFirst() {
-            let compact = line.replacingOccurrences(of: " ", with: "")
+            let compact = String(line.filter { $0 != " " })
             if compact.hasPrefix("标题:"), let colon = line.firstIndex(of: ":") {
-                header.title = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                header.title = HTMLWhitespace.trimmed(line[line.index(after: colon)...], newlines: false)
             } else if compact.hasPrefix("发信站:"), let colon = line.firstIndex(of: ":") {
-                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                let value = HTMLWhitespace.trimmed(line[line.index(after: colon)...], newlines: false)
                 if let open = value.firstIndex(of: "("), let close = value.firstIndex(of: ")"), open < close {
-                    header.site = value[..<open].trimmingCharacters(in: .whitespaces)
+                    header.site = HTMLWhitespace.trimmed(value[..<open], newlines: false)
                     header.postedAt = bbsTime(String(value[value.index(after: open)..<close]))
                 } else {
                     header.site = value
@@ -132,7 +143,7 @@ package struct PostText: Sendable, Equatable {
     /// `…[FROM: 101.90.125.*]` → `101.90.125.*`.
     static func fromAddress(_ line: String) -> String? {
         guard let range = line.range(of: "FROM:", options: .backwards) else { return nil }
-        let rest = line[range.upperBound...].trimmingCharacters(in: .whitespaces)
+        let rest = HTMLWhitespace.trimmed(line[range.upperBound...], newlines: false)
         let address = rest.prefix { $0 != "]" && $0 != " " }
         return address.isEmpty ? nil : String(address)
     }
@@ -146,16 +157,16 @@ package struct PostText: Sendable, Equatable {
             return (user.isEmpty ? nil : String(user), nil)
         }
         let user = String(rest[..<on.lowerBound])
-        let timeText = rest[on.upperBound...].prefix { $0 != "修" }.trimmingCharacters(in: .whitespaces)
+        let timeText = HTMLWhitespace.trimmed(rest[on.upperBound...].prefix { $0 != "修" }, newlines: false)
         return (user.isEmpty ? nil : user, bbsTime(timeText))
     }
 
     private static func dropLeadingBlanks(_ lines: inout [String]) {
-        let start = lines.firstIndex { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? lines.endIndex
+        let start = lines.firstIndex { !HTMLWhitespace.isBlank($0) } ?? lines.endIndex
         lines.removeSubrange(..<start)
     }
 
     private static func trimTrailingBlanks(_ lines: inout [String]) {
-        while let last = lines.last, last.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
+        while let last = lines.last, HTMLWhitespace.isBlank(last) { lines.removeLast() }
     }
 }

@@ -13,11 +13,12 @@ struct SMTHMobileParser {
             return .user(profile)
         }
         let document = try page.document(expected: "an SMTH mobile page")
-        let list = document.first("//ul[\(XPath.hasClass("list"))]")
-        if let list, let heading = list.first("li[\(XPath.hasClass("f"))]"),
-            heading.text.hasPrefix("主题:") || heading.text.hasPrefix("主题：")
-        {
-            return .thread(try parseThread(document, list: list, heading: heading))
+        let list = Walk.list(document)
+        if let list, let heading = Walk.heading(list) {
+            let headingText = heading.text
+            if headingText.hasPrefix("主题:") || headingText.hasPrefix("主题：") {
+                return .thread(try parseThread(document, list: list, headingText: headingText))
+            }
         }
         if let list, isBoardPage(document) {
             return .board(try parseBoard(document, list: list))
@@ -37,20 +38,20 @@ struct SMTHMobileParser {
     // MARK: Board pages
 
     private func isBoardPage(_ document: HTMLDocument) -> Bool {
-        if let menu = document.first("//div[\(XPath.hasClass("menu"))]"), menu.text.contains("版面-") {
+        if let menu = Walk.menu(document), menu.text.contains("版面-") {
             return true
         }
-        return document.first("//ul[\(XPath.hasClass("list"))]/li/div/a[starts-with(@href, '/article/')]") != nil
+        return Walk.firstListedArticle(document) != nil
     }
 
     private func parseBoard(_ document: HTMLDocument, list: HTMLNode) throws(ArchiveError) -> BoardPage {
         var name: String?
         var title: String?
-        if let menu = document.first("//div[\(XPath.hasClass("menu"))]") {
+        if let menu = Walk.menu(document) {
             (title, name) = Self.breadcrumb(menu.text)
         }
         var threads: [ThreadSummary] = []
-        for row in list.select("li") {
+        for row in Walk.rows(list) {
             if let summary = try parseRow(row) {
                 if name == nil { name = summary.board }
                 threads.append(summary.thread)
@@ -75,9 +76,8 @@ struct SMTHMobileParser {
     }
 
     private func parseRow(_ row: HTMLNode) throws(ArchiveError) -> (board: String, thread: ThreadSummary)? {
-        let cells = row.elementChildren.filter { $0.name == "div" }
-        guard cells.count >= 2,
-            let link = cells[0].first("a[starts-with(@href, '/article/') or contains(@href, '/article/')]"),
+        let cells = Walk.cells(row)
+        guard cells.count >= 2, let link = Walk.rowLink(cells[0]),
             let href = link.attribute("href"), let (board, gid) = Self.articlePath(href)
         else { return nil }
         let repliesText = link.nextSibling.map(\.text) ?? ""
@@ -104,16 +104,16 @@ struct SMTHMobileParser {
     private static func timeAndName(_ text: String) -> (String, String?) {
         let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         let time = parts.first.map(String.init) ?? ""
-        let name = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        let name = parts.count > 1 ? HTMLWhitespace.trimmed(parts[1], newlines: false) : ""
         return (time, name.isEmpty ? nil : name)
     }
 
     // MARK: Thread pages
 
-    private func parseThread(_ document: HTMLDocument, list: HTMLNode, heading: HTMLNode) throws(ArchiveError)
+    private func parseThread(_ document: HTMLDocument, list: HTMLNode, headingText: String) throws(ArchiveError)
         -> ThreadPage
     {
-        var title = HTMLWhitespace.unwrap(heading.text).trimmingCharacters(in: .whitespacesAndNewlines)
+        var title = HTMLWhitespace.trimmed(HTMLWhitespace.unwrap(headingText), newlines: true)
         for prefix in ["主题:", "主题："] where title.hasPrefix(prefix) {
             title = String(title.dropFirst(prefix.count))
         }
@@ -121,14 +121,12 @@ struct SMTHMobileParser {
         var gid = 0
         if let (b, g) = Self.articlePath(page.url) {
             (board, gid) = (b, g)
-        } else if let href = document.first("//a[contains(@href, '?au=')]")?.attribute("href"),
-            let (b, g) = Self.articlePath(href)
-        {
+        } else if let href = Walk.authorFilterLink(document)?.attribute("href"), let (b, g) = Self.articlePath(href) {
             (board, gid) = (b, g)
         }
         var posts: [Post] = []
         var timeKnown: [Bool] = []
-        let items = list.select("li[div[\(XPath.hasClass("nav"))]]")
+        let items = Walk.postItems(list)
         for item in items {
             let (post, known) = parsePost(item, previous: posts.last)
             posts.append(post)
@@ -137,7 +135,7 @@ struct SMTHMobileParser {
         SMTHTimeParser.fillUnreadTimes(&posts, known: timeKnown, fallback: page.fetchedAt)
         // Counted apart from the items read above: every post starts with
         // its `a[name=aN]` anchor.
-        let anchors = list.select("li/a[starts-with(@name, 'a')]").count
+        let anchors = Walk.postAnchors(list).count
         return ThreadPage(
             board: board, gid: gid, title: title, page: pageInfo(document), posts: posts,
             containers: max(anchors, items.count))
@@ -147,15 +145,15 @@ struct SMTHMobileParser {
     /// to drop it. Returns whether its time could be read.
     private func parsePost(_ item: HTMLNode, previous: Post?) -> (Post, Bool) {
         var problems: [String] = []
-        let nav = item.first("div[\(XPath.hasClass("nav"))]/div")
-        let plants = nav?.select("a[\(XPath.hasClass("plant"))]") ?? []
+        let nav = Walk.nav(item)
+        let plants = nav.map(Walk.plants) ?? []
         let floorText = plants.first.map { HTMLWhitespace.collapse($0.text) }
         var floor = floorText.flatMap { $0.contains("楼主") ? 0 : Int($0.filter(\.isNumber)) }
-        if floor == nil, let anchor = item.first("a[starts-with(@name, 'a')]")?.attribute("name") {
+        if floor == nil, let anchor = Walk.anchor(item)?.attribute("name") {
             floor = Int(anchor.filter(\.isNumber))
         }
         if floor == nil { problems.append("its floor could not be read") }
-        let author = nav?.first("a[contains(@href, '/user/query/')]").map { HTMLWhitespace.collapse($0.text) } ?? ""
+        let author = nav.flatMap(Walk.author).map { HTMLWhitespace.collapse($0.text) } ?? ""
         if author.isEmpty { problems.append("its author could not be read") }
         let postedAt = plants.dropFirst().first.flatMap {
             SMTHTimeParser.parse(HTMLWhitespace.collapse($0.text), fetchedAt: page.fetchedAt)
@@ -163,7 +161,7 @@ struct SMTHMobileParser {
         if postedAt == nil { problems.append("its time could not be read") }
         let number = floor ?? previous.map { $0.floor + 1 } ?? 0
         var body = PostBodyReader(baseURL: page.url)
-        if let content = item.first("div[\(XPath.hasClass("sp"))]") {
+        if let content = Walk.body(item) {
             body.read(content)
         }
         let result = body.finish()
@@ -259,13 +257,15 @@ struct SMTHMobileParser {
 
     /// The first `a.plant` reading `cur/total`; a page without one is page 1 of 1.
     private func pageInfo(_ document: HTMLDocument) -> PageInfo {
-        for plant in document.select("//a[\(XPath.hasClass("plant"))]") {
+        var info = PageInfo(current: 1, total: 1)
+        _ = document.firstElement { plant in
+            guard Walk.isPager(plant) else { return false }
             let parts = plant.text.split(separator: "/")
-            if parts.count == 2, let current = Int(parts[0]), let total = Int(parts[1]) {
-                return PageInfo(current: current, total: max(total, current))
-            }
+            guard parts.count == 2, let current = Int(parts[0]), let total = Int(parts[1]) else { return false }
+            info = PageInfo(current: current, total: max(total, current))
+            return true
         }
-        return PageInfo(current: 1, total: 1)
+        return info
     }
 
     /// The forum's own message on an error page (`div.sp.hl.f` and friends).
@@ -280,12 +280,12 @@ struct SMTHMobileParser {
 
     /// `/article/Geography/535772?p=2` → (`Geography`, 535772).
     static func articlePath(_ href: String) -> (String, Int)? {
-        guard let range = href.range(of: "/article/") else { return nil }
+        guard let range = ByteSearch.range(of: "/article/", in: href) else { return nil }
         let parts = href[range.upperBound...].split(separator: "/")
         guard parts.count >= 2 else { return nil }
         let digits = parts[1].prefix { $0.isNumber }
         guard let gid = Int(digits) else { return nil }
-        return (String(parts[0]).removingPercentEncoding ?? String(parts[0]), gid)
+        return (percentDecoded(parts[0]), gid)
     }
 
     /// `/board/Geography?p=2` → `Geography`.
@@ -293,13 +293,116 @@ struct SMTHMobileParser {
         for marker in ["/board/", "/article/"] {
             guard let range = url.range(of: marker) else { continue }
             let name = url[range.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-            if !name.isEmpty { return String(name).removingPercentEncoding ?? String(name) }
+            if !name.isEmpty { return percentDecoded(name) }
         }
         return nil
     }
 
+    /// `removingPercentEncoding`, asked only of text that has a `%`.
+    private static func percentDecoded(_ text: Substring) -> String {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+        return String(text).removingPercentEncoding ?? String(text)
+    }
+
     static func normalizeSpaces(_ text: String) -> String {
-        text.replacingOccurrences(of: "\u{00A0}", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+        HTMLWhitespace.trimmed(HTMLWhitespace.plainSpaces(text), newlines: true)
+    }
+}
+
+extension SMTHMobileParser {
+    /// The questions the parser asks of thread and board pages, as walks of
+    /// the tree: each gives the same nodes as the XPath expression beside it
+    /// (`xpath`), which ParserWalkTests checks on real and replica pages.
+    enum Walk {
+        /// `//ul[hasClass(list)]`, the first.
+        static func list(_ document: HTMLDocument) -> HTMLNode? {
+            document.firstElement { $0.isElement("ul") && $0.hasClass("list") }
+        }
+
+        /// `li[hasClass(f)]`, the first, from the list.
+        static func heading(_ list: HTMLNode) -> HTMLNode? {
+            list.firstChild { $0.isElement("li") && $0.hasClass("f") }
+        }
+
+        /// `//div[hasClass(menu)]`, the first.
+        static func menu(_ document: HTMLDocument) -> HTMLNode? {
+            document.firstElement { $0.isElement("div") && $0.hasClass("menu") }
+        }
+
+        /// `//ul[hasClass(list)]/li/div/a[starts-with(@href, '/article/')]`, the first.
+        static func firstListedArticle(_ document: HTMLDocument) -> HTMLNode? {
+            var found: HTMLNode?
+            _ = document.firstElement { list in
+                guard list.isElement("ul"), list.hasClass("list") else { return false }
+                for item in list.children(where: { $0.isElement("li") }) {
+                    for cell in item.children(where: { $0.isElement("div") }) {
+                        found = cell.firstChild { $0.isElement("a") && $0.attribute("href", hasPrefix: "/article/") }
+                        if found != nil { return true }
+                    }
+                }
+                return false
+            }
+            return found
+        }
+
+        /// `li`, from the list.
+        static func rows(_ list: HTMLNode) -> [HTMLNode] { list.children { $0.isElement("li") } }
+
+        /// `div`, from a row.
+        static func cells(_ row: HTMLNode) -> [HTMLNode] { row.children { $0.isElement("div") } }
+
+        /// `a[starts-with(@href, '/article/') or contains(@href, '/article/')]`, the first, from a cell.
+        static func rowLink(_ cell: HTMLNode) -> HTMLNode? {
+            cell.firstChild { $0.isElement("a") && $0.attribute("href", contains: "/article/") }
+        }
+
+        /// `//a[contains(@href, '?au=')]`, the first.
+        static func authorFilterLink(_ document: HTMLDocument) -> HTMLNode? {
+            document.firstElement { $0.isElement("a") && $0.attribute("href", contains: "?au=") }
+        }
+
+        /// `li[div[hasClass(nav)]]`, from the list: the posts.
+        static func postItems(_ list: HTMLNode) -> [HTMLNode] {
+            list.children { item in
+                item.isElement("li") && item.firstChild { $0.isElement("div") && $0.hasClass("nav") } != nil
+            }
+        }
+
+        /// `li/a[starts-with(@name, 'a')]`, from the list: the posts' anchors.
+        static func postAnchors(_ list: HTMLNode) -> [HTMLNode] {
+            rows(list).flatMap { $0.children { $0.isElement("a") && $0.attribute("name", hasPrefix: "a") } }
+        }
+
+        /// `div[hasClass(nav)]/div`, the first, from a post.
+        static func nav(_ item: HTMLNode) -> HTMLNode? {
+            for box in item.children(where: { $0.isElement("div") && $0.hasClass("nav") }) {
+                if let inner = box.firstChild(where: { $0.isElement("div") }) { return inner }
+            }
+            return nil
+        }
+
+        /// `a[hasClass(plant)]`, from the nav: floor, then time.
+        static func plants(_ nav: HTMLNode) -> [HTMLNode] {
+            nav.children { $0.isElement("a") && $0.hasClass("plant") }
+        }
+
+        /// `a[starts-with(@name, 'a')]`, the first, from a post.
+        static func anchor(_ item: HTMLNode) -> HTMLNode? {
+            item.firstChild { $0.isElement("a") && $0.attribute("name", hasPrefix: "a") }
+        }
+
+        /// `a[contains(@href, '/user/query/')]`, the first, from the nav.
+        static func author(_ nav: HTMLNode) -> HTMLNode? {
+            nav.firstChild { $0.isElement("a") && $0.attribute("href", contains: "/user/query/") }
+        }
+
+        /// `div[hasClass(sp)]`, the first, from a post.
+        static func body(_ item: HTMLNode) -> HTMLNode? {
+            item.firstChild { $0.isElement("div") && $0.hasClass("sp") }
+        }
+
+        /// Whether an element is one of `//a[hasClass(plant)]`.
+        static func isPager(_ element: HTMLNode) -> Bool { element.isElement("a") && element.hasClass("plant") }
     }
 }
 

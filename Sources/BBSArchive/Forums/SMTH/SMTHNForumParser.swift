@@ -10,11 +10,12 @@ struct SMTHNForumParser {
             return .user(profile)
         }
         let document = try page.document(expected: "an SMTH nForum page")
-        if document.first("//table[\(XPath.hasClass("article"))]") != nil {
-            return .thread(parseThread(document))
+        let articles = Walk.articles(document)
+        if !articles.isEmpty {
+            return .thread(parseThread(document, tables: articles))
         }
-        if let table = document.first("//table[\(XPath.hasClass("board-list"))]") {
-            if table.first(".//td[\(XPath.hasClass("title_9"))]") != nil || isBoardPage(document) {
+        if let table = Walk.boardList(document) {
+            if Walk.firstTitleCell(table) != nil || isBoardPage(document) {
                 return .board(try parseBoard(document, table: table))
             }
             if table.first(".//td[\(XPath.hasClass("title_1"))]") != nil {
@@ -38,7 +39,7 @@ struct SMTHNForumParser {
     // MARK: Board lists
 
     private func isBoardPage(_ document: HTMLDocument) -> Bool {
-        document.first("//li[\(XPath.hasClass("page-pre"))]")?.text.contains("主题数") == true
+        Walk.pagePre(document)?.text.contains("主题数") == true
     }
 
     private func parseBoard(_ document: HTMLDocument, table: HTMLNode) throws(ArchiveError) -> BoardPage {
@@ -46,14 +47,14 @@ struct SMTHNForumParser {
         // may spell it as the reader typed it.
         var name: String?
         var threads: [ThreadSummary] = []
-        for row in table.select(".//tbody/tr | ./tr[td]") {
-            guard let link = row.first("td[\(XPath.hasClass("title_9"))]/a[contains(@href, '/article/')]"),
-                let href = link.attribute("href"), let (board, gid) = SMTHMobileParser.articlePath(href)
+        for row in Walk.rows(table) {
+            guard let link = Walk.rowLink(row), let href = link.attribute("href"),
+                let (board, gid) = SMTHMobileParser.articlePath(href)
             else { continue }
             if name == nil { name = board }
-            let dates = row.select("td[\(XPath.hasClass("title_10"))]")
-            let people = row.select("td[\(XPath.hasClass("title_12"))]")
-            let counts = row.select("td[\(XPath.hasClass("title_11"))]")
+            let dates = Walk.dates(row)
+            let people = Walk.people(row)
+            let counts = Walk.counts(row)
             let postedText = Self.clean(dates.first?.text ?? "")
             let lastText = Self.clean(dates.dropFirst().first?.text ?? "")
             guard let postedAt = try SMTHTimeParser.checked(postedText, fetchedAt: page.fetchedAt, url: page.url)
@@ -65,14 +66,14 @@ struct SMTHNForumParser {
             threads.append(
                 ThreadSummary(
                     gid: gid, title: link.text, replies: replies, sticky: row.hasClass("top"),
-                    marked: row.first(".//samp[contains(@class, 'ico-pos-article-m')]") != nil,
+                    marked: Walk.markedIcon(row) != nil,
                     author: author == SMTHMobileParser.deletedAuthor ? nil : author, postedAt: postedAt,
                     lastReplier: lastReplier,
                     lastReplyAt: try SMTHTimeParser.checked(lastText, fetchedAt: page.fetchedAt, url: page.url)
                         ?? postedAt,
-                    hasAttachment: row.first(".//samp[\(XPath.hasClass("tag-att"))]") != nil))
+                    hasAttachment: Walk.attachmentIcon(row) != nil))
         }
-        let count = document.first("//li[\(XPath.hasClass("page-pre"))]/i").flatMap { Int(Self.clean($0.text)) }
+        let count = Walk.threadCount(document).flatMap { Int(Self.clean($0.text)) }
         return BoardPage(
             board: name ?? SMTHMobileParser.boardName(inURL: page.url) ?? "", title: nil, page: pageInfo(document),
             threads: threads, threadCount: count)
@@ -80,15 +81,15 @@ struct SMTHNForumParser {
 
     /// `|&ensp;<a>id</a>` or plain text such as 原帖已删除.
     private static func person(_ cell: HTMLNode) -> String? {
-        let text = cell.first("a")?.text ?? cell.text
+        let text = cell.firstChild(where: { $0.isElement("a") })?.text ?? cell.text
         let name = clean(text).trimmingCharacters(in: CharacterSet(charactersIn: "| "))
         return name.isEmpty ? nil : name
     }
 
     // MARK: Threads
 
-    private func parseThread(_ document: HTMLDocument) -> ThreadPage {
-        var title = document.first("//div[\(XPath.hasClass("b-head"))]//span[\(XPath.hasClass("n-left"))]")?.text ?? ""
+    private func parseThread(_ document: HTMLDocument, tables: [HTMLNode]) -> ThreadPage {
+        var title = Walk.title(document)?.text ?? ""
         title = Self.clean(title)
         for prefix in ["文章主题:", "文章主题："] where title.hasPrefix(prefix) {
             title = Self.clean(String(title.dropFirst(prefix.count)))
@@ -99,7 +100,6 @@ struct SMTHNForumParser {
         let info = pageInfo(document)
         var posts: [Post] = []
         var timeKnown: [Bool] = []
-        let tables = document.select("//table[\(XPath.hasClass("article"))]")
         for table in tables {
             let (post, known) = parsePost(table, previous: posts.last, page: info)
             posts.append(post)
@@ -109,7 +109,7 @@ struct SMTHNForumParser {
         // Counted apart from the tables read above: every post is a
         // `div.a-wrap` (or at least a 回复 link), so a post the reading above
         // missed shows as a difference.
-        let wraps = document.select("//div[\(XPath.hasClass("a-wrap"))]").count
+        let wraps = Walk.wraps(document).count
         return ThreadPage(
             board: board, gid: gid, title: title, page: info, posts: posts, containers: max(wraps, tables.count))
     }
@@ -132,22 +132,21 @@ struct SMTHNForumParser {
     /// to drop it. Returns whether its time could be read.
     private func parsePost(_ table: HTMLNode, previous: Post?, page info: PageInfo) -> (Post, Bool) {
         var problems: [String] = []
-        let author =
-            table.first(".//span[\(XPath.hasClass("a-u-name"))]").map { HTMLWhitespace.collapse($0.text) } ?? ""
+        let author = Walk.userName(table).map { HTMLWhitespace.collapse($0.text) } ?? ""
         var floor: Int?
-        if let position = table.first(".//span[\(XPath.hasClass("a-pos"))]").map({ HTMLWhitespace.collapse($0.text) }) {
+        if let position = Walk.position(table).map({ HTMLWhitespace.collapse($0.text) }) {
             floor = position.contains("楼主") ? 0 : Int(position.filter(\.isNumber))
-        } else if let anchor = table.first("preceding-sibling::a[@name][1]")?.attribute("name") {
+        } else if let anchor = Walk.anchor(table)?.attribute("name") {
             floor = Int(anchor.filter(\.isNumber))
         }
         if floor == nil {
             problems.append("its floor could not be read")
         }
-        let postID = table.first(".//a[\(XPath.hasClass("a-post"))]")?.attribute("href")
+        let postID = Walk.postLink(table)?.attribute("href")
             .flatMap { Int($0.split(separator: "/").last.map(String.init) ?? "") }
-        let nick = table.first(".//div[\(XPath.hasClass("a-u-uid"))]").map { Self.clean($0.text) }
+        let nick = Walk.nick(table).map { Self.clean($0.text) }
 
-        let content = table.first(".//td[\(XPath.hasClass("a-content"))]")
+        let content = Walk.content(table)
         let (text, lines, attachments, likes) =
             content.map { Self.readContent($0, baseURL: page.url, fetchedAt: page.fetchedAt) }
             ?? (PostText.split([]), [], [], [])
@@ -177,25 +176,24 @@ struct SMTHNForumParser {
         -> (PostText, [String], [Attachment], [Like])
     {
         var reader = NForumTextReader(baseURL: baseURL)
-        for child in content.children where !(child.isElement && child.hasClass("likes")) {
-            reader.read(child)
+        content.forEachChild { child in
+            if !(child.isElement && child.hasClass("likes")) { reader.read(child) }
+            return true
         }
         let (lines, attachments) = reader.finish()
-        let likes = content.select(".//div[\(XPath.hasClass("likes"))]//li").compactMap {
-            like($0, fetchedAt: fetchedAt)
-        }
+        let likes = Walk.likes(content).compactMap { like($0, fetchedAt: fetchedAt) }
         return (PostText.split(lines), lines, attachments, likes)
     }
 
     /// `<span class="like_score_1">[+5]</span><span class="like_user">u:</span>
     /// <span class="like_msg">…</span><span class="like_time">(2016-03-28 01:47)</span>`.
     private static func like(_ item: HTMLNode, fetchedAt: Date) -> Like? {
-        guard let user = item.first("span[\(XPath.hasClass("like_user"))]")?.text else { return nil }
-        let scoreText = clean(item.first("span[starts-with(@class, 'like_score')]")?.text ?? "")
+        guard let user = Walk.likeUser(item)?.text else { return nil }
+        let scoreText = clean(Walk.likeScore(item)?.text ?? "")
         let score =
             Int(scoreText.filter { $0.isNumber || $0 == "-" || $0 == "+" }.replacingOccurrences(of: "+", with: "")) ?? 0
-        let message = HTMLWhitespace.unwrap(item.first("span[\(XPath.hasClass("like_msg"))]")?.text ?? "")
-        let timeText = clean(item.first("span[\(XPath.hasClass("like_time"))]")?.text ?? "")
+        let message = HTMLWhitespace.unwrap(Walk.likeMessage(item)?.text ?? "")
+        let timeText = clean(Walk.likeTime(item)?.text ?? "")
             .trimmingCharacters(in: CharacterSet(charactersIn: "()（）"))
         return Like(
             score: score, user: clean(user).trimmingCharacters(in: CharacterSet(charactersIn: ":：")),
@@ -248,9 +246,9 @@ struct SMTHNForumParser {
 
     /// `li.page-select` is the current page; the highest page link the total.
     private func pageInfo(_ document: HTMLDocument) -> PageInfo {
-        let current = document.first("//li[\(XPath.hasClass("page-select"))]").flatMap { Int(Self.clean($0.text)) } ?? 1
+        let current = Walk.pageSelect(document).flatMap { Int(Self.clean($0.text)) } ?? 1
         var total = current
-        for link in document.select("//ul[\(XPath.hasClass("pagination"))]//a[@href]") {
+        for link in Walk.pagerLinks(document) {
             guard let href = link.attribute("href"), let range = href.range(of: "p=") else { continue }
             if let number = Int(href[range.upperBound...].prefix { $0.isNumber }) { total = max(total, number) }
         }
@@ -274,5 +272,190 @@ struct SMTHNForumParser {
             character.isWhitespace ? " " : character
         }
         return String(spaced).split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+    }
+}
+
+extension SMTHNForumParser {
+    /// The questions the parser asks of thread and board fragments, as
+    /// walks of the tree: each gives the same nodes as the XPath expression
+    /// beside it, which ParserWalkTests checks on real and replica pages.
+    enum Walk {
+        /// `//table[hasClass(article)]`: the posts.
+        static func articles(_ document: HTMLDocument) -> [HTMLNode] {
+            document.elements { $0.isElement("table") && $0.hasClass("article") }
+        }
+
+        /// `//table[hasClass(board-list)]`, the first.
+        static func boardList(_ document: HTMLDocument) -> HTMLNode? {
+            document.firstElement { $0.isElement("table") && $0.hasClass("board-list") }
+        }
+
+        /// `.//td[hasClass(title_9)]`, the first, from the list.
+        static func firstTitleCell(_ table: HTMLNode) -> HTMLNode? {
+            table.firstDescendant { $0.isElement("td") && $0.hasClass("title_9") }
+        }
+
+        /// `//li[hasClass(page-pre)]`, the first.
+        static func pagePre(_ document: HTMLDocument) -> HTMLNode? {
+            document.firstElement { $0.isElement("li") && $0.hasClass("page-pre") }
+        }
+
+        /// `.//tbody/tr | ./tr[td]`, from the list: the rows.
+        static func rows(_ table: HTMLNode) -> [HTMLNode] {
+            table.descendants { row in
+                guard row.isElement("tr"), let parent = row.pointer.pointee.parent else { return false }
+                if parent == table.pointer { return row.firstChild { $0.isElement("td") } != nil }
+                return HTMLNode(pointer: parent, document: table.document).isElement("tbody")
+            }
+        }
+
+        /// `td[hasClass(title_9)]/a[contains(@href, '/article/')]`, the first, from a row.
+        static func rowLink(_ row: HTMLNode) -> HTMLNode? {
+            for cell in row.children(where: { $0.isElement("td") && $0.hasClass("title_9") }) {
+                if let link = cell.firstChild(where: {
+                    $0.isElement("a") && $0.attribute("href", contains: "/article/")
+                }) {
+                    return link
+                }
+            }
+            return nil
+        }
+
+        /// `td[hasClass(title_10)]`, from a row: posted, last reply.
+        static func dates(_ row: HTMLNode) -> [HTMLNode] {
+            row.children { $0.isElement("td") && $0.hasClass("title_10") }
+        }
+
+        /// `td[hasClass(title_12)]`, from a row: author, last replier.
+        static func people(_ row: HTMLNode) -> [HTMLNode] {
+            row.children { $0.isElement("td") && $0.hasClass("title_12") }
+        }
+
+        /// `td[hasClass(title_11)]`, from a row: score, likes, replies.
+        static func counts(_ row: HTMLNode) -> [HTMLNode] {
+            row.children { $0.isElement("td") && $0.hasClass("title_11") }
+        }
+
+        /// `.//samp[contains(@class, 'ico-pos-article-m')]`, the first, from a row.
+        static func markedIcon(_ row: HTMLNode) -> HTMLNode? {
+            row.firstDescendant { $0.isElement("samp") && $0.attribute("class", contains: "ico-pos-article-m") }
+        }
+
+        /// `.//samp[hasClass(tag-att)]`, the first, from a row.
+        static func attachmentIcon(_ row: HTMLNode) -> HTMLNode? {
+            row.firstDescendant { $0.isElement("samp") && $0.hasClass("tag-att") }
+        }
+
+        /// `//li[hasClass(page-pre)]/i`, the first.
+        static func threadCount(_ document: HTMLDocument) -> HTMLNode? {
+            for item in document.elements(where: { $0.isElement("li") && $0.hasClass("page-pre") }) {
+                if let count = item.firstChild(where: { $0.isElement("i") }) { return count }
+            }
+            return nil
+        }
+
+        /// `//div[hasClass(b-head)]//span[hasClass(n-left)]`, the first.
+        static func title(_ document: HTMLDocument) -> HTMLNode? {
+            document.firstElement { span in
+                span.isElement("span") && span.hasClass("n-left")
+                    && hasAncestor(span) { $0.isElement("div") && $0.hasClass("b-head") }
+            }
+        }
+
+        /// `//div[hasClass(a-wrap)]`: every post's box.
+        static func wraps(_ document: HTMLDocument) -> [HTMLNode] {
+            document.elements { $0.isElement("div") && $0.hasClass("a-wrap") }
+        }
+
+        /// `.//span[hasClass(a-u-name)]`, the first, from a post.
+        static func userName(_ table: HTMLNode) -> HTMLNode? {
+            table.firstDescendant { $0.isElement("span") && $0.hasClass("a-u-name") }
+        }
+
+        /// `.//span[hasClass(a-pos)]`, the first, from a post.
+        static func position(_ table: HTMLNode) -> HTMLNode? {
+            table.firstDescendant { $0.isElement("span") && $0.hasClass("a-pos") }
+        }
+
+        /// `preceding-sibling::a[@name][1]`: the nearest `a` with a name before the post.
+        static func anchor(_ table: HTMLNode) -> HTMLNode? {
+            var sibling = table.pointer.pointee.prev
+            while let current = sibling {
+                let element = HTMLNode(pointer: current, document: table.document)
+                if element.isElement("a"), element.withAttribute("name", { $0 != nil }) { return element }
+                sibling = current.pointee.prev
+            }
+            return nil
+        }
+
+        /// `.//a[hasClass(a-post)]`, the first, from a post.
+        static func postLink(_ table: HTMLNode) -> HTMLNode? {
+            table.firstDescendant { $0.isElement("a") && $0.hasClass("a-post") }
+        }
+
+        /// `.//div[hasClass(a-u-uid)]`, the first, from a post.
+        static func nick(_ table: HTMLNode) -> HTMLNode? {
+            table.firstDescendant { $0.isElement("div") && $0.hasClass("a-u-uid") }
+        }
+
+        /// `.//td[hasClass(a-content)]`, the first, from a post.
+        static func content(_ table: HTMLNode) -> HTMLNode? {
+            table.firstDescendant { $0.isElement("td") && $0.hasClass("a-content") }
+        }
+
+        /// `.//div[hasClass(likes)]//li`, from the content.
+        static func likes(_ content: HTMLNode) -> [HTMLNode] {
+            content.descendants { item in
+                item.isElement("li")
+                    && hasAncestor(item, below: content) { $0.isElement("div") && $0.hasClass("likes") }
+            }
+        }
+
+        /// `span[hasClass(like_user)]`, the first, from a like.
+        static func likeUser(_ item: HTMLNode) -> HTMLNode? {
+            item.firstChild { $0.isElement("span") && $0.hasClass("like_user") }
+        }
+
+        /// `span[starts-with(@class, 'like_score')]`, the first, from a like.
+        static func likeScore(_ item: HTMLNode) -> HTMLNode? {
+            item.firstChild { $0.isElement("span") && $0.attribute("class", hasPrefix: "like_score") }
+        }
+
+        /// `span[hasClass(like_msg)]`, the first, from a like.
+        static func likeMessage(_ item: HTMLNode) -> HTMLNode? {
+            item.firstChild { $0.isElement("span") && $0.hasClass("like_msg") }
+        }
+
+        /// `span[hasClass(like_time)]`, the first, from a like.
+        static func likeTime(_ item: HTMLNode) -> HTMLNode? {
+            item.firstChild { $0.isElement("span") && $0.hasClass("like_time") }
+        }
+
+        /// `//li[hasClass(page-select)]`, the first.
+        static func pageSelect(_ document: HTMLDocument) -> HTMLNode? {
+            document.firstElement { $0.isElement("li") && $0.hasClass("page-select") }
+        }
+
+        /// `//ul[hasClass(pagination)]//a[@href]`.
+        static func pagerLinks(_ document: HTMLDocument) -> [HTMLNode] {
+            document.elements { link in
+                link.isElement("a") && link.withAttribute("href", { $0 != nil })
+                    && hasAncestor(link) { $0.isElement("ul") && $0.hasClass("pagination") }
+            }
+        }
+
+        /// Whether an element above `node`, below `limit` (or anywhere,
+        /// without one), is accepted by `match`.
+        static func hasAncestor(_ node: HTMLNode, below limit: HTMLNode? = nil, where match: (HTMLNode) -> Bool)
+            -> Bool
+        {
+            var parent = node.pointer.pointee.parent
+            while let current = parent, current != limit?.pointer {
+                let element = HTMLNode(pointer: current, document: node.document)
+                if element.isElement, match(element) { return true }
+                parent = current.pointee.parent
+            }
+            return false
+        }
     }
 }

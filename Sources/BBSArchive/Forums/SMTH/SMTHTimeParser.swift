@@ -5,6 +5,8 @@ enum SMTHTimeParser {
     /// `HH:MM:SS` (today, as of `fetchedAt`), `YYYY-MM-DD`, or
     /// `YYYY-MM-DD HH:MM:SS`; `nil` for anything else.
     static func parse(_ text: String, fetchedAt: Date) -> Date? {
+        var bytes = text
+        if let answer = bytes.withUTF8({ parseASCII($0, fetchedAt: fetchedAt) }) { return answer }
         let fields = text.split(whereSeparator: { $0 == " " || $0 == "\u{00A0}" || $0 == "T" })
         switch fields.count {
         case 1 where fields[0].contains(":"):
@@ -21,6 +23,83 @@ enum SMTHTimeParser {
         default:
             return nil
         }
+    }
+
+    /// `parse` of ASCII text (as pages print times), read as bytes with the
+    /// same fields, parts and numbers as `split` and `Int(_:)` give;
+    /// `.none` when the text is not ASCII.
+    private static func parseASCII(_ bytes: UnsafeBufferPointer<UInt8>, fetchedAt: Date) -> Date?? {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return .none }
+        let fields = pieces(bytes, 0..<bytes.count) { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "T") }
+        func clock(_ field: Range<Int>) -> (Int, Int, Int)? {
+            let parts = pieces(bytes, field) { $0 == UInt8(ascii: ":") }
+            guard parts.count == 2 || parts.count == 3, let h = integer(bytes, parts[0]),
+                let m = integer(bytes, parts[1])
+            else { return nil }
+            guard let s = parts.count == 3 ? integer(bytes, parts[2]) : 0 else { return nil }
+            return (h, m, s)
+        }
+        func calendarDay(_ field: Range<Int>) -> (Int, Int, Int)? {
+            let parts = pieces(bytes, field) { $0 == UInt8(ascii: "-") }
+            guard parts.count == 3, let y = integer(bytes, parts[0]), let m = integer(bytes, parts[1]),
+                let d = integer(bytes, parts[2])
+            else { return nil }
+            return (y, m, d)
+        }
+        switch fields.count {
+        case 1 where bytes[fields[0]].contains(UInt8(ascii: ":")):
+            guard let (h, m, s) = clock(fields[0]) else { return .some(nil) }
+            var day = SMTHSiteRules.time.components(of: fetchedAt)
+            (day.hour, day.minute, day.second) = (h, m, s)
+            return .some(SMTHSiteRules.time.date(day))
+        case 1:
+            guard let (y, mo, d) = calendarDay(fields[0]) else { return .some(nil) }
+            return .some(SMTHSiteRules.time.date(.init(year: y, month: mo, day: d)))
+        case 2:
+            guard let (y, mo, d) = calendarDay(fields[0]), let (h, m, s) = clock(fields[1]) else { return .some(nil) }
+            return .some(SMTHSiteRules.time.date(.init(year: y, month: mo, day: d, hour: h, minute: m, second: s)))
+        default:
+            return .some(nil)
+        }
+    }
+
+    /// The non-empty runs of `range` between separators (`split`'s pieces).
+    private static func pieces(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, separatedBy isSeparator: (UInt8) -> Bool
+    ) -> [Range<Int>] {
+        var result: [Range<Int>] = []
+        var start = range.lowerBound
+        for index in range where isSeparator(bytes[index]) {
+            if index > start { result.append(start..<index) }
+            start = index + 1
+        }
+        if range.upperBound > start { result.append(start..<range.upperBound) }
+        return result
+    }
+
+    /// `Int(_:)` of ASCII: an optional sign, then at least one digit; `nil`
+    /// on anything else or on overflow.
+    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
+        var index = range.lowerBound
+        var negative = false
+        if index < range.upperBound, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        guard index < range.upperBound else { return nil }
+        var value = 0
+        while index < range.upperBound {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (shifted, overflowShift) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowAdd) =
+                negative
+                ? shifted.subtractingReportingOverflow(Int(digit)) : shifted.addingReportingOverflow(Int(digit))
+            guard !overflowShift, !overflowAdd else { return nil }
+            value = next
+            index += 1
+        }
+        return value
     }
 
     /// A post whose time could not be read takes its nearest earlier
