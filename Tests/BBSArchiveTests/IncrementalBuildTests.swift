@@ -287,6 +287,61 @@ extension IncrementalBuildTests {
         try expectSameAsFull("deletion", rewrites: gone.author, fromPage: try pageOf(gone.author, at: gone.postedAt))
     }
 
+    /// A deletion that takes a user's archive down a page leaves the last
+    /// page's file behind (nothing is deleted from the site); when the
+    /// archive grows back to it, every page's pager is right again.
+    @Test func aUserArchiveThatShrankAndGrewBackMatchesAFullBuild() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        // A user and a page size with one post past the last full page.
+        let counts = try store.postCountsByUser()
+        let (user, perPage) = try #require(
+            counts.keys.sorted().lazy.compactMap { user -> (String, Int)? in
+                let posts = counts[user, default: 0]
+                return (2..<max(2, posts / 2)).first { (posts - 1) % $0 == 0 && (posts - 1) / $0 >= 2 }.map {
+                    (user, $0)
+                }
+            }.first)
+        var options = Self.options()
+        options.postsPerUserPage = perPage
+        let pages = (counts[user, default: 0] - 1) / perPage
+        let incremental = MemoryPublisher()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
+        #expect(incremental.exists(SitePaths.userArchive(user, page: pages + 1)))
+        // The user's newest post (the last floor of its thread) goes away.
+        let gone = try #require(try store.posts(byUser: user, limit: 1, newestFirst: true).first)
+        #expect(try store.posts(board: gone.board, gid: gone.gid).last?.floor == gone.floor)
+        try store.write { db in
+            try db.execute(
+                sql: "DELETE FROM post WHERE board = ? AND gid = ? AND floor = ?",
+                arguments: [gone.board, gone.gid, gone.floor])
+        }
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
+        // A new post of theirs: as many pages as before the deletion.
+        try store.saveThread(
+            board: gone.board,
+            pages: [
+                ThreadPage(
+                    board: gone.board, gid: gone.gid, title: gone.threadTitle, page: PageInfo(current: 1, total: 1),
+                    posts: [
+                        Post(
+                            floor: gone.floor, author: user, postedAt: gone.postedAt.addingTimeInterval(1),
+                            body: "又来了", postID: 6000)
+                    ])
+            ],
+            summary: nil)
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
+        var fullOptions = options
+        fullOptions.incremental = false
+        let full = MemoryPublisher()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: full, options: fullOptions).build()
+        for page in 1...pages + 1 {
+            let path = SitePaths.userArchive(user, page: page)
+            #expect(incremental.read(path) != nil && incremental.read(path) == full.read(path), "\(path)")
+        }
+        #expect(incremental.read(SitePaths.user(user)) == full.read(SitePaths.user(user)))
+    }
+
     /// 上一主题 / 下一主题 name the threads either side: a new title
     /// rewrites their pages in an incremental build, as a full one would.
     @Test func aNewTitleShowsOnTheNeighboursPages() async throws {

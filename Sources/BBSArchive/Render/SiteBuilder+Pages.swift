@@ -180,8 +180,13 @@ extension SiteBuilder {
     func buildUser(_ user: String, run: BuildRun) throws(ArchiveError) {
         let perPage = max(1, options.postsPerUserPage)
         let count = try store.postCount(byUser: user)
-        // A user whose last post went away has no page in a full build either.
-        guard count > 0 else { return }
+        run.builtUsers.insert(user)
+        // A user whose last post went away has no page in a full build
+        // either; should posts of theirs come back, all pages are rendered.
+        guard count > 0 else {
+            run.shrunkUserPages[user] = -1
+            return
+        }
         let total = Self.userArchivePages(posts: count, perPage: perPage)
         let landing = SitePaths.user(user)
         let threadPage = max(1, options.postsPerPage)
@@ -198,14 +203,16 @@ extension SiteBuilder {
             }
         }
         // The archive pages before the one holding the earliest changed
-        // post read the same, as long as the number of pages is the same
-        // (the files say so: the last page is there, none after it).
+        // post read the same, as long as the number of pages is the same:
+        // the files say so (the last page is there, none after it), unless
+        // pages were left past the end when the archive shrank.
+        let after = publisher.exists(SitePaths.userArchive(user, page: total + 1))
+        let before =
+            run.previousShrunkUserPages[user]
+            ?? (!after && (total == 0 || publisher.exists(SitePaths.userArchive(user, page: total))) ? total : nil)
+        if after { run.shrunkUserPages[user] = total }
         var first = 1
-        if let since = run.changes?.usersSince[user], publisher.exists(landing),
-            total == 0
-                || (publisher.exists(SitePaths.userArchive(user, page: total))
-                    && !publisher.exists(SitePaths.userArchive(user, page: total + 1)))
-        {
+        if let since = run.changes?.usersSince[user], publisher.exists(landing), before == total {
             first = try store.postCount(byUser: user, before: since) / perPage + 1
         }
 
