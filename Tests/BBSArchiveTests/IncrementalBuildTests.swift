@@ -342,6 +342,52 @@ extension IncrementalBuildTests {
         #expect(incremental.read(SitePaths.user(user)) == full.read(SitePaths.user(user)))
     }
 
+    /// A post that opens a new page of a user's archive rewrites the pages
+    /// whose pagers reach it (the ten before it), not the whole archive:
+    /// the archive's pagers show no last page and no count.
+    @Test func aNewUserPageRewritesOnlyThePagersThatReachIt() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let counts = try store.postCountsByUser()
+        // A user whose posts fill at least 12 pages exactly.
+        let (user, perPage) = try #require(
+            counts.keys.sorted().lazy.compactMap { user -> (String, Int)? in
+                let posts = counts[user, default: 0]
+                return (2...4).first { posts % $0 == 0 && posts / $0 >= 12 }.map { (user, $0) }
+            }.first)
+        let pages = counts[user, default: 0] / perPage
+        var options = Self.options()
+        options.postsPerUserPage = perPage
+        let incremental = Recorder()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
+        let newest = try store.read { db in try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0 }
+        let thread = try #require(try store.posts(board: "Alpha", gid: 1004).last)
+        try store.saveThread(
+            board: "Alpha",
+            pages: [
+                ThreadPage(
+                    board: "Alpha", gid: 1004, title: "Alpha 主题 4", page: PageInfo(current: 1, total: 1),
+                    posts: [
+                        Post(
+                            floor: thread.floor + 1, author: user,
+                            postedAt: ArchiveStore.date(newest).addingTimeInterval(60), body: "新的一页", postID: 7000)
+                    ])
+            ],
+            summary: nil)
+        incremental.reset()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
+        let rendered = (1...pages + 1).filter { incremental.rendered.contains(SitePaths.userArchive(user, page: $0)) }
+        #expect(rendered == Array(pages + 1 - Pager.jump...pages + 1))
+        var fullOptions = options
+        fullOptions.incremental = false
+        let full = MemoryPublisher()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: full, options: fullOptions).build()
+        for page in 1...pages + 1 {
+            let path = SitePaths.userArchive(user, page: page)
+            #expect(incremental.inner.read(path) != nil && incremental.inner.read(path) == full.read(path), "\(path)")
+        }
+    }
+
     /// 上一主题 / 下一主题 name the threads either side: a new title
     /// rewrites their pages in an incremental build, as a full one would.
     @Test func aNewTitleShowsOnTheNeighboursPages() async throws {

@@ -175,8 +175,9 @@ extension SiteBuilder {
     /// A user's pages, laid out like a board's so that one post rewrites
     /// few of them: `user/ID.html`, their newest posts with the count, and
     /// `user/ID-N.html`, all their posts by time, numbered from the oldest
-    /// end. A new post changes the landing page and the page it falls on;
-    /// when the number of pages changes, every pager changes with it.
+    /// end. A new post changes the landing page and the page it falls on.
+    /// The archive's pagers name no last page and no count, so a new page
+    /// changes only the pagers that reach it (the ten pages before it).
     func buildUser(_ user: String, run: BuildRun) throws(ArchiveError) {
         let perPage = max(1, options.postsPerUserPage)
         let count = try store.postCount(byUser: user)
@@ -202,18 +203,43 @@ extension SiteBuilder {
                     postedISO: options.forum.time.iso8601(post.postedAt))
             }
         }
+        func archivePager(_ number: Int, total: Int) -> PagerView? {
+            var pager = Pager.view(current: number, total: total) {
+                SitePaths.relative(
+                    from: SitePaths.userArchive(user, page: number), to: SitePaths.userArchive(user, page: $0))
+            }
+            pager?.lastPage = nil
+            return pager
+        }
+        func shape(_ pager: PagerView?) -> [Int?] {
+            guard let pager else { return [] }
+            return pager.pages.map(\.number)
+                + [pager.firstPage, pager.prevPage, pager.nextPage, pager.backJump, pager.forwardJump].map {
+                    $0?.number
+                }
+        }
         // The archive pages before the one holding the earliest changed
-        // post read the same, as long as the number of pages is the same:
-        // the files say so (the last page is there, none after it), unless
-        // pages were left past the end when the archive shrank.
+        // post read the same, but for pagers that reach a page added or
+        // gone. The files tell how many pages there were (the last one
+        // there), unless pages were left past the end when it shrank.
         let after = publisher.exists(SitePaths.userArchive(user, page: total + 1))
-        let before =
-            run.previousShrunkUserPages[user]
-            ?? (!after && (total == 0 || publisher.exists(SitePaths.userArchive(user, page: total))) ? total : nil)
+        var before = run.previousShrunkUserPages[user]
+        if before == nil, !after {
+            var last = total
+            while last > 0, !publisher.exists(SitePaths.userArchive(user, page: last)) { last -= 1 }
+            before = last
+        }
         if after { run.shrunkUserPages[user] = total }
         var first = 1
-        if let since = run.changes?.usersSince[user], publisher.exists(landing), before == total {
+        if let since = run.changes?.usersSince[user], publisher.exists(landing), let before {
             first = try store.postCount(byUser: user, before: since) / perPage + 1
+            if before != total {
+                let shared = min(before, total)
+                let reaching = (1...max(1, shared)).first { number in
+                    shape(archivePager(number, total: before)) != shape(archivePager(number, total: total))
+                }
+                first = min(first, reaching ?? shared + 1)
+            }
         }
 
         var pager = Pager.view(current: total, total: total) {
@@ -249,9 +275,7 @@ extension SiteBuilder {
                     chrome: chrome, user: UserLinkView(id: user, href: SitePaths.relative(from: path, to: landing)),
                     isLatest: false, postCount: count, archiveHref: nil,
                     posts: rows(posts[min(posts.count, start)..<min(posts.count, start + perPage)], path: path),
-                    pager: Pager.view(current: number, total: total) {
-                        SitePaths.relative(from: path, to: SitePaths.userArchive(user, page: $0))
-                    }),
+                    pager: archivePager(number, total: total)),
                 run: run)
         }
     }

@@ -965,6 +965,7 @@ struct UserPageView: TemplateView {
                 id: user.id, posts: postCount, isLatest: isLatest, latestHref: user.href, archiveHref: archiveHref)
         case "posts": posts
         case "pager": pager
+        case "isLatest": isLatest
         default: chrome.child(named: name)
         }
     }
