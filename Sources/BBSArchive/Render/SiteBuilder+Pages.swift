@@ -231,14 +231,14 @@ extension SiteBuilder {
         }
         if after { run.shrunkUserPages[user] = total }
         var first = 1
-        if let since = run.changes?.usersSince[user], publisher.exists(landing), let before {
+        if let since = run.changes?.usersSince[user], publisher.exists(landing), let before, before >= 0 {
             first = try store.postCount(byUser: user, before: since) / perPage + 1
             if before != total {
                 let shared = min(before, total)
                 let reaching = (1...max(1, shared)).first { number in
                     shape(archivePager(number, total: before)) != shape(archivePager(number, total: total))
                 }
-                first = min(first, reaching ?? shared + 1)
+                first = max(1, min(first, reaching ?? shared + 1))
             }
         }
 
