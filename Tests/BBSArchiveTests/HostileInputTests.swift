@@ -145,7 +145,8 @@ import Testing
         #expect(a.utf8.count <= SitePaths.componentLimit)
         #expect(a.hasPrefix(String(SitePaths.component("长长长长"))))
         for path in [
-            SitePaths.user(long, page: 99_999), SitePaths.authorView(long, gid: Int.max, author: long, page: 99_999),
+            SitePaths.userArchive(long, page: 99_999),
+            SitePaths.authorView(long, gid: Int.max, author: long, page: 99_999),
             SitePaths.thread(long, gid: Int.max, page: Int.max),
         ] {
             for part in path.split(separator: "/") { #expect(part.utf8.count <= 255, "\(part)") }

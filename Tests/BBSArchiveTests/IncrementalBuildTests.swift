@@ -10,13 +10,25 @@ import Testing
         let inner = MemoryPublisher()
         private let lock = NSLock()
         private var paths: Set<String> = []
+        private var offered: Set<String> = []
 
+        /// The files whose bytes changed.
         var written: Set<String> { lock.withLock { paths } }
-        func reset() { lock.withLock { paths = [] } }
+        /// Every file the build wrote, changed or not.
+        var rendered: Set<String> { lock.withLock { offered } }
+        func reset() {
+            lock.withLock {
+                paths = []
+                offered = []
+            }
+        }
 
         func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool {
             let changed = try inner.write(data, to: path)
-            if changed { lock.withLock { _ = paths.insert(path) } }
+            lock.withLock {
+                if changed { _ = paths.insert(path) }
+                _ = offered.insert(path)
+            }
             return changed
         }
         func exists(_ path: String) -> Bool { inner.exists(path) }
@@ -29,6 +41,8 @@ import Testing
         options.siteURL = "https://archive.example.org/smth/"
         options.threadsPerPage = 3
         options.postsPerPage = 2
+        // Five posts a user page: every user has several archive pages.
+        options.postsPerUserPage = 5
         return options
     }
 
@@ -46,13 +60,19 @@ import Testing
         #expect(idle.changes?.isEmpty == true)
         #expect(publisher.written == [BuildState.path])
 
-        // Thread 1010 of Beta (started 11th of 25: list page 4 of 9) gets a reply from a new user.
+        // Thread 1010 of Beta (started 11th of 25: list page 4 of 9) gets a
+        // reply from a user with many posts, whose number of user pages it
+        // does not change.
         let gid = 1010
         let old = try #require(try store.posts(board: "Beta", gid: gid).last)
+        let counts = try store.postCountsByUser()
+        let replier = try #require(counts.keys.sorted().first { counts[$0, default: 0] % 5 != 0 })
+        let userPages = SiteBuilder.userArchivePages(posts: counts[replier, default: 0], perPage: 5)
+        #expect(userPages > 2)
         // The newest post of the archive, as a new reply is.
         let newest = try store.read { db in try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0 }
         let reply = Post(
-            floor: old.floor + 1, author: "zed", postedAt: ArchiveStore.date(newest).addingTimeInterval(86400),
+            floor: old.floor + 1, author: replier, postedAt: ArchiveStore.date(newest).addingTimeInterval(86400),
             body: "新回复", postID: gid + 100)
         try store.saveThread(
             board: "Beta",
@@ -65,7 +85,7 @@ import Testing
         let update = try builder.build()
         let changes = try #require(update.changes)
         #expect(changes.threads == [BuildChanges.ThreadKey(board: "Beta", gid: gid)])
-        #expect(changes.users == ["zed"])
+        #expect(changes.users == [replier])
         #expect(update.pages < first.pages / 10, "rendered \(update.pages) of \(first.pages) pages")
 
         let posts = old.floor + 2
@@ -77,8 +97,10 @@ import Testing
             // The board's list pages whose rows changed, its frame list, Markdown index and feed.
             SitePaths.board("Beta"), SitePaths.boardArchive("Beta", page: 4), SitePaths.boardList("Beta", page: 4),
             SitePaths.boardMarkdown("Beta"), SitePaths.boardFeed("Beta"),
-            // The replier's page.
-            SitePaths.user("zed"),
+            // The replier's pages: the newest posts (and their count), and
+            // the last page of all posts by time, where the reply falls. The
+            // pages before it read the same, pager included.
+            SitePaths.user(replier), SitePaths.userArchive(replier, page: userPages),
             // The pages about the whole archive.
             SitePaths.home, SitePaths.feed, SitePaths.sitemap, SitePaths.markdownHome,
         ]
@@ -164,6 +186,208 @@ import Testing
 }
 
 extension IncrementalBuildTests {
+    /// A user's pages are rewritten from the one holding the earliest
+    /// changed post on: after a reply, an old-dated post, an edit of a
+    /// post's time or author and a deletion, an incremental build still
+    /// equals a full one, byte for byte.
+    @Test func userPagesFollowEveryKindOfChange() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let incremental = Recorder()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: Self.options()).build()
+        func expectSameAsFull(_ step: String, rewrites user: String, fromPage first: Int) throws {
+            incremental.reset()
+            _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: Self.options())
+                .build()
+            var fullOptions = Self.options()
+            fullOptions.incremental = false
+            let full = MemoryPublisher()
+            _ = try SiteBuilder(store: store, templates: templates, publisher: full, options: fullOptions).build()
+            // The search index grows by tails after a full build, by design
+            // (SearchIndexTests check what it finds): the pages are compared.
+            func pages(_ files: [String: Data]) -> [String: Data] {
+                files.filter { $0.key != BuildState.path && !$0.key.hasPrefix("search/") }
+            }
+            let a = pages(incremental.inner.files)
+            let b = pages(full.files)
+            #expect(Set(a.keys) == Set(b.keys), "\(step)")
+            let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
+            #expect(differing.isEmpty, "\(step) differ: \(differing.prefix(10))")
+            // The page holding the change was rewritten; the user's pages
+            // before it were not even rendered.
+            #expect(incremental.written.contains(SitePaths.userArchive(user, page: first)), "\(step)")
+            #expect(incremental.rendered.contains(SitePaths.user(user)), "\(step)")
+            for page in 1..<first {
+                #expect(!incremental.rendered.contains(SitePaths.userArchive(user, page: page)), "\(step) page \(page)")
+            }
+        }
+        func pageOf(_ user: String, at time: Date) throws -> Int {
+            try store.postCount(byUser: user, before: time) / 5 + 1
+        }
+        // A reply as new as any.
+        let newest = try store.read { db in try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0 }
+        let reply = try #require(try store.posts(board: "Beta", gid: 1010).last)
+        try store.saveThread(
+            board: "Beta",
+            pages: [
+                ThreadPage(
+                    board: "Beta", gid: 1010, title: "Beta 主题 10", page: PageInfo(current: 1, total: 1),
+                    posts: [
+                        Post(
+                            floor: reply.floor + 1, author: "bob",
+                            postedAt: ArchiveStore.date(newest).addingTimeInterval(60), body: "新回复", postID: 5000)
+                    ])
+            ],
+            summary: nil)
+        try expectSameAsFull(
+            "reply", rewrites: "bob", fromPage: try pageOf("bob", at: ArchiveStore.date(newest).addingTimeInterval(60)))
+        // A post dated before most of carol's: her pages from that one on.
+        let early = Fixtures.beijing(2026, 1, 1, 12, 30, 0)
+        let late = try #require(try store.posts(board: "Alpha", gid: 1020).last)
+        try store.saveThread(
+            board: "Alpha",
+            pages: [
+                ThreadPage(
+                    board: "Alpha", gid: 1020, title: "Alpha 主题 20", page: PageInfo(current: 1, total: 1),
+                    posts: [Post(floor: late.floor + 1, author: "carol", postedAt: early, body: "补档", postID: 5001)])
+            ],
+            summary: nil)
+        try expectSameAsFull("old-dated post", rewrites: "carol", fromPage: try pageOf("carol", at: early))
+        // An edit moves a post in the middle of its thread half a minute
+        // later (the thread's start and last reply stay).
+        let moved = try store.posts(board: "Gamma", gid: 1012)[1]
+        try store.write { db in
+            try db.execute(
+                sql: "UPDATE post SET postedAt = postedAt + 30 WHERE board = 'Gamma' AND gid = 1012 AND floor = ?",
+                arguments: [moved.floor])
+        }
+        try expectSameAsFull(
+            "edited time", rewrites: moved.author, fromPage: try pageOf(moved.author, at: moved.postedAt))
+        // An edit gives a post to another user: the old author's pages
+        // change from its time on, as the new one's do.
+        let given = try #require(try store.posts(board: "Alpha", gid: 1015).first)
+        let taker = given.author == "erin" ? "alice" : "erin"
+        try store.write { db in
+            try db.execute(
+                sql: "UPDATE post SET author = ? WHERE board = 'Alpha' AND gid = 1015 AND floor = ?",
+                arguments: [taker, given.floor])
+        }
+        try expectSameAsFull(
+            "edited author", rewrites: given.author, fromPage: try pageOf(given.author, at: given.postedAt))
+        // A post deleted from the middle of a thread: its author's pages
+        // from its time on, and the pages of the later posts' authors (their
+        // posts moved to another thread page).
+        let posts = try store.posts(board: "Beta", gid: 1002)
+        #expect(posts.count > 3)
+        let gone = posts[1]
+        try store.write { db in
+            try db.execute(
+                sql: "DELETE FROM post WHERE board = 'Beta' AND gid = 1002 AND floor = ?", arguments: [gone.floor])
+        }
+        try expectSameAsFull("deletion", rewrites: gone.author, fromPage: try pageOf(gone.author, at: gone.postedAt))
+    }
+
+    /// A deletion that takes a user's archive down a page leaves the last
+    /// page's file behind (nothing is deleted from the site); when the
+    /// archive grows back to it, every page's pager is right again.
+    @Test func aUserArchiveThatShrankAndGrewBackMatchesAFullBuild() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        // A user and a page size with one post past the last full page.
+        let counts = try store.postCountsByUser()
+        let (user, perPage) = try #require(
+            counts.keys.sorted().lazy.compactMap { user -> (String, Int)? in
+                let posts = counts[user, default: 0]
+                return (2..<max(2, posts / 2)).first { (posts - 1) % $0 == 0 && (posts - 1) / $0 >= 2 }.map {
+                    (user, $0)
+                }
+            }.first)
+        var options = Self.options()
+        options.postsPerUserPage = perPage
+        let pages = (counts[user, default: 0] - 1) / perPage
+        let incremental = MemoryPublisher()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
+        #expect(incremental.exists(SitePaths.userArchive(user, page: pages + 1)))
+        // The user's newest post (the last floor of its thread) goes away.
+        let gone = try #require(try store.posts(byUser: user, limit: 1, newestFirst: true).first)
+        #expect(try store.posts(board: gone.board, gid: gone.gid).last?.floor == gone.floor)
+        try store.write { db in
+            try db.execute(
+                sql: "DELETE FROM post WHERE board = ? AND gid = ? AND floor = ?",
+                arguments: [gone.board, gone.gid, gone.floor])
+        }
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
+        // A new post of theirs: as many pages as before the deletion.
+        try store.saveThread(
+            board: gone.board,
+            pages: [
+                ThreadPage(
+                    board: gone.board, gid: gone.gid, title: gone.threadTitle, page: PageInfo(current: 1, total: 1),
+                    posts: [
+                        Post(
+                            floor: gone.floor, author: user, postedAt: gone.postedAt.addingTimeInterval(1),
+                            body: "又来了", postID: 6000)
+                    ])
+            ],
+            summary: nil)
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
+        var fullOptions = options
+        fullOptions.incremental = false
+        let full = MemoryPublisher()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: full, options: fullOptions).build()
+        for page in 1...pages + 1 {
+            let path = SitePaths.userArchive(user, page: page)
+            #expect(incremental.read(path) != nil && incremental.read(path) == full.read(path), "\(path)")
+        }
+        #expect(incremental.read(SitePaths.user(user)) == full.read(SitePaths.user(user)))
+    }
+
+    /// A post that opens a new page of a user's archive rewrites the pages
+    /// whose pagers reach it (the ten before it), not the whole archive:
+    /// the archive's pagers show no last page and no count.
+    @Test func aNewUserPageRewritesOnlyThePagersThatReachIt() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let counts = try store.postCountsByUser()
+        // A user whose posts fill at least 12 pages exactly.
+        let (user, perPage) = try #require(
+            counts.keys.sorted().lazy.compactMap { user -> (String, Int)? in
+                let posts = counts[user, default: 0]
+                return (2...4).first { posts % $0 == 0 && posts / $0 >= 12 }.map { (user, $0) }
+            }.first)
+        let pages = counts[user, default: 0] / perPage
+        var options = Self.options()
+        options.postsPerUserPage = perPage
+        let incremental = Recorder()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
+        let newest = try store.read { db in try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0 }
+        let thread = try #require(try store.posts(board: "Alpha", gid: 1004).last)
+        try store.saveThread(
+            board: "Alpha",
+            pages: [
+                ThreadPage(
+                    board: "Alpha", gid: 1004, title: "Alpha 主题 4", page: PageInfo(current: 1, total: 1),
+                    posts: [
+                        Post(
+                            floor: thread.floor + 1, author: user,
+                            postedAt: ArchiveStore.date(newest).addingTimeInterval(60), body: "新的一页", postID: 7000)
+                    ])
+            ],
+            summary: nil)
+        incremental.reset()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
+        let rendered = (1...pages + 1).filter { incremental.rendered.contains(SitePaths.userArchive(user, page: $0)) }
+        #expect(rendered == Array(pages + 1 - Pager.jump...pages + 1))
+        var fullOptions = options
+        fullOptions.incremental = false
+        let full = MemoryPublisher()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: full, options: fullOptions).build()
+        for page in 1...pages + 1 {
+            let path = SitePaths.userArchive(user, page: page)
+            #expect(incremental.inner.read(path) != nil && incremental.inner.read(path) == full.read(path), "\(path)")
+        }
+    }
+
     /// 上一主题 / 下一主题 name the threads either side: a new title
     /// rewrites their pages in an incremental build, as a full one would.
     @Test func aNewTitleShowsOnTheNeighboursPages() async throws {
@@ -261,6 +485,10 @@ extension IncrementalBuildTests {
             }
             try db.execute(sql: "DROP TABLE build_change")
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v2-build-changes'")
+            // The log's post times (v9-build-change-time) come after it again.
+            try db.execute(sql: "DROP INDEX post_by_author_time")
+            try db.execute(sql: "CREATE INDEX post_by_author ON post (author, postedAt)")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v9-build-change-time'")
         }
         let site = folder.appendingPathComponent("site")
         let publisher = try DiskPublisher(root: site)

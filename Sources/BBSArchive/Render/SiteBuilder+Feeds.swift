@@ -67,7 +67,10 @@ extension SiteBuilder {
         }
         let perUserPage = max(1, options.postsPerUserPage)
         for (user, posts) in try store.postCountsByUser().sorted(by: { $0.key < $1.key }) {
-            paths += (1...max(1, (posts + perUserPage - 1) / perUserPage)).map { SitePaths.user(user, page: $0) }
+            paths.append(SitePaths.user(user))
+            paths += (0..<SiteBuilder.userArchivePages(posts: posts, perPage: perUserPage)).map {
+                SitePaths.userArchive(user, page: $0 + 1)
+            }
         }
         let chunks = stride(from: 0, to: paths.count, by: Self.sitemapLimit).map {
             Array(paths[$0..<min($0 + Self.sitemapLimit, paths.count)])

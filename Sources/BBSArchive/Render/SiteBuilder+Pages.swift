@@ -166,14 +166,33 @@ extension SiteBuilder {
         try page(path, template: "404", PlainPageView(chrome: chrome), run: run)
     }
 
+    /// How many archive pages a user with `posts` posts has: none when the
+    /// landing page shows them all.
+    static func userArchivePages(posts: Int, perPage: Int) -> Int {
+        posts > perPage ? (posts + perPage - 1) / perPage : 0
+    }
+
+    /// A user's pages, laid out like a board's so that one post rewrites
+    /// few of them: `user/ID.html`, their newest posts with the count, and
+    /// `user/ID-N.html`, all their posts by time, numbered from the oldest
+    /// end. A new post changes the landing page and the page it falls on.
+    /// The archive's pagers name no last page and no count, so a new page
+    /// changes only the pagers that reach it (the ten pages before it).
     func buildUser(_ user: String, run: BuildRun) throws(ArchiveError) {
-        let posts = try store.posts(byUser: user)
         let perPage = max(1, options.postsPerUserPage)
-        let total = max(1, (posts.count + perPage - 1) / perPage)
+        let count = try store.postCount(byUser: user)
+        run.builtUsers.insert(user)
+        // A user whose last post went away has no page in a full build
+        // either; should posts of theirs come back, all pages are rendered.
+        guard count > 0 else {
+            run.shrunkUserPages[user] = -1
+            return
+        }
+        let total = Self.userArchivePages(posts: count, perPage: perPage)
+        let landing = SitePaths.user(user)
         let threadPage = max(1, options.postsPerPage)
-        for number in 1...total {
-            let path = SitePaths.user(user, page: number)
-            let rows = posts.dropFirst((number - 1) * perPage).prefix(perPage).map { post in
+        func rows(_ posts: some Sequence<StoredUserPost>, path: String) -> [UserPostRowView] {
+            posts.map { post in
                 let target = SitePaths.thread(post.board, gid: post.gid, page: post.position / threadPage + 1)
                 return UserPostRowView(
                     title: Self.displayable(post.threadTitle), board: post.board,
@@ -183,15 +202,81 @@ extension SiteBuilder {
                     postedAt: options.forum.time.display(post.postedAt),
                     postedISO: options.forum.time.iso8601(post.postedAt))
             }
-            let view = UserPageView(
-                chrome: try common(
-                    path: path, title: "", page: number, crumbs: [(user, SitePaths.user(user))], run: run),
-                user: UserLinkView(id: user, href: SitePaths.relative(from: path, to: SitePaths.user(user))),
-                postCount: posts.count, posts: rows,
-                pager: Pager.view(current: number, total: total) {
-                    SitePaths.relative(from: path, to: SitePaths.user(user, page: $0))
-                })
-            try page(path, template: "user", view, run: run)
+        }
+        func archivePager(_ number: Int, total: Int) -> PagerView? {
+            var pager = Pager.view(current: number, total: total) {
+                SitePaths.relative(
+                    from: SitePaths.userArchive(user, page: number), to: SitePaths.userArchive(user, page: $0))
+            }
+            pager?.lastPage = nil
+            return pager
+        }
+        func shape(_ pager: PagerView?) -> [Int?] {
+            guard let pager else { return [] }
+            return pager.pages.map(\.number)
+                + [pager.firstPage, pager.prevPage, pager.nextPage, pager.backJump, pager.forwardJump].map {
+                    $0?.number
+                }
+        }
+        // The archive pages before the one holding the earliest changed
+        // post read the same, but for pagers that reach a page added or
+        // gone. The files tell how many pages there were (the last one
+        // there), unless pages were left past the end when it shrank.
+        let after = publisher.exists(SitePaths.userArchive(user, page: total + 1))
+        var before = run.previousShrunkUserPages[user]
+        if before == nil, !after {
+            var last = total
+            while last > 0, !publisher.exists(SitePaths.userArchive(user, page: last)) { last -= 1 }
+            before = last
+        }
+        if after { run.shrunkUserPages[user] = total }
+        var first = 1
+        if let since = run.changes?.usersSince[user], publisher.exists(landing), let before, before >= 0 {
+            first = try store.postCount(byUser: user, before: since) / perPage + 1
+            if before != total {
+                let shared = min(before, total)
+                let reaching = (1...max(1, shared)).first { number in
+                    shape(archivePager(number, total: before)) != shape(archivePager(number, total: total))
+                }
+                first = max(1, min(first, reaching ?? shared + 1))
+            }
+        }
+
+        var pager = Pager.view(current: total, total: total) {
+            SitePaths.relative(from: landing, to: SitePaths.userArchive(user, page: $0))
+        }
+        if var latest = pager {
+            // From the newest posts, every page of the archive is a link.
+            for index in latest.pages.indices { latest.pages[index].isCurrent = false }
+            latest.isLatest = true
+            pager = latest
+        }
+        let userLink = UserLinkView(id: user, href: SitePaths.relative(from: landing, to: landing))
+        try page(
+            landing, template: "user",
+            UserPageView(
+                chrome: try common(path: landing, title: "", crumbs: [(user, landing)], run: run),
+                user: userLink, isLatest: true, postCount: count,
+                archiveHref: total > 0
+                    ? SitePaths.relative(from: landing, to: SitePaths.userArchive(user, page: 1)) : nil,
+                posts: rows(try store.posts(byUser: user, limit: perPage, newestFirst: true), path: landing),
+                pager: pager),
+            run: run)
+        guard first <= total else { return }
+        let posts = try store.posts(byUser: user, offset: (first - 1) * perPage)
+        for number in first...total {
+            let path = SitePaths.userArchive(user, page: number)
+            let start = (number - first) * perPage
+            var chrome = try common(path: path, title: "", crumbs: [(user, landing)], run: run)
+            chrome.pageNumber = number
+            try page(
+                path, template: "user",
+                UserPageView(
+                    chrome: chrome, user: UserLinkView(id: user, href: SitePaths.relative(from: path, to: landing)),
+                    isLatest: false, postCount: count, archiveHref: nil,
+                    posts: rows(posts[min(posts.count, start)..<min(posts.count, start + perPage)], path: path),
+                    pager: archivePager(number, total: total)),
+                run: run)
         }
     }
 

@@ -123,7 +123,7 @@ package struct SiteBuilder: Sendable {
             try publisher.flush()
             try BuildState(
                 fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
-                boardPages: previous.boardPages
+                boardPages: previous.boardPages, shrunkUserPages: previous.shrunkUserPages
             ).save(to: publisher)
             return report
         }
@@ -132,6 +132,7 @@ package struct SiteBuilder: Sendable {
             run.changes = changes
             through = max(through, changes.through)
             run.previousBoardPages = previous.boardPages ?? [:]
+            run.previousShrunkUserPages = previous.shrunkUserPages ?? [:]
         }
         run.report.changes = run.changes
 
@@ -168,6 +169,8 @@ package struct SiteBuilder: Sendable {
             return part
         }
         for part in userRuns { run.absorb(part) }
+        let shrunk = run.previousShrunkUserPages.filter { !run.builtUsers.contains($0.key) }
+            .merging(run.shrunkUserPages) { _, new in new }
 
         try chooseDigests(boards: boards, run: run)
         try buildHome(run: run)
@@ -189,7 +192,7 @@ package struct SiteBuilder: Sendable {
         try publisher.flush()
         try BuildState(
             fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
-            boardPages: run.boardPages
+            boardPages: run.boardPages, shrunkUserPages: shrunk.isEmpty ? nil : shrunk
         ).save(to: publisher)
         return run.report
     }
@@ -414,6 +417,12 @@ final class BuildRun: @unchecked Sendable {
     /// How many list pages each board had at the last build, and has now.
     var previousBoardPages: [String: Int] = [:]
     var boardPages: [String: Int] = [:]
+    /// Users whose archive has fewer pages than the files left from before
+    /// (`BuildState.shrunkUserPages`), at the last build and now, and the
+    /// users whose pages this build rendered.
+    var previousShrunkUserPages: [String: Int] = [:]
+    var shrunkUserPages: [String: Int] = [:]
+    var builtUsers: Set<String> = []
     /// Most replied threads of the whole archive.
     var hot: TopThreads
     /// Most recently active threads of the whole archive (home page and site feed).
@@ -449,6 +458,7 @@ extension BuildRun {
         let part = BuildRun(navigation: navigation, hot: hot.emptied(), recent: recent.emptied())
         part.changes = changes
         part.previousBoardPages = previousBoardPages
+        part.previousShrunkUserPages = previousShrunkUserPages
         part.emoticons = emoticons
         return part
     }
@@ -466,6 +476,8 @@ extension BuildRun {
         report.skippedThreads += part.report.skippedThreads
         report.skippedUsers += part.report.skippedUsers
         boardPages.merge(part.boardPages) { _, new in new }
+        shrunkUserPages.merge(part.shrunkUserPages) { _, new in new }
+        builtUsers.formUnion(part.builtUsers)
         sidebars.merge(part.sidebars) { old, _ in old }
     }
 }
@@ -533,6 +545,10 @@ struct BuildState: Codable {
     var changeSeq: Int64?
     /// How many list pages each board had.
     var boardPages: [String: Int]?
+    /// Users with user pages left past the end of their archive (a post
+    /// went away), and how many pages it has (-1: no posts at all). The
+    /// files do not tell these users' page count; the others' they do.
+    var shrunkUserPages: [String: Int]?
 
     static func load(from publisher: any SitePublisher) -> BuildState? {
         publisher.read(path).flatMap { try? JSONDecoder().decode(BuildState.self, from: $0) }

@@ -69,9 +69,11 @@ enum SitePaths {
 
     static func threadMarkdown(_ board: String, gid: Int) -> String { "board/\(component(board))/\(gid).md" }
 
-    static func user(_ id: String, page: Int = 1) -> String {
-        page <= 1 ? "user/\(component(id)).html" : "user/\(component(id))-\(page).html"
-    }
+    /// A user's landing page: their newest posts.
+    static func user(_ id: String) -> String { "user/\(component(id)).html" }
+
+    /// Page `page` of a user's posts by time, numbered from the oldest.
+    static func userArchive(_ id: String, page: Int) -> String { "user/\(component(id))-\(max(1, page)).html" }
 
     /// `media/ab/abcdef….png`: one file per content hash and extension.
     static func media(hash: String, extension ext: String) -> String {

@@ -948,16 +948,24 @@ struct PlainPageView: TemplateView {
 
 struct UserPageView: TemplateView {
     var chrome: PageChrome
+    /// The user's landing page, linked from this one.
     var user: UserLinkView
+    /// The landing page (newest posts, the count) or a page of the archive.
+    var isLatest: Bool
     var postCount: Int
+    /// The archive's first page, from the landing page when there is one.
+    var archiveHref: String?
     var posts: [UserPostRowView]
     var pager: PagerView?
 
     func child(named name: String) -> Any? {
         switch name {
-        case "user": UserSummary(id: user.id, posts: postCount)
+        case "user":
+            UserSummary(
+                id: user.id, posts: postCount, isLatest: isLatest, latestHref: user.href, archiveHref: archiveHref)
         case "posts": posts
         case "pager": pager
+        case "isLatest": isLatest
         default: chrome.child(named: name)
         }
     }
@@ -965,11 +973,17 @@ struct UserPageView: TemplateView {
     struct UserSummary: TemplateView {
         var id: String
         var posts: Int
+        var isLatest: Bool
+        var latestHref: String
+        var archiveHref: String?
 
         func child(named name: String) -> Any? {
             switch name {
             case "id": id
-            case "posts": posts
+            case "posts": isLatest ? posts : nil
+            case "isLatest": isLatest
+            case "latestHref": latestHref
+            case "archiveHref": archiveHref
             default: nil
             }
         }

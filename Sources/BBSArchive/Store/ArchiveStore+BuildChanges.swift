@@ -22,6 +22,10 @@ package struct BuildChanges: Sendable, Equatable {
     package var threads: Set<ThreadKey> = []
     /// Users who posted in those threads (or whose posts moved away).
     package var users: Set<String> = []
+    /// For a user of `users`, the earliest time of a changed post: the
+    /// pages of their posts before it read the same. A user without one
+    /// (a change logged before `v9-build-change-time`) changed from the start.
+    package var usersSince: [String: Date] = [:]
     /// Boards with a changed thread, or whose own row changed.
     package var boards: Set<String> = []
     /// Threads whose title changed: their neighbours' pages show it.
@@ -114,6 +118,48 @@ extension ArchiveStore {
         END;
         """
 
+    /// The `v9-build-change-time` migration: a change to a post logs its
+    /// time too (the earlier of the old and the new one), so that a build
+    /// rewrites a user's pages from that time on, not all of them. Posts
+    /// after a post inserted or deleted in the middle of a thread move to
+    /// another thread page: their authors are logged from those posts on.
+    /// An index orders each user's posts by time in full, for their pages.
+    static let buildChangeTimeMigration = """
+        ALTER TABLE build_change ADD COLUMN postedAt INTEGER;
+        DROP TRIGGER build_change_post_insert;
+        DROP TRIGGER build_change_post_update;
+        DROP TRIGGER build_change_post_delete;
+        DROP TRIGGER build_retitle_thread;
+        CREATE TRIGGER build_change_post_insert AFTER INSERT ON post BEGIN
+          INSERT INTO build_change (board, gid, user, postedAt) VALUES (NEW.board, NEW.gid, NEW.author, NEW.postedAt);
+          INSERT INTO build_change (board, gid, user, postedAt)
+            SELECT board, gid, author, min(postedAt) FROM post
+            WHERE board = NEW.board AND gid = NEW.gid AND floor > NEW.floor GROUP BY author;
+        END;
+        CREATE TRIGGER build_change_post_update AFTER UPDATE ON post BEGIN
+          INSERT INTO build_change (board, gid, user, postedAt)
+            VALUES (NEW.board, NEW.gid, NEW.author, min(OLD.postedAt, NEW.postedAt));
+          INSERT INTO build_change (board, gid, user, postedAt)
+            SELECT OLD.board, OLD.gid, OLD.author, min(OLD.postedAt, NEW.postedAt)
+            WHERE OLD.author IS NOT NEW.author OR OLD.board IS NOT NEW.board OR OLD.gid IS NOT NEW.gid;
+        END;
+        CREATE TRIGGER build_change_post_delete AFTER DELETE ON post BEGIN
+          INSERT INTO build_change (board, gid, user, postedAt) VALUES (OLD.board, OLD.gid, OLD.author, OLD.postedAt);
+          INSERT INTO build_change (board, gid, user, postedAt)
+            SELECT board, gid, author, min(postedAt) FROM post
+            WHERE board = OLD.board AND gid = OLD.gid AND floor > OLD.floor GROUP BY author;
+        END;
+        CREATE TRIGGER build_retitle_thread AFTER UPDATE OF title ON thread
+        WHEN OLD.title IS NOT NEW.title BEGIN
+          INSERT INTO build_change (board, gid, user, postedAt)
+            SELECT board, gid, author, min(postedAt) FROM post WHERE board = NEW.board AND gid = NEW.gid GROUP BY author;
+          INSERT INTO build_change (board, gid) VALUES (NEW.board, NEW.gid);
+          INSERT INTO build_retitle (seq, board, gid) VALUES (last_insert_rowid(), NEW.board, NEW.gid);
+        END;
+        DROP INDEX post_by_author;
+        CREATE INDEX post_by_author_time ON post (author, postedAt, board, gid, floor);
+        """
+
     /// The last change logged, or 0 for none.
     package func lastBuildChange() throws(ArchiveError) -> Int64 {
         try read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM build_change") ?? 0 }
@@ -124,15 +170,26 @@ extension ArchiveStore {
         try read { db in
             var changes = BuildChanges()
             changes.through = seq
+            var fromStart: Set<String> = []
             for row in try Row.fetchAll(
-                db, sql: "SELECT seq, board, gid, user FROM build_change WHERE seq > ? ORDER BY seq", arguments: [seq])
+                db, sql: "SELECT seq, board, gid, user, postedAt FROM build_change WHERE seq > ? ORDER BY seq",
+                arguments: [seq])
             {
                 let board: String = row["board"]
                 changes.boards.insert(board)
                 if let gid: Int = row["gid"] { changes.threads.insert(.init(board: board, gid: gid)) }
-                if let user: String = row["user"] { changes.users.insert(user) }
+                if let user: String = row["user"] {
+                    changes.users.insert(user)
+                    if let time: Int64 = row["postedAt"] {
+                        let date = Self.date(time)
+                        changes.usersSince[user] = min(changes.usersSince[user] ?? date, date)
+                    } else {
+                        fromStart.insert(user)
+                    }
+                }
                 changes.through = row["seq"]
             }
+            for user in fromStart { changes.usersSince[user] = nil }
             for row in try Row.fetchAll(
                 db, sql: "SELECT board, gid FROM build_retitle WHERE seq > ? AND seq <= ?",
                 arguments: [seq, changes.through])

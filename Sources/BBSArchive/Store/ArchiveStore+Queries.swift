@@ -143,20 +143,39 @@ extension ArchiveStore {
         try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT author FROM post ORDER BY author") }
     }
 
-    /// A user's posts, newest first.
-    package func posts(byUser user: String) throws(ArchiveError) -> [StoredUserPost] {
+    /// How many posts `user` has, and how many of them come before `time`.
+    package func postCount(byUser user: String, before time: Date? = nil) throws(ArchiveError) -> Int {
         try read { db in
+            // Counted on the index of posts by author and time (v9-build-change-time).
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM post WHERE author = ? AND postedAt < ?",
+                arguments: [user, time.map(Self.seconds) ?? Int64.max]) ?? 0
+        }
+    }
+
+    /// Up to `limit` of a user's posts in time order (by board, thread and
+    /// floor within a second), skipping the first `offset`: from the oldest,
+    /// or from the newest when `newestFirst`.
+    package func posts(
+        byUser user: String, offset: Int = 0, limit: Int = -1, newestFirst: Bool = false
+    ) throws(ArchiveError) -> [StoredUserPost] {
+        let direction = newestFirst ? "DESC" : "ASC"
+        return try read { db in
+            // The index of posts by author and time gives the order, so the
+            // skipped posts are only stepped over, never joined or counted.
             try StoredUserPost.fetchAll(
                 db,
                 sql: """
                     SELECT p.board, p.gid, p.floor, p.postedAt, t.title AS threadTitle,
                       (SELECT count(*) FROM post q WHERE q.board = p.board AND q.gid = p.gid AND q.floor < p.floor)
                         AS position
-                    FROM post p
+                    FROM post p INDEXED BY post_by_author_time
                     JOIN thread t ON t.board = p.board AND t.gid = p.gid
-                    WHERE p.author = ? ORDER BY p.postedAt DESC, p.board, p.gid, p.floor
+                    WHERE p.author = ?
+                    ORDER BY p.postedAt \(direction), p.board \(direction), p.gid \(direction), p.floor \(direction)
+                    LIMIT ? OFFSET ?
                     """,
-                arguments: [user])
+                arguments: [user, limit, max(0, offset)])
         }
     }
 

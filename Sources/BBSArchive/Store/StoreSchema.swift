@@ -269,6 +269,11 @@ enum StoreSchema {
         migrator.registerMigration("v8-thread-needing-fetch") { db in
             try db.execute(sql: ArchiveStore.threadNeedingFetchMigration)
         }
+        // The time of each changed post in the change log, and each user's
+        // posts in full time order: a reply rewrites few user pages (issue 10).
+        migrator.registerMigration("v9-build-change-time") { db in
+            try db.execute(sql: ArchiveStore.buildChangeTimeMigration)
+        }
         return migrator
     }
 
