@@ -945,12 +945,22 @@ def categorize(paths, board, gid, author):
     for p in paths:
         if p.startswith(f"board/{board}/{gid}"):
             kind = "thread"
-        elif p.startswith(f"board/{board}/index") or p.startswith(f"board/{board}/page-"):
+        elif p.startswith((f"board/{board}/index", f"board/{board}/page-", f"board/{board}/list-")):
             kind = "board list"
         elif p.startswith(f"user/{author}.") or p.startswith(f"user/{author}-"):
             kind = "replier's user page"
-        elif p == "index.html":
+        elif p in ("index.html", "index.md"):
             kind = "home"
+        elif p == "feed.xml" or p == f"board/{board}/feed.xml":
+            kind = "feeds"
+        elif p.startswith("section/"):
+            kind = "section page"
+        elif p.startswith("hot"):
+            kind = "hot pages"
+        elif p.startswith("search/"):
+            kind = "search index"
+        elif p == ".bbsarchive-build.json":
+            kind = "build state"
         else:
             kind = "other"
         kinds[kind] = kinds.get(kind, 0) + 1
