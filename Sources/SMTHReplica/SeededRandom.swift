@@ -1,7 +1,7 @@
 /// SplitMix64: tiny, fast, and fully specified, so a seed produces the same
 /// stream on every platform and Swift version (the standard library's
 /// generator is neither seedable nor stable).
-struct SeededRandom: Sendable {
+struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     init(seed: UInt64) {

@@ -70,17 +70,11 @@ import Testing
         let userPages = SiteBuilder.userArchivePages(posts: counts[replier, default: 0], perPage: 5)
         #expect(userPages > 2)
         // The newest post of the archive, as a new reply is.
-        let newest = try store.read { db in try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0 }
+        let newest = try Self.newestPostTime(store)
         let reply = Post(
-            floor: old.floor + 1, author: replier, postedAt: ArchiveStore.date(newest).addingTimeInterval(86400),
+            floor: old.floor + 1, author: replier, postedAt: newest.addingTimeInterval(86400),
             body: "新回复", postID: gid + 100)
-        try store.saveThread(
-            board: "Beta",
-            pages: [
-                ThreadPage(
-                    board: "Beta", gid: gid, title: "Beta 主题 10", page: PageInfo(current: 1, total: 1), posts: [reply])
-            ],
-            summary: nil)
+        try Self.save(reply, board: "Beta", gid: gid, title: "Beta 主题 10", to: store)
         publisher.reset()
         let update = try builder.build()
         let changes = try #require(update.changes)
@@ -159,24 +153,14 @@ import Testing
             ],
             summary: summary)
         let edited = try #require(try store.posts(board: "Alpha", gid: 1003).first)
-        try store.saveThread(
-            board: "Alpha",
-            pages: [
-                ThreadPage(
-                    board: "Alpha", gid: 1003, title: "Alpha 主题 3", page: PageInfo(current: 1, total: 1),
-                    posts: [
-                        Post(floor: 0, author: edited.author, postedAt: edited.postedAt, body: "改过的正文", postID: 1003)
-                    ])
-            ],
-            summary: nil)
+        try Self.save(
+            Post(floor: 0, author: edited.author, postedAt: edited.postedAt, body: "改过的正文", postID: 1003),
+            board: "Alpha", gid: 1003, title: "Alpha 主题 3", to: store)
         let report = try SiteBuilder(
             store: store, templates: templates, publisher: incremental, options: Self.options()
         ).build()
         #expect(report.changes != nil)
-        let full = MemoryPublisher()
-        var fullOptions = Self.options()
-        fullOptions.incremental = false
-        _ = try SiteBuilder(store: store, templates: templates, publisher: full, options: fullOptions).build()
+        let full = try Self.fullBuild(store, templates: templates, options: Self.options())
         let a = incremental.files.filter { $0.key != BuildState.path }
         let b = full.files.filter { $0.key != BuildState.path }
         #expect(Set(a.keys) == Set(b.keys))
@@ -199,10 +183,7 @@ extension IncrementalBuildTests {
             incremental.reset()
             _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: Self.options())
                 .build()
-            var fullOptions = Self.options()
-            fullOptions.incremental = false
-            let full = MemoryPublisher()
-            _ = try SiteBuilder(store: store, templates: templates, publisher: full, options: fullOptions).build()
+            let full = try Self.fullBuild(store, templates: templates, options: Self.options())
             // The search index grows by tails after a full build, by design
             // (SearchIndexTests check what it finds): the pages are compared.
             func pages(_ files: [String: Data]) -> [String: Data] {
@@ -225,33 +206,20 @@ extension IncrementalBuildTests {
             try store.postCount(byUser: user, before: time) / 5 + 1
         }
         // A reply as new as any.
-        let newest = try store.read { db in try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0 }
+        let newest = try Self.newestPostTime(store)
         let reply = try #require(try store.posts(board: "Beta", gid: 1010).last)
-        try store.saveThread(
-            board: "Beta",
-            pages: [
-                ThreadPage(
-                    board: "Beta", gid: 1010, title: "Beta 主题 10", page: PageInfo(current: 1, total: 1),
-                    posts: [
-                        Post(
-                            floor: reply.floor + 1, author: "bob",
-                            postedAt: ArchiveStore.date(newest).addingTimeInterval(60), body: "新回复", postID: 5000)
-                    ])
-            ],
-            summary: nil)
+        try Self.save(
+            Post(
+                floor: reply.floor + 1, author: "bob", postedAt: newest.addingTimeInterval(60),
+                body: "新回复", postID: 5000), board: "Beta", gid: 1010, title: "Beta 主题 10", to: store)
         try expectSameAsFull(
-            "reply", rewrites: "bob", fromPage: try pageOf("bob", at: ArchiveStore.date(newest).addingTimeInterval(60)))
+            "reply", rewrites: "bob", fromPage: try pageOf("bob", at: newest.addingTimeInterval(60)))
         // A post dated before most of carol's: her pages from that one on.
         let early = Fixtures.beijing(2026, 1, 1, 12, 30, 0)
         let late = try #require(try store.posts(board: "Alpha", gid: 1020).last)
-        try store.saveThread(
-            board: "Alpha",
-            pages: [
-                ThreadPage(
-                    board: "Alpha", gid: 1020, title: "Alpha 主题 20", page: PageInfo(current: 1, total: 1),
-                    posts: [Post(floor: late.floor + 1, author: "carol", postedAt: early, body: "补档", postID: 5001)])
-            ],
-            summary: nil)
+        try Self.save(
+            Post(floor: late.floor + 1, author: "carol", postedAt: early, body: "补档", postID: 5001), board: "Alpha",
+            gid: 1020, title: "Alpha 主题 20", to: store)
         try expectSameAsFull("old-dated post", rewrites: "carol", fromPage: try pageOf("carol", at: early))
         // An edit moves a post in the middle of its thread half a minute
         // later (the thread's start and last reply stay).
@@ -318,23 +286,12 @@ extension IncrementalBuildTests {
         }
         _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
         // A new post of theirs: as many pages as before the deletion.
-        try store.saveThread(
-            board: gone.board,
-            pages: [
-                ThreadPage(
-                    board: gone.board, gid: gone.gid, title: gone.threadTitle, page: PageInfo(current: 1, total: 1),
-                    posts: [
-                        Post(
-                            floor: gone.floor, author: user, postedAt: gone.postedAt.addingTimeInterval(1),
-                            body: "又来了", postID: 6000)
-                    ])
-            ],
-            summary: nil)
+        try Self.save(
+            Post(
+                floor: gone.floor, author: user, postedAt: gone.postedAt.addingTimeInterval(1), body: "又来了",
+                postID: 6000), board: gone.board, gid: gone.gid, title: gone.threadTitle, to: store)
         _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
-        var fullOptions = options
-        fullOptions.incremental = false
-        let full = MemoryPublisher()
-        _ = try SiteBuilder(store: store, templates: templates, publisher: full, options: fullOptions).build()
+        let full = try Self.fullBuild(store, templates: templates, options: options)
         for page in 1...pages + 1 {
             let path = SitePaths.userArchive(user, page: page)
             #expect(incremental.read(path) != nil && incremental.read(path) == full.read(path), "\(path)")
@@ -360,28 +317,17 @@ extension IncrementalBuildTests {
         options.postsPerUserPage = perPage
         let incremental = Recorder()
         _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
-        let newest = try store.read { db in try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0 }
+        let newest = try Self.newestPostTime(store)
         let thread = try #require(try store.posts(board: "Alpha", gid: 1004).last)
-        try store.saveThread(
-            board: "Alpha",
-            pages: [
-                ThreadPage(
-                    board: "Alpha", gid: 1004, title: "Alpha 主题 4", page: PageInfo(current: 1, total: 1),
-                    posts: [
-                        Post(
-                            floor: thread.floor + 1, author: user,
-                            postedAt: ArchiveStore.date(newest).addingTimeInterval(60), body: "新的一页", postID: 7000)
-                    ])
-            ],
-            summary: nil)
+        try Self.save(
+            Post(
+                floor: thread.floor + 1, author: user, postedAt: newest.addingTimeInterval(60),
+                body: "新的一页", postID: 7000), board: "Alpha", gid: 1004, title: "Alpha 主题 4", to: store)
         incremental.reset()
         _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: options).build()
         let rendered = (1...pages + 1).filter { incremental.rendered.contains(SitePaths.userArchive(user, page: $0)) }
         #expect(rendered == Array(pages + 1 - Pager.jump...pages + 1))
-        var fullOptions = options
-        fullOptions.incremental = false
-        let full = MemoryPublisher()
-        _ = try SiteBuilder(store: store, templates: templates, publisher: full, options: fullOptions).build()
+        let full = try Self.fullBuild(store, templates: templates, options: options)
         for page in 1...pages + 1 {
             let path = SitePaths.userArchive(user, page: page)
             #expect(incremental.inner.read(path) != nil && incremental.inner.read(path) == full.read(path), "\(path)")
@@ -402,18 +348,10 @@ extension IncrementalBuildTests {
         let posts = try store.posts(board: "Beta", gid: 1010)
         let first = try #require(posts.first)
         let newTitle = "改过的标题 1010"
-        try store.saveThread(
-            board: "Beta",
-            pages: [
-                ThreadPage(
-                    board: "Beta", gid: 1010, title: newTitle, page: PageInfo(current: 1, total: 1),
-                    posts: [
-                        Post(
-                            floor: first.floor, author: first.author, postedAt: first.postedAt, body: first.body,
-                            postID: first.postID)
-                    ])
-            ],
-            summary: nil)
+        try Self.save(
+            Post(
+                floor: first.floor, author: first.author, postedAt: first.postedAt, body: first.body,
+                postID: first.postID), board: "Beta", gid: 1010, title: newTitle, to: store)
         let report = try SiteBuilder(
             store: store, templates: templates, publisher: incremental, options: Self.options()
         ).build()
@@ -422,10 +360,7 @@ extension IncrementalBuildTests {
             let page = try #require(incremental.read(SitePaths.thread("Beta", gid: gid)))
             #expect(String(decoding: page, as: UTF8.self).contains(newTitle), "thread \(gid)")
         }
-        let full = MemoryPublisher()
-        var fullOptions = Self.options()
-        fullOptions.incremental = false
-        _ = try SiteBuilder(store: store, templates: templates, publisher: full, options: fullOptions).build()
+        let full = try Self.fullBuild(store, templates: templates, options: Self.options())
         let a = incremental.files.filter { $0.key != BuildState.path }
         let b = full.files.filter { $0.key != BuildState.path }
         #expect(Set(a.keys) == Set(b.keys))
@@ -434,18 +369,10 @@ extension IncrementalBuildTests {
 
         // Only a title logs a retitle: the next change (a reply) does not.
         let after = try store.lastBuildChange()
-        try store.saveThread(
-            board: "Beta",
-            pages: [
-                ThreadPage(
-                    board: "Beta", gid: 1010, title: newTitle, page: PageInfo(current: 1, total: 1),
-                    posts: [
-                        Post(
-                            floor: (posts.last?.floor ?? 0) + 1, author: "zed",
-                            postedAt: Fixtures.beijing(2026, 6, 1), body: "回复", postID: 9010)
-                    ])
-            ],
-            summary: nil)
+        try Self.save(
+            Post(
+                floor: (posts.last?.floor ?? 0) + 1, author: "zed", postedAt: Fixtures.beijing(2026, 6, 1), body: "回复",
+                postID: 9010), board: "Beta", gid: 1010, title: newTitle, to: store)
         #expect(try store.buildChanges(after: after).retitled.isEmpty)
     }
 }
@@ -467,13 +394,9 @@ extension IncrementalBuildTests {
                             postedAt: Fixtures.beijing(2025, 1, 1), lastReplier: nil,
                             lastReplyAt: Fixtures.beijing(2025, 1, 1))
                     ]), source: SMTHMobileSource())
-            try store.saveThread(
-                board: "Old",
-                pages: [
-                    ThreadPage(
-                        board: "Old", gid: 1, title: "旧主题", page: PageInfo(current: 1, total: 1),
-                        posts: [Post(floor: 0, author: "amy", postedAt: Fixtures.beijing(2025, 1, 1), body: "旧")])
-                ], summary: nil)
+            try IncrementalBuildTests.save(
+                Post(floor: 0, author: "amy", postedAt: Fixtures.beijing(2025, 1, 1), body: "旧"), board: "Old", gid: 1,
+                title: "旧主题", to: store)
         }
         // Back to what the last release left: no change log, no record of its migration.
         let access = try GRDBTestAccess.open(path)
@@ -500,16 +423,41 @@ extension IncrementalBuildTests {
         let first = try builder.build()
         #expect(first.changes == nil)
         #expect(publisher.exists(SitePaths.thread("Old", gid: 1)))
-        try store.saveThread(
-            board: "Old",
-            pages: [
-                ThreadPage(
-                    board: "Old", gid: 1, title: "旧主题", page: PageInfo(current: 1, total: 1),
-                    posts: [Post(floor: 1, author: "ben", postedAt: Fixtures.beijing(2025, 1, 2), body: "新")])
-            ], summary: nil)
+        try IncrementalBuildTests.save(
+            Post(floor: 1, author: "ben", postedAt: Fixtures.beijing(2025, 1, 2), body: "新"), board: "Old", gid: 1,
+            title: "旧主题", to: store)
         let second = try builder.build()
         #expect(second.changes?.threads == [BuildChanges.ThreadKey(board: "Old", gid: 1)])
         #expect(
             String(decoding: publisher.read(SitePaths.thread("Old", gid: 1)) ?? Data(), as: UTF8.self).contains("ben"))
+    }
+}
+
+extension IncrementalBuildTests {
+    /// Saves `post` into thread `gid` of `board`, as a fetch of its last page would.
+    static func save(_ post: Post, board: String, gid: Int, title: String, to store: ArchiveStore) throws {
+        try store.saveThread(
+            board: board,
+            pages: [
+                ThreadPage(board: board, gid: gid, title: title, page: PageInfo(current: 1, total: 1), posts: [post])
+            ],
+            summary: nil)
+    }
+
+    /// The time of the archive's newest post: a new reply comes after it.
+    static func newestPostTime(_ store: ArchiveStore) throws -> Date {
+        ArchiveStore.date(
+            try store.read { db in try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0 })
+    }
+
+    /// A full build of `store` (not incremental) with `options`, in memory.
+    static func fullBuild(
+        _ store: ArchiveStore, templates: TemplateSet, options: SiteBuilder.Options
+    ) throws -> MemoryPublisher {
+        var options = options
+        options.incremental = false
+        let full = MemoryPublisher()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: full, options: options).build()
+        return full
     }
 }

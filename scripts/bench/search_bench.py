@@ -395,18 +395,10 @@ def measure(site, store, bbsarchive, bench, work, per_kind=40, seed=9, chromium=
     ours_rows, pf_rows = [], []
     try:
         base = server.stdout.readline().strip()
-        browser = browser_check.Chromium(chromium, 120)
-        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for domain in ("Page", "Runtime", "Network"):
-            browser.send(domain + ".enable", {}, session)
-        browser.send("Network.setCacheDisabled", {"cacheDisabled": True}, session)
+        browser, session = open_session(chromium)
         for kind, q in chosen:
             expected = truth(q, docs)
-            r = browse(browser, session, base + "search.html?q=" + urllib.parse.quote(q), OURS)
-            found = {links.get(d, f"?{d}") for d in r.pop("all")}
-            ours_rows.append({"kind": kind, "q": q, "expected": len(expected), "found": len(found),
-                              **score(found, expected), **r})
+            ours_rows.append(ours_query(browser, session, base, kind, q, expected, links))
             if kind == "filter":
                 continue
             terms = parse(q)["raw"]
@@ -443,6 +435,24 @@ def measure(site, store, bbsarchive, bench, work, per_kind=40, seed=9, chromium=
     return result
 
 
+def open_session(chromium):
+    """Headless Chromium with one page whose cache is off: (browser, session)."""
+    browser = browser_check.Chromium(chromium, 120)
+    target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    for domain in ("Page", "Runtime", "Network"):
+        browser.send(domain + ".enable", {}, session)
+    browser.send("Network.setCacheDisabled", {"cacheDisabled": True}, session)
+    return browser, session
+
+
+def ours_query(browser, session, base, kind, q, expected, links):
+    """One query on bbsarchive's search page, scored against the posts expected."""
+    r = browse(browser, session, base + "search.html?q=" + urllib.parse.quote(q), OURS)
+    found = {links.get(d, f"?{d}") for d in r.pop("all")}
+    return {"kind": kind, "q": q, "expected": len(expected), "found": len(found), **score(found, expected), **r}
+
+
 def ours_only(result, site, store, bbsarchive, bench, per_kind, seed, chromium):
     """bbsarchive's queries alone: recall, precision, download, time."""
     result["html_bytes"] = sum(p.stat().st_size for p in site.rglob("*.html"))
@@ -459,18 +469,9 @@ def ours_only(result, site, store, bbsarchive, bench, per_kind, seed, chromium):
     rows = []
     try:
         base = server.stdout.readline().strip()
-        browser = browser_check.Chromium(chromium, 120)
-        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for domain in ("Page", "Runtime", "Network"):
-            browser.send(domain + ".enable", {}, session)
-        browser.send("Network.setCacheDisabled", {"cacheDisabled": True}, session)
+        browser, session = open_session(chromium)
         for kind, q in chosen:
-            expected = truth(q, docs)
-            r = browse(browser, session, base + "search.html?q=" + urllib.parse.quote(q), OURS)
-            found = {links.get(d, f"?{d}") for d in r.pop("all")}
-            rows.append({"kind": kind, "q": q, "expected": len(expected), "found": len(found),
-                         **score(found, expected), **r})
+            rows.append(ours_query(browser, session, base, kind, q, truth(q, docs), links))
         browser.close()
     finally:
         server.terminate()
