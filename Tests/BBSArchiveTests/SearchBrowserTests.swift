@@ -425,17 +425,23 @@ import Testing
             let shards = try FileManager.default.contentsOfDirectory(
                 atPath: root.appendingPathComponent("search/s").path
             )
-            .map { try Data(contentsOf: root.appendingPathComponent("search/s/" + $0)) }
+            .map { try SearchIndexWriter.unflagged(Data(contentsOf: root.appendingPathComponent("search/s/" + $0))) }
             let report = try writer.update(changes, output)
             #expect(!report.full)
             let after = try FileManager.default.contentsOfDirectory(
                 atPath: root.appendingPathComponent("search/s").path
             )
-            .map { try Data(contentsOf: root.appendingPathComponent("search/s/" + $0)) }
+            .map { try SearchIndexWriter.unflagged(Data(contentsOf: root.appendingPathComponent("search/s/" + $0))) }
+            // A shard flagged for its first tail is not a merge; changed lists are.
             if Set(shards) != Set(after) { merged = true }
         }
         try publisher.flush()
         #expect(merged, "no tail was merged into its shard")
+        // Some shards have tails (which the client loads), the others none (which it must not ask for).
+        let tails = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("search/t").path)
+        let manifest = try #require(
+            publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
+        #expect(!tails.isEmpty && tails.count < manifest.shards, "\(tails.count) tails of \(manifest.shards) shards")
         let late = try #require(publisher.read(SearchIndexWriter.latePath).flatMap(SearchIndexWriter.parseLate))
         #expect(late.count == 16)
 

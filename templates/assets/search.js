@@ -12,8 +12,19 @@
   var decoded = {};
   var base = '';
 
-  S.manifest = function (m) { info = m; start(); };
-  S.shard = function (k, data) { store.s[k] = data; };
+  // The index layout this client reads (SearchIndexWriter.version).
+  var VERSION = 5;
+  var wrongVersion = '';
+  S.manifest = function (m) {
+    if (m.version !== VERSION) {
+      wrongVersion = '搜索索引的格式（' + m.version + '）与本页的程序（' + VERSION + '）不符：请重新运行 bbsarchive build --full。';
+    }
+    info = m;
+    start();
+  };
+  // A shard; `tail` (1) when it has a tail (t/K.js), which loads after it.
+  var tailed = {};
+  S.shard = function (k, data, tail) { store.s[k] = data; if (tail) tailed[k] = true; };
   S.positions = function (k, data) { store.p[k] = data; };
   S.docs = function (k, rows) { store.d[k] = rows; };
   S.days = function (list) { store.days = list; };
@@ -416,8 +427,10 @@
     var loads = [];
     keysOf(query).forEach(function (key) {
       var k = shardOf(key);
-      loads.push(load('s', k, 's/' + k.toString(16) + '.js'));
-      loads.push(load('t', k, 't/' + k.toString(16) + '.js'));
+      loads.push(load('s', k, 's/' + k.toString(16) + '.js').then(function () {
+        // Only a shard that names a tail has one: no request for a missing file.
+        if (tailed[k]) return load('t', k, 't/' + k.toString(16) + '.js');
+      }));
     });
     if (query.after || query.before) loads.push(load('days', '', 'days.js'));
     if ((query.after || query.before || newest) && info.late) loads.push(load('late', '', 'late.js'));
@@ -484,6 +497,10 @@
     results.dataset.query = q;
     results.dataset.page = String(page);
     var query = parse(q);
+    if (wrongVersion) {
+      finish(mine, [], 0, query, q, page, order, wrongVersion);
+      return;
+    }
     if (!query.terms.length && !query.board && !query.author && !query.after && !query.before) {
       finish(mine, [], 0, query, q, page, order, '');
       return;
@@ -654,6 +671,7 @@
   // bench compares with its ground truth (the page shows 20 of them).
   S.all = function (q) {
     var query = parse(q);
+    if (wrongVersion) return Promise.reject(new Error(wrongVersion));
     return loadIndex(query).then(function () {
       return evaluate(query).sort(function (a, b) { return b[1] - a[1] || b[0] - a[0]; })
         .map(function (h) { return h[0]; });
@@ -662,6 +680,7 @@
   // Every matching document, newest first.
   S.newest = function (q) {
     var query = parse(q);
+    if (wrongVersion) return Promise.reject(new Error(wrongVersion));
     return loadIndex(query, true).then(function () {
       return evaluate(query).map(function (h) { return h[0]; }).sort(newer);
     });
