@@ -227,6 +227,24 @@ import Testing
         #expect(appendedContent.postings["u:鄱"]?.count ?? 0 >= 1)
     }
 
+    /// The files of a full pass are the same bytes on one thread and on
+    /// four, with postings spilled to disk or not.
+    @Test func aFullPassIsTheSameOnOneCoreAndOnSeveral() async throws {
+        let (_, _, writer, site, _) = try await Self.indexedCopy("search-cores")
+        var serial = writer
+        serial.cores = 1
+        serial.spillThreshold = 4096
+        let one = Recorder()
+        _ = try serial.writeAll(one.output)
+        var parallel = writer
+        parallel.cores = 4
+        let four = Recorder()
+        _ = try parallel.writeAll(four.output)
+        #expect(one.publisher.files.count > 100)
+        #expect(one.publisher.files == four.publisher.files)
+        #expect(site.publisher.files == four.publisher.files)
+    }
+
     /// Posts older than the newest indexed one (a board added, a thread
     /// fetched again) are appended too, and placed in time for sorting and dates.
     @Test func oldPostsAreAppendedWithoutIndexingEverythingAgain() async throws {

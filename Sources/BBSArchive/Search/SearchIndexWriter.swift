@@ -92,6 +92,9 @@ struct SearchIndexWriter {
     let forum: ForumProfile
     /// Bytes of postings held in memory before they go to the spill files.
     var spillThreshold = 32 << 20
+    /// Threads that work out documents and assemble shards (at most four);
+    /// the files are the same whatever the number.
+    var cores = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
 
     struct Report: Sendable, Equatable {
         /// Whether every post was indexed again (otherwise new posts were appended).
@@ -185,9 +188,10 @@ struct SearchIndexWriter {
     /// thread), worked out on up to four threads; the same values, in the
     /// same order, as one at a time.
     static func prepare(
-        _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile
+        _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile,
+        cores: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
     ) -> [Prepared] {
-        let stripes = rows.count < 32 ? 1 : max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+        let stripes = rows.count < 32 ? 1 : max(1, cores)
         var out = [Prepared?](repeating: nil, count: rows.count)
         out.withUnsafeMutableBufferPointer { buffer in
             nonisolated(unsafe) let buffer = buffer
@@ -249,7 +253,7 @@ struct SearchIndexWriter {
             // on every core, then numbered and spilled in order.
             var batch: [(StoredPost, String, Int)] = []
             func process() throws {
-                for prepared in Self.prepare(batch, postsPerPage: postsPerPage, forum: forum) {
+                for prepared in Self.prepare(batch, postsPerPage: postsPerPage, forum: forum, cores: cores) {
                     let document = prepared.document
                     spill.add(prepared, doc: doc, shards: shards)
                     try spill.flushIfNeeded()
@@ -299,11 +303,41 @@ struct SearchIndexWriter {
             let index = report.documents / Self.docsPerChunk
             try emit(Self.chunkScript(index, chunk), Self.chunkPath(index))
         }
-        for bucket in 0..<buckets {
-            let byShard = try spill.readBucket(bucket)
-            for shard in stride(from: bucket, to: shards, by: buckets) {
-                let content = byShard[shard].map { $0.lists() } ?? SpillFiles.Lists()
-                try emitShard(shard, content, tail: false, emit)
+        // The shards, a bucket a core at a time: each bucket's records
+        // decoded and its files spelled apart (pure work), then written in
+        // order, so the files are the same whatever the number of cores.
+        let threads = max(1, cores)
+        let folder = spill.folder
+        for group in stride(from: 0, to: buckets, by: threads) {
+            let members = Array(group..<min(buckets, group + threads))
+            let records = try members.map { bucket throws(ArchiveError) in try spill.takeBucket(bucket) }
+            var assembled = [Result<[(Int, Data, Data?)], ArchiveError>?](repeating: nil, count: members.count)
+            assembled.withUnsafeMutableBufferPointer { buffer in
+                nonisolated(unsafe) let buffer = buffer
+                DispatchQueue.concurrentPerform(iterations: members.count) { at in
+                    do throws(ArchiveError) {
+                        let byShard = try SpillFiles.decode(records[at], folder: folder)
+                        var files: [(Int, Data, Data?)] = []
+                        for shard in stride(from: members[at], to: shards, by: buckets) {
+                            let content = byShard[shard].map { $0.lists() } ?? SpillFiles.Lists()
+                            files.append(
+                                (
+                                    shard, Self.shardScript(shard, content, tail: false),
+                                    content.bigrams.isEmpty ? nil : Self.positionsScript(shard, content)
+                                ))
+                        }
+                        buffer[at] = .success(files)
+                    } catch {
+                        buffer[at] = .failure(error)
+                    }
+                }
+            }
+            for result in assembled {
+                guard let result else { continue }
+                for (shard, main, positions) in try result.get() {
+                    try emit(main, Self.shardPath(shard))
+                    if let positions { try emit(positions, Self.positionsPath(shard)) }
+                }
             }
         }
         try emit(Self.daysScript(days), Self.daysPath)
@@ -1156,12 +1190,20 @@ final class SpillFiles {
 
     private func file(_ bucket: Int) -> URL { folder.appendingPathComponent("\(bucket).bin") }
 
-    /// The shards of one bucket from its records, spilled ones first, in document order.
-    func readBucket(_ bucket: Int) throws(ArchiveError) -> [Int: KeyedShard] {
+    /// One bucket's records: those spilled to its file, then those still in
+    /// memory (which it lets go of).
+    func takeBucket(_ bucket: Int) throws(ArchiveError) -> [[UInt8]] {
         let spilled = FileManager.default.contents(atPath: file(bucket).path).map { [UInt8]($0) } ?? []
+        defer { buffers[bucket] = [] }
+        return [spilled, buffers[bucket]]
+    }
+
+    /// The shards of a bucket's records (`takeBucket`, spilled ones first), in document order;
+    /// safe on several threads at once.
+    static func decode(_ records: [[UInt8]], folder: URL) throws(ArchiveError) -> [Int: KeyedShard] {
         var byShard: [Int: KeyedShard] = [:]
         let damaged = ArchiveError.outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
-        for bytes in [spilled, buffers[bucket]] {
+        for bytes in records {
             var index = 0
             while index < bytes.count {
                 guard let shard = readVarint(bytes, &index), index < bytes.count,
@@ -1199,7 +1241,6 @@ final class SpillFiles {
                 }
             }
         }
-        buffers[bucket] = []
         return byShard
     }
 }
