@@ -7,6 +7,9 @@ import Foundation
 /// `Retry-After` and hold the whole host while it asks for a pause, and
 /// conditional requests that let an unchanged page answer 304.
 ///
+/// With `connections`, at most that many requests are in flight at once,
+/// however many walks and threads ask (see `RequestGate`).
+///
 /// Redirects are followed here, at most `maxRedirects` hops, each one
 /// checked against the host policy (hosts, and no thread redirecting to
 /// another thread) and robots.txt before it is asked, so nothing reaches a
@@ -23,12 +26,13 @@ package struct Fetcher: Sendable {
         client: any HTTPClient, limiter: RateLimiter, captures: any CaptureRecorder,
         policy: RetryPolicy = RetryPolicy(),
         respectRobots: Bool = true, hosts: HostPolicy? = nil, events: @escaping ProgressSink = { _ in },
-        clock: @escaping ArchiveClock = SystemClock.now
+        clock: @escaping ArchiveClock = SystemClock.now, connections: Int? = nil
     ) {
         self.hosts = hosts
         self.captures = captures
         self.events = events
-        sender = PoliteSender(client: client, limiter: limiter, policy: policy, events: events, clock: clock)
+        sender = PoliteSender(
+            client: client, limiter: limiter, policy: policy, events: events, clock: clock, connections: connections)
         robots = respectRobots ? RobotsGate(sender: sender, captures: captures, events: events) : nil
     }
 
