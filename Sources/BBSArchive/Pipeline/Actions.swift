@@ -67,7 +67,8 @@ package struct FetchAction: Sendable {
         }
         let store = try ArchiveStore(path: storePath, clock: clock)
         let fetcher = Fetcher(
-            client: client ?? CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate), captures: store,
+            client: client ?? CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate),
+            captures: store,
             policy: retry, respectRobots: respectRobots, hosts: HostPolicy.forum(source, mediaHosts: mediaHosts),
             events: events, clock: clock, connections: http.maxConnections)
         let archiver = Archiver(source: source, fetcher: fetcher, store: store, options: options, events: events)
