@@ -304,9 +304,9 @@ package struct Archiver: Sendable {
                     name: "\(board) list pages", done: number, total: lastPage == Int.max ? nil : lastPage, failed: 0))
 
             if incremental {
-                for thread in page.threads where !thread.sticky {
-                    unchangedInARow =
-                        try store.isArchived(board: board, summary: thread, time: source.time) ? unchangedInARow + 1 : 0
+                let rows = page.threads.filter { !$0.sticky }
+                for archived in try store.areArchived(board: board, rows, time: source.time) {
+                    unchangedInARow = archived ? unchangedInARow + 1 : 0
                 }
                 if unchangedInARow >= options.stopAfterUnchanged {
                     events(.note("\(board): \(unchangedInARow) unchanged threads in a row; the rest is archived"))

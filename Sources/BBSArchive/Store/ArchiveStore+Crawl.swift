@@ -8,16 +8,24 @@ extension ArchiveStore {
     /// `summary` on its board: then there is nothing new to fetch. `time`:
     /// the forum's zone, whose midnight a listed day-only time stands for.
     package func isArchived(board: String, summary: ThreadSummary, time: ForumTime) throws(ArchiveError) -> Bool {
+        try areArchived(board: board, [summary], time: time)[0]
+    }
+
+    /// `isArchived` for every row of a list page, in one read.
+    package func areArchived(board: String, _ summaries: [ThreadSummary], time: ForumTime) throws(ArchiveError)
+        -> [Bool]
+    {
         try read { db in
             // Asked for every row of every list page walked: prepared once per connection.
-            let row = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT archivedReplies, archivedLastReplyAt FROM thread WHERE board = ? AND gid = ?"),
-                arguments: [board, summary.gid])
-            guard let row, let replies: Int = row["archivedReplies"], let last: Int64 = row["archivedLastReplyAt"]
-            else { return false }
-            return replies == summary.replies
-                && Self.sameListedTime(last, Self.seconds(summary.lastReplyAt), time: time)
+            let statement = try db.cachedStatement(
+                sql: "SELECT archivedReplies, archivedLastReplyAt FROM thread WHERE board = ? AND gid = ?")
+            return try summaries.map { summary in
+                let row = try Row.fetchOne(statement, arguments: [board, summary.gid])
+                guard let row, let replies: Int = row["archivedReplies"], let last: Int64 = row["archivedLastReplyAt"]
+                else { return false }
+                return replies == summary.replies
+                    && Self.sameListedTime(last, Self.seconds(summary.lastReplyAt), time: time)
+            }
         }
     }
 
