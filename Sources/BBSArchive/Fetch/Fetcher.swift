@@ -46,7 +46,7 @@ package struct Fetcher: Sendable {
         async throws(ArchiveError) -> HTTPResponse
     {
         var headers = extra
-        let cached = conditional ? try captures.latestCapture(url: url) : nil
+        let cached = conditional ? try captures.latestCaptureHeaders(url: url) : nil
         if let cached, (200..<300).contains(cached.status) {
             if let tag = cached.header("ETag") { headers.append(("If-None-Match", tag)) }
             if let modified = cached.header("Last-Modified") { headers.append(("If-Modified-Since", modified)) }
@@ -73,8 +73,8 @@ package struct Fetcher: Sendable {
             current = next
         }
         response.requestedURL = url
-        if response.status == 304, let cached {
-            return cached
+        if response.status == 304, cached != nil, let stored = try captures.latestCapture(url: url) {
+            return stored
         }
         try captures.saveCapture(response)
         guard (200..<300).contains(response.status) else {

@@ -138,8 +138,8 @@ extension ArchiveStore {
     /// Records that list page `page` of the walk is stored.
     package func markWalked(board: String, page: Int) throws(ArchiveError) {
         try write { db in
-            try db.execute(
-                sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?", arguments: [page, board])
+            try db.cachedStatement(sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?")
+                .execute(arguments: [page, board])
         }
     }
 
@@ -174,9 +174,8 @@ extension ArchiveStore {
     package func clearFailure(url: String) throws(ArchiveError) {
         let base = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
         try write { db in
-            try db.execute(
-                sql: "DELETE FROM failure WHERE url = ? OR url = ? OR substr(url, 1, ?) = ?",
-                arguments: [url, base, base.count + 1, base + "?"])
+            try db.cachedStatement(sql: "DELETE FROM failure WHERE url = ? OR url = ? OR substr(url, 1, ?) = ?")
+                .execute(arguments: [url, base, base.count + 1, base + "?"])
         }
     }
 
