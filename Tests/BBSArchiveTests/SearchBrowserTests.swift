@@ -392,6 +392,38 @@ import Testing
         #expect(times == times.sorted(by: >))
     }
 
+    /// An index of another layout version (one left from an older release)
+    /// is refused with a message that says to build again, not misread.
+    @Test func anIndexOfAnotherVersionIsRefusedWithAMessage() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let root = try Fixtures.temporaryFolder("search-version").appendingPathComponent("site")
+        try FileManager.default.copyItem(at: built.plain.root, to: root)
+        let manifest = root.appendingPathComponent(SearchIndexWriter.manifestPath)
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        let current = "\"version\":\(SearchIndexWriter.version),"
+        #expect(text.contains(current))
+        try Data(text.replacingOccurrences(of: current, with: "\"version\":4,").utf8).write(to: manifest)
+        let status = """
+            new Promise(resolve => {
+              const tick = () => {
+                const results = document.getElementById('results');
+                if (results.getAttribute('aria-busy') === 'false' && results.dataset.query)
+                  resolve(JSON.stringify({total: results.dataset.total,
+                    status: document.getElementById('search-status').textContent}));
+                else setTimeout(tick, 10);
+              };
+              tick();
+            })
+            """
+        let report = try await Self.probe(
+            site: SiteInspector(root: root), base: nil, probes: [("search.html?q=%E7%9A%84", status)])
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+        let value = try #require(report.probes.first?.value)
+        let shown = try #require(try JSONSerialization.jsonObject(with: Data(value.utf8)) as? [String: String])
+        #expect(shown["total"] == "0")
+        #expect(shown["status"]?.contains("bbsarchive build --full") == true, "\(shown)")
+    }
+
     /// An index appended to (old posts placed among the others, new ones,
     /// tails merged into their shards) answers as exactly as one written
     /// whole: seeded filter queries and the added posts' own words, newest first.
@@ -425,17 +457,23 @@ import Testing
             let shards = try FileManager.default.contentsOfDirectory(
                 atPath: root.appendingPathComponent("search/s").path
             )
-            .map { try Data(contentsOf: root.appendingPathComponent("search/s/" + $0)) }
+            .map { try SearchIndexWriter.unflagged(Data(contentsOf: root.appendingPathComponent("search/s/" + $0))) }
             let report = try writer.update(changes, output)
             #expect(!report.full)
             let after = try FileManager.default.contentsOfDirectory(
                 atPath: root.appendingPathComponent("search/s").path
             )
-            .map { try Data(contentsOf: root.appendingPathComponent("search/s/" + $0)) }
+            .map { try SearchIndexWriter.unflagged(Data(contentsOf: root.appendingPathComponent("search/s/" + $0))) }
+            // A shard flagged for its first tail is not a merge; changed lists are.
             if Set(shards) != Set(after) { merged = true }
         }
         try publisher.flush()
         #expect(merged, "no tail was merged into its shard")
+        // Some shards have tails (which the client loads), the others none (which it must not ask for).
+        let tails = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("search/t").path)
+        let manifest = try #require(
+            publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
+        #expect(!tails.isEmpty && tails.count < manifest.shards, "\(tails.count) tails of \(manifest.shards) shards")
         let late = try #require(publisher.read(SearchIndexWriter.latePath).flatMap(SearchIndexWriter.parseLate))
         #expect(late.count == 16)
 

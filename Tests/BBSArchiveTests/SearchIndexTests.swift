@@ -59,12 +59,15 @@ import Testing
             }
             for shard in 0..<manifest.shards {
                 let mainData = try #require(read(SearchIndexWriter.shardPath(shard)))
-                let tailData = try #require(read(SearchIndexWriter.tailPath(shard)))
                 var main = try #require(
                     SearchIndexWriter.parseShard(
                         mainData, positions: read(SearchIndexWriter.positionsPath(shard)), index: shard))
-                let tail = try #require(SearchIndexWriter.parseTail(tailData, index: shard))
-                main.merge(tail.tail)
+                // A tail counts only when its shard names it, as the client reads it.
+                if try #require(SearchIndexWriter.shardHasTail(mainData)) {
+                    let tailData = try #require(read(SearchIndexWriter.tailPath(shard)))
+                    let tail = try #require(SearchIndexWriter.parseTail(tailData, index: shard))
+                    main.merge(tail.tail)
+                }
                 for (kind, lists, positional) in [
                     ("u", main.unigrams, false), ("b", main.bigrams, true), ("m", main.filters, false),
                 ] {
@@ -155,10 +158,16 @@ import Testing
         return SearchChanges(try store.buildChanges(after: before))
     }
 
-    @Test func oneNewReplyRewritesOnlyTheTailsOfTheShardsItsWordsFallIn() async throws {
+    @Test func oneNewReplyWritesTheTailsOfItsShardsAndFlagsThoseShardsOnce() async throws {
         let (path, store, writer, site, first) = try await Self.indexedCopy("search-index")
         #expect(first.full)
         #expect(first.documents == (try store.counts().posts))
+        // A full pass writes no tails, and no shard names one.
+        #expect(!site.publisher.files.keys.contains { $0.hasPrefix("search/t/") })
+        for shard in 0..<first.shards {
+            let main = try #require(site.publisher.read(SearchIndexWriter.shardPath(shard)))
+            #expect(SearchIndexWriter.shardHasTail(main) == false)
+        }
         site.written = []
         let again = try writer.update(SearchChanges(threads: []), site.output)
         #expect(!again.full)
@@ -176,29 +185,64 @@ import Testing
         #expect(!appended.full)
         #expect(appended.appended == 1)
         let shards = first.shards
-        var touched = Set<String>()
+        var touched = Set<Int>()
         let normalized = SearchText.normalize(body)
         for term in SearchText.terms(normalized).unigrams.union(SearchText.terms(normalized).bigrams.keys)
             .union(["b:" + thread.board.lowercased(), "a:" + author.lowercased()])
         {
-            touched.insert(SearchIndexWriter.tailPath(Int(SearchIndexWriter.hash(term) % UInt32(shards))))
+            touched.insert(Int(SearchIndexWriter.hash(term) % UInt32(shards)))
         }
-        // Only tails: no shard is merged on the first reply (every tail was empty).
+        // Each touched shard gets its first tail and is written again, once,
+        // flagged; no shard is merged on the first reply.
         let chunk = SearchIndexWriter.chunkPath(first.documents / SearchIndexWriter.docsPerChunk)
-        let expected = touched.union([chunk, SearchIndexWriter.manifestPath])
+        let expected = Set(touched.map(SearchIndexWriter.tailPath)).union(touched.map(SearchIndexWriter.shardPath))
+            .union([chunk, SearchIndexWriter.manifestPath])
         #expect(Set(site.written).subtracting([SearchIndexWriter.daysPath]) == expected)
         #expect(touched.count < shards / 2, "the reply's terms fall in most shards; the test proves little")
+        for shard in 0..<shards {
+            let main = try #require(site.publisher.read(SearchIndexWriter.shardPath(shard)))
+            #expect(SearchIndexWriter.shardHasTail(main) == touched.contains(shard), "shard \(shard)")
+            #expect((site.publisher.read(SearchIndexWriter.tailPath(shard)) != nil) == touched.contains(shard))
+        }
+
+        // A second reply with the same words: only tails now, the shards stay.
+        let again2 = try await Self.insert(path, store, [(0, 120, body)])
+        site.written = []
+        #expect(try writer.update(again2, site.output).appended == 1)
+        #expect(
+            Set(site.written).subtracting([SearchIndexWriter.daysPath]).filter { $0.hasPrefix("search/s/") }.isEmpty)
+        #expect(Set(site.written).isSuperset(of: touched.map(SearchIndexWriter.tailPath)))
 
         // What a full pass over the store says.
         let fresh = Recorder()
         let full = try writer.update(SearchChanges(threads: nil), fresh.output)
         #expect(full.full)
-        #expect(full.documents == first.documents + 1)
-        #expect(site.files.keys.sorted() == fresh.files.keys.sorted())
+        #expect(full.documents == first.documents + 2)
+        #expect(
+            site.files.keys.filter { !$0.hasPrefix("search/t/") }.sorted()
+                == fresh.files.keys.sorted())
         let appendedContent = try Content(site.publisher.read)
         let freshContent = try Content(fresh.publisher.read)
         #expect(appendedContent == freshContent)
         #expect(appendedContent.postings["u:鄱"]?.count ?? 0 >= 1)
+    }
+
+    /// The files of a full pass are the same bytes on one thread and on
+    /// four, with postings spilled to disk or not.
+    @Test func aFullPassIsTheSameOnOneCoreAndOnSeveral() async throws {
+        let (_, _, writer, site, _) = try await Self.indexedCopy("search-cores")
+        var serial = writer
+        serial.cores = 1
+        serial.spillThreshold = 4096
+        let one = Recorder()
+        _ = try serial.writeAll(one.output)
+        var parallel = writer
+        parallel.cores = 4
+        let four = Recorder()
+        _ = try parallel.writeAll(four.output)
+        #expect(one.publisher.files.count > 100)
+        #expect(one.publisher.files == four.publisher.files)
+        #expect(site.publisher.files == four.publisher.files)
     }
 
     /// Posts older than the newest indexed one (a board added, a thread
@@ -246,7 +290,10 @@ import Testing
             let report = try writer.update(changes, site.output)
             #expect(!report.full)
             merged.formUnion(site.written.filter { $0.hasPrefix("search/s/") })
-            for shard in 0..<first.shards {
+            for shard in 0..<first.shards
+            where try SearchIndexWriter.shardHasTail(#require(site.publisher.read(SearchIndexWriter.shardPath(shard))))
+                == true
+            {
                 let tail = try #require(site.publisher.read(SearchIndexWriter.tailPath(shard)))
                 let parsed = try #require(SearchIndexWriter.parseTail(tail, index: shard))
                 #expect(tail.count <= SearchIndexWriter.tailLimit(mainBytes: parsed.mainBytes), "tail \(shard)")

@@ -223,6 +223,12 @@ OURS = """new Promise(resolve => {
       BBSSearch.all(results.dataset.query).then(all => resolve(JSON.stringify({
         ms: marks['search-shown'] || performance.now(), total: Number(results.dataset.total), all: all,
         bytes: index.reduce((s, e) => s + (e.encodedBodySize || 0), 0), files: index.length,
+        kinds: index.reduce((o, e) => {
+          const m = /\/search\/([sptd])\//.exec(e.name);
+          const k = m ? m[1] : /\/search\/index\.js/.test(e.name) ? 'manifest' : /search\.js/.test(e.name) ? 'client' : 'other';
+          o[k] = (o[k] || 0) + (e.encodedBodySize || 0);
+          return o;
+        }, {}),
         stages: {html: nav.responseEnd, domContentLoaded: nav.domContentLoadedEventEnd,
                  clientLoaded: at(/search\\.js|search\\/index\\.js/), start: marks['search-start'],
                  shards: marks['search-shards'], evaluated: marks['search-evaluated'],
@@ -313,6 +319,14 @@ def summarize(rows):
                 "first_results_ms": {"median": round(statistics.median(ms), 1), "max": round(max(ms), 1)}}
 
     out = agg(rows) or {}
+    # What a query downloads by file kind (s shards, t tails, p positions, d
+    # result entries, manifest, client, other: days.js, late.js).
+    kinds = sorted({k for r in rows for k in r.get("kinds", {})})
+    if kinds:
+        out["download_kb_by_file"] = {
+            k: {"median": round(statistics.median(r.get("kinds", {}).get(k, 0) / 1024 for r in rows), 1),
+                "mean": round(statistics.mean(r.get("kinds", {}).get(k, 0) / 1024 for r in rows), 1),
+                "max": round(max(r.get("kinds", {}).get(k, 0) / 1024 for r in rows), 1)} for k in kinds}
     out["by_kind"] = {k: agg([r for r in rows if r["kind"] == k]) for k in KINDS if any(r["kind"] == k for r in rows)}
     return out
 

@@ -12,8 +12,16 @@
   var decoded = {};
   var base = '';
 
-  S.manifest = function (m) { info = m; start(); };
-  S.shard = function (k, data) { store.s[k] = data; };
+  var wrongVersion = '';
+  S.manifest = function (m) {
+    // SearchIndexWriter.version
+    if (m.version !== 5) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
+    info = m;
+    start();
+  };
+  // `tail`: the shard has one (t/K.js).
+  var tailed = {};
+  S.shard = function (k, data, tail) { store.s[k] = data; if (tail) tailed[k] = 1; };
   S.positions = function (k, data) { store.p[k] = data; };
   S.docs = function (k, rows) { store.d[k] = rows; };
   S.days = function (list) { store.days = list; };
@@ -416,8 +424,9 @@
     var loads = [];
     keysOf(query).forEach(function (key) {
       var k = shardOf(key);
-      loads.push(load('s', k, 's/' + k.toString(16) + '.js'));
-      loads.push(load('t', k, 't/' + k.toString(16) + '.js'));
+      loads.push(load('s', k, 's/' + k.toString(16) + '.js').then(function () {
+        if (tailed[k]) return load('t', k, 't/' + k.toString(16) + '.js');
+      }));
     });
     if (query.after || query.before) loads.push(load('days', '', 'days.js'));
     if ((query.after || query.before || newest) && info.late) loads.push(load('late', '', 'late.js'));
@@ -484,6 +493,10 @@
     results.dataset.query = q;
     results.dataset.page = String(page);
     var query = parse(q);
+    if (wrongVersion) {
+      finish(mine, [], 0, query, q, page, order, wrongVersion);
+      return;
+    }
     if (!query.terms.length && !query.board && !query.author && !query.after && !query.before) {
       finish(mine, [], 0, query, q, page, order, '');
       return;

@@ -21,7 +21,12 @@ import GRDB
 /// - `search/t/K.js`: shard K's tail: the postings (with their pairs'
 ///   positions) of the documents appended since the shard was last written
 ///   whole, all numbered after the shard's own, and the bytes of the shard
-///   and its positions then. The client loads it with the shard. A tail is
+///   and its positions then. Only shards that an append reached have one,
+///   and their shard file says so (a third argument, `1`): a full pass
+///   writes no tails; the first append to a shard writes its tail and the
+///   shard again, flagged, once; a tail emptied by a merge stays (empty),
+///   so the flag stays. The client loads a tail after its shard, when the
+///   shard names it, so it never asks for a file that is not there. A tail is
 ///   merged into its shard when it grows past a quarter of it (`tailLimit`),
 ///   so an append reads and writes only small tails, a merge's cost is
 ///   spread over the appends that filled the tail, and a query downloads
@@ -61,7 +66,8 @@ struct SearchIndexWriter {
     /// 3: lists Rice-coded or as bitmaps, pair counts only where not 1 (`ListCoding`).
     /// 4: documents numbered in the order they are indexed (`search/late.js`
     ///    places the ones older than the newest before them), a tail per shard (`search/t/`).
-    static let version = 4
+    /// 5: tails only for the shards appends reached, which their shard files flag.
+    static let version = 5
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
     static func positionsPath(_ shard: Int) -> String { "search/p/\(String(shard, radix: 16)).js" }
     static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }
@@ -86,6 +92,9 @@ struct SearchIndexWriter {
     let forum: ForumProfile
     /// Bytes of postings held in memory before they go to the spill files.
     var spillThreshold = 32 << 20
+    /// Threads that work out documents and assemble shards (at most four);
+    /// the files are the same whatever the number.
+    var cores = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
 
     struct Report: Sendable, Equatable {
         /// Whether every post was indexed again (otherwise new posts were appended).
@@ -179,9 +188,10 @@ struct SearchIndexWriter {
     /// thread), worked out on up to four threads; the same values, in the
     /// same order, as one at a time.
     static func prepare(
-        _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile
+        _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile,
+        cores: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
     ) -> [Prepared] {
-        let stripes = rows.count < 32 ? 1 : max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+        let stripes = rows.count < 32 ? 1 : max(1, cores)
         var out = [Prepared?](repeating: nil, count: rows.count)
         out.withUnsafeMutableBufferPointer { buffer in
             nonisolated(unsafe) let buffer = buffer
@@ -243,7 +253,7 @@ struct SearchIndexWriter {
             // on every core, then numbered and spilled in order.
             var batch: [(StoredPost, String, Int)] = []
             func process() throws {
-                for prepared in Self.prepare(batch, postsPerPage: postsPerPage, forum: forum) {
+                for prepared in Self.prepare(batch, postsPerPage: postsPerPage, forum: forum, cores: cores) {
                     let document = prepared.document
                     spill.add(prepared, doc: doc, shards: shards)
                     try spill.flushIfNeeded()
@@ -293,11 +303,41 @@ struct SearchIndexWriter {
             let index = report.documents / Self.docsPerChunk
             try emit(Self.chunkScript(index, chunk), Self.chunkPath(index))
         }
-        for bucket in 0..<buckets {
-            let byShard = try spill.readBucket(bucket)
-            for shard in stride(from: bucket, to: shards, by: buckets) {
-                let content = byShard[shard].map { $0.lists() } ?? SpillFiles.Lists()
-                try emitShard(shard, content, emit)
+        // The shards, a bucket a core at a time: each bucket's records
+        // decoded and its files spelled apart (pure work), then written in
+        // order, so the files are the same whatever the number of cores.
+        let threads = max(1, cores)
+        let folder = spill.folder
+        for group in stride(from: 0, to: buckets, by: threads) {
+            let members = Array(group..<min(buckets, group + threads))
+            let records = try members.map { bucket throws(ArchiveError) in try spill.takeBucket(bucket) }
+            var assembled = [Result<[(Int, Data, Data?)], ArchiveError>?](repeating: nil, count: members.count)
+            assembled.withUnsafeMutableBufferPointer { buffer in
+                nonisolated(unsafe) let buffer = buffer
+                DispatchQueue.concurrentPerform(iterations: members.count) { at in
+                    do throws(ArchiveError) {
+                        let byShard = try SpillFiles.decode(records[at], folder: folder)
+                        var files: [(Int, Data, Data?)] = []
+                        for shard in stride(from: members[at], to: shards, by: buckets) {
+                            let content = byShard[shard].map { $0.lists() } ?? SpillFiles.Lists()
+                            files.append(
+                                (
+                                    shard, Self.shardScript(shard, content, tail: false),
+                                    content.bigrams.isEmpty ? nil : Self.positionsScript(shard, content)
+                                ))
+                        }
+                        buffer[at] = .success(files)
+                    } catch {
+                        buffer[at] = .failure(error)
+                    }
+                }
+            }
+            for result in assembled {
+                guard let result else { continue }
+                for (shard, main, positions) in try result.get() {
+                    try emit(main, Self.shardPath(shard))
+                    if let positions { try emit(positions, Self.positionsPath(shard)) }
+                }
             }
         }
         try emit(Self.daysScript(days), Self.daysPath)
@@ -324,12 +364,12 @@ struct SearchIndexWriter {
         var rank: Int
     }
 
-    /// A shard, its positions (when it holds pairs) and its empty tail, which
-    /// records the bytes of the two.
+    /// A shard, its positions (when it holds pairs) and, when `tail` (the
+    /// shard had one), its empty tail, which records the bytes of the two.
     private func emitShard(
-        _ shard: Int, _ content: SpillFiles.Lists, _ emit: (Data, String) throws(ArchiveError) -> Void
+        _ shard: Int, _ content: SpillFiles.Lists, tail: Bool, _ emit: (Data, String) throws(ArchiveError) -> Void
     ) throws(ArchiveError) {
-        let main = Self.shardScript(shard, content)
+        let main = Self.shardScript(shard, content, tail: tail)
         var bytes = main.count
         try emit(main, Self.shardPath(shard))
         if !content.bigrams.isEmpty {
@@ -337,7 +377,7 @@ struct SearchIndexWriter {
             bytes += positions.count
             try emit(positions, Self.positionsPath(shard))
         }
-        try emit(Self.tailScript(shard, mainBytes: bytes, SpillFiles.Lists()), Self.tailPath(shard))
+        if tail { try emit(Self.tailScript(shard, mainBytes: bytes, SpillFiles.Lists()), Self.tailPath(shard)) }
     }
 
     /// Appends the new posts of `threads`, numbered in the order they are
@@ -346,7 +386,9 @@ struct SearchIndexWriter {
     /// many late documents, or the archive outgrew its shard count).
     ///
     /// Each new posting goes to its shard's tail (`search/t/`), which is
-    /// small: the shard itself is read only when its tail is merged into it.
+    /// small. A shard without a tail gets one, and is written again once
+    /// with the flag that says so; the shard's lists are parsed only when
+    /// its tail is merged into it.
     private func append(_ threads: [SearchChanges.ThreadKey], _ output: Output) throws(ArchiveError) -> Report? {
         guard let manifest = output.read(Self.manifestPath).flatMap(Self.parseManifest),
             var late = output.read(Self.latePath).flatMap(Self.parseLate)
@@ -426,20 +468,39 @@ struct SearchIndexWriter {
         let files = FileBatch(output)
         func emit(_ data: Data, _ path: String) throws(ArchiveError) { try files.add(data, path) }
 
-        // The tails of the shards the new posts touch: read, extended, written
-        // (or merged into their shard when they grow past its share).
-        var touched: [Int: (tail: SpillFiles.Shard, mainBytes: Int)] = [:]
+        // The tails of the shards the new posts touch: read (or begun, for a
+        // shard without one), extended, written (or merged into their shard
+        // when they grow past its share).
+        struct Touched {
+            var tail: SpillFiles.Shard
+            var mainBytes: Int
+            /// The shard file, when it has no tail yet.
+            var untailed: Data?
+        }
+        var touched: [Int: Touched] = [:]
         var unreadable = false
         for (offset, document) in fresh.enumerated() {
             Self.postings(document) { term, kind, positions in
                 let shard = Int(Self.hash(term) % UInt32(manifest.shards))
                 if touched[shard] == nil {
-                    guard let data = output.read(Self.tailPath(shard)), let tail = Self.parseTail(data, index: shard)
-                    else {
+                    guard let main = output.read(Self.shardPath(shard)), let hasTail = Self.shardHasTail(main) else {
                         unreadable = true
                         return
                     }
-                    touched[shard] = tail
+                    if hasTail {
+                        guard let data = output.read(Self.tailPath(shard)),
+                            let tail = Self.parseTail(data, index: shard)
+                        else {
+                            unreadable = true
+                            return
+                        }
+                        touched[shard] = Touched(tail: tail.tail, mainBytes: tail.mainBytes)
+                    } else {
+                        // The bytes `emitShard` would record: the shard, flagged, and its positions.
+                        let positions = output.read(Self.positionsPath(shard))?.count ?? 0
+                        touched[shard] = Touched(
+                            tail: SpillFiles.Shard(), mainBytes: Self.flagged(main).count + positions, untailed: main)
+                    }
                 }
                 touched[shard]?.tail.add(kind: kind, term: term, doc: state.docs + offset, positions: positions)
             }
@@ -449,13 +510,14 @@ struct SearchIndexWriter {
             let tail = Self.tailScript(shard, mainBytes: entry.mainBytes, entry.tail.lists())
             guard tail.count > Self.tailLimit(mainBytes: entry.mainBytes) else {
                 try emit(tail, Self.tailPath(shard))
+                if let main = entry.untailed { try emit(Self.flagged(main), Self.shardPath(shard)) }
                 continue
             }
-            guard let data = output.read(Self.shardPath(shard)),
+            guard let data = entry.untailed ?? output.read(Self.shardPath(shard)),
                 var main = Self.parseShard(data, positions: output.read(Self.positionsPath(shard)), index: shard)
             else { return nil }
             main.merge(entry.tail)
-            try emitShard(shard, main.lists(), emit)
+            try emitShard(shard, main.lists(), tail: entry.untailed == nil, emit)
         }
 
         // The last chunk, completed, and new ones.
@@ -680,10 +742,26 @@ struct SearchIndexWriter {
         return list.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
     }
 
+    /// Whether a shard file names a tail (`nil`: not a shard file).
+    static func shardHasTail(_ data: Data) -> Bool? {
+        guard data.starts(with: Data("BBSSearch.shard(".utf8)) else { return nil }
+        return data.suffix(tailFlag.count + 3) == Data((tailFlag + ");\n").utf8)
+    }
+
+    static let tailFlag = ",1"
+
+    /// An untailed shard file with the flag that names its tail.
+    static func flagged(_ data: Data) -> Data { data.dropLast(3) + Data((tailFlag + ");\n").utf8) }
+
+    /// A shard file without the flag: its lists alone.
+    static func unflagged(_ data: Data) -> Data {
+        shardHasTail(data) == true ? data.dropLast(tailFlag.count + 3) + Data(");\n".utf8) : data
+    }
+
     /// A shard file and its positions file back into postings that further
     /// documents can extend; `nil` when they do not read back or disagree.
     static func parseShard(_ data: Data, positions: Data?, index: Int) -> SpillFiles.Shard? {
-        guard let json = payload(data, prefix: "BBSSearch.shard(\(index),"),
+        guard let json = payload(unflagged(data), prefix: "BBSSearch.shard(\(index),"),
             let object = try? JSONSerialization.jsonObject(with: json) as? [String: [String: String]]
         else { return nil }
         var pairs: [String: String] = [:]
@@ -789,8 +867,9 @@ struct SearchIndexWriter {
         Data("BBSSearch.docs(\(index),[\n\(rows.joined(separator: ",\n"))]);\n".utf8)
     }
 
-    static func shardScript(_ index: Int, _ shard: SpillFiles.Lists) -> Data {
-        Data("BBSSearch.shard(\(index),\(shardBody(shard)));\n".utf8)
+    /// A shard; `tail`: it has a tail (`search/t/`), which the client loads after it.
+    static func shardScript(_ index: Int, _ shard: SpillFiles.Lists, tail: Bool) -> Data {
+        Data("BBSSearch.shard(\(index),\(shardBody(shard))\(tail ? tailFlag : ""));\n".utf8)
     }
 
     /// A shard's tail: the postings of documents appended since the shard was
@@ -1111,12 +1190,20 @@ final class SpillFiles {
 
     private func file(_ bucket: Int) -> URL { folder.appendingPathComponent("\(bucket).bin") }
 
-    /// The shards of one bucket from its records, spilled ones first, in document order.
-    func readBucket(_ bucket: Int) throws(ArchiveError) -> [Int: KeyedShard] {
+    /// One bucket's records: those spilled to its file, then those still in
+    /// memory (which it lets go of).
+    func takeBucket(_ bucket: Int) throws(ArchiveError) -> [[UInt8]] {
         let spilled = FileManager.default.contents(atPath: file(bucket).path).map { [UInt8]($0) } ?? []
+        defer { buffers[bucket] = [] }
+        return [spilled, buffers[bucket]]
+    }
+
+    /// The shards of a bucket's records (`takeBucket`, spilled ones first), in document order;
+    /// safe on several threads at once.
+    static func decode(_ records: [[UInt8]], folder: URL) throws(ArchiveError) -> [Int: KeyedShard] {
         var byShard: [Int: KeyedShard] = [:]
         let damaged = ArchiveError.outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
-        for bytes in [spilled, buffers[bucket]] {
+        for bytes in records {
             var index = 0
             while index < bytes.count {
                 guard let shard = readVarint(bytes, &index), index < bytes.count,
@@ -1154,7 +1241,6 @@ final class SpillFiles {
                 }
             }
         }
-        buffers[bucket] = []
         return byShard
     }
 }
