@@ -195,6 +195,8 @@ package struct SiteBuilder: Sendable {
         try markdown(
             SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.wording.siteTitle), run: run)
         try copyAssets(run: run)
+        // Only a cache: a store that cannot take it costs a probe next time.
+        try? store.recordImageFacts(run.newImageFacts)
         for writer in writers { try writer.write(changes: run.changes, store: store, publisher: publisher) }
         // Written last, after everything else is on the disk: a build that
         // stopped part way leaves the old state, and the next build renders
@@ -441,6 +443,9 @@ final class BuildRun: @unchecked Sendable {
     var boardStats: [String: BoardStats] = [:]
     /// Emoticon codes whose images are archived, and their site paths.
     var emoticons: [String: String] = [:]
+    /// What this build read of images the store had no facts of (`nil`:
+    /// no image could be read), recorded in the store at its end.
+    var newImageFacts: [String: ImageFacts?] = [:]
 
     init(navigation: SiteNavigation, hot: TopThreads, recent: TopThreads) {
         self.navigation = navigation
@@ -489,6 +494,7 @@ extension BuildRun {
         shrunkUserPages.merge(part.shrunkUserPages) { _, new in new }
         builtUsers.formUnion(part.builtUsers)
         sidebars.merge(part.sidebars) { old, _ in old }
+        newImageFacts.merge(part.newImageFacts) { old, _ in old }
     }
 }
 
