@@ -45,7 +45,12 @@ import Testing
         #expect(try publisher.write(Data("one".utf8), to: "a/b/page.html"))
         #expect(try publisher.write(Data("one".utf8), to: "a/b/page.html") == false)
         #expect(try publisher.write(Data("two".utf8), to: "a/b/page.html"))
+        #expect(publisher.exists("a/b/page.html"))
+        // Media are known by what this build wrote, in a folder that was empty.
+        #expect(publisher.exists("media/ab/abc.png") == false)
         #expect(try publisher.write(Data("blob".utf8), to: "media/ab/abc.png"))
+        #expect(publisher.exists("media/ab/abc.png"))
+        #expect(try DiskPublisher(root: folder).exists("media/ab/abc.png"))
         #expect(
             try Self.files(in: folder) == ["a/b/page.html": Data("two".utf8), "media/ab/abc.png": Data("blob".utf8)])
     }

@@ -87,7 +87,9 @@ package struct DiskPublisher: SitePublisher {
         let temporary = target + ".tmp-\(getpid())-\(Self.nextNumber())"
         let descriptor = try Self.create(temporary)
         guard descriptor >= 0 else { throw .outputUnwritable(path: target, reason: Self.lastError()) }
-        return try finish(descriptor, data, target: target, temporary: temporary)
+        let written = try finish(descriptor, data, target: target, temporary: temporary)
+        if log.fresh, media { log.media.withLock { _ = $0.insert(path) } }
+        return written
     }
 
     /// Creates `path` (not there before), and its folder when missing;
@@ -210,8 +212,11 @@ package struct DiskPublisher: SitePublisher {
     private static func lastError() -> String { String(cString: strerror(errno)) }
 
     package func exists(_ path: String) -> Bool {
-        // One `access` (asked for every attachment of every build), not a URL built and bridged.
-        access(prefix + path, F_OK) == 0
+        // In a folder that was empty, media (asked for by every attachment)
+        // are there only if this build wrote them: no system call to ask.
+        if log.fresh, path.hasPrefix("media/") { return log.media.withLock { $0.contains(path) } }
+        // One `access`, not a URL built and bridged.
+        return access(prefix + path, F_OK) == 0
     }
 
     package func read(_ path: String) -> Data? {
@@ -250,6 +255,8 @@ package final class MemoryPublisher: SitePublisher, @unchecked Sendable {
 private final class WriteLog: Sendable {
     let unflushed = Mutex<[String]?>([])
     let fresh: Bool
+    /// In a folder that was empty: the media files written (or being written) since.
+    let media = Mutex<Set<String>>([])
 
     init(fresh: Bool) { self.fresh = fresh }
 }
