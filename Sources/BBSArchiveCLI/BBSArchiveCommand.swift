@@ -106,7 +106,10 @@ struct FetchOptions: ParsableArguments {
     )
     var rate: Double?
 
-    @Option(help: "Threads fetched at the same time (and connections kept open; default: 4).")
+    @Option(
+        help:
+            "Requests in flight at once: boards walked and threads fetched at the same time (and connections kept open; default: 4)."
+    )
     var connections: Int?
 
     @Option(help: "Your browser's cookies for boards that need a login: a cookies.txt file or a Cookie header value.")

@@ -102,7 +102,7 @@ struct InitCommand: AsyncParsableCommand {
 
             # Requests a second to each host, shared by all connections (be polite).
             # rate = 1
-            # Threads fetched at the same time.
+            # Requests in flight at once: boards walked and threads fetched at the same time.
             # connections = 4
             # On a board archived before, stop walking its list after this many
             # unchanged threads in a row (0: walk it all).

@@ -11,7 +11,7 @@ public final class ReplicaForum: Sendable {
 
     let users: UserPool
     private let boardInfo: [String: (index: Int, title: String)]
-    private let cache = BoardCache(capacity: 8)
+    private let cache: BoardCache
     private let hot = HotTopicsCache()
 
     /// The code of the nested section; not a number, like the real site's.
@@ -41,6 +41,7 @@ public final class ReplicaForum: Sendable {
         }
         boardNames = names
         boardInfo = info
+        cache = BoardCache(capacity: Self.cachedBoards(config: config, boards: total))
 
         var sections = [ReplicaSection]()
         for s in 0..<(total == 0 ? 0 : sectionCount) {
@@ -89,6 +90,18 @@ public final class ReplicaForum: Sendable {
         let board = makeGenerator(name: name, index: info.index, title: info.title).generate()
         return grown(cache.insert(board, for: name))
     }
+
+    /// Boards kept generated at once: every board of a forum of up to
+    /// about 100k posts (`cachedThreads` threads), so a crawler walking all
+    /// boards again finds them generated, as on a real forum; 8 of a bigger
+    /// one, so a forum of millions of posts never sits in memory whole.
+    static func cachedBoards(config: ReplicaConfig, boards: Int) -> Int {
+        let threads = max(1, config.threadsPerBoard)
+        return max(8, min(boards, cachedThreads / threads))
+    }
+
+    /// About 115k posts at the default 25 posts a thread at most.
+    static let cachedThreads = 16_000
 
     private func makeGenerator(name: String, index: Int, title: String) -> BoardGenerator {
         BoardGenerator(config: config, users: users, boardIndex: index, name: name, title: title)

@@ -122,7 +122,8 @@ import Testing
     @Test func robotsTxtIsHonouredUnlessIgnored() async throws {
         let robots = "User-agent: *\nDisallow: /att/\nCrawl-delay: 0.2\n"
         let harness = try await ReplicaHarness.start(faults: ReplicaFaults(robots: robots))
-        let report = try await harness.fetch()
+        let client = SendTimes(CurlHTTPClient())
+        let report = try await harness.fetch(client: client)
         let log = await harness.server.timedRequestLog()
         await harness.stop()
         #expect(log.first?.target == "/robots.txt")
@@ -130,14 +131,10 @@ import Testing
         #expect(!log.contains { $0.target.hasPrefix("/att/") })
         #expect(!report.failures.isEmpty)
         #expect(report.failures.allSatisfy { $0.error == .robotsDisallowed(url: $0.url) })
-        // Crawl-delay: 0.2 s between requests, even with --rate 0.
-        let gaps = zip(log.dropFirst(), log.dropFirst(2)).map { $1.at.timeIntervalSince($0.at) }
-        // Requests leave 0.2 s apart: never more than five in a second.
-        let times = log.dropFirst().map(\.at)
-        for (index, start) in times.enumerated() {
-            let inWindow = times[index...].prefix { $0.timeIntervalSince(start) < 1 }.count
-            #expect(inWindow <= 5, "\(inWindow) requests within one second")
-        }
+        // Crawl-delay: 0.2 s between requests, even with --rate 0: never
+        // more than five in a second leave (timed as they leave, see below).
+        #expect(log.map(\.target).sorted() == client.log.map { Fetcher.pathAndQuery($0.url) }.sorted())
+        Self.expectAtMost(5, within: 1, client.log.dropFirst().map(\.at), "sent")
 
         let ignoring = try await ReplicaHarness.start(
             forum: harness.forum, faults: ReplicaFaults(robots: robots), folder: try Fixtures.temporaryFolder("robots"))
@@ -149,17 +146,35 @@ import Testing
         #expect(ignoredLog.contains { $0.hasPrefix("/att/") })
     }
 
+    /// Requests leave no faster than the rate in any one-second window,
+    /// with several boards walked and several threads fetched at once.
+    /// Timed where the limiter's promise is kept, as each request is handed
+    /// to libcurl: the replica's arrival times run late by however long a
+    /// busy machine keeps its handler waiting, unevenly, which once made
+    /// this test fail with the limiter in the right (the limiter's tenth of
+    /// padding, for that delay on a real network, is no test's business).
+    /// The replica must have seen exactly the requests timed here, so none
+    /// went around the limiter.
     @Test func theRateLimitHoldsInEveryOneSecondWindow() async throws {
-        let config = ReplicaConfig(seed: 5, sections: 1, boardsPerSection: 1, threadsPerBoard: 6, maxPostsPerThread: 8)
+        let config = ReplicaConfig(seed: 5, sections: 1, boardsPerSection: 3, threadsPerBoard: 3, maxPostsPerThread: 8)
         let harness = try await ReplicaHarness.start(config)
-        let report = try await harness.fetch(rate: 5, options: Archiver.Options(connections: 4))
-        let times = await harness.server.timedRequestLog().map(\.at)
+        let client = SendTimes(CurlHTTPClient())
+        let report = try await harness.fetch(rate: 5, options: Archiver.Options(connections: 4), client: client)
+        let arrived = await harness.server.requestLog()
         await harness.stop()
+        let sent = client.log
         #expect(report.failures.isEmpty)
-        #expect(times.count >= 10)
+        #expect(sent.count >= 10)
+        Self.expectAtMost(5, within: 1, sent.map(\.at), "sent")
+        let sentTargets = sent.map { Fetcher.pathAndQuery($0.url) }
+        #expect(arrived.sorted() == sentTargets.sorted())
+    }
+
+    static func expectAtMost(_ most: Int, within window: TimeInterval, _ times: [Date], _ what: String) {
+        let times = times.sorted()
         for (index, start) in times.enumerated() {
-            let inWindow = times[index...].prefix { $0.timeIntervalSince(start) < 1 }.count
-            #expect(inWindow <= 5, "\(inWindow) requests within one second from request \(index)")
+            let inWindow = times[index...].prefix { $0.timeIntervalSince(start) < window }.count
+            #expect(inWindow <= most, "\(inWindow) requests \(what) within \(window) s from request \(index)")
         }
     }
 
@@ -188,6 +203,23 @@ import Testing
         let threadPagesAfterWall = log[(wall + 1)...].filter { $0.target.hasPrefix("/article/") }
         #expect(threadPagesAfterWall.count <= connections - 1, "\(threadPagesAfterWall.map(\.target))")
     }
+}
+
+/// An HTTP client that notes when each request is handed to the one it wraps.
+final class SendTimes: HTTPClient, @unchecked Sendable {
+    // @unchecked: `sent` is only touched while holding `lock`.
+    private let inner: any HTTPClient
+    private let lock = NSLock()
+    private var sent: [(at: Date, url: String)] = []
+
+    init(_ inner: any HTTPClient) { self.inner = inner }
+
+    func get(_ url: String, headers: [(name: String, value: String)]) async throws(ArchiveError) -> HTTPResponse {
+        lock.withLock { sent.append((Date(), url)) }
+        return try await inner.get(url, headers: headers)
+    }
+
+    var log: [(at: Date, url: String)] { lock.withLock { sent } }
 }
 
 /// Counts events from any task.

@@ -47,7 +47,7 @@ struct ReplicaHarness {
         boards: [String]? = nil, source: (any ForumSource)? = nil, rate: Double = 0,
         options: Archiver.Options = Archiver.Options(),
         retry: RetryPolicy = .fast, respectRobots: Bool = true, cookies: String? = nil, timeout: Int = 10,
-        mediaHosts: [String] = [], events: @escaping ProgressSink = { _ in }
+        mediaHosts: [String] = [], client: (any HTTPClient)? = nil, events: @escaping ProgressSink = { _ in }
     ) async throws -> Archiver.Report {
         var http = CurlHTTPClient.Options()
         http.timeout = timeout
@@ -56,6 +56,7 @@ struct ReplicaHarness {
             options: options,
             retry: retry, respectRobots: respectRobots, cookies: cookies, http: http)
         action.mediaHosts = mediaHosts
+        action.client = client
         if let clock { action.clock = { clock.now() } }
         return try await action.run(events: events)
     }

@@ -9,6 +9,15 @@ package protocol CaptureRecorder: Sendable {
     func saveCapture(_ response: HTTPResponse) throws(ArchiveError) -> String
     /// The newest capture of `url`, if any.
     func latestCapture(url: String) throws(ArchiveError) -> HTTPResponse?
+    /// The newest capture of `url` with or without its body: enough to ask
+    /// a conditional request, which needs the body only when it answers 304.
+    func latestCaptureHeaders(url: String) throws(ArchiveError) -> HTTPResponse?
+}
+
+extension CaptureRecorder {
+    package func latestCaptureHeaders(url: String) throws(ArchiveError) -> HTTPResponse? {
+        try latestCapture(url: url)
+    }
 }
 
 extension ArchiveStore: CaptureRecorder {}

@@ -7,6 +7,9 @@ import Foundation
 /// `Retry-After` and hold the whole host while it asks for a pause, and
 /// conditional requests that let an unchanged page answer 304.
 ///
+/// With `connections`, at most that many requests are in flight at once,
+/// however many walks and threads ask (see `RequestGate`).
+///
 /// Redirects are followed here, at most `maxRedirects` hops, each one
 /// checked against the host policy (hosts, and no thread redirecting to
 /// another thread) and robots.txt before it is asked, so nothing reaches a
@@ -23,12 +26,13 @@ package struct Fetcher: Sendable {
         client: any HTTPClient, limiter: RateLimiter, captures: any CaptureRecorder,
         policy: RetryPolicy = RetryPolicy(),
         respectRobots: Bool = true, hosts: HostPolicy? = nil, events: @escaping ProgressSink = { _ in },
-        clock: @escaping ArchiveClock = SystemClock.now
+        clock: @escaping ArchiveClock = SystemClock.now, connections: Int? = nil
     ) {
         self.hosts = hosts
         self.captures = captures
         self.events = events
-        sender = PoliteSender(client: client, limiter: limiter, policy: policy, events: events, clock: clock)
+        sender = PoliteSender(
+            client: client, limiter: limiter, policy: policy, events: events, clock: clock, connections: connections)
         robots = respectRobots ? RobotsGate(sender: sender, captures: captures, events: events) : nil
     }
 
@@ -42,7 +46,7 @@ package struct Fetcher: Sendable {
         async throws(ArchiveError) -> HTTPResponse
     {
         var headers = extra
-        let cached = conditional ? try captures.latestCapture(url: url) : nil
+        let cached = conditional ? try captures.latestCaptureHeaders(url: url) : nil
         if let cached, (200..<300).contains(cached.status) {
             if let tag = cached.header("ETag") { headers.append(("If-None-Match", tag)) }
             if let modified = cached.header("Last-Modified") { headers.append(("If-Modified-Since", modified)) }
@@ -69,8 +73,8 @@ package struct Fetcher: Sendable {
             current = next
         }
         response.requestedURL = url
-        if response.status == 304, let cached {
-            return cached
+        if response.status == 304, cached != nil, let stored = try captures.latestCapture(url: url) {
+            return stored
         }
         try captures.saveCapture(response)
         guard (200..<300).contains(response.status) else {

@@ -10,12 +10,15 @@ struct PoliteSender: Sendable {
     let policy: RetryPolicy
     let events: ProgressSink
     let clock: ArchiveClock
+    /// Requests in flight at most (`nil`: as many as the callers send).
+    let gate: RequestGate?
     private let hosts = AnsweredHosts()
 
     init(
         client: any HTTPClient, limiter: RateLimiter, policy: RetryPolicy, events: @escaping ProgressSink,
-        clock: @escaping ArchiveClock
+        clock: @escaping ArchiveClock, connections: Int? = nil
     ) {
+        gate = connections.map { RequestGate(width: $0) }
         self.client = client
         self.limiter = limiter
         self.policy = policy
@@ -29,15 +32,10 @@ struct PoliteSender: Sendable {
         let host = Self.host(of: url)
         var failures = 0
         while true {
-            do {
-                try await limiter.acquire(host: host)
-            } catch {
-                throw .cancelled(url: url)
-            }
             let reason: String
             var retryAfter: Duration?
             do {
-                var response = try await client.get(url, headers: headers)
+                var response = try await get(url, host: host, headers: headers)
                 response.fetchedAt = clock()
                 await hosts.insert(host)
                 guard RetryPolicy.isRetryable(status: response.status) else { return response }
@@ -71,6 +69,30 @@ struct PoliteSender: Sendable {
                 throw .cancelled(url: url)
             }
         }
+    }
+
+    /// One try: a place among the requests in flight, then the host's slot
+    /// in the rate limit, then the request; the place is given back when
+    /// the answer (or the error) is in.
+    private func get(_ url: String, host: String, headers: [(name: String, value: String)])
+        async throws(ArchiveError) -> HTTPResponse
+    {
+        do {
+            try await gate?.enter()
+        } catch {
+            throw .cancelled(url: url)
+        }
+        let result: Result<HTTPResponse, ArchiveError>
+        do {
+            try await limiter.acquire(host: host)
+            result = .success(try await client.get(url, headers: headers))
+        } catch let error as ArchiveError {
+            result = .failure(error)
+        } catch {
+            result = .failure(.cancelled(url: url))
+        }
+        await gate?.leave()
+        return try result.get()
     }
 
     static func host(of url: String) -> String {

@@ -20,6 +20,9 @@ package struct FetchAction: Sendable {
     package var http: CurlHTTPClient.Options
     /// The time pages are stamped with and the store records.
     package var clock: ArchiveClock = SystemClock.now
+    /// The HTTP client; `nil` is libcurl with `http`. A seam for tests that
+    /// watch what is sent when.
+    package var client: (any HTTPClient)?
 
     package init(
         boards: [String], source: any ForumSource, storePath: String, rate: Double,
@@ -64,9 +67,10 @@ package struct FetchAction: Sendable {
         }
         let store = try ArchiveStore(path: storePath, clock: clock)
         let fetcher = Fetcher(
-            client: CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate), captures: store,
+            client: client ?? CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate),
+            captures: store,
             policy: retry, respectRobots: respectRobots, hosts: HostPolicy.forum(source, mediaHosts: mediaHosts),
-            events: events, clock: clock)
+            events: events, clock: clock, connections: http.maxConnections)
         let archiver = Archiver(source: source, fetcher: fetcher, store: store, options: options, events: events)
         return try await archiver.run(boards: boards)
     }

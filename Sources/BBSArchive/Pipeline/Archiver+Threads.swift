@@ -100,7 +100,7 @@ extension Archiver {
             return .stored(posts: pages.reduce(0) { $0 + $1.posts.count }, pages: pages.count, partial: partial)
         } catch {
             switch error {
-            case .storeUnavailable, .needsLogin: return .fatal(error)
+            case .storeUnavailable, .needsLogin, .cancelled: return .fatal(error)
             default: return .failed(url, error)
             }
         }

@@ -13,8 +13,12 @@ package struct Archiver: Sendable {
     package struct Options: Sendable {
         /// Board list pages to walk per board; `nil` walks them all.
         package var pages: Int?
-        /// Threads fetched at the same time (the rate limit still applies).
+        /// Requests in flight at once, across all boards (the rate limit
+        /// still applies): threads fetched at the same time.
         package var connections: Int
+        /// Boards walked at the same time; `nil` walks as many as
+        /// `connections`, 1 walks them one after another.
+        package var boardWalks: Int?
         /// On a board archived before, stop walking its list after this many
         /// unchanged threads in a row; 0 walks the whole list.
         package var stopAfterUnchanged: Int
@@ -33,8 +37,9 @@ package struct Archiver: Sendable {
             pages: Int? = nil, connections: Int = 4, stopAfterUnchanged: Int = 30,
             resumeWindow: TimeInterval = 12 * 3600,
             cookies: ArchiveError.CookieState = .none,
-            maxThreadPages: Int = Options.defaultMaxThreadPages
+            maxThreadPages: Int = Options.defaultMaxThreadPages, boardWalks: Int? = nil
         ) {
+            self.boardWalks = boardWalks.map { max(1, $0) }
             self.maxThreadPages = max(1, maxThreadPages)
             self.pages = pages
             self.connections = connections
@@ -75,6 +80,18 @@ package struct Archiver: Sendable {
         package var failures: [Failure] = []
         /// Posts stored with a parse warning (with what could be read).
         package var partialPosts = 0
+
+        /// Adds what another part of the run did.
+        mutating func add(_ other: Report) {
+            boardPages += other.boardPages
+            threadsFetched += other.threadsFetched
+            threadsUnchanged += other.threadsUnchanged
+            threadPages += other.threadPages
+            posts += other.posts
+            media += other.media
+            failures += other.failures
+            partialPosts += other.partialPosts
+        }
     }
 
     package let source: any ForumSource
@@ -94,31 +111,80 @@ package struct Archiver: Sendable {
         self.events = events
     }
 
-    /// Archives the boards one after another. A board that cannot be read
-    /// (unknown, login wall, disallowed) is a failure of its own and the
-    /// next board goes on; an unreachable forum or an unusable store stops
-    /// the run.
+    /// Archives the boards, several at once (`boardWalks`, by default as
+    /// many as `connections`): every request still goes through the one
+    /// fetcher, so the rate limit and the number of requests in flight hold
+    /// across all walks. A board that cannot be read (unknown, login wall,
+    /// disallowed) is a failure of its own and the other boards go on; an
+    /// unreachable forum, an unusable store or a cancelled run stops every
+    /// walk. Boards named twice (in any case) are walked once. The report
+    /// lists failures board by board in the order the boards were named, and
+    /// each board's closing line is told in that order too.
     package func run(boards: [String]) async throws(ArchiveError) -> Report {
-        var report = Report()
-        for asked in boards {
-            var board = asked
-            do {
-                let first: BoardPage?
-                (board, first) = try await canonicalName(asked)
-                try await archiveBoard(board, firstPage: first, into: &report)
-            } catch {
-                switch error {
-                case .storeUnavailable, .unreachable:
-                    throw error
-                default:
-                    fail(source.boardURL(board: board, page: 1), error, board: board, into: &report)
-                }
+        let names = Self.distinctBoards(boards)
+        var walks = [BoardWalk?](repeating: nil, count: names.count)
+        var fatal: ArchiveError?
+        var told = 0
+        await Self.forEach(Array(names.indices), width: options.boardWalks ?? options.connections) { index in
+            await self.walk(names[index], index: index)
+        } collect: { walk in
+            walks[walk.index] = walk
+            if let error = walk.fatal {
+                fatal = error
+                return false
             }
+            // Closing lines in the order the boards were named.
+            while told < walks.count, let done = walks[told] {
+                if let line = done.summary { events(.note(line)) }
+                told += 1
+            }
+            return true
+        }
+        if let fatal { throw fatal }
+        var report = Report()
+        for walk in walks {
+            if let walk { report.add(walk.report) }
         }
         try await fetchMedia(into: &report)
         try await fetchEmoticons(into: &report)
         await fetchSections()
         return report
+    }
+
+    /// What walking one board came to.
+    struct BoardWalk: Sendable {
+        var index: Int
+        var report = Report()
+        /// The board's closing line, told in board order.
+        var summary: String?
+        /// An error that stops the whole run.
+        var fatal: ArchiveError?
+    }
+
+    /// Walks one board into a report of its own.
+    func walk(_ asked: String, index: Int) async -> BoardWalk {
+        var walk = BoardWalk(index: index)
+        var board = asked
+        do throws(ArchiveError) {
+            let first: BoardPage?
+            (board, first) = try await canonicalName(asked)
+            walk.summary = try await archiveBoard(board, firstPage: first, into: &walk.report)
+        } catch {
+            switch error {
+            case .storeUnavailable, .unreachable, .cancelled:
+                walk.fatal = error
+            default:
+                fail(source.boardURL(board: board, page: 1), error, board: board, into: &walk.report)
+            }
+        }
+        return walk
+    }
+
+    /// The boards asked for, each once: names that differ only in case
+    /// are one board (the first spelling asked for is kept).
+    static func distinctBoards(_ boards: [String]) -> [String] {
+        var seen: Set<String> = []
+        return boards.filter { seen.insert($0.lowercased()).inserted }
     }
 
     /// The board's id as the forum spells it, so that `geography` and
@@ -157,8 +223,10 @@ package struct Archiver: Sendable {
 
     // MARK: Boards
 
+    /// Walks a board's list, fetches its new and changed threads, and
+    /// returns the board's closing line.
     func archiveBoard(_ board: String, firstPage: BoardPage?, into report: inout Report)
-        async throws(ArchiveError)
+        async throws(ArchiveError) -> String
     {
         let before = report
         let resumed = try store.beginWalk(board: board, resumeWindow: options.resumeWindow)
@@ -173,14 +241,11 @@ package struct Archiver: Sendable {
         events(.note("\(board): \(pending.count) thread(s) new or changed"))
         try await fetchThreads(board: board, pending, into: &report)
         try store.finishWalk(board: board, reachedEnd: reachedEnd)
-        events(
-            .note(
-                "\(board): \(report.threadsFetched - before.threadsFetched) thread(s) fetched with "
-                    + "\(report.posts - before.posts) post(s), "
-                    + "\(report.failures[before.failures.count...].filter { $0.kind == .failed }.count) failed"
-                    + (report.partialPosts > before.partialPosts
-                        ? ", \(report.partialPosts - before.partialPosts) post(s) read only in part" : ""))
-        )
+        return "\(board): \(report.threadsFetched - before.threadsFetched) thread(s) fetched with "
+            + "\(report.posts - before.posts) post(s), "
+            + "\(report.failures[before.failures.count...].filter { $0.kind == .failed }.count) failed"
+            + (report.partialPosts > before.partialPosts
+                ? ", \(report.partialPosts - before.partialPosts) post(s) read only in part" : "")
     }
 
     /// Walks the list from page `first`, newest activity first. On a board
@@ -213,7 +278,10 @@ package struct Archiver: Sendable {
             } catch {
                 // Page 1 tells whether the board can be read at all.
                 if number == 1 { throw error }
-                if case .storeUnavailable = error { throw error }
+                switch error {
+                case .storeUnavailable, .cancelled: throw error
+                default: break
+                }
                 fail(url, error, board: board, into: &report)
                 failuresInARow += 1
                 // Without a known length, or after several failures in a
@@ -236,9 +304,9 @@ package struct Archiver: Sendable {
                     name: "\(board) list pages", done: number, total: lastPage == Int.max ? nil : lastPage, failed: 0))
 
             if incremental {
-                for thread in page.threads where !thread.sticky {
-                    unchangedInARow =
-                        try store.isArchived(board: board, summary: thread, time: source.time) ? unchangedInARow + 1 : 0
+                let rows = page.threads.filter { !$0.sticky }
+                for archived in try store.areArchived(board: board, rows, time: source.time) {
+                    unchangedInARow = archived ? unchangedInARow + 1 : 0
                 }
                 if unchangedInARow >= options.stopAfterUnchanged {
                     events(.note("\(board): \(unchangedInARow) unchanged threads in a row; the rest is archived"))

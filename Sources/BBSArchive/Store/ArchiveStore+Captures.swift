@@ -12,11 +12,13 @@ extension ArchiveStore {
         let headers = response.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
         try write { db in
             try Self.insertBlob(db, hash: hash, bytes: response.body)
-            try db.execute(
+            // Statements asked for with every page fetched: prepared once per connection.
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO capture (url, effectiveURL, fetchedAt, status, headers, hash) VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT (url, hash) DO NOTHING
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     response.requestedURL, response.url == response.requestedURL ? nil : response.url,
                     Self.seconds(response.fetchedAt), response.status, headers, hash,
@@ -28,16 +30,28 @@ extension ArchiveStore {
     /// The newest capture of `url`, for conditional requests and re-parsing.
     package func latestCapture(url: String) throws(ArchiveError) -> HTTPResponse? {
         try read { db in
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql:
-                        "SELECT effectiveURL, fetchedAt, status, headers, hash FROM capture WHERE url = ? ORDER BY id DESC LIMIT 1",
-                    arguments: [url]),
+            guard let row = try Self.latestCaptureRow(db, url: url),
                 let body = try Self.blobBytes(db, hash: row["hash"])
             else { return nil }
             return Self.response(url: url, row: row, body: body)
         }
+    }
+
+    /// The newest capture of `url` without its body: what a conditional
+    /// request needs to ask, without reading and inflating the page.
+    package func latestCaptureHeaders(url: String) throws(ArchiveError) -> HTTPResponse? {
+        try read { db in
+            try Self.latestCaptureRow(db, url: url).map { Self.response(url: url, row: $0, body: Data()) }
+        }
+    }
+
+    private static func latestCaptureRow(_ db: Database, url: String) throws -> Row? {
+        try Row.fetchOne(
+            db.cachedStatement(
+                sql:
+                    "SELECT effectiveURL, fetchedAt, status, headers, hash FROM capture WHERE url = ? ORDER BY id DESC LIMIT 1"
+            ),
+            arguments: [url])
     }
 
     /// Calls `body` with the newest successful capture of every URL whose
@@ -120,7 +134,8 @@ extension ArchiveStore {
 
     /// Stores bytes once under their hash; text is deflated when that saves space.
     static func insertBlob(_ db: Database, hash: String, bytes: Data) throws {
-        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM blob WHERE hash = ?", arguments: [hash]) == nil else { return }
+        guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM blob WHERE hash = ?"), arguments: [hash]) == nil
+        else { return }
         var stored = bytes
         var encoding = "identity"
         if Deflate.isCompressible(bytes), let packed = Deflate.compress(bytes), packed.count < bytes.count {
@@ -136,7 +151,7 @@ extension ArchiveStore {
     static func blobBytes(_ db: Database, hash: String) throws -> Data? {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT size, encoding, bytes FROM blob WHERE hash = ?", arguments: [hash])
+                db.cachedStatement(sql: "SELECT size, encoding, bytes FROM blob WHERE hash = ?"), arguments: [hash])
         else { return nil }
         let bytes: Data = row["bytes"]
         switch row["encoding"] as String {

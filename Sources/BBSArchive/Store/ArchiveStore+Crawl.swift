@@ -8,16 +8,24 @@ extension ArchiveStore {
     /// `summary` on its board: then there is nothing new to fetch. `time`:
     /// the forum's zone, whose midnight a listed day-only time stands for.
     package func isArchived(board: String, summary: ThreadSummary, time: ForumTime) throws(ArchiveError) -> Bool {
+        try areArchived(board: board, [summary], time: time)[0]
+    }
+
+    /// `isArchived` for every row of a list page, in one read.
+    package func areArchived(board: String, _ summaries: [ThreadSummary], time: ForumTime) throws(ArchiveError)
+        -> [Bool]
+    {
         try read { db in
             // Asked for every row of every list page walked: prepared once per connection.
-            let row = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT archivedReplies, archivedLastReplyAt FROM thread WHERE board = ? AND gid = ?"),
-                arguments: [board, summary.gid])
-            guard let row, let replies: Int = row["archivedReplies"], let last: Int64 = row["archivedLastReplyAt"]
-            else { return false }
-            return replies == summary.replies
-                && Self.sameListedTime(last, Self.seconds(summary.lastReplyAt), time: time)
+            let statement = try db.cachedStatement(
+                sql: "SELECT archivedReplies, archivedLastReplyAt FROM thread WHERE board = ? AND gid = ?")
+            return try summaries.map { summary in
+                let row = try Row.fetchOne(statement, arguments: [board, summary.gid])
+                guard let row, let replies: Int = row["archivedReplies"], let last: Int64 = row["archivedLastReplyAt"]
+                else { return false }
+                return replies == summary.replies
+                    && Self.sameListedTime(last, Self.seconds(summary.lastReplyAt), time: time)
+            }
         }
     }
 
@@ -130,8 +138,8 @@ extension ArchiveStore {
     /// Records that list page `page` of the walk is stored.
     package func markWalked(board: String, page: Int) throws(ArchiveError) {
         try write { db in
-            try db.execute(
-                sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?", arguments: [page, board])
+            try db.cachedStatement(sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?")
+                .execute(arguments: [page, board])
         }
     }
 
@@ -166,9 +174,8 @@ extension ArchiveStore {
     package func clearFailure(url: String) throws(ArchiveError) {
         let base = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
         try write { db in
-            try db.execute(
-                sql: "DELETE FROM failure WHERE url = ? OR url = ? OR substr(url, 1, ?) = ?",
-                arguments: [url, base, base.count + 1, base + "?"])
+            try db.cachedStatement(sql: "DELETE FROM failure WHERE url = ? OR url = ? OR substr(url, 1, ?) = ?")
+                .execute(arguments: [url, base, base.count + 1, base + "?"])
         }
     }
 

@@ -17,7 +17,10 @@ extension ArchiveStore {
                     """
             ).execute(arguments: [page.board, page.title, page.page.total, source.id, source.baseURL])
             // Prepared once per connection: with the triggers on `thread`,
-            // compiling this statement costs more than running it.
+            // compiling this statement costs more than running it. A row
+            // listed as stored is left alone (the WHERE), so the triggers on
+            // `thread` do not recompute its summary: an update fetch reads
+            // dozens of unchanged rows per board.
             for thread in page.threads {
                 try db.cachedStatement(
                     sql: """
@@ -30,6 +33,11 @@ extension ArchiveStore {
                           title = excluded.title, replies = excluded.replies, sticky = excluded.sticky,
                           marked = excluded.marked, author = excluded.author, postedAt = excluded.postedAt,
                           lastReplier = excluded.lastReplier, lastReplyAt = excluded.lastReplyAt
+                        WHERE originalURL IS NOT excluded.originalURL OR title IS NOT excluded.title
+                          OR replies IS NOT excluded.replies OR sticky IS NOT excluded.sticky
+                          OR marked IS NOT excluded.marked OR author IS NOT excluded.author
+                          OR postedAt IS NOT excluded.postedAt OR lastReplier IS NOT excluded.lastReplier
+                          OR lastReplyAt IS NOT excluded.lastReplyAt
                         """
                 ).execute(
                     arguments: [
