@@ -49,21 +49,27 @@ import Testing
 
     static func build(_ store: ArchiveStore, workers: Int) async throws -> [String: Data] {
         let publisher = MemoryPublisher()
-        var options = SiteBuilder.Options()
-        options.forum = Fixtures.smthForum
-        options.siteURL = "https://archive.example.org/smth/"
+        var options = Self.options()
         options.workers = workers
-        options.boardPagesPerTask = 1
-        options.threadsPerPage = 3
-        options.postsPerPage = 2
-        options.hotTopics = 7
-        options.feedEntries = 5
         _ = try SiteBuilder(
             store: store, templates: try await TemplateSet(directory: Fixtures.templates), publisher: publisher,
             options: options
         ).build()
         // The build's own note of when it ran is the one file that differs.
         return publisher.files.filter { $0.key != BuildState.path }
+    }
+
+    /// Small pages, so that every kind of page comes in several.
+    static func options() -> SiteBuilder.Options {
+        var options = SiteBuilder.Options()
+        options.forum = Fixtures.smthForum
+        options.siteURL = "https://archive.example.org/smth/"
+        options.boardPagesPerTask = 1
+        options.threadsPerPage = 3
+        options.postsPerPage = 2
+        options.hotTopics = 7
+        options.feedEntries = 5
+        return options
     }
 
     @Test func parallelBuildIsByteIdenticalToSerial() async throws {

@@ -100,13 +100,17 @@ extension SiteBuilder {
             return loaded
         }
         let facts: ImageFacts?
-        if let known = try store.imageFacts(hash: hash) {
+        if let known = run.newImageFacts[hash] {
+            facts = known
+        } else if let known = try store.imageFacts(hash: hash) {
             facts = known
         } else {
             guard let data = try bytes() else { return nil }
             facts = Thumbnailer.probe(data)
-            // Only a cache: a store that cannot take it costs a probe next time.
-            try? store.recordImageFacts(hash: hash, facts)
+            // Recorded in the store once, at the end of the build: no task
+            // waits for the store's writer (which the search index holds
+            // while it is built beside the pages).
+            run.newImageFacts[hash] = .some(facts)
         }
         guard let facts else {
             run.report.unreadableImages += 1

@@ -145,6 +145,16 @@ package struct SiteBuilder: Sendable {
         // The lookup map of the last build gets only the changed boards anew.
         let oldLookup = run.changes != nil ? publisher.read(SitePaths.lookupMap) : nil
         var lookup = LookupMap()
+        // Search (issue 9): the page and the index of the posts changed
+        // since the last build. It reads only the store and writes only its
+        // own files, so it runs beside the boards and users (every core
+        // busy, not two phases one after the other) into a run of its own.
+        let searchRun = run.fork()
+        let search = BackgroundTask(inBackground: options.workers > 1) { () throws(ArchiveError) in
+            try buildSearch(SearchChanges(run.changes), run: searchRun)
+        }
+        // Whatever fails, the search task ends before the build returns.
+        defer { _ = try? search.wait() }
         let boardRuns = try parallelMap(dirty) { board throws(ArchiveError) in
             let part = run.fork()
             let threads = try store.threads(board: board.name)
@@ -169,6 +179,8 @@ package struct SiteBuilder: Sendable {
             return part
         }
         for part in userRuns { run.absorb(part) }
+        try search.wait()
+        run.absorb(searchRun)
         let shrunk = run.previousShrunkUserPages.filter { !run.builtUsers.contains($0.key) }
             .merging(run.shrunkUserPages) { _, new in new }
 
@@ -177,14 +189,14 @@ package struct SiteBuilder: Sendable {
         try buildSections(run: run)
         try buildHot(run: run)
         try buildLookup(LookupMap.updated(oldLookup, with: lookup, present: Set(boards.map(\.name))), run: run)
-        // Search (issue 9): the page and the index of the posts changed since the last build.
-        try buildSearch(SearchChanges(run.changes), run: run)
         try buildNotFound(run: run)
         try buildSiteFeed(run: run)
         try buildSitemap(boards: boards, run: run)
         try markdown(
             SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.wording.siteTitle), run: run)
         try copyAssets(run: run)
+        // Only a cache: a store that cannot take it costs a probe next time.
+        try? store.recordImageFacts(run.newImageFacts)
         for writer in writers { try writer.write(changes: run.changes, store: store, publisher: publisher) }
         // Written last, after everything else is on the disk: a build that
         // stopped part way leaves the old state, and the next build renders
@@ -431,6 +443,9 @@ final class BuildRun: @unchecked Sendable {
     var boardStats: [String: BoardStats] = [:]
     /// Emoticon codes whose images are archived, and their site paths.
     var emoticons: [String: String] = [:]
+    /// What this build read of images the store had no facts of (`nil`:
+    /// no image could be read), recorded in the store at its end.
+    var newImageFacts: [String: ImageFacts?] = [:]
 
     init(navigation: SiteNavigation, hot: TopThreads, recent: TopThreads) {
         self.navigation = navigation
@@ -479,6 +494,51 @@ extension BuildRun {
         shrunkUserPages.merge(part.shrunkUserPages) { _, new in new }
         builtUsers.formUnion(part.builtUsers)
         sidebars.merge(part.sidebars) { old, _ in old }
+        newImageFacts.merge(part.newImageFacts) { old, _ in old }
+    }
+}
+
+/// One task run beside the caller's work (on a thread of its own, so it
+/// never waits for a worker of the caller's `parallelMap`), or, when not
+/// `inBackground`, right away on the caller's thread. `wait()` returns its
+/// result, the same every time it is asked.
+final class BackgroundTask: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var result: Result<Void, ArchiveError>?
+
+    init(inBackground: Bool, _ body: @escaping @Sendable () throws(ArchiveError) -> Void) {
+        guard inBackground else {
+            do throws(ArchiveError) { try body() } catch { result = .failure(error) }
+            if result == nil { result = .success(()) }
+            done.signal()
+            return
+        }
+        let thread = Thread { [self] in
+            let outcome: Result<Void, ArchiveError>
+            do throws(ArchiveError) {
+                try body()
+                outcome = .success(())
+            } catch { outcome = .failure(error) }
+            lock.withLock { result = outcome }
+            done.signal()
+        }
+        // As deep as the main thread's: rendering recurses through templates.
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// Waits until the task is done; throws what it threw.
+    func wait() throws(ArchiveError) {
+        let outcome: Result<Void, ArchiveError>? = lock.withLock {
+            if result == nil { return nil }
+            return result
+        }
+        if outcome == nil {
+            done.wait()
+            done.signal()
+        }
+        if case .failure(let error) = lock.withLock({ result }) { throw error }
     }
 }
 

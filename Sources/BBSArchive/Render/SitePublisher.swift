@@ -25,20 +25,46 @@ extension SitePublisher {
 /// Writes the site into a folder. A file whose bytes are unchanged is left
 /// alone (its time too), so a rebuild touches only what changed; changed
 /// files are replaced atomically, so a reader never sees half a page.
+///
+/// Into a folder that was empty (a first build), there is nothing to
+/// compare with or replace: a file is created in place, one `open` and no
+/// `rename` (creating files is most of a full build's kernel time). Only
+/// `media/`, whose files a later build trusts by their name alone, still
+/// goes through a temporary file. Every other file a build that stopped
+/// part way left is compared again by the next build, which renders
+/// everything (the build state is written last), so a half file is
+/// rewritten, never taken for done.
 package struct DiskPublisher: SitePublisher {
     package let root: URL
     /// The files written since the last flush, until there are too many to
     /// flush one by one (`nil`: then the whole file system is flushed).
-    private let log = WriteLog()
+    private let log: WriteLog
     private static let flushOneByOne = 256
+    /// `root/`, once, rather than joined anew for every file.
+    private let prefix: String
 
     package init(root: URL) throws(ArchiveError) {
         self.root = root
+        prefix = root.path + "/"
         do {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         } catch {
             throw .outputUnwritable(path: root.path, reason: Self.reason(error))
         }
+        log = WriteLog(fresh: Self.isEmptyFolder(root.path))
+    }
+
+    /// Whether the folder holds nothing at all (not even a hidden file).
+    private static func isEmptyFolder(_ path: String) -> Bool {
+        guard let folder = opendir(path) else { return false }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { return false }
+        }
+        return true
     }
 
     /// Compares with the file already there (its size first), then writes
@@ -46,23 +72,48 @@ package struct DiskPublisher: SitePublisher {
     /// old file or the new one, never half of one. Nothing is flushed to
     /// the disk here, file by file; `flush()` does it once for the build.
     package func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool {
-        let target = root.path + "/" + path
-        let existing = Self.compare(data, at: target)
-        if existing == .same { return false }
+        let target = prefix + path
+        // A first build: nothing there to compare with. A file is created
+        // in place unless it is media (asked for by `exists` just before)
+        // or this build wrote it already.
+        let media = path.hasPrefix("media/")
+        if log.fresh, !media {
+            let descriptor = try Self.create(target)
+            if descriptor >= 0 { return try finish(descriptor, data, target: target, temporary: nil) }
+        }
+        if !(log.fresh && media), Self.compare(data, at: target) == .same { return false }
         // Even a new file goes through a temporary one: a build that stops
         // part way leaves no half file (media are never written twice).
         let temporary = target + ".tmp-\(getpid())-\(Self.nextNumber())"
-        var descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        let descriptor = try Self.create(temporary)
+        guard descriptor >= 0 else { throw .outputUnwritable(path: target, reason: Self.lastError()) }
+        let written = try finish(descriptor, data, target: target, temporary: temporary)
+        if log.fresh, media { log.media.withLock { _ = $0.insert(path) } }
+        return written
+    }
+
+    /// Creates `path` (not there before), and its folder when missing;
+    /// -1 when it exists already, and throws for anything else.
+    private static func create(_ path: String) throws(ArchiveError) -> Int32 {
+        var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         if descriptor < 0, errno == ENOENT {
             do {
                 try FileManager.default.createDirectory(
-                    atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             } catch {
-                throw .outputUnwritable(path: target, reason: Self.reason(error))
+                throw .outputUnwritable(path: path, reason: Self.reason(error))
             }
-            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         }
-        guard descriptor >= 0 else { throw .outputUnwritable(path: target, reason: Self.lastError()) }
+        if descriptor < 0, errno != EEXIST { throw .outputUnwritable(path: path, reason: Self.lastError()) }
+        return descriptor
+    }
+
+    /// Writes `data` to the open `descriptor`, closes it and renames the
+    /// `temporary` file (when there is one) over `target`.
+    private func finish(_ descriptor: Int32, _ data: Data, target: String, temporary: String?) throws(ArchiveError)
+        -> Bool
+    {
         let complete = data.withUnsafeBytes { bytes -> Bool in
             var offset = 0
             while offset < bytes.count {
@@ -75,9 +126,10 @@ package struct DiskPublisher: SitePublisher {
         }
         let failure = complete ? nil : Self.lastError()
         let closed = close(descriptor) == 0
-        guard complete, closed, rename(temporary, target) == 0 else {
+        guard complete, closed, temporary.map({ rename($0, target) == 0 }) ?? true else {
             let reason = failure ?? Self.lastError()
-            unlink(temporary)
+            // A half file in place is removed; the next build writes it.
+            unlink(temporary ?? target)
             throw .outputUnwritable(path: target, reason: reason)
         }
         log.unflushed.withLock { paths in
@@ -160,8 +212,11 @@ package struct DiskPublisher: SitePublisher {
     private static func lastError() -> String { String(cString: strerror(errno)) }
 
     package func exists(_ path: String) -> Bool {
-        // One `access` (asked for every attachment of every build), not a URL built and bridged.
-        access(root.path + "/" + path, F_OK) == 0
+        // In a folder that was empty, media (asked for by every attachment)
+        // are there only if this build wrote them: no system call to ask.
+        if log.fresh, path.hasPrefix("media/") { return log.media.withLock { $0.contains(path) } }
+        // One `access`, not a URL built and bridged.
+        return access(prefix + path, F_OK) == 0
     }
 
     package func read(_ path: String) -> Data? {
@@ -195,7 +250,13 @@ package final class MemoryPublisher: SitePublisher, @unchecked Sendable {
     package func read(_ path: String) -> Data? { lock.withLock { storage[path] } }
 }
 
-/// What a `DiskPublisher` wrote and has not flushed yet, shared by its copies.
+/// What a `DiskPublisher` wrote and has not flushed yet, shared by its
+/// copies, and whether its folder was empty when it was made.
 private final class WriteLog: Sendable {
     let unflushed = Mutex<[String]?>([])
+    let fresh: Bool
+    /// In a folder that was empty: the media files written (or being written) since.
+    let media = Mutex<Set<String>>([])
+
+    init(fresh: Bool) { self.fresh = fresh }
 }

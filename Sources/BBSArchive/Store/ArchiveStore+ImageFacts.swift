@@ -32,14 +32,25 @@ extension ArchiveStore {
 
     /// Records what was read of an image (`nil`: nothing could be).
     package func recordImageFacts(hash: String, _ facts: ImageFacts?) throws(ArchiveError) {
+        try recordImageFacts([hash: facts])
+    }
+
+    /// Records what was read of many images, in one transaction (in the
+    /// order of their hashes).
+    package func recordImageFacts(_ all: [String: ImageFacts?]) throws(ArchiveError) {
+        guard !all.isEmpty else { return }
         try write { db in
-            try db.execute(
+            let statement = try db.makeStatement(
                 sql: """
                     INSERT INTO image_facts (hash, width, height, frames, alpha) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (hash) DO UPDATE SET width = excluded.width, height = excluded.height,
                       frames = excluded.frames, alpha = excluded.alpha
-                    """,
-                arguments: [hash, facts?.width, facts?.height, facts?.frames ?? 1, facts?.alpha ?? false])
+                    """)
+            for (hash, facts) in all.sorted(by: { $0.key < $1.key }) {
+                try statement.execute(arguments: [
+                    hash, facts?.width, facts?.height, facts?.frames ?? 1, facts?.alpha ?? false,
+                ])
+            }
         }
     }
 }

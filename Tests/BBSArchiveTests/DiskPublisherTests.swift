@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+@testable import BBSArchive
+
+/// Into a folder that was empty, files are created in place (no compare,
+/// no temporary file); otherwise compared and replaced. Either way the
+/// site is the same, and unchanged bytes are not written again.
+@Suite struct DiskPublisherTests {
+    @Test func aFirstBuildInPlaceMatchesTheMemoryBuildAndARebuildWritesNothing() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let expected = try await ParallelBuildTests.build(store, workers: 1)
+        let folder = try Fixtures.temporaryFolder("disk-publisher")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        func build(incremental: Bool) throws -> SiteBuilder.Report {
+            var options = ParallelBuildTests.options()
+            options.workers = 2
+            options.incremental = incremental
+            return try SiteBuilder(
+                store: store, templates: templates, publisher: try DiskPublisher(root: folder), options: options
+            ).build()
+        }
+        let first = try build(incremental: true)
+        let files = try Self.files(in: folder)
+        // Every file but the build's own note, which the report leaves out.
+        #expect(first.written == files.count - 1)
+        #expect(Set(files.keys) == Set(expected.keys).union([BuildState.path]))
+        let differing = expected.keys.filter { files[$0] != expected[$0] }.sorted()
+        #expect(differing.isEmpty, "differ: \(differing.prefix(10))")
+
+        // The folder is not empty now: every page is rendered again and
+        // compared, and none is written again.
+        let again = try build(incremental: false)
+        #expect(again.pages == first.pages)
+        #expect(again.written == 0)
+        #expect(again.unchanged == first.written - first.mediaFiles)  // media: found by name, not compared
+        #expect(try Self.files(in: folder).keys.sorted() == files.keys.sorted())
+    }
+
+    @Test func aFileWrittenTwiceIntoAnEmptyFolderIsComparedTheSecondTime() throws {
+        let folder = try Fixtures.temporaryFolder("disk-publisher")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let publisher = try DiskPublisher(root: folder)
+        #expect(try publisher.write(Data("one".utf8), to: "a/b/page.html"))
+        #expect(try publisher.write(Data("one".utf8), to: "a/b/page.html") == false)
+        #expect(try publisher.write(Data("two".utf8), to: "a/b/page.html"))
+        #expect(publisher.exists("a/b/page.html"))
+        // Media are known by what this build wrote, in a folder that was empty.
+        #expect(publisher.exists("media/ab/abc.png") == false)
+        #expect(try publisher.write(Data("blob".utf8), to: "media/ab/abc.png"))
+        #expect(publisher.exists("media/ab/abc.png"))
+        #expect(try DiskPublisher(root: folder).exists("media/ab/abc.png"))
+        #expect(
+            try Self.files(in: folder) == ["a/b/page.html": Data("two".utf8), "media/ab/abc.png": Data("blob".utf8)])
+    }
+
+    @Test func aHalfPageLeftByAStoppedFirstBuildIsRewritten() throws {
+        let folder = try Fixtures.temporaryFolder("disk-publisher")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // As a first build that stopped part way leaves it: half a page, no build state.
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("board"), withIntermediateDirectories: true)
+        try Data("<html><bo".utf8).write(to: folder.appendingPathComponent("board/x.html"))
+        let publisher = try DiskPublisher(root: folder)
+        #expect(try publisher.write(Data("<html><body></body></html>".utf8), to: "board/x.html"))
+        #expect(try Self.files(in: folder) == ["board/x.html": Data("<html><body></body></html>".utf8)])
+    }
+
+    /// Every file under `folder`, by its path relative to it.
+    static func files(in folder: URL) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        let root = folder.resolvingSymlinksInPath().path + "/"
+        let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
+        while let url = walker?.nextObject() as? URL {
+            guard try url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true else { continue }
+            let path = url.resolvingSymlinksInPath().path
+            files[path.hasPrefix(root) ? String(path.dropFirst(root.count)) : path] = try Data(contentsOf: url)
+        }
+        return files
+    }
+}
