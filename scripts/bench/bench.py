@@ -39,6 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 WORK = ROOT / ".bench"
+TRASH = WORK / ".trash"  # folders the bench is done with (see rmtree)
 RESULTS = ROOT / "benchmarks"
 REPORT = ROOT / "BENCHMARKS.md"
 
@@ -64,7 +65,6 @@ SCALES = {
         "hugo_tiers": ["fetch"],
         "httrack_cap": 10,
         "connections": [1, 4, 16],
-        "settle_seconds": 0,  # ~700 files a build: not worth a minute of CI
     },
     "default": {
         "runs": 3,
@@ -170,22 +170,28 @@ def port_is_free(port):
 
 
 def rmtree(path):
+    """Moves a folder aside into TRASH, which is emptied when the bench ends.
+    On ext4 without a journal (this machine), creating a file steps one by
+    one over every inode deleted in the last minute, or the last six once
+    the inode table is being written again, as a build's new files make it:
+    40,000 creates took 1.3 s on a quiet file system and 19 s right after
+    40,000 files were deleted. A build timed after a big delete measures
+    that scan, not the build, so nothing big is deleted before the end."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        return
+    if path.is_dir() and not path.is_symlink():
+        TRASH.mkdir(parents=True, exist_ok=True)
+        try:
+            os.rename(path, TRASH / f"{time.time_ns()}-{path.name}")
+            return
+        except OSError:
+            pass
     shutil.rmtree(path, ignore_errors=True)
 
 
-SETTLE_SECONDS = 65
-
-
-def settle_disk(seconds=SETTLE_SECONDS):
-    """Flushes the disk, then waits a minute. On ext4 without a journal (this
-    machine), creating a file steps one by one over every inode deleted in
-    the last minute (five while the deletion is unflushed): 40,000 creates
-    took 1.3 s on a quiet file system and 19 s just after 40,000 files were
-    deleted. A build timed right after a big delete measures that scan, not
-    the build, so builds go into new folders, old ones are deleted after the
-    timed runs, and the runs start a minute after the last big delete."""
-    os.sync()
-    time.sleep(seconds)
+def empty_trash():
+    shutil.rmtree(TRASH, ignore_errors=True)
 
 
 def run_timed(args, cwd=None, check=True, timeout=None, label=None):
@@ -751,11 +757,10 @@ def bench_build(ctx, tier, hugo):
     hugo_rows = []
     hugo_site = folder / "hugo"
     export = None
-    # Every run builds into a new folder; the folders are deleted after the
-    # timed runs (see settle_disk).
+    # Every run builds into a new folder; the folders are moved aside after
+    # the timed runs (see rmtree).
     sites = []
     publics = []
-    settle_disk(ctx.scale.get("settle_seconds", SETTLE_SECONDS))
     for i in range(runs):
         site = folder / f"site-{i}"
         sites.append(site)
@@ -777,7 +782,7 @@ def bench_build(ctx, tier, hugo):
             hugo_rows.append({k: h[k] for k in ("wall", "user", "sys", "cpu", "maxrss_kb", "status")} | {
                 "files": files, "html": htmls})
             log(f"hugo {tier.name}: {h['wall']:.2f} s, {htmls} HTML pages, status {h['status']}")
-    # The last run's site is the one kept; the others go now that the timing is done.
+    # The last run's site is the one kept; the others go aside now that the timing is done.
     rmtree(out)
     shutil.move(str(sites[-1]), out)
     for old in sites[:-1] + publics:
@@ -1101,8 +1106,7 @@ def bench_search(ctx, tier, build):
     try:
         result = search_bench.measure(
             ROOT / build["out"], tier.store, ctx.bins.bbsarchive, ctx.bins.bench, ctx.work / "search",
-            per_kind=SEARCH_QUERIES, build={"wall": build["wall"]["median"], "maxrss_kb": build["maxrss_kb"]},
-            settle=lambda: settle_disk(ctx.scale.get("settle_seconds", SETTLE_SECONDS)))
+            per_kind=SEARCH_QUERIES, build={"wall": build["wall"]["median"], "maxrss_kb": build["maxrss_kb"]})
     except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
         raise BenchFailure(f"search bench: {e}")
     result.update({"tier": tier.name, "config": os.environ.get("BENCH_CONFIG", "release"),
@@ -1224,6 +1228,8 @@ def main():
         except BenchFailure as e:
             log(f"failed: {e}")
             return 1
+        finally:
+            empty_trash()
         RESULTS.mkdir(exist_ok=True)
         path = RESULTS / f"{args.scale}.json"
         if set(only) != set(BENCHES) and path.exists():

@@ -332,13 +332,11 @@ def summarize(rows):
 
 
 def measure(site, store, bbsarchive, bench, work, per_kind=40, seed=9, chromium="chromium", build=None,
-            pagefind=True, settle=None):
+            pagefind=True):
     """Both engines on one built site. `build`: the wall seconds and peak RSS
     (KB) of a full build of it, when the caller timed one; else one is timed.
     `pagefind=False`: bbsarchive alone, on the site as it is (its index may
-    have been appended to), without timing a build or writing an index.
-    `settle`: called before the index is timed alone (bench.py's
-    settle_disk: no big delete just before files are created)."""
+    have been appended to), without timing a build or writing an index."""
     site, store, work = Path(site).resolve(), Path(store).resolve(), Path(work).resolve()
     work.mkdir(parents=True, exist_ok=True)
     if pagefind:
@@ -358,8 +356,6 @@ def measure(site, store, bbsarchive, bench, work, per_kind=40, seed=9, chromium=
     # Indexing alone, the same work `build` does for search.
     index_out = work / "index-only"
     shutil.rmtree(index_out, ignore_errors=True)
-    if settle:
-        settle()
     ours_index = timed([bench, "search-index", "--store", store, "--out", index_out])
     shutil.rmtree(index_out, ignore_errors=True)
     html = sum(p.stat().st_size for p in site.rglob("*.html") if "pagefind" not in p.parts)
