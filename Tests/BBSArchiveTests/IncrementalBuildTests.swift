@@ -264,12 +264,9 @@ extension IncrementalBuildTests {
         // A user and a page size with one post past the last full page.
         let counts = try store.postCountsByUser()
         let (user, perPage) = try #require(
-            counts.keys.sorted().lazy.compactMap { user -> (String, Int)? in
-                let posts = counts[user, default: 0]
-                return (2..<max(2, posts / 2)).first { (posts - 1) % $0 == 0 && (posts - 1) / $0 >= 2 }.map {
-                    (user, $0)
-                }
-            }.first)
+            Self.user(in: counts) { posts in
+                (2..<max(2, posts / 2)).first { (posts - 1) % $0 == 0 && (posts - 1) / $0 >= 2 }
+            })
         var options = Self.options()
         options.postsPerUserPage = perPage
         let pages = (counts[user, default: 0] - 1) / perPage
@@ -308,10 +305,7 @@ extension IncrementalBuildTests {
         let counts = try store.postCountsByUser()
         // A user whose posts fill at least 12 pages exactly.
         let (user, perPage) = try #require(
-            counts.keys.sorted().lazy.compactMap { user -> (String, Int)? in
-                let posts = counts[user, default: 0]
-                return (2...4).first { posts % $0 == 0 && posts / $0 >= 12 }.map { (user, $0) }
-            }.first)
+            Self.user(in: counts) { posts in (2...4).first { posts % $0 == 0 && posts / $0 >= 12 } })
         let pages = counts[user, default: 0] / perPage
         var options = Self.options()
         options.postsPerUserPage = perPage
@@ -442,6 +436,15 @@ extension IncrementalBuildTests {
                 ThreadPage(board: board, gid: gid, title: title, page: PageInfo(current: 1, total: 1), posts: [post])
             ],
             summary: nil)
+    }
+
+    /// The first user, by name, whose post count `pageSize` finds a page
+    /// size for, with that size.
+    static func user(in counts: [String: Int], pageSize: (Int) -> Int?) -> (String, Int)? {
+        for user in counts.keys.sorted() {
+            if let size = pageSize(counts[user, default: 0]) { return (user, size) }
+        }
+        return nil
     }
 
     /// The time of the archive's newest post: a new reply comes after it.

@@ -509,17 +509,12 @@ final class BackgroundTask: @unchecked Sendable {
 
     init(inBackground: Bool, _ body: @escaping @Sendable () throws(ArchiveError) -> Void) {
         guard inBackground else {
-            do throws(ArchiveError) { try body() } catch { result = .failure(error) }
-            if result == nil { result = .success(()) }
+            result = Self.outcome(of: body)
             done.signal()
             return
         }
         let thread = Thread { [self] in
-            let outcome: Result<Void, ArchiveError>
-            do throws(ArchiveError) {
-                try body()
-                outcome = .success(())
-            } catch { outcome = .failure(error) }
+            let outcome = Self.outcome(of: body)
             lock.withLock { result = outcome }
             done.signal()
         }
@@ -528,16 +523,17 @@ final class BackgroundTask: @unchecked Sendable {
         thread.start()
     }
 
+    private static func outcome(of body: () throws(ArchiveError) -> Void) -> Result<Void, ArchiveError> {
+        do throws(ArchiveError) {
+            try body()
+            return .success(())
+        } catch { return .failure(error) }
+    }
+
     /// Waits until the task is done; throws what it threw.
     func wait() throws(ArchiveError) {
-        let outcome: Result<Void, ArchiveError>? = lock.withLock {
-            if result == nil { return nil }
-            return result
-        }
-        if outcome == nil {
-            done.wait()
-            done.signal()
-        }
+        done.wait()
+        done.signal()  // so that the next wait returns at once
         if case .failure(let error) = lock.withLock({ result }) { throw error }
     }
 }
