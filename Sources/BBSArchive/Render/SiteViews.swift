@@ -417,8 +417,13 @@ struct LineView: TemplateView {
         /// An emoticon's archived image, shown instead of its code.
         var emSrc: String? = nil
 
+        /// Text and nothing else (no link, look or emoticon): most
+        /// segments, which the template then prints with one lookup.
+        var isPlain: Bool { segHref == nil && segClass == nil && emSrc == nil }
+
         func child(named name: String) -> Any? {
             switch name {
+            case "plain": isPlain
             case "text": text
             case "segHref": segHref
             case "segClass": segClass

@@ -102,12 +102,25 @@ private struct Renderer {
                 render(body, indentation: indentation)
                 return
             }
+            // The commonest kinds first: a failed cast to a protocol costs a
+            // lookup of the conformance, a failed cast to a type does not.
             switch value {
             case nil: return
             case let flag as Bool:
                 if flag { render(body, indentation: indentation) }
             case let text as String:
                 stack.append(.plain(text))
+                render(body, indentation: indentation)
+                stack.removeLast()
+            case let views as any TemplateViewList:
+                // Each item goes on the stack as the view it is: no cast per item.
+                for index in 0..<views.templateCount {
+                    stack.append(.view(views.templateView(index)))
+                    render(body, indentation: indentation)
+                    stack.removeLast()
+                }
+            case let view as any MustacheParent:
+                stack.append(.view(view))
                 render(body, indentation: indentation)
                 stack.removeLast()
             case let list as any TemplateList:
@@ -144,6 +157,8 @@ private struct Renderer {
         switch value {
         case nil: true
         case let flag as Bool: !flag
+        case is String: false
+        case let views as any TemplateViewList: views.templateCount == 0
         case let list as any TemplateList: list.templateCount == 0
         default: false
         }
@@ -151,14 +166,14 @@ private struct Renderer {
 
     private mutating func write(_ value: Any, escaped: Bool) {
         switch value {
+        case let text as String:
+            if escaped { MarkupEscaper.escape(text, into: &out) } else { out.append(contentsOf: text.utf8) }
         case let markup as RenderedMarkup:
             if escaped {
                 MarkupEscaper.escape(markup.renderText, into: &out)
             } else {
                 out.append(contentsOf: markup.bytes)
             }
-        case let text as String:
-            if escaped { MarkupEscaper.escape(text, into: &out) } else { out.append(contentsOf: text.utf8) }
         case let number as Int:
             out.append(contentsOf: String(number).utf8)
         default:
@@ -204,14 +219,18 @@ private struct Renderer {
         if fromTop {
             value = stack.last.flatMap { $0.child(first) }
         } else {
-            for entry in stack.reversed() {
-                if let found = entry.child(first) {
+            // By index, innermost first: each entry is asked in place, not copied out.
+            var index = stack.count - 1
+            while index >= 0 {
+                if let found = stack[index].child(first) {
                     value = found
                     break
                 }
+                index -= 1
             }
         }
-        for name in names.dropFirst() {
+        guard names.count > 1 else { return value }
+        for name in names[1...] {
             guard let object = value else { return nil }
             value = Self.child(name, of: object)
         }
@@ -253,6 +272,17 @@ private protocol TemplateList {
 extension Array: TemplateList {
     fileprivate var templateCount: Int { count }
     fileprivate func templateItem(_ index: Int) -> Any { self[index] }
+}
+
+/// A list of typed views: its items go on the stack as they are, without
+/// the cast to `MustacheParent` a plain item takes.
+private protocol TemplateViewList {
+    var templateCount: Int { get }
+    func templateView(_ index: Int) -> any MustacheParent
+}
+
+extension Array: TemplateViewList where Element: MustacheParent {
+    fileprivate func templateView(_ index: Int) -> any MustacheParent { self[index] }
 }
 
 private protocol OptionalValue {
