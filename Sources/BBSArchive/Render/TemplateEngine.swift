@@ -47,12 +47,14 @@ struct CompiledTemplates: Sendable {
     func has(_ name: String) -> Bool { templates[name] != nil }
 
     /// Renders the template `name` with `view` at the bottom of the
-    /// context stack; `nil` when there is no such template.
-    func render(_ name: String, _ view: Any) -> [UInt8]? {
+    /// context stack; `nil` when there is no such template. `capacity`:
+    /// the bytes reserved up front (a page's worth unless told less, for
+    /// a fragment such as a post's body that is kept until its page is done).
+    func render(_ name: String, _ view: Any, capacity: Int = 16 * 1024) -> [UInt8]? {
         guard let nodes = templates[name] else { return nil }
         var renderer = Renderer(templates: templates)
         renderer.push(view)
-        renderer.out.reserveCapacity(16 * 1024)
+        renderer.out.reserveCapacity(capacity)
         renderer.render(nodes, indentation: nil)
         return renderer.out
     }

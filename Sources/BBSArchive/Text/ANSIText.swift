@@ -33,7 +33,7 @@ package enum ANSIText {
     /// Whether the text holds an ESC byte at all: a byte scan that spares
     /// most lines the walk by `Character` (grapheme breaking) of
     /// `contains(escape)`, which can only find one where the byte is.
-    static func mayHaveCodes(_ text: String) -> Bool { text.utf8.contains(0x1B) }
+    static func mayHaveCodes(_ text: String) -> Bool { text.containsUTF8(0x1B) }
 
     /// The text without any colour codes.
     package static func strip(_ text: String) -> String {

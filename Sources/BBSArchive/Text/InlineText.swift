@@ -42,7 +42,7 @@ package enum InlineText {
         // Most lines have nothing to read: one plain segment.
         // (A line the byte scan sends on needlessly comes out the same below.)
         // Byte scans, not `contains(_:)` (Foundation's, through `NSString`).
-        if !clean.utf8.contains(0x1B), !(tags && clean.utf8.contains(UInt8(ascii: "["))), !clean.mayContainASCII("://"),
+        if !clean.containsUTF8(0x1B), !(tags && clean.containsUTF8(UInt8(ascii: "["))), !clean.mayContainASCII("://"),
             !clean.mayContainASCII("www.")
         {
             return clean.isEmpty ? [] : [InlineSegment(text: clean)]
@@ -77,7 +77,7 @@ package enum InlineText {
     }
 
     private static func ubb(_ text: String, conventions: any PostConventions) -> [InlineSegment] {
-        guard text.utf8.contains(UInt8(ascii: "[")) else { return [InlineSegment(text: text)] }
+        guard text.containsUTF8(UInt8(ascii: "[")) else { return [InlineSegment(text: text)] }
         var segments: [InlineSegment] = []
         var state = State()
         var stack: [(tag: String, state: State)] = []

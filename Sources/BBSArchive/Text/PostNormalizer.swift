@@ -61,7 +61,7 @@ package enum PostNormalizer {
     /// no line break) that is a split of the UTF-8 bytes at `\n`, which
     /// spares every post the walk by grapheme.
     static func lines(_ text: String) -> [String] {
-        if text.utf8.contains(0x0D) {
+        if text.containsUTF8(0x0D) {
             return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         }
         return text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
