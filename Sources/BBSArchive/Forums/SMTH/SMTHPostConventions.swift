@@ -8,13 +8,14 @@ struct SMTHPostConventions: PostConventions {
     func quoteHeaderAuthor(_ line: String) -> String? {
         // Asked of every line of every post: most have no 【 at all.
         guard Self.hasLenticularBracket(line) else { return nil }
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        // Trimmed as Foundation trims `.whitespaces`, without bridging to `NSString`.
+        let trimmed = HTMLWhitespace.trimmed(line, newlines: false)
         guard trimmed.hasPrefix("【"), trimmed.hasSuffix("】"),
             let start = trimmed.range(of: "在 "),
             let end = trimmed.range(of: "的大作中提到") ?? trimmed.range(of: "的邮件中提到"),
             start.upperBound <= end.lowerBound
         else { return nil }
-        let who = trimmed[start.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespaces)
+        let who = HTMLWhitespace.trimmed(trimmed[start.upperBound..<end.lowerBound], newlines: false)
         let id = who.split(separator: " ").first.map(String.init) ?? who
         return id.isEmpty ? nil : id
     }
