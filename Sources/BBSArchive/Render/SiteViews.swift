@@ -92,7 +92,7 @@ struct CrumbView: TypedTemplateView {
 }
 
 /// A user id with the link to its page.
-struct UserLinkView: TemplateView {
+struct UserLinkView: TypedTemplateView {
     var id: String
     var href: String
 
@@ -106,10 +106,10 @@ struct UserLinkView: TemplateView {
         self.init(id: user, href: SitePaths.relative(from: path, to: SitePaths.user(user)))
     }
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "id": id
-        case "href": href
+        case "id": .text(id)
+        case "href": .text(href)
         default: nil
         }
     }
@@ -253,7 +253,7 @@ struct SidebarView: TemplateView {
 // MARK: Rows
 
 /// A thread in a board's list.
-struct BoardRowView: TemplateView {
+struct BoardRowView: TypedTemplateView {
     var gid: Int
     var title: String
     var href: String
@@ -269,29 +269,29 @@ struct BoardRowView: TemplateView {
     var author: UserLinkView?
     var lastReplier: UserLinkView?
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "gid": gid
-        case "title": title
-        case "href": href
-        case "key": key
-        case "replies": replies
-        case "sticky": sticky
-        case "marked": marked
-        case "hasFiles": hasFiles
-        case "postedAt": postedAt
-        case "postedISO": postedISO
-        case "lastReplyAt": lastReplyAt
-        case "lastReplyISO": lastReplyISO
-        case "author": author
-        case "lastReplier": lastReplier
+        case "gid": .number(gid)
+        case "title": .text(title)
+        case "href": .text(href)
+        case "key": .text(key)
+        case "replies": .number(replies)
+        case "sticky": .flag(sticky)
+        case "marked": .flag(marked)
+        case "hasFiles": .flag(hasFiles)
+        case "postedAt": .text(postedAt)
+        case "postedISO": .text(postedISO)
+        case "lastReplyAt": .text(lastReplyAt)
+        case "lastReplyISO": .text(lastReplyISO)
+        case "author": author.map(TemplateValue.typed)
+        case "lastReplier": lastReplier.map(TemplateValue.typed)
         default: nil
         }
     }
 }
 
 /// A thread in the short list framed beside every thread.
-struct ListRowView: TemplateView {
+struct ListRowView: TypedTemplateView {
     var title: String
     var href: String
     var key: String
@@ -305,19 +305,19 @@ struct ListRowView: TemplateView {
     var lastReplyAt: String
     var lastReplyISO: String
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "title": title
-        case "href": href
-        case "key": key
-        case "anchor": anchor
-        case "author": author
-        case "replies": replies
-        case "sticky": sticky
-        case "hasFiles": hasFiles
-        case "isCurrent": isCurrent
-        case "lastReplyAt": lastReplyAt
-        case "lastReplyISO": lastReplyISO
+        case "title": .text(title)
+        case "href": .text(href)
+        case "key": .text(key)
+        case "anchor": anchor.map(TemplateValue.text)
+        case "author": author.map(TemplateValue.text)
+        case "replies": .number(replies)
+        case "sticky": .flag(sticky)
+        case "hasFiles": .flag(hasFiles)
+        case "isCurrent": .flag(isCurrent)
+        case "lastReplyAt": .text(lastReplyAt)
+        case "lastReplyISO": .text(lastReplyISO)
         default: nil
         }
     }
@@ -382,7 +382,7 @@ struct DigestRowView: TemplateView {
 }
 
 /// A post in a user's list.
-struct UserPostRowView: TemplateView {
+struct UserPostRowView: TypedTemplateView {
     var title: String
     var board: String
     var boardHref: String
@@ -392,17 +392,17 @@ struct UserPostRowView: TemplateView {
     var postedAt: String
     var postedISO: String
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "title": title
-        case "board": board
-        case "boardHref": boardHref
-        case "href": href
-        case "key": key
-        case "floor": floor
-        case "isOpening": floor == 0
-        case "postedAt": postedAt
-        case "postedISO": postedISO
+        case "title": .text(title)
+        case "board": .text(board)
+        case "boardHref": .text(boardHref)
+        case "href": .text(href)
+        case "key": .text(key)
+        case "floor": .number(floor)
+        case "isOpening": .flag(floor == 0)
+        case "postedAt": .text(postedAt)
+        case "postedISO": .text(postedISO)
         default: nil
         }
     }
@@ -634,8 +634,8 @@ struct PostView: TypedTemplateView {
 
 // MARK: Pages
 
-struct BoardPageView: TemplateView {
-    struct Board: TemplateView {
+struct BoardPageView: TypedTemplateView {
+    struct Board: TypedTemplateView {
         var name: String
         var title: String
         var threads: Int
@@ -643,14 +643,14 @@ struct BoardPageView: TemplateView {
         var feed: String
         var latestHref: String
 
-        func child(named name: String) -> Any? {
+        func templateValue(named name: String) -> TemplateValue? {
             switch name {
-            case "name": self.name
-            case "title": title
-            case "threads": threads
-            case "posts": posts
-            case "feed": feed
-            case "latestHref": latestHref
+            case "name": .text(self.name)
+            case "title": .text(title)
+            case "threads": .number(threads)
+            case "posts": .number(posts)
+            case "feed": .text(feed)
+            case "latestHref": .text(latestHref)
             default: nil
             }
         }
@@ -663,18 +663,18 @@ struct BoardPageView: TemplateView {
     var threads: [BoardRowView]
     var pager: PagerView?
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "board": board
-        case "isLatest": isLatest
-        case "threads": threads
-        case "pager": pager
-        default: chrome.child(named: name)
+        case "board": .typed(board)
+        case "isLatest": .flag(isLatest)
+        case "threads": .typedList(threads)
+        case "pager": pager.map(TemplateValue.typed)
+        default: chrome.templateValue(named: name)
         }
     }
 }
 
-struct ThreadListPageView: TemplateView {
+struct ThreadListPageView: TypedTemplateView {
     var chrome: PageChrome
     var boardTitle: String
     var boardHref: String
@@ -683,14 +683,14 @@ struct ThreadListPageView: TemplateView {
     var newerHref: String?
     var olderHref: String?
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "boardTitle": boardTitle
-        case "boardHref": boardHref
-        case "rows": rows
-        case "newerHref": newerHref
-        case "olderHref": olderHref
-        default: chrome.child(named: name)
+        case "boardTitle": .text(boardTitle)
+        case "boardHref": .text(boardHref)
+        case "rows": .typedList(rows)
+        case "newerHref": newerHref.map(TemplateValue.text)
+        case "olderHref": olderHref.map(TemplateValue.text)
+        default: chrome.templateValue(named: name)
         }
     }
 }
@@ -954,7 +954,7 @@ struct PlainPageView: TemplateView {
     func child(named name: String) -> Any? { chrome.child(named: name) }
 }
 
-struct UserPageView: TemplateView {
+struct UserPageView: TypedTemplateView {
     var chrome: PageChrome
     /// The user's landing page, linked from this one.
     var user: UserLinkView
@@ -966,32 +966,33 @@ struct UserPageView: TemplateView {
     var posts: [UserPostRowView]
     var pager: PagerView?
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
         case "user":
-            UserSummary(
-                id: user.id, posts: postCount, isLatest: isLatest, latestHref: user.href, archiveHref: archiveHref)
-        case "posts": posts
-        case "pager": pager
-        case "isLatest": isLatest
-        default: chrome.child(named: name)
+            .typed(
+                UserSummary(
+                    id: user.id, posts: postCount, isLatest: isLatest, latestHref: user.href, archiveHref: archiveHref))
+        case "posts": .typedList(posts)
+        case "pager": pager.map(TemplateValue.typed)
+        case "isLatest": .flag(isLatest)
+        default: chrome.templateValue(named: name)
         }
     }
 
-    struct UserSummary: TemplateView {
+    struct UserSummary: TypedTemplateView {
         var id: String
         var posts: Int
         var isLatest: Bool
         var latestHref: String
         var archiveHref: String?
 
-        func child(named name: String) -> Any? {
+        func templateValue(named name: String) -> TemplateValue? {
             switch name {
-            case "id": id
-            case "posts": isLatest ? posts : nil
-            case "isLatest": isLatest
-            case "latestHref": latestHref
-            case "archiveHref": archiveHref
+            case "id": .text(id)
+            case "posts": isLatest ? .number(posts) : nil
+            case "isLatest": .flag(isLatest)
+            case "latestHref": .text(latestHref)
+            case "archiveHref": archiveHref.map(TemplateValue.text)
             default: nil
             }
         }
