@@ -58,6 +58,11 @@ import Testing
                 posts[doc] = "\(row[0])/\(row[1])/\(row[2])"
             }
             for shard in 0..<manifest.shards {
+                // A shard the manifest does not list holds nothing, and has no file.
+                guard manifest.present.contains(shard) else {
+                    #expect(read(SearchIndexWriter.shardPath(shard)) == nil, "shard \(shard) is not listed")
+                    continue
+                }
                 let mainData = try #require(read(SearchIndexWriter.shardPath(shard)))
                 var main = try #require(
                     SearchIndexWriter.parseShard(
@@ -244,6 +249,81 @@ import Testing
         #expect(one.publisher.files == four.publisher.files)
         #expect(site.publisher.files == four.publisher.files)
     }
+
+    /// A shard that holds nothing has no file, and the manifest does not
+    /// list it; the first term that falls in it on an append writes that
+    /// shard whole (no tail) and lists it, and the index says what a full pass says.
+    @Test func theFirstTermOfAnEmptyShardWritesItAndTheManifestListsIt() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let folder = try Fixtures.temporaryFolder("search-absent")
+        let path = folder.appendingPathComponent("archive.sqlite").path
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: built.storePath + suffix) {
+            try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
+        }
+        // One thread of one post, "甲", then 150 replies "甲": few terms, 32 shards.
+        let access = try GRDBTestAccess.open(path)
+        try await access.queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.inTransaction {
+                let keep = try #require(
+                    try Row.fetchOne(db, sql: "SELECT board, gid FROM post WHERE floor = 0 LIMIT 1"))
+                try db.execute(
+                    sql: "DELETE FROM post WHERE NOT (board = ? AND gid = ? AND floor = 0)",
+                    arguments: [keep["board"] as String, keep["gid"] as Int])
+                try db.execute(sql: "UPDATE post SET body = '甲', signature = NULL")
+                try db.execute(
+                    sql: "UPDATE thread SET title = '甲' WHERE board = ? AND gid = ?",
+                    arguments: [keep["board"] as String, keep["gid"] as Int])
+                return .commit
+            }
+        }
+        let store = try ArchiveStore(path: path)
+        _ = try await Self.insert(path, store, (0..<150).map { (0, Int64($0 + 1), "甲") })
+        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        let site = Recorder()
+        let first = try writer.update(SearchChanges(threads: nil), site.output)
+        #expect(first.full)
+        let manifest = try #require(
+            site.publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
+        #expect(manifest.shards == 32)
+        #expect(!manifest.present.isEmpty && manifest.present.count < manifest.shards / 2)
+        for shard in 0..<manifest.shards {
+            #expect(
+                (site.publisher.read(SearchIndexWriter.shardPath(shard)) != nil) == manifest.present.contains(shard),
+                "shard \(shard)")
+        }
+
+        // A reply whose terms fall in shards without a file.
+        let body = (0..<400).lazy.compactMap { Unicode.Scalar(0x4E59 + $0).map { String(Character($0)) } }
+            .first { Self.shardOf($0, manifest.shards).map { !manifest.present.contains($0) } ?? false }
+        let character = try #require(body)
+        let text = character + character
+        let changes = try await Self.insert(path, store, [(0, 1000, text)])
+        let absent = Set([character, text].map { Int(SearchIndexWriter.hash($0) % UInt32(manifest.shards)) })
+            .subtracting(manifest.present)
+        #expect(!absent.isEmpty)
+        site.written = []
+        let appended = try writer.update(changes, site.output)
+        #expect(!appended.full)
+        #expect(appended.appended == 1)
+        let after = try #require(
+            site.publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
+        #expect(after.present == manifest.present.union(absent))
+        for shard in absent {
+            let main = try #require(site.publisher.read(SearchIndexWriter.shardPath(shard)))
+            #expect(SearchIndexWriter.shardHasTail(main) == false, "a new shard is written whole")
+            #expect(site.publisher.read(SearchIndexWriter.tailPath(shard)) == nil)
+            #expect(site.written.contains(SearchIndexWriter.shardPath(shard)))
+        }
+        let fresh = Recorder()
+        _ = try writer.update(SearchChanges(threads: nil), fresh.output)
+        let appendedContent = try Content(site.publisher.read)
+        #expect(appendedContent == (try Content(fresh.publisher.read)))
+        #expect(appendedContent.postings["b:" + text]?.count == 1)
+        #expect(appendedContent.postings["u:" + character]?.count == 1)
+    }
+
+    static func shardOf(_ term: String, _ shards: Int) -> Int? { Int(SearchIndexWriter.hash(term) % UInt32(shards)) }
 
     /// Posts older than the newest indexed one (a board added, a thread
     /// fetched again) are appended too, and placed in time for sorting and dates.

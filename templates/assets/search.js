@@ -13,9 +13,13 @@
   var base = '';
 
   var wrongVersion = '';
+  // The shards that have a file (a shard that holds nothing has none),
+  // spelled as a document list is.
+  var present = new Set();
   S.manifest = function (m) {
     // SearchIndexWriter.version
-    if (m.version !== 5) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
+    if (m.version !== 6) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
+    else if (m.present) present = new Set(decodeDocs(m.present));
     info = m;
     start();
   };
@@ -424,6 +428,8 @@
     var loads = [];
     keysOf(query).forEach(function (key) {
       var k = shardOf(key);
+      // A shard without a file holds nothing: no request for it.
+      if (!present.has(k)) { store.s[k] = store.s[k] || { u: {}, b: {}, m: {} }; return; }
       loads.push(load('s', k, 's/' + k.toString(16) + '.js').then(function () {
         if (tailed[k]) return load('t', k, 't/' + k.toString(16) + '.js');
       }));

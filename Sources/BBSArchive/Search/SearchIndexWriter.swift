@@ -60,14 +60,16 @@ struct SearchIndexWriter {
     static let manifestPath = "search/index.js"
     static let daysPath = "search/days.js"
     static let latePath = "search/late.js"
-    static let docsPerChunk = 2
+    static let docsPerChunk = 4
     /// The layout's version; an index of another version on disk is written again whole.
     /// 2: pair positions apart from the document lists (`search/p/`).
     /// 3: lists Rice-coded or as bitmaps, pair counts only where not 1 (`ListCoding`).
     /// 4: documents numbered in the order they are indexed (`search/late.js`
     ///    places the ones older than the newest before them), a tail per shard (`search/t/`).
     /// 5: tails only for the shards appends reached, which their shard files flag.
-    static let version = 5
+    /// 6: no file for a shard that holds nothing (the manifest lists those
+    ///    that have one), documents four to a chunk, a 64-bit row hash.
+    static let version = 6
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
     static func positionsPath(_ shard: Int) -> String { "search/p/\(String(shard, radix: 16)).js" }
     static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }
@@ -203,7 +205,7 @@ struct SearchIndexWriter {
                     let terms = SearchText.termKeys(document.normalized)
                     buffer[index] = Prepared(
                         document: document, unigrams: terms.unigrams, pairs: terms.pairs,
-                        hash: SHA256.hex(Data(document.row.utf8)))
+                        hash: Self.rowHash(document.row))
                 }
             }
         }
@@ -308,6 +310,7 @@ struct SearchIndexWriter {
         // order, so the files are the same whatever the number of cores.
         let threads = max(1, cores)
         let folder = spill.folder
+        var present: [Int] = []
         for group in stride(from: 0, to: buckets, by: threads) {
             let members = Array(group..<min(buckets, group + threads))
             let records = try members.map { bucket throws(ArchiveError) in try spill.takeBucket(bucket) }
@@ -318,8 +321,9 @@ struct SearchIndexWriter {
                     do throws(ArchiveError) {
                         let byShard = try SpillFiles.decode(records[at], folder: folder)
                         var files: [(Int, Data, Data?)] = []
+                        // A shard that holds nothing has no file (the manifest says which have one).
                         for shard in stride(from: members[at], to: shards, by: buckets) {
-                            let content = byShard[shard].map { $0.lists() } ?? SpillFiles.Lists()
+                            guard let content = byShard[shard]?.lists() else { continue }
                             files.append(
                                 (
                                     shard, Self.shardScript(shard, content, tail: false),
@@ -335,6 +339,7 @@ struct SearchIndexWriter {
             for result in assembled {
                 guard let result else { continue }
                 for (shard, main, positions) in try result.get() {
+                    present.append(shard)
                     try emit(main, Self.shardPath(shard))
                     if let positions { try emit(positions, Self.positionsPath(shard)) }
                 }
@@ -345,7 +350,9 @@ struct SearchIndexWriter {
         try files.flush()
         // Last: until it names the new index, the next build indexes everything again.
         try emit(
-            Self.manifestScript(id: id, shards: shards, documents: report.documents, late: 0), Self.manifestPath)
+            Self.manifestScript(
+                id: id, shards: shards, documents: report.documents, late: 0, present: present.sorted()),
+            Self.manifestPath)
         try files.flush()
         report.bytes = files.bytes
         report.filesWritten = files.written
@@ -435,7 +442,7 @@ struct SearchIndexWriter {
                 let document = Self.document(
                     post: post, threadTitle: title, position: position, postsPerPage: postsPerPage, forum: forum)
                 if let hash = hashes[post.floor] {
-                    guard hash == SHA256.hex(Data(document.row.utf8)) else { return nil }
+                    guard hash == Self.rowHash(document.row) else { return nil }
                 } else {
                     fresh.append(document)
                 }
@@ -476,12 +483,18 @@ struct SearchIndexWriter {
             var mainBytes: Int
             /// The shard file, when it has no tail yet.
             var untailed: Data?
+            /// The shard has no file yet: these are its first postings.
+            var absent = false
         }
+        var present = manifest.present
         var touched: [Int: Touched] = [:]
         var unreadable = false
         for (offset, document) in fresh.enumerated() {
             Self.postings(document) { term, kind, positions in
                 let shard = Int(Self.hash(term) % UInt32(manifest.shards))
+                if touched[shard] == nil, !present.contains(shard) {
+                    touched[shard] = Touched(tail: SpillFiles.Shard(), mainBytes: 0, absent: true)
+                }
                 if touched[shard] == nil {
                     guard let main = output.read(Self.shardPath(shard)), let hasTail = Self.shardHasTail(main) else {
                         unreadable = true
@@ -507,6 +520,13 @@ struct SearchIndexWriter {
             if unreadable { return nil }
         }
         for (shard, entry) in touched.sorted(by: { $0.key < $1.key }) {
+            if entry.absent {
+                // A shard's first terms: the shard itself, whole, without a
+                // tail; the manifest now lists it.
+                try emitShard(shard, entry.tail.lists(), tail: false, emit)
+                present.insert(shard)
+                continue
+            }
             let tail = Self.tailScript(shard, mainBytes: entry.mainBytes, entry.tail.lists())
             guard tail.count > Self.tailLimit(mainBytes: entry.mainBytes) else {
                 try emit(tail, Self.tailPath(shard))
@@ -537,7 +557,7 @@ struct SearchIndexWriter {
         try emit(Self.daysScript(days), Self.daysPath)
         try emit(Self.lateScript(late), Self.latePath)
 
-        let hashes = fresh.map { SHA256.hex(Data($0.row.utf8)) }
+        let hashes = fresh.map { Self.rowHash($0.row) }
         let id = hashes.reduce(manifest.id, Self.chain)
         try store.write { db in
             let insert = try db.makeStatement(
@@ -559,7 +579,8 @@ struct SearchIndexWriter {
         }
         try files.flush()
         try emit(
-            Self.manifestScript(id: id, shards: manifest.shards, documents: documents, late: late.count),
+            Self.manifestScript(
+                id: id, shards: manifest.shards, documents: documents, late: late.count, present: present.sorted()),
             Self.manifestPath)
         try files.flush()
         report.bytes = files.bytes
@@ -649,10 +670,56 @@ struct SearchIndexWriter {
     /// they were numbered, so an index on disk is known to be the one the
     /// store's map describes (a full pass in parallel or not gives the same
     /// id; late documents appended give another order, and so another id).
-    static let emptyIndexID = SHA256.hex(Data())
+    static let emptyIndexID = rowHash("")
 
-    static func chain(_ id: String, _ documentHash: String) -> String {
-        SHA256.hex(Data((id + documentHash).utf8))
+    static func chain(_ id: String, _ documentHash: String) -> String { rowHash(id + documentHash) }
+
+    /// A document row's hash, 16 hex digits: whether an indexed post changed
+    /// (then the next build indexes everything again) and the index's id.
+    /// Not SHA-256: nothing here needs a hash no one can forge (a post that
+    /// collided on purpose with its own earlier text would only keep its
+    /// old text in search until the next full pass), and 64 bits make an
+    /// accidental match of two different rows of an archive negligible
+    /// (about n²/2⁶⁵ for n changed posts). It reads 8 bytes a step.
+    static func rowHash(_ text: String) -> String {
+        var text = text
+        let value = text.withUTF8 { hash64($0) }
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// A 64-bit hash of bytes (multiply, rotate, xor-shift mixing of 8-byte
+    /// little-endian words, the last one padded with zeros; the length mixed in).
+    static func hash64(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let k1: UInt64 = 0x87C3_7B91_1142_53D5
+        let k2: UInt64 = 0x4CF5_AD43_2745_937F
+        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ (UInt64(bytes.count) &* k2)
+        func mix(_ word: UInt64) {
+            var w = word &* k1
+            w = (w << 31) | (w >> 33)
+            hash ^= w &* k2
+            hash = ((hash << 27) | (hash >> 37)) &* 5 &+ 0x52DC_E729
+        }
+        let raw = UnsafeRawBufferPointer(bytes)
+        var at = 0
+        while at + 8 <= bytes.count {
+            mix(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)))
+            at += 8
+        }
+        var last: UInt64 = 0
+        var shift: UInt64 = 0
+        while at < bytes.count {
+            last |= UInt64(bytes[at]) << shift
+            shift += 8
+            at += 1
+        }
+        mix(last)
+        hash ^= hash >> 33
+        hash = hash &* 0xFF51_AFD7_ED55_8CCD
+        hash ^= hash >> 33
+        hash = hash &* 0xC4CE_B9FE_1A85_EC53
+        hash ^= hash >> 33
+        return hash
     }
 
     /// About 8 documents a shard, a power of two between 16 and 65536, so
@@ -709,9 +776,13 @@ struct SearchIndexWriter {
         return c.year * 10000 + c.month * 100 + c.day
     }
 
-    static func manifestScript(id: String, shards: Int, documents: Int, late: Int) -> Data {
+    /// The manifest; `present`, the shards that have a file (ascending),
+    /// spelled as a list of documents is (`ListCoding.encodeDocs`: a Rice
+    /// code of the gaps or a bitmap, whichever is smaller), so the client
+    /// never asks for a shard that holds nothing.
+    static func manifestScript(id: String, shards: Int, documents: Int, late: Int, present: [Int]) -> Data {
         Data(
-            "BBSSearch.manifest({\"version\":\(version),\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk),\"late\":\(late)});\n"
+            "BBSSearch.manifest({\"version\":\(version),\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk),\"late\":\(late),\"present\":\"\(ListCoding.encodeDocs(present))\"});\n"
                 .utf8)
     }
 
@@ -726,13 +797,16 @@ struct SearchIndexWriter {
         return Data(text.dropFirst(prefix.count).dropLast(3).utf8)
     }
 
-    static func parseManifest(_ data: Data) -> (id: String, shards: Int, docs: Int, late: Int)? {
+    static func parseManifest(_ data: Data) -> (id: String, shards: Int, docs: Int, late: Int, present: Set<Int>)? {
         guard let json = payload(data, prefix: "BBSSearch.manifest("),
             let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
             let id = object["id"] as? String, let shards = object["shards"] as? Int, let docs = object["docs"] as? Int,
-            let late = object["late"] as? Int, object["version"] as? Int == version
+            let late = object["late"] as? Int, object["version"] as? Int == version,
+            let list = object["present"] as? String,
+            let present = list.isEmpty ? [] : ListCoding.decodeDocs(Substring(list)),
+            present.allSatisfy({ (0..<shards).contains($0) })
         else { return nil }
-        return (id, shards, docs, late)
+        return (id, shards, docs, late, Set(present))
     }
 
     static func parseDays(_ data: Data) -> [(Int, Int)]? {
