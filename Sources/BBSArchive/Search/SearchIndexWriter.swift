@@ -212,6 +212,29 @@ struct SearchIndexWriter {
         return out.compactMap { $0 }
     }
 
+    /// A batch's documents being worked out on other threads (`prepare`).
+    final class Preparing: @unchecked Sendable {
+        private let group = DispatchGroup()
+        private var result: [Prepared] = []
+
+        init(_ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile, cores: Int) {
+            group.enter()
+            DispatchQueue.global().async { [self] in
+                result = SearchIndexWriter.prepare(rows, postsPerPage: postsPerPage, forum: forum, cores: cores)
+                group.leave()
+            }
+        }
+
+        /// The batch's documents, once they are worked out.
+        func wait() -> [Prepared] {
+            group.wait()
+            return result
+        }
+
+        /// Waits for the work to end, its result unused (after a failure).
+        func cancelAndWait() { group.wait() }
+    }
+
     /// Brings the index up to date: appends the new posts of the changed
     /// threads when the index on disk is the one the store describes and
     /// they all come after its last document; otherwise indexes everything.
@@ -252,10 +275,15 @@ struct SearchIndexWriter {
                     """)
             var doc = 0
             // Posts a batch at a time: their documents and terms worked out
-            // on every core, then numbered and spilled in order.
+            // on every core (`Preparing`) while this thread reads the next
+            // batch and numbers and spills the one before, in order.
             var batch: [(StoredPost, String, Int)] = []
-            func process() throws {
-                for prepared in Self.prepare(batch, postsPerPage: postsPerPage, forum: forum, cores: cores) {
+            var preparing: Preparing?
+            let postsPerPage = postsPerPage
+            let forum = forum
+            let cores = cores
+            func process(_ prepared: [Prepared]) throws {
+                for prepared in prepared {
                     let document = prepared.document
                     spill.add(prepared, doc: doc, shards: shards)
                     try spill.flushIfNeeded()
@@ -271,23 +299,28 @@ struct SearchIndexWriter {
                         chunk = []
                     }
                 }
-                batch = []
             }
-            while let row = try cursor.next() {
-                batch.append((StoredPost(row: row), row["threadTitle"], row["position"]))
-                guard batch.count == 256 else { continue }
-                do {
-                    try process()
-                } catch let error as ArchiveError {
-                    failure = error
-                    return
-                }
+            // Hands the batch to the cores and processes the one handed before.
+            func next() throws {
+                let started = Preparing(batch, postsPerPage: postsPerPage, forum: forum, cores: cores)
+                batch = []
+                if let previous = preparing { try process(previous.wait()) }
+                preparing = started
             }
             do {
-                try process()
+                while let row = try cursor.next() {
+                    batch.append((StoredPost(row: row), row["threadTitle"], row["position"]))
+                    if batch.count == 256 { try next() }
+                }
+                try next()
+                if let last = preparing { try process(last.wait()) }
             } catch let error as ArchiveError {
+                preparing?.cancelAndWait()
                 failure = error
                 return
+            } catch {
+                preparing?.cancelAndWait()
+                throw error
             }
             report.documents = doc
             try db.execute(
