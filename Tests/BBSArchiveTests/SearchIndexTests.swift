@@ -134,6 +134,43 @@ import Testing
         return (path, store, writer, site, first)
     }
 
+    /// A copy of the reading site's store with one thread left: its first
+    /// post "甲" (its title too) and 150 replies "甲", so that an index of
+    /// 32 shards has only a few terms, and most shards hold nothing.
+    static func sparseCopy(_ name: String) async throws -> (path: String, store: ArchiveStore) {
+        let built = try await ReadingSiteFixture.shared.site()
+        let folder = try Fixtures.temporaryFolder(name)
+        let path = folder.appendingPathComponent("archive.sqlite").path
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: built.storePath + suffix) {
+            try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
+        }
+        let access = try GRDBTestAccess.open(path)
+        try await access.queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.inTransaction {
+                let keep = try #require(
+                    try Row.fetchOne(db, sql: "SELECT board, gid FROM post WHERE floor = 0 LIMIT 1"))
+                try db.execute(
+                    sql: "DELETE FROM post WHERE NOT (board = ? AND gid = ? AND floor = 0)",
+                    arguments: [keep["board"] as String, keep["gid"] as Int])
+                try db.execute(sql: "UPDATE post SET body = '甲', signature = NULL")
+                try db.execute(
+                    sql: "UPDATE thread SET title = '甲' WHERE board = ? AND gid = ?",
+                    arguments: [keep["board"] as String, keep["gid"] as Int])
+                return .commit
+            }
+        }
+        let store = try ArchiveStore(path: path)
+        _ = try await insert(path, store, (0..<150).map { (0, Int64($0 + 1), "甲") })
+        return (path, store)
+    }
+
+    /// Characters from 乙 on whose shard (of `shards`) is not in `present`.
+    static func absentCharacters(_ shards: Int, present: Set<Int>) -> [String] {
+        (0..<2000).compactMap { Unicode.Scalar(0x4E59 + $0).map { String(Character($0)) } }
+            .filter { !present.contains(Int(SearchIndexWriter.hash($0) % UInt32(shards))) }
+    }
+
     /// Inserts posts (thread index in `SELECT … GROUP BY board, gid`, seconds
     /// from the newest post, body) as new floors; returns the changes a build would see.
     static func insert(
@@ -254,31 +291,7 @@ import Testing
     /// list it; the first term that falls in it on an append writes that
     /// shard whole (no tail) and lists it, and the index says what a full pass says.
     @Test func theFirstTermOfAnEmptyShardWritesItAndTheManifestListsIt() async throws {
-        let built = try await ReadingSiteFixture.shared.site()
-        let folder = try Fixtures.temporaryFolder("search-absent")
-        let path = folder.appendingPathComponent("archive.sqlite").path
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: built.storePath + suffix) {
-            try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
-        }
-        // One thread of one post, "甲", then 150 replies "甲": few terms, 32 shards.
-        let access = try GRDBTestAccess.open(path)
-        try await access.queue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA foreign_keys = OFF")
-            try db.inTransaction {
-                let keep = try #require(
-                    try Row.fetchOne(db, sql: "SELECT board, gid FROM post WHERE floor = 0 LIMIT 1"))
-                try db.execute(
-                    sql: "DELETE FROM post WHERE NOT (board = ? AND gid = ? AND floor = 0)",
-                    arguments: [keep["board"] as String, keep["gid"] as Int])
-                try db.execute(sql: "UPDATE post SET body = '甲', signature = NULL")
-                try db.execute(
-                    sql: "UPDATE thread SET title = '甲' WHERE board = ? AND gid = ?",
-                    arguments: [keep["board"] as String, keep["gid"] as Int])
-                return .commit
-            }
-        }
-        let store = try ArchiveStore(path: path)
-        _ = try await Self.insert(path, store, (0..<150).map { (0, Int64($0 + 1), "甲") })
+        let (path, store) = try await Self.sparseCopy("search-absent")
         let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
         let site = Recorder()
         let first = try writer.update(SearchChanges(threads: nil), site.output)
@@ -294,9 +307,7 @@ import Testing
         }
 
         // A reply whose terms fall in shards without a file.
-        let body = (0..<400).lazy.compactMap { Unicode.Scalar(0x4E59 + $0).map { String(Character($0)) } }
-            .first { Self.shardOf($0, manifest.shards).map { !manifest.present.contains($0) } ?? false }
-        let character = try #require(body)
+        let character = try #require(Self.absentCharacters(manifest.shards, present: manifest.present).first)
         let text = character + character
         let changes = try await Self.insert(path, store, [(0, 1000, text)])
         let absent = Set([character, text].map { Int(SearchIndexWriter.hash($0) % UInt32(manifest.shards)) })
@@ -322,8 +333,6 @@ import Testing
         #expect(appendedContent.postings["b:" + text]?.count == 1)
         #expect(appendedContent.postings["u:" + character]?.count == 1)
     }
-
-    static func shardOf(_ term: String, _ shards: Int) -> Int? { Int(SearchIndexWriter.hash(term) % UInt32(shards)) }
 
     /// Posts older than the newest indexed one (a board added, a thread
     /// fetched again) are appended too, and placed in time for sorting and dates.

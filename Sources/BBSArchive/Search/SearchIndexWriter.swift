@@ -1017,6 +1017,24 @@ struct SearchIndexWriter {
 
     /// A JSON string literal that is also safe in a script.
     static func json(_ text: String) -> String {
+        // Most text needs no escape: then it is copied whole.
+        var plain = true
+        var after2028 = 0
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "<") {
+                plain = false
+                break
+            }
+            // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
+            switch (after2028, byte) {
+            case (_, 0xE2): after2028 = 1
+            case (1, 0x80): after2028 = 2
+            case (2, 0xA8), (2, 0xA9): plain = false
+            default: after2028 = 0
+            }
+            if !plain { break }
+        }
+        if plain { return "\"" + text + "\"" }
         var out = "\""
         out.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 2)
         for scalar in text.unicodeScalars {
