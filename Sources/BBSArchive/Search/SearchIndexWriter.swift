@@ -184,6 +184,17 @@ struct SearchIndexWriter {
         var unigrams: [UInt32]
         var pairs: [(key: UInt64, position: Int)]
         var hash: String
+        /// Its spill records (`SpillFiles.records`), when the batch was
+        /// prepared for a full pass: numbered, grouped by bucket.
+        var records = SpillFiles.Records()
+    }
+
+    /// Where a batch's documents go in a full pass: numbered from `firstDoc`,
+    /// their records spilled to `buckets` buckets of `shards` shards.
+    struct Numbering: Sendable {
+        var firstDoc: Int
+        var shards: Int
+        var buckets: Int
     }
 
     /// The documents of a batch of posts (post, thread title, place in the
@@ -191,7 +202,7 @@ struct SearchIndexWriter {
     /// same order, as one at a time.
     static func prepare(
         _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile,
-        cores: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+        cores: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)), numbering: Numbering? = nil
     ) -> [Prepared] {
         let stripes = rows.count < 32 ? 1 : max(1, cores)
         var out = [Prepared?](repeating: nil, count: rows.count)
@@ -203,9 +214,15 @@ struct SearchIndexWriter {
                     let document = Self.document(
                         post: post, threadTitle: title, position: position, postsPerPage: postsPerPage, forum: forum)
                     let terms = SearchText.termKeys(document.normalized)
-                    buffer[index] = Prepared(
+                    var prepared = Prepared(
                         document: document, unigrams: terms.unigrams, pairs: terms.pairs,
                         hash: Self.rowHash(document.row))
+                    if let numbering {
+                        prepared.records = SpillFiles.records(
+                            prepared, doc: numbering.firstDoc + index, shards: numbering.shards,
+                            buckets: numbering.buckets)
+                    }
+                    buffer[index] = prepared
                 }
             }
         }
@@ -217,10 +234,14 @@ struct SearchIndexWriter {
         private let group = DispatchGroup()
         private var result: [Prepared] = []
 
-        init(_ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile, cores: Int) {
+        init(
+            _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile, cores: Int,
+            numbering: Numbering
+        ) {
             group.enter()
             DispatchQueue.global().async { [self] in
-                result = SearchIndexWriter.prepare(rows, postsPerPage: postsPerPage, forum: forum, cores: cores)
+                result = SearchIndexWriter.prepare(
+                    rows, postsPerPage: postsPerPage, forum: forum, cores: cores, numbering: numbering)
                 group.leave()
             }
         }
@@ -285,7 +306,7 @@ struct SearchIndexWriter {
             func process(_ prepared: [Prepared]) throws {
                 for prepared in prepared {
                     let document = prepared.document
-                    spill.add(prepared, doc: doc, shards: shards)
+                    spill.add(prepared.records)
                     try spill.flushIfNeeded()
                     try insert.execute(arguments: [document.board, document.gid, document.floor, doc, prepared.hash])
                     id = Self.chain(id, prepared.hash)
@@ -301,8 +322,12 @@ struct SearchIndexWriter {
                 }
             }
             // Hands the batch to the cores and processes the one handed before.
+            var queued = 0
             func next() throws {
-                let started = Preparing(batch, postsPerPage: postsPerPage, forum: forum, cores: cores)
+                let started = Preparing(
+                    batch, postsPerPage: postsPerPage, forum: forum, cores: cores,
+                    numbering: Numbering(firstDoc: queued, shards: shards, buckets: buckets))
+                queued += batch.count
                 batch = []
                 if let previous = preparing { try process(previous.wait()) }
                 preparing = started
@@ -1247,24 +1272,36 @@ final class SpillFiles {
 
     func remove() { try? FileManager.default.removeItem(at: folder) }
 
+    /// A document's spill records, grouped by bucket (in the order of its
+    /// postings within each bucket): `spans` holds each bucket and where its
+    /// records end in `bytes`.
+    struct Records: Sendable {
+        var bytes: [UInt8] = []
+        var spans: [(bucket: Int, end: Int)] = []
+    }
+
     /// Every posting of a prepared document, as record: varint shard,
     /// kind, the term (for characters and pairs its key as a varint, for
     /// filters varint length and UTF-8), varint document, varint count and
-    /// the positions.
-    func add(_ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int) {
-        func head(_ shard: Int, _ kind: Kind) -> Int {
-            let bucket = shard % buckets
-            varint(shard, into: &buffers[bucket])
-            buffers[bucket].append(kind.rawValue)
-            return bucket
+    /// the positions. Pure, so documents are encoded on several threads;
+    /// each bucket gets the same bytes as if they were appended one by one.
+    static func records(_ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int, buckets: Int) -> Records {
+        var raw: [UInt8] = []
+        raw.reserveCapacity(prepared.unigrams.count * 6 + prepared.pairs.count * 8 + 64)
+        var ends: [Int] = []
+        var bucketOf: [Int] = []
+        func head(_ shard: Int, _ kind: Kind) {
+            bucketOf.append(shard % buckets)
+            varint(shard, into: &raw)
+            raw.append(kind.rawValue)
         }
-        let start = buffers.reduce(0) { $0 + $1.count }
         for unigram in prepared.unigrams {
             let key = UInt64(unigram)
-            let bucket = head(Int(SearchIndexWriter.hash(key: key, pair: false) % UInt32(shards)), .unigram)
-            varint(Int(key), into: &buffers[bucket])
-            varint(doc, into: &buffers[bucket])
-            buffers[bucket].append(0)
+            head(Int(SearchIndexWriter.hash(key: key, pair: false) % UInt32(shards)), .unigram)
+            varint(Int(key), into: &raw)
+            varint(doc, into: &raw)
+            raw.append(0)
+            ends.append(raw.count)
         }
         let pairs = prepared.pairs
         var at = 0
@@ -1272,21 +1309,46 @@ final class SpillFiles {
             let key = pairs[at].key
             var end = at + 1
             while end < pairs.count && pairs[end].key == key { end += 1 }
-            let bucket = head(Int(SearchIndexWriter.hash(key: key, pair: true) % UInt32(shards)), .bigram)
-            varint(Int(key), into: &buffers[bucket])
-            varint(doc, into: &buffers[bucket])
-            varint(end - at, into: &buffers[bucket])
-            for index in at..<end { varint(pairs[index].position, into: &buffers[bucket]) }
+            head(Int(SearchIndexWriter.hash(key: key, pair: true) % UInt32(shards)), .bigram)
+            varint(Int(key), into: &raw)
+            varint(doc, into: &raw)
+            varint(end - at, into: &raw)
+            for index in at..<end { varint(pairs[index].position, into: &raw) }
+            ends.append(raw.count)
             at = end
         }
         for filter in SearchIndexWriter.filters(prepared.document) {
-            let bucket = head(Int(SearchIndexWriter.hash(filter) % UInt32(shards)), .filter)
-            varint(filter.utf8.count, into: &buffers[bucket])
-            buffers[bucket] += filter.utf8
-            varint(doc, into: &buffers[bucket])
-            buffers[bucket].append(0)
+            head(Int(SearchIndexWriter.hash(filter) % UInt32(shards)), .filter)
+            varint(filter.utf8.count, into: &raw)
+            raw += filter.utf8
+            varint(doc, into: &raw)
+            raw.append(0)
+            ends.append(raw.count)
         }
-        buffered += buffers.reduce(0) { $0 + $1.count } - start
+        // Grouped by bucket, each bucket's records in their order.
+        let order = bucketOf.indices.sorted { bucketOf[$0] != bucketOf[$1] ? bucketOf[$0] < bucketOf[$1] : $0 < $1 }
+        var out = Records()
+        out.bytes.reserveCapacity(raw.count)
+        for record in order {
+            let start = record == 0 ? 0 : ends[record - 1]
+            out.bytes += raw[start..<ends[record]]
+            if out.spans.last?.bucket == bucketOf[record] {
+                out.spans[out.spans.count - 1].end = out.bytes.count
+            } else {
+                out.spans.append((bucketOf[record], out.bytes.count))
+            }
+        }
+        return out
+    }
+
+    /// A document's records (`records`), appended to their buckets.
+    func add(_ records: Records) {
+        var start = 0
+        for span in records.spans {
+            buffers[span.bucket] += records.bytes[start..<span.end]
+            start = span.end
+        }
+        buffered += records.bytes.count
     }
 
     func flushIfNeeded() throws(ArchiveError) {
