@@ -1326,7 +1326,15 @@ final class SpillFiles {
             ends.append(raw.count)
         }
         // Grouped by bucket, each bucket's records in their order.
-        let order = bucketOf.indices.sorted { bucketOf[$0] != bucketOf[$1] ? bucketOf[$0] < bucketOf[$1] : $0 < $1 }
+        // (A counting sort: stable, linear.)
+        var starts = [Int](repeating: 0, count: buckets + 1)
+        for bucket in bucketOf { starts[bucket + 1] += 1 }
+        for bucket in 0..<buckets { starts[bucket + 1] += starts[bucket] }
+        var order = [Int](repeating: 0, count: bucketOf.count)
+        for (record, bucket) in bucketOf.enumerated() {
+            order[starts[bucket]] = record
+            starts[bucket] += 1
+        }
         var out = Records()
         out.bytes.reserveCapacity(raw.count)
         for record in order {
