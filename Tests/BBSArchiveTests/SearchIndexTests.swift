@@ -204,6 +204,13 @@ import Testing
         let (path, store, writer, site, first) = try await Self.indexedCopy("search-index")
         #expect(first.full)
         #expect(first.documents == (try store.counts().posts))
+        // Every shard holds something: the manifest lists none absent.
+        let manifest = try #require(
+            site.publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
+        #expect(manifest.present == Set(0..<first.shards))
+        #expect(
+            String(decoding: try #require(site.publisher.read(SearchIndexWriter.manifestPath)), as: UTF8.self)
+                .contains("\"absent\":\"\""))
         // A full pass writes no tails, and no shard names one.
         #expect(!site.publisher.files.keys.contains { $0.hasPrefix("search/t/") })
         for shard in 0..<first.shards {
@@ -300,6 +307,10 @@ import Testing
             site.publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
         #expect(manifest.shards == 32)
         #expect(!manifest.present.isEmpty && manifest.present.count < manifest.shards / 2)
+        // Few shards hold something: the manifest lists those.
+        let manifestText = String(
+            decoding: try #require(site.publisher.read(SearchIndexWriter.manifestPath)), as: UTF8.self)
+        #expect(manifestText.contains("\"present\":\"") && !manifestText.contains("\"absent\""))
         for shard in 0..<manifest.shards {
             #expect(
                 (site.publisher.read(SearchIndexWriter.shardPath(shard)) != nil) == manifest.present.contains(shard),

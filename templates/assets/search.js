@@ -13,13 +13,18 @@
   var base = '';
 
   var wrongVersion = '';
-  // The shards that have a file (a shard that holds nothing has none),
-  // spelled as a document list is.
-  var present = new Set();
+  // The shards that have a file (a shard that holds nothing has none):
+  // the manifest lists them (`present`) or the others (`absent`), whichever
+  // is shorter, spelled as a document list is.
+  var listed = new Set();
+  var listedPresent = true;
+  function hasFile(k) { return listed.has(k) === listedPresent; }
   S.manifest = function (m) {
     // SearchIndexWriter.version
     if (m.version !== 6) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
-    else if (m.present) present = new Set(decodeDocs(m.present));
+    var list = m.present !== undefined ? m.present : m.absent;
+    listedPresent = m.present !== undefined;
+    if (list) listed = new Set(decodeDocs(list));
     info = m;
     start();
   };
@@ -429,7 +434,7 @@
     keysOf(query).forEach(function (key) {
       var k = shardOf(key);
       // A shard without a file holds nothing: no request for it.
-      if (!present.has(k)) { store.s[k] = store.s[k] || { u: {}, b: {}, m: {} }; return; }
+      if (!hasFile(k)) { store.s[k] = store.s[k] || { u: {}, b: {}, m: {} }; return; }
       loads.push(load('s', k, 's/' + k.toString(16) + '.js').then(function () {
         if (tailed[k]) return load('t', k, 't/' + k.toString(16) + '.js');
       }));

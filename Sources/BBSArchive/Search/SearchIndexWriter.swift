@@ -835,12 +835,17 @@ struct SearchIndexWriter {
     }
 
     /// The manifest; `present`, the shards that have a file (ascending),
-    /// spelled as a list of documents is (`ListCoding.encodeDocs`: a Rice
-    /// code of the gaps or a bitmap, whichever is smaller), so the client
-    /// never asks for a shard that holds nothing.
+    /// so the client never asks for a shard that holds nothing: spelled as
+    /// a list of documents is (`ListCoding.encodeDocs`: a Rice code of the
+    /// gaps or a bitmap, whichever is smaller), as `present` or, when
+    /// shorter (most shards hold something), the others as `absent`.
     static func manifestScript(id: String, shards: Int, documents: Int, late: Int, present: [Int]) -> Data {
-        Data(
-            "BBSSearch.manifest({\"version\":\(version),\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk),\"late\":\(late),\"present\":\"\(ListCoding.encodeDocs(present))\"});\n"
+        let listed = ListCoding.encodeDocs(present)
+        let holding = Set(present)
+        let others = ListCoding.encodeDocs((0..<shards).filter { !holding.contains($0) })
+        let shardList = others.count < listed.count ? "\"absent\":\"\(others)\"" : "\"present\":\"\(listed)\""
+        return Data(
+            "BBSSearch.manifest({\"version\":\(version),\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk),\"late\":\(late),\(shardList)});\n"
                 .utf8)
     }
 
@@ -860,11 +865,12 @@ struct SearchIndexWriter {
             let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
             let id = object["id"] as? String, let shards = object["shards"] as? Int, let docs = object["docs"] as? Int,
             let late = object["late"] as? Int, object["version"] as? Int == version,
-            let list = object["present"] as? String,
-            let present = list.isEmpty ? [] : ListCoding.decodeDocs(Substring(list)),
-            present.allSatisfy({ (0..<shards).contains($0) })
+            let list = (object["present"] ?? object["absent"]) as? String,
+            let listed = list.isEmpty ? [] : ListCoding.decodeDocs(Substring(list)),
+            listed.allSatisfy({ (0..<shards).contains($0) })
         else { return nil }
-        return (id, shards, docs, late, Set(present))
+        let present = object["present"] != nil ? Set(listed) : Set(0..<shards).subtracting(listed)
+        return (id, shards, docs, late, present)
     }
 
     static func parseDays(_ data: Data) -> [(Int, Int)]? {
