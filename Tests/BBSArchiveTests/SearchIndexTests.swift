@@ -465,6 +465,11 @@ import Testing
             let pair = ListCoding.encode(bytes, positional: true)
             #expect(ListCoding.internalList(pair, positional: true) == counts, "density \(density)")
         }
+        // Positions: any values, Rice-coded.
+        for values in [[], [0], [0, 0, 0], [5, 1, 1, 300, 0, 7], (0..<500).map { _ in Int.random(in: 0..<2000) }] {
+            #expect(ListCoding.riceValues(ListCoding.riceBytes(values: values)) == values)
+        }
+        #expect(ListCoding.riceValues([0, 5]) == nil)
         #expect(ListCoding.decodeDocs("!") == nil)
         #expect(ListCoding.decodeDocs("~") == nil)
         #expect(ListCoding.internalList("!AAAA.x", positional: false) == nil)

@@ -182,6 +182,39 @@
     return out;
   }
 
+  // A pair's positions as a positions file spells them: base64 of varints
+  // k and the number of values, then each value >> k in unary (ones ended
+  // by a zero) and its k low bits, low bit first.
+  function riceValues(text) {
+    var raw = atob(text);
+    var at = 0;
+    function varint() {
+      var value = 0;
+      var shift = 0;
+      while (at < raw.length) {
+        var byte = raw.charCodeAt(at++);
+        value += (byte & 0x7f) * Math.pow(2, shift);
+        if (!(byte & 0x80)) break;
+        shift += 7;
+      }
+      return value;
+    }
+    var k = varint();
+    var count = varint();
+    var out = [];
+    var bit = at * 8;
+    var end = raw.length * 8;
+    for (var n = 0; n < count && bit < end; n++) {
+      var quotient = 0;
+      while (bit < end && (raw.charCodeAt(bit >> 3) >> (bit & 7)) & 1) { quotient++; bit++; }
+      bit++;
+      var low = 0;
+      for (var s = 0; s < k; s++, bit++) if ((raw.charCodeAt(bit >> 3) >> (bit & 7)) & 1) low += Math.pow(2, s);
+      out.push(quotient * Math.pow(2, k) + low);
+    }
+    return out;
+  }
+
   // A document list → array of documents: the shard's, then its tail's.
   function docList(kind, key) {
     var id = kind + '\u0000' + key;
@@ -253,7 +286,7 @@
     // As many positions for each document as its count in the shard (or the tail) says.
     function add(b64, counts) {
       if (!b64) return;
-      var values = varints(b64);
+      var values = riceValues(b64);
       var i = 0;
       counts.forEach(function (count, doc) {
         var positions = new Set();

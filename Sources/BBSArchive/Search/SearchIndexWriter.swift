@@ -14,7 +14,8 @@ import GRDB
 ///   `ListCoding` says: a Rice code of the gaps or a bitmap, whichever is smaller.
 /// - `search/p/K.js`: the positions of shard K's pairs, only for shards
 ///   that hold pairs: for each document of the pair's list in the shard, in
-///   order, as many positions as its count says, as gaps within the document. The client loads them only for terms of three
+///   order, as many positions as its count says, as gaps within the document,
+///   Rice-coded (`ListCoding.riceBytes(values:)`). The client loads them only for terms of three
 ///   or more characters, and only when the document lists of every term
 ///   and filter leave a candidate, so 1- and 2-character queries and
 ///   queries the lists already decide never download positions.
@@ -68,7 +69,8 @@ struct SearchIndexWriter {
     ///    places the ones older than the newest before them), a tail per shard (`search/t/`).
     /// 5: tails only for the shards appends reached, which their shard files flag.
     /// 6: no file for a shard that holds nothing (the manifest lists those
-    ///    that have one), documents four to a chunk, a 64-bit row hash.
+    ///    that have one), documents four to a chunk, a 64-bit row hash,
+    ///    positions Rice-coded (`ListCoding.riceBytes(values:)`).
     static let version = 6
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
     static func positionsPath(_ shard: Int) -> String { "search/p/\(String(shard, radix: 16)).js" }
@@ -934,7 +936,10 @@ struct SearchIndexWriter {
             for (term, value) in object[key] ?? [:] {
                 guard var bytes = ListCoding.internalList(value, positional: positional) else { return nil }
                 if positional {
-                    guard let positions = pairs[term].flatMap({ Data(base64Encoded: $0) }).map([UInt8].init),
+                    guard
+                        let positions = pairs[term].flatMap({ Data(base64Encoded: $0) }).flatMap({
+                            ListCoding.riceValues([UInt8]($0))
+                        }).map(ListCoding.varints),
                         let joined = SpillFiles.joined(counts: bytes, positions: positions)
                     else { return nil }
                     bytes = joined
@@ -1039,7 +1044,9 @@ struct SearchIndexWriter {
     static func positionsBody(_ shard: SpillFiles.Lists) -> String {
         "{"
             + shard.bigrams.map { key, bytes in
-                Self.json(key) + ":\"" + Self.base64(SpillFiles.positionsOnly(bytes)) + "\""
+                Self.json(key) + ":\""
+                    + Self.base64(ListCoding.riceBytes(values: ListCoding.values(SpillFiles.positionsOnly(bytes))))
+                    + "\""
             }
             .joined(separator: ",") + "}"
     }
@@ -1595,6 +1602,84 @@ enum ListCoding {
             bit += k
         }
         return out
+    }
+
+    /// Rice code of any list of values (a pair's positions: in each
+    /// document the first, then gaps): varints k and the number of values,
+    /// then each value shifted right by k in unary (ones, then a zero) and
+    /// its k low bits, bits taken low bit first.
+    static func riceBytes(values: [Int]) -> [UInt8] {
+        let mean = values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count)
+        let guess = mean * 0.69 >= 1 ? Int(log2(mean * 0.69)) : 0
+        var best = (bits: Int.max, k: 0)
+        for k in max(0, guess - 1)...(guess + 1) {
+            var bits = values.count * (1 + k)
+            for value in values { bits += value >> k }
+            if bits < best.bits { best = (bits, k) }
+        }
+        var out: [UInt8] = []
+        varint(best.k, into: &out)
+        varint(values.count, into: &out)
+        let header = out.count
+        out += [UInt8](repeating: 0, count: (best.bits + 7) / 8)
+        let k = best.k
+        var bit = header * 8
+        for value in values {
+            for _ in 0..<(value >> k) {
+                out[bit >> 3] |= UInt8(1) << UInt8(bit & 7)
+                bit += 1
+            }
+            bit += 1
+            for low in 0..<k where (value >> low) & 1 == 1 {
+                out[(bit + low) >> 3] |= UInt8(1) << UInt8((bit + low) & 7)
+            }
+            bit += k
+        }
+        return out
+    }
+
+    /// The values of `riceBytes(values:)`; `nil` when the bytes do not hold them.
+    static func riceValues(_ bytes: [UInt8]) -> [Int]? {
+        var index = 0
+        guard let k = readVarint(bytes, &index), k < 48, let count = readVarint(bytes, &index),
+            count <= bytes.count * 8
+        else { return nil }
+        var values: [Int] = []
+        values.reserveCapacity(count)
+        var bit = index * 8
+        let end = bytes.count * 8
+        for _ in 0..<count {
+            var quotient = 0
+            while true {
+                guard bit < end else { return nil }
+                let one = Int(bytes[bit >> 3] >> UInt8(bit & 7)) & 1
+                bit += 1
+                if one == 0 { break }
+                quotient += 1
+            }
+            guard bit + k <= end else { return nil }
+            var low = 0
+            for shift in 0..<k where Int(bytes[(bit + shift) >> 3] >> UInt8((bit + shift) & 7)) & 1 == 1 {
+                low |= 1 << shift
+            }
+            bit += k
+            values.append(quotient << k | low)
+        }
+        return values
+    }
+
+    /// Varint bytes as values, and values as varint bytes.
+    static func values(_ bytes: [UInt8]) -> [Int] {
+        var values: [Int] = []
+        var index = 0
+        while index < bytes.count, let value = readVarint(bytes, &index) { values.append(value) }
+        return values
+    }
+
+    static func varints(_ values: [Int]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for value in values { varint(value, into: &bytes) }
+        return bytes
     }
 
     static func decodeDocs(_ text: Substring) -> [Int]? {
