@@ -32,7 +32,8 @@ import GRDB
 ///   so an append reads and writes only small tails, a merge's cost is
 ///   spread over the appends that filled the tail, and a query downloads
 ///   at most about 1.25 times the shard.
-/// - `search/d/K.js`: documents 2K and 2K+1: board, thread, floor, link (page and anchor),
+/// - `search/d/K.js`: documents 4K to 4K+3: board, thread, floor, link (page and anchor; or
+///   the page's number, when the link is `board/B/GID(-P).html#aF` with the board's name as is),
 ///   author, time, title and searchable text, for the result list.
 /// - `search/days.js`: the first document of each day (in the forum's zone)
 ///   among the documents in time order, for the `after:` / `before:` filters.
@@ -150,11 +151,16 @@ struct SearchIndexWriter {
         post: StoredPost, threadTitle: String, position: Int, postsPerPage: Int, forum: ForumProfile
     ) -> Document {
         let text = SearchText.searchable(post: post, threadTitle: threadTitle, conventions: forum.conventions)
-        let link = SitePaths.thread(post.board, gid: post.gid, page: position / max(1, postsPerPage) + 1)
+        let page = position / max(1, postsPerPage) + 1
+        let link = SitePaths.thread(post.board, gid: post.gid, page: page)
+        // The page's number when the link is `board/B/GID(-P).html` with the
+        // board's name as is (the client spells it, adding `#aF`), else the link.
+        let plain = "board/\(post.board)/\(post.gid)" + (page > 1 ? "-\(page)" : "") + ".html"
         let row =
             "["
             + [
-                json(post.board), String(post.gid), String(post.floor), json(link + "#a\(post.floor)"),
+                json(post.board), String(post.gid), String(post.floor),
+                link == plain ? String(page) : json(link + "#a\(post.floor)"),
                 json(post.author), json(String(forum.time.display(post.postedAt).prefix(16))),
                 json(SiteBuilder.displayable(threadTitle)), json(SiteBuilder.displayable(text)),
             ].joined(separator: ",") + "]"
