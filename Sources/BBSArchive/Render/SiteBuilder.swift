@@ -319,7 +319,7 @@ package struct SiteBuilder: Sendable {
             guard let data = FileManager.default.contents(atPath: source.path) else {
                 throw .templates(path: templates.directory.path, reason: "\(relative) cannot be read")
             }
-            try file(relative, data, run: run)
+            try file(relative, SearchClient.asset(relative, data), run: run)
         }
     }
 
