@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdlib.h>
 
 /* libvips's own declarations are not included (they need glib's headers and
    would make the library a link dependency); these are the few calls used,
@@ -40,8 +41,14 @@ static int started = -1;
 static int load(void) {
     static const char *const names[] = {"libvips.so.42", "libvips.42.dylib"};
     void *library = NULL;
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && library == NULL; i++) {
-        library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    /* BBSARCHIVE_LIBVIPS names the library instead (a path, or another name). */
+    const char *chosen = getenv("BBSARCHIVE_LIBVIPS");
+    if (chosen != NULL && chosen[0] != '\0') {
+        library = dlopen(chosen, RTLD_NOW | RTLD_LOCAL);
+    } else {
+        for (size_t i = 0; i < sizeof names / sizeof names[0] && library == NULL; i++) {
+            library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        }
     }
     if (library == NULL) return -1;
     /* dlsym on the handle also finds glib's and gobject's symbols, which libvips depends on. */

@@ -9,8 +9,10 @@
    about 26 ms of CPU, although only a build with new images uses them; a
    fetch or a build without new images never does. */
 
-/// Loads and starts libvips once per process (safe to call again); 0 on
-/// success, -1 when libvips is not installed or is not the ABI expected.
+/// Loads and starts libvips once per process (safe to call again): the
+/// library named by the environment variable BBSARCHIVE_LIBVIPS when it is
+/// set, libvips.so.42 otherwise. 0 on success, -1 when libvips is not
+/// installed or is not the ABI expected.
 int bbs_vips_init(void);
 
 /// Keeps libvips's caches small: a build thumbnails each image once.
