@@ -36,10 +36,9 @@ let package = Package(
         .systemLibrary(
             name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"]), .brew(["cmark-gfm"])]),
-        // Thumbnails of archived images (libvips: fast, and it streams, so little memory).
-        .systemLibrary(
-            name: "CVips", pkgConfig: "vips",
-            providers: [.apt(["libvips-dev"]), .brew(["vips"])]),
+        // Thumbnails of archived images (libvips: fast, and it streams, so little memory),
+        // loaded at run time by the first image, so runs without new images never load it.
+        .target(name: "CVips"),
 
         // The core: fetch → parse → normalize → store → render, one folder per stage.
         .target(

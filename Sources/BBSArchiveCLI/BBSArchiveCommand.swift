@@ -584,6 +584,12 @@ enum Runner {
                 "built \(report.pages) page(s), \(report.markdownFiles) Markdown file(s), \(report.mediaFiles) new media file(s); "
                     + "\(report.written) written, \(report.unchanged) unchanged" + skipped)
             if report.thumbnails > 0 { printError("made \(report.thumbnails) new thumbnail(s)") }
+            if report.imagesWithoutLibvips > 0 {
+                printError(
+                    "warning: libvips could not be loaded (libvips.so.42, or the library BBSARCHIVE_LIBVIPS names): "
+                        + "\(report.imagesWithoutLibvips) image(s) shown without thumbnails; install libvips42 and run "
+                        + "bbsarchive build --full")
+            }
             if report.unreadableImages > 0 {
                 printError(
                     "warning: \(report.unreadableImages) image(s) could not be read for thumbnails; shown as they are")

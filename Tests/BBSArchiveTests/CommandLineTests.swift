@@ -26,11 +26,11 @@ import Testing
     /// Runs the executable on a Dispatch thread: waiting for a child must
     /// not hold one of Swift's few cooperative threads, which the in-process
     /// replica needs to answer that very child.
-    func run(_ arguments: [String]) async throws -> Outcome {
+    func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 do {
-                    continuation.resume(returning: try Self.runBlocking(arguments))
+                    continuation.resume(returning: try Self.runBlocking(arguments, environment: environment))
                 } catch {
                     continuation.resume(throwing: error)
                 }
@@ -38,10 +38,13 @@ import Testing
         }
     }
 
-    private static func runBlocking(_ arguments: [String]) throws -> Outcome {
+    private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -64,6 +67,40 @@ import Testing
         #expect(outcome.stderrLines.count == 1, "stderr: \(outcome.stderr)")
         #expect(outcome.stderr.hasPrefix("bbsarchive: error: "))
         #expect(outcome.stderr.contains(text), "stderr: \(outcome.stderr)")
+    }
+
+    /// libvips is loaded at run time. Without it a build still succeeds,
+    /// says so in one warning, and records nothing about the images, so the
+    /// next build with libvips makes every thumbnail.
+    @Test func withoutLibvipsABuildWarnsAndALaterBuildMakesTheThumbnails() async throws {
+        var faults = ReplicaFaults()
+        faults.photos = true
+        let harness = try await ReplicaHarness.start(
+            ReplicaConfig(seed: 5, sections: 1, boardsPerSection: 1, threadsPerBoard: 1, maxPostsPerThread: 1),
+            faults: faults)
+        let fetched = try await harness.fetch(boards: [PhotoBoard.name])
+        await harness.stop()
+        #expect(fetched.failures.isEmpty, "failures: \(fetched.failures)")
+        let site = harness.folder.appendingPathComponent("site")
+        let build = ["build", "--store", harness.storePath, "--out", site.path, "--templates", Fixtures.templates.path]
+        func thumbnails() -> Int {
+            let media = site.appendingPathComponent("media")
+            let files = FileManager.default.enumerator(atPath: media.path)?.allObjects as? [String] ?? []
+            return files.filter { $0.contains("-480w.") || $0.contains("-960w.") }.count
+        }
+
+        let without = try await run(build, environment: ["BBSARCHIVE_LIBVIPS": "/nonexistent/libvips.so.42"])
+        #expect(without.status == 0, "stderr: \(without.stderr)")
+        let warnings = without.stderrLines.filter { $0.contains("libvips could not be loaded") }
+        #expect(warnings.count == 1, "stderr: \(without.stderr)")
+        #expect(warnings.first?.contains("bbsarchive build --full") == true)
+        #expect(!without.stderr.contains("could not be read for thumbnails"), "stderr: \(without.stderr)")
+        #expect(thumbnails() == 0)
+
+        let with = try await run(build + ["--full"])
+        #expect(with.status == 0, "stderr: \(with.stderr)")
+        #expect(!with.stderr.contains("libvips"), "stderr: \(with.stderr)")
+        #expect(thumbnails() > 0)
     }
 
     @Test func anUnknownBoardFailsAndKeepsWhatWasStored() async throws {

@@ -55,6 +55,21 @@ import Testing
             try Self.files(in: folder) == ["a/b/page.html": Data("two".utf8), "media/ab/abc.png": Data("blob".utf8)])
     }
 
+    /// Written files are flushed several at a time; one removed since is
+    /// skipped, and flushing again with nothing new written does nothing.
+    @Test func flushingManyFilesSkipsOneRemovedSince() throws {
+        let folder = try Fixtures.temporaryFolder("disk-publisher")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let publisher = try DiskPublisher(root: folder)
+        for index in 0..<40 { #expect(try publisher.write(Data("page \(index)".utf8), to: "p/\(index).html")) }
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("p/3.html"))
+        try publisher.flush()
+        try publisher.flush()
+        let files = try Self.files(in: folder)
+        #expect(files.count == 39)
+        #expect(files["p/39.html"] == Data("page 39".utf8))
+    }
+
     @Test func aHalfPageLeftByAStoppedFirstBuildIsRewritten() throws {
         let folder = try Fixtures.temporaryFolder("disk-publisher")
         defer { try? FileManager.default.removeItem(at: folder) }

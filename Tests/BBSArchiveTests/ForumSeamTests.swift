@@ -79,6 +79,15 @@ import Testing
         #expect(!site.text(SitePaths.home).contains("北京"))
     }
 
+    /// Board ids go into SMTH's addresses as they are when they need no
+    /// escaping (the fast path), and percent-encoded when they do.
+    @Test func smthsAddressesEscapeBoardIdsOnlyWhereNeeded() {
+        let source = SMTHMobileSource(baseURL: "https://m.example/")
+        #expect(source.boardURL(board: "Geography_2.x-y~", page: 3) == "https://m.example/board/Geography_2.x-y~?p=3")
+        #expect(source.boardURL(board: "a b/c?d#e", page: 1) == "https://m.example/board/a%20b%2Fc%3Fd%23e?p=1")
+        #expect(source.originalThreadURL(board: "水木", gid: 7) == "https://m.example/article/%E6%B0%B4%E6%9C%A8/7")
+    }
+
     @Test func smthsLookupPageNamesBothOfItsForms() async throws {
         let lookup = try await Self.build(Fixtures.smthForum).text(SitePaths.lookup)
         #expect(

@@ -166,6 +166,19 @@ import Testing
         try await buildExpectingEveryThreadPage(path)
     }
 
+    /// A store with every migration applied opens without migrating, but
+    /// one last written by another version still records this one.
+    @Test func aCurrentStoreWrittenByAnotherVersionRecordsThisOne() throws {
+        let path = try copyOfRelease()
+        _ = try ArchiveStore(path: path.path)
+        try execute(path, "UPDATE store_writer SET version = '0.0.1'")
+        _ = try ArchiveStore(path: path.path)
+        let writer = try DatabaseQueue(path: path.path).read { db in
+            try String.fetchOne(db, sql: "SELECT version FROM store_writer WHERE id = 1")
+        }
+        #expect(writer == BBSArchiveVersion.version)
+    }
+
     @Test func aStoreOfANewerReleaseIsRefusedNamingBothVersions() throws {
         let path = try copyOfRelease()
         _ = try ArchiveStore(path: path.path)

@@ -166,6 +166,16 @@ extension String {
         #expect(Runner.commandLine(["archive", "--cookies=session=secret"]) == "bbsarchive archive --cookies=…")
     }
 
+    /// The lock's "since" reads as ISO8601DateFormatter would write it.
+    @Test func theLockStampIsISO8601InUTC() {
+        let formatter = ISO8601DateFormatter()
+        for seconds in [0, 951_782_400, 1_795_000_001, 4_102_444_799] {
+            #expect(
+                RunLock.utcStamp(time_t(seconds))
+                    == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))))
+        }
+    }
+
     static func launch(_ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = CommandLineTests.executable

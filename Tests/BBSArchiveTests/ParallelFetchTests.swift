@@ -49,6 +49,30 @@ import Testing
             base: harness.base)
     }
 
+    /// The forum's sections page is asked for beside the walks, not after
+    /// every thread, and it still files every board, even on a first fetch
+    /// when no board is in the store yet: it is filed after the walks.
+    @Test func theSectionsPageIsAskedForBesideTheWalksAndFilesEveryBoard() async throws {
+        let forum = ReplicaForum(config: Self.config)
+        let harness = try await ReplicaHarness.start(
+            forum: forum, faults: ReplicaFaults(), folder: try Fixtures.temporaryFolder("sections"),
+            clock: TestClock(Self.config.now))
+        let report = try await harness.fetch(options: Archiver.Options(connections: 3))
+        let requests = await harness.server.requestLog()
+        await harness.stop()
+        #expect(report.failures.isEmpty)
+        let sections = try #require(requests.firstIndex(of: "/section"))
+        let lastList = try #require(requests.lastIndex { $0.hasPrefix("/board/") })
+        #expect(sections < lastList, "the sections page was asked for after the walks: \(requests)")
+        let filed = try await DatabaseQueue(path: harness.storePath).read { db in
+            try Row.fetchAll(db, sql: "SELECT name, section FROM board ORDER BY name").map {
+                ($0["name"] as String, $0["section"] as String?)
+            }
+        }
+        #expect(filed.map(\.0) == forum.boardNames.sorted())
+        #expect(filed.allSatisfy { $0.1 != nil }, "boards left unfiled: \(filed)")
+    }
+
     /// Every row of every table, sorted, leaving out row ids (which follow
     /// the order rows were written in) and the writer's lock.
     static func rows(_ path: String) throws -> [String: [String]] {

@@ -424,6 +424,115 @@ import Testing
         #expect(shown["status"]?.contains("bbsarchive build --full") == true, "\(shown)")
     }
 
+    /// An index whose shards mostly hold nothing (no file, the manifest
+    /// lists the others), appended to with terms that fall in such shards:
+    /// queries of present and absent terms answer exactly, over HTTP and
+    /// from `file://`, and the client never asks for a shard without a file
+    /// (no failed load, no script error).
+    @Test func absentShardsAreAnsweredWithoutARequestOverHTTPAndFromDisk() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let (path, store) = try await SearchIndexTests.sparseCopy("search-absent-browser")
+        let root = try Fixtures.temporaryFolder("search-absent-site").appendingPathComponent("site")
+        try FileManager.default.copyItem(at: built.plain.root, to: root)
+        // Only the files this index writes: a request for any other fails.
+        try FileManager.default.removeItem(at: root.appendingPathComponent(SearchIndexWriter.folder))
+        let publisher = try DiskPublisher(root: root)
+        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        let output = SearchIndexWriter.Output(
+            read: { publisher.read($0) },
+            write: { data, path throws(ArchiveError) in try publisher.write(data, to: path) })
+        _ = try writer.update(SearchChanges(threads: nil), output)
+        let before = try #require(
+            publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
+        let absent = SearchIndexTests.absentCharacters(before.shards, present: before.present)
+        #expect(absent.count >= 6)
+        // A reply whose character and pair fall in shards without a file.
+        let added = absent[0] + absent[0]
+        let changes = try await SearchIndexTests.insert(path, store, [(0, 1000, "甲" + added)])
+        #expect(try !writer.update(changes, output).full)
+        try publisher.flush()
+        let manifest = try #require(
+            publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
+        let files = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("search/s").path)
+        #expect(files.count == manifest.present.count && manifest.present.count < manifest.shards / 2)
+        let missing = SearchIndexTests.absentCharacters(manifest.shards, present: manifest.present)
+        let queries = [
+            "甲", "甲甲", "甲甲甲", absent[0], added, "甲" + added, missing[0], missing[0] + missing[1],
+            missing[0] + missing[1] + missing[2], "甲 " + missing[3], "\(missing[1]) board:\(missing[2])",
+            "author:\(missing[4])",
+        ]
+        let documents = try Self.documents(storePath: path)
+        let server = SiteServer(root: root)
+        let base = try await server.start()
+        defer { Task { await server.stop() } }
+        // Every index script the page loaded names a file that is there.
+        let loaded = "JSON.stringify([...document.querySelectorAll('script[src*=\"search/\"]')].map(s => s.src))"
+        let report = try await Self.probe(
+            site: SiteInspector(root: root), base: base,
+            probes: [("search.html", try Self.driver(queries)), ("search.html?q=%E7%94%B2", loaded)])
+        await server.stop()
+        let onDisk = try await Self.probe(
+            site: SiteInspector(root: root), base: nil,
+            probes: queries.map { q in
+                (
+                    "search.html?q=" + (q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
+                    Self.pageResult
+                )
+            })
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+        #expect(report.probes.count == 2)
+        guard report.probes.count == 2 else { return }
+        #expect(report.probes[0].problems.isEmpty, "console: \(report.probes[0].problems)")
+        let outcomes = try JSONDecoder().decode([Outcome].self, from: Data((report.probes[0].value ?? "[]").utf8))
+        #expect(outcomes.count == queries.count)
+        var found = 0
+        for (query, outcome) in zip(queries, outcomes) {
+            let expected = Self.truth(query, in: documents)
+            found += expected.isEmpty ? 0 : 1
+            #expect(outcome.error == nil, "«\(query)»: \(outcome.error ?? "")")
+            #expect(outcome.total == expected.count, "«\(query)»: total")
+            #expect(Set(outcome.hits) == expected, "«\(query)»")
+        }
+        #expect(found == 4, "甲, the added character, its pair and 甲 before it find posts")
+        let scripts = try JSONDecoder().decode([String].self, from: Data((report.probes[1].value ?? "[]").utf8))
+        #expect(!scripts.isEmpty)
+        for src in scripts {
+            let relative = try #require(src.range(of: "/search/").map { "search/" + src[$0.upperBound...] })
+            #expect(publisher.read(relative) != nil, "the client asked for \(relative)")
+        }
+        #expect(onDisk.fatal == nil, "browser: \(onDisk.fatal ?? "")")
+        #expect(onDisk.probes.count == queries.count)
+        for (q, result) in zip(queries, onDisk.probes) {
+            #expect(result.problems.isEmpty, "console on file:// «\(q)»: \(result.problems)")
+            let outcome = try JSONDecoder().decode(Outcome.self, from: Data((result.value ?? "{}").utf8))
+            let expected = Self.truth(q, in: documents)
+            #expect(outcome.total == expected.count, "file:// «\(q)»: total")
+            #expect(Set(outcome.hits).isSubset(of: expected) && outcome.hits.count == min(20, expected.count))
+        }
+    }
+
+    /// The site's client is the source without its comment lines, blank
+    /// lines and indentation: smaller, the same code (the queries above run on it).
+    @Test func theSiteGetsTheClientWithoutItsComments() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let source = try Data(
+            contentsOf: Fixtures.projectRoot.appendingPathComponent("templates").appendingPathComponent(
+                SitePaths.searchScript))
+        let served = try Data(contentsOf: built.plain.root.appendingPathComponent(SitePaths.searchScript))
+        #expect(served == SearchClient.published(source))
+        #expect(served.count + 5000 < source.count, "\(served.count) of \(source.count) bytes")
+        let lines = String(decoding: served, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(!lines.dropLast().contains { $0.isEmpty || $0.hasPrefix(" ") || $0.hasPrefix("//") })
+        // Code lines stay as they were, in order: only whole comment lines, blank lines and indentation go.
+        let code = String(decoding: source, as: UTF8.self).split(separator: "\n").map {
+            $0.drop { $0 == " " || $0 == "\t" }
+        }.filter { !$0.isEmpty && !$0.hasPrefix("//") }
+        #expect(lines.dropLast().map(Substring.init) == code)
+        #expect(
+            SearchClient.published(Data("  // a\n\n  var a = 1; // b\n\t//c\n'//'\n".utf8))
+                == Data("var a = 1; // b\n'//'\n".utf8))
+    }
+
     /// An index appended to (old posts placed among the others, new ones,
     /// tails merged into their shards) answers as exactly as one written
     /// whole: seeded filter queries and the added posts' own words, newest first.

@@ -58,6 +58,11 @@ import Testing
                 posts[doc] = "\(row[0])/\(row[1])/\(row[2])"
             }
             for shard in 0..<manifest.shards {
+                // A shard the manifest does not list holds nothing, and has no file.
+                guard manifest.present.contains(shard) else {
+                    #expect(read(SearchIndexWriter.shardPath(shard)) == nil, "shard \(shard) is not listed")
+                    continue
+                }
                 let mainData = try #require(read(SearchIndexWriter.shardPath(shard)))
                 var main = try #require(
                     SearchIndexWriter.parseShard(
@@ -129,6 +134,43 @@ import Testing
         return (path, store, writer, site, first)
     }
 
+    /// A copy of the reading site's store with one thread left: its first
+    /// post "甲" (its title too) and 150 replies "甲", so that an index of
+    /// 32 shards has only a few terms, and most shards hold nothing.
+    static func sparseCopy(_ name: String) async throws -> (path: String, store: ArchiveStore) {
+        let built = try await ReadingSiteFixture.shared.site()
+        let folder = try Fixtures.temporaryFolder(name)
+        let path = folder.appendingPathComponent("archive.sqlite").path
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: built.storePath + suffix) {
+            try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
+        }
+        let access = try GRDBTestAccess.open(path)
+        try await access.queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.inTransaction {
+                let keep = try #require(
+                    try Row.fetchOne(db, sql: "SELECT board, gid FROM post WHERE floor = 0 LIMIT 1"))
+                try db.execute(
+                    sql: "DELETE FROM post WHERE NOT (board = ? AND gid = ? AND floor = 0)",
+                    arguments: [keep["board"] as String, keep["gid"] as Int])
+                try db.execute(sql: "UPDATE post SET body = '甲', signature = NULL")
+                try db.execute(
+                    sql: "UPDATE thread SET title = '甲' WHERE board = ? AND gid = ?",
+                    arguments: [keep["board"] as String, keep["gid"] as Int])
+                return .commit
+            }
+        }
+        let store = try ArchiveStore(path: path)
+        _ = try await insert(path, store, (0..<150).map { (0, Int64($0 + 1), "甲") })
+        return (path, store)
+    }
+
+    /// Characters from 乙 on whose shard (of `shards`) is not in `present`.
+    static func absentCharacters(_ shards: Int, present: Set<Int>) -> [String] {
+        (0..<2000).compactMap { Unicode.Scalar(0x4E59 + $0).map { String(Character($0)) } }
+            .filter { !present.contains(Int(SearchIndexWriter.hash($0) % UInt32(shards))) }
+    }
+
     /// Inserts posts (thread index in `SELECT … GROUP BY board, gid`, seconds
     /// from the newest post, body) as new floors; returns the changes a build would see.
     static func insert(
@@ -162,6 +204,13 @@ import Testing
         let (path, store, writer, site, first) = try await Self.indexedCopy("search-index")
         #expect(first.full)
         #expect(first.documents == (try store.counts().posts))
+        // Every shard holds something: the manifest lists none absent.
+        let manifest = try #require(
+            site.publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
+        #expect(manifest.present == Set(0..<first.shards))
+        #expect(
+            String(decoding: try #require(site.publisher.read(SearchIndexWriter.manifestPath)), as: UTF8.self)
+                .contains("\"absent\":\"\""))
         // A full pass writes no tails, and no shard names one.
         #expect(!site.publisher.files.keys.contains { $0.hasPrefix("search/t/") })
         for shard in 0..<first.shards {
@@ -243,6 +292,57 @@ import Testing
         #expect(one.publisher.files.count > 100)
         #expect(one.publisher.files == four.publisher.files)
         #expect(site.publisher.files == four.publisher.files)
+    }
+
+    /// A shard that holds nothing has no file, and the manifest does not
+    /// list it; the first term that falls in it on an append writes that
+    /// shard whole (no tail) and lists it, and the index says what a full pass says.
+    @Test func theFirstTermOfAnEmptyShardWritesItAndTheManifestListsIt() async throws {
+        let (path, store) = try await Self.sparseCopy("search-absent")
+        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        let site = Recorder()
+        let first = try writer.update(SearchChanges(threads: nil), site.output)
+        #expect(first.full)
+        let manifest = try #require(
+            site.publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
+        #expect(manifest.shards == 32)
+        #expect(!manifest.present.isEmpty && manifest.present.count < manifest.shards / 2)
+        // Few shards hold something: the manifest lists those.
+        let manifestText = String(
+            decoding: try #require(site.publisher.read(SearchIndexWriter.manifestPath)), as: UTF8.self)
+        #expect(manifestText.contains("\"present\":\"") && !manifestText.contains("\"absent\""))
+        for shard in 0..<manifest.shards {
+            #expect(
+                (site.publisher.read(SearchIndexWriter.shardPath(shard)) != nil) == manifest.present.contains(shard),
+                "shard \(shard)")
+        }
+
+        // A reply whose terms fall in shards without a file.
+        let character = try #require(Self.absentCharacters(manifest.shards, present: manifest.present).first)
+        let text = character + character
+        let changes = try await Self.insert(path, store, [(0, 1000, text)])
+        let absent = Set([character, text].map { Int(SearchIndexWriter.hash($0) % UInt32(manifest.shards)) })
+            .subtracting(manifest.present)
+        #expect(!absent.isEmpty)
+        site.written = []
+        let appended = try writer.update(changes, site.output)
+        #expect(!appended.full)
+        #expect(appended.appended == 1)
+        let after = try #require(
+            site.publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
+        #expect(after.present == manifest.present.union(absent))
+        for shard in absent {
+            let main = try #require(site.publisher.read(SearchIndexWriter.shardPath(shard)))
+            #expect(SearchIndexWriter.shardHasTail(main) == false, "a new shard is written whole")
+            #expect(site.publisher.read(SearchIndexWriter.tailPath(shard)) == nil)
+            #expect(site.written.contains(SearchIndexWriter.shardPath(shard)))
+        }
+        let fresh = Recorder()
+        _ = try writer.update(SearchChanges(threads: nil), fresh.output)
+        let appendedContent = try Content(site.publisher.read)
+        #expect(appendedContent == (try Content(fresh.publisher.read)))
+        #expect(appendedContent.postings["b:" + text]?.count == 1)
+        #expect(appendedContent.postings["u:" + character]?.count == 1)
     }
 
     /// Posts older than the newest indexed one (a board added, a thread
@@ -365,6 +465,11 @@ import Testing
             let pair = ListCoding.encode(bytes, positional: true)
             #expect(ListCoding.internalList(pair, positional: true) == counts, "density \(density)")
         }
+        // Positions: any values, Rice-coded.
+        for values in [[], [0], [0, 0, 0], [5, 1, 1, 300, 0, 7], (0..<500).map { _ in Int.random(in: 0..<2000) }] {
+            #expect(ListCoding.riceValues(ListCoding.riceBytes(values: values)) == values)
+        }
+        #expect(ListCoding.riceValues([0, 5]) == nil)
         #expect(ListCoding.decodeDocs("!") == nil)
         #expect(ListCoding.decodeDocs("~") == nil)
         #expect(ListCoding.internalList("!AAAA.x", positional: false) == nil)

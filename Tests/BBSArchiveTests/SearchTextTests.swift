@@ -32,6 +32,36 @@ import Testing
         }
     }
 
+    /// A row's strings read back as they were, and never hold what would
+    /// end a script or a line in one (`<`, U+2028, U+2029, control characters),
+    /// whether the text needs escapes or is copied whole.
+    @Test func jsonStringsReadBackAndAreSafeInAScript() throws {
+        let pool = Array("a 清华\"\\<\n\t\u{2028}\u{2029}\u{2027}\u{E2}é👍\u{1}".unicodeScalars)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            var text = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 0...6, using: &generator) {
+                text.append(pool[Int.random(in: 0..<pool.count, using: &generator)])
+            }
+            let string = String(text)
+            let json = SearchIndexWriter.json(string)
+            let back = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed) as? String
+            #expect(back == string, "\(string.debugDescription)")
+            #expect(
+                !json.unicodeScalars.contains { $0 == "<" || $0 == "\u{2028}" || $0 == "\u{2029}" || $0.value < 0x20 })
+        }
+    }
+
+    /// Trailing blank lines go from the searchable text, as `CharacterSet.whitespaces` says.
+    @Test func blankIsWhatFoundationCallsWhitespace() {
+        for value in Array(0..<0x3100) + Array(0x4E00..<0x5000) + [0xFEFF, 0xFF01, 0x1F44D] {
+            guard let scalar = Unicode.Scalar(UInt32(value)) else { continue }
+            #expect(
+                SearchText.isBlank(scalar) == CharacterSet.whitespaces.contains(scalar), "U+\(String(value, radix: 16))"
+            )
+        }
+    }
+
     /// The writer's numeric terms are the same terms.
     @Test func termKeysAreTheTerms() {
         for text in ["用iphone拍照", "👍🏻好评👍🏻好评", "清华\n北大 mit\r\n  aa aa", "", "x"] {

@@ -282,7 +282,11 @@ def doc_links(site):
         body = path.read_text(encoding="utf-8")
         rows = json.loads(body[body.index(",") + 1: body.rindex(");")])
         for i, row in enumerate(rows):
-            links[int(path.stem) * chunk + i] = row[3]
+            # The link, or (index format 6) the page's number when it is board/B/GID(-P).html#aF.
+            link = row[3]
+            if isinstance(link, int):
+                link = f"board/{row[0]}/{row[1]}{'-%d' % link if link > 1 else ''}.html#a{row[2]}"
+            links[int(path.stem) * chunk + i] = link
     return links
 
 

@@ -13,9 +13,18 @@
   var base = '';
 
   var wrongVersion = '';
+  // The shards that have a file (a shard that holds nothing has none):
+  // the manifest lists them (`present`) or the others (`absent`), whichever
+  // is shorter, spelled as a document list is.
+  var listed = new Set();
+  var listedPresent = true;
+  function hasFile(k) { return listed.has(k) === listedPresent; }
   S.manifest = function (m) {
     // SearchIndexWriter.version
-    if (m.version !== 5) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
+    if (m.version !== 6) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
+    var list = m.present !== undefined ? m.present : m.absent;
+    listedPresent = m.present !== undefined;
+    if (list) listed = new Set(decodeDocs(list));
     info = m;
     start();
   };
@@ -125,52 +134,70 @@
     return out;
   }
 
-  // A list's documents as the shard spells them: "!" and base64 of a Rice
-  // code (varints k, count, first document; then each further gap less one
-  // as gap >> k in unary, ones ended by a zero, and its k low bits, low bit
-  // first), or "~" and base64 of a bitmap (varint first byte, then a bit a
-  // document).
-  function decodeDocs(text) {
-    var raw = atob(text.slice(1));
-    var at = 0;
-    function varint() {
+  // Base64 read as varints (`varint`), then as Rice-coded values from
+  // where they end (`rice`): each value >> k in unary, ones ended by a
+  // zero, then its k low bits, low bit first.
+  function reader(text) {
+    var raw = atob(text);
+    var r = { at: 0, raw: raw };
+    r.varint = function () {
       var value = 0;
       var shift = 0;
-      while (at < raw.length) {
-        var byte = raw.charCodeAt(at++);
+      while (r.at < raw.length) {
+        var byte = raw.charCodeAt(r.at++);
         value += (byte & 0x7f) * Math.pow(2, shift);
         if (!(byte & 0x80)) break;
         shift += 7;
       }
       return value;
-    }
+    };
+    r.rice = function (count, k, out, next) {
+      var bit = r.at * 8;
+      var end = raw.length * 8;
+      for (var n = 0; n < count && bit < end; n++) {
+        var quotient = 0;
+        while (bit < end && (raw.charCodeAt(bit >> 3) >> (bit & 7)) & 1) { quotient++; bit++; }
+        bit++;
+        var low = 0;
+        for (var s = 0; s < k; s++, bit++) if ((raw.charCodeAt(bit >> 3) >> (bit & 7)) & 1) low += Math.pow(2, s);
+        out.push(next(quotient * Math.pow(2, k) + low));
+      }
+      return out;
+    };
+    return r;
+  }
+
+  // A list's documents as the shard spells them: "!" and base64 of a Rice
+  // code (varints k, count, first document; then each further gap less
+  // one), or "~" and base64 of a bitmap (varint first byte, then a bit a
+  // document).
+  function decodeDocs(text) {
+    var r = reader(text.slice(1));
+    var raw = r.raw;
     var out = [];
     if (text.charAt(0) === '~') {
-      var first = varint();
-      for (var j = at; j < raw.length; j++) {
+      var first = r.varint();
+      for (var j = r.at; j < raw.length; j++) {
         var bits = raw.charCodeAt(j);
         if (!bits) continue;
-        var base = (first + j - at) * 8;
+        var base = (first + j - r.at) * 8;
         for (var b = 0; b < 8; b++) if (bits & (1 << b)) out.push(base + b);
       }
       return out;
     }
-    var k = varint();
-    var count = varint();
-    var doc = varint();
+    var k = r.varint();
+    var count = r.varint();
+    var doc = r.varint();
     out.push(doc);
-    var bit = at * 8;
-    var end = raw.length * 8;
-    for (var n = 1; n < count && bit < end; n++) {
-      var quotient = 0;
-      while (bit < end && (raw.charCodeAt(bit >> 3) >> (bit & 7)) & 1) { quotient++; bit++; }
-      bit++;
-      var low = 0;
-      for (var s = 0; s < k; s++, bit++) if ((raw.charCodeAt(bit >> 3) >> (bit & 7)) & 1) low += Math.pow(2, s);
-      doc += 1 + quotient * Math.pow(2, k) + low;
-      out.push(doc);
-    }
-    return out;
+    return r.rice(count - 1, k, out, function (gap) { return (doc += 1 + gap); });
+  }
+
+  // A pair's positions as a positions file spells them: base64 of varints
+  // k and the number of values, then the values Rice-coded.
+  function riceValues(text) {
+    var r = reader(text);
+    var k = r.varint();
+    return r.rice(r.varint(), k, [], function (value) { return value; });
   }
 
   // A document list → array of documents: the shard's, then its tail's.
@@ -244,7 +271,7 @@
     // As many positions for each document as its count in the shard (or the tail) says.
     function add(b64, counts) {
       if (!b64) return;
-      var values = varints(b64);
+      var values = riceValues(b64);
       var i = 0;
       counts.forEach(function (count, doc) {
         var positions = new Set();
@@ -424,6 +451,8 @@
     var loads = [];
     keysOf(query).forEach(function (key) {
       var k = shardOf(key);
+      // A shard without a file holds nothing: no request for it.
+      if (!hasFile(k)) { store.s[k] = store.s[k] || { u: {}, b: {}, m: {} }; return; }
       loads.push(load('s', k, 's/' + k.toString(16) + '.js').then(function () {
         if (tailed[k]) return load('t', k, 't/' + k.toString(16) + '.js');
       }));
@@ -575,7 +604,9 @@
     var item = document.createElement('li');
     var link = document.createElement('a');
     link.className = 'hit';
-    link.setAttribute('href', row[3]);
+    // The link, or the page's number when it is board/B/GID(-P).html#aF.
+    link.setAttribute('href', typeof row[3] === 'number' ?
+      'board/' + row[0] + '/' + row[1] + (row[3] > 1 ? '-' + row[3] : '') + '.html#a' + row[2] : row[3]);
     link.textContent = row[6] || '(无标题)';
     item.appendChild(link);
     var meta = document.createElement('span');

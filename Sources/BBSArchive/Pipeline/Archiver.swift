@@ -122,6 +122,10 @@ package struct Archiver: Sendable {
     /// each board's closing line is told in that order too.
     package func run(boards: [String]) async throws(ArchiveError) -> Report {
         let names = Self.distinctBoards(boards)
+        // The sections page is asked for beside the walks, not after them:
+        // one request less on the run's critical path. It is filed after
+        // the walks, once the boards it files are in the store.
+        let sections = Task { await self.sectionsPage() }
         var walks = [BoardWalk?](repeating: nil, count: names.count)
         var fatal: ArchiveError?
         var told = 0
@@ -140,14 +144,18 @@ package struct Archiver: Sendable {
             }
             return true
         }
-        if let fatal { throw fatal }
+        if let fatal {
+            // Not waited for: a request in flight may take its whole timeout.
+            sections.cancel()
+            throw fatal
+        }
         var report = Report()
         for walk in walks {
             if let walk { report.add(walk.report) }
         }
         try await fetchMedia(into: &report)
         try await fetchEmoticons(into: &report)
-        await fetchSections()
+        fileSections(await sections.value)
         return report
     }
 
@@ -206,13 +214,22 @@ package struct Archiver: Sendable {
 
     // MARK: Sections
 
+    /// The forum's list of sections, fetched; `nil` when the forum has none.
+    func sectionsPage() async -> Result<FetchedPage, ArchiveError>? {
+        guard let url = source.sectionsURL else { return nil }
+        do throws(ArchiveError) {
+            return .success(try await fetcher.fetchPage(url, headers: source.requestHeaders))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Files the boards under the forum's sections, for the site's section
     /// pages. Nice to have: a failure is told and the run goes on.
-    func fetchSections() async {
-        guard let url = source.sectionsURL else { return }
+    func fileSections(_ fetched: Result<FetchedPage, ArchiveError>?) {
+        guard let fetched, let url = source.sectionsURL else { return }
         do throws(ArchiveError) {
-            let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
-            guard case .sections(let page) = try source.parse(fetched) else {
+            guard case .sections(let page) = try source.parse(try fetched.get()) else {
                 throw .notAForumPage(url: url, expected: "the forum's list of sections")
             }
             try store.saveSections(page)
@@ -294,8 +311,7 @@ package struct Archiver: Sendable {
             // clamps, or its pager lies) has no more pages.
             guard page.page.current == number else { return true }
             try Ingest(store: store, source: source).board(page, board: page.board)
-            try store.markWalked(board: board, page: number)
-            try store.clearFailure(url: url)
+            try store.markWalked(board: board, page: number, url: url)
             report.boardPages += 1
             forumPages = page.page.total
             lastPage = min(lastPage, forumPages)

@@ -21,7 +21,10 @@ enum Thumbnailer {
     /// …and at least this tall: a small tall icon needs no crop.
     static let tallMinimumHeight = 1200
 
-    private static let started: Bool = {
+    /// Whether libvips is loaded. Without it no image is probed or
+    /// thumbnailed, and nothing is recorded about images, so a later build
+    /// with libvips makes their thumbnails.
+    static let started: Bool = {
         guard bbs_vips_init() == 0 else { return false }
         bbs_vips_quiet_cache()
         return true
@@ -105,6 +108,10 @@ extension SiteBuilder {
         } else if let known = try store.imageFacts(hash: hash) {
             facts = known
         } else {
+            guard Thumbnailer.started else {
+                run.report.imagesWithoutLibvips += 1
+                return nil
+            }
             guard let data = try bytes() else { return nil }
             facts = Thumbnailer.probe(data)
             // Recorded in the store once, at the end of the build: no task
@@ -121,6 +128,10 @@ extension SiteBuilder {
         for width in Thumbnailer.widths(for: facts) {
             let path = SitePaths.thumbnail(hash: hash, width: width, extension: format)
             if !publisher.exists(path) {
+                guard Thumbnailer.started else {
+                    run.report.imagesWithoutLibvips += 1
+                    break
+                }
                 // Only what is on the allowlist, and is what its name says, goes out.
                 guard let data = try bytes(), let thumbnail = Thumbnailer.thumbnail(data, width: width, format: format),
                     InertMedia.sniffed(thumbnail, declared: format) == format

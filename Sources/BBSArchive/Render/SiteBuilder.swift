@@ -59,6 +59,8 @@ package struct SiteBuilder: Sendable {
         package var thumbnails = 0
         /// Images no thumbnail could be made of (shown as they are).
         package var unreadableImages = 0
+        /// Images left without thumbnails because libvips could not be loaded.
+        package var imagesWithoutLibvips = 0
         package var feeds = 0
         /// Whether `sitemap.xml` was written (it needs `--site-url`).
         package var sitemap = false
@@ -319,7 +321,7 @@ package struct SiteBuilder: Sendable {
             guard let data = FileManager.default.contents(atPath: source.path) else {
                 throw .templates(path: templates.directory.path, reason: "\(relative) cannot be read")
             }
-            try file(relative, data, run: run)
+            try file(relative, SearchClient.asset(relative, data), run: run)
         }
     }
 
@@ -485,6 +487,7 @@ extension BuildRun {
         report.mediaFiles += part.report.mediaFiles
         report.thumbnails += part.report.thumbnails
         report.unreadableImages += part.report.unreadableImages
+        report.imagesWithoutLibvips += part.report.imagesWithoutLibvips
         report.feeds += part.report.feeds
         report.written += part.report.written
         report.unchanged += part.report.unchanged

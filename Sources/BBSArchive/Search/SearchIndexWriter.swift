@@ -14,7 +14,8 @@ import GRDB
 ///   `ListCoding` says: a Rice code of the gaps or a bitmap, whichever is smaller.
 /// - `search/p/K.js`: the positions of shard K's pairs, only for shards
 ///   that hold pairs: for each document of the pair's list in the shard, in
-///   order, as many positions as its count says, as gaps within the document. The client loads them only for terms of three
+///   order, as many positions as its count says, as gaps within the document,
+///   Rice-coded (`ListCoding.riceBytes(values:)`). The client loads them only for terms of three
 ///   or more characters, and only when the document lists of every term
 ///   and filter leave a candidate, so 1- and 2-character queries and
 ///   queries the lists already decide never download positions.
@@ -31,7 +32,8 @@ import GRDB
 ///   so an append reads and writes only small tails, a merge's cost is
 ///   spread over the appends that filled the tail, and a query downloads
 ///   at most about 1.25 times the shard.
-/// - `search/d/K.js`: documents 2K and 2K+1: board, thread, floor, link (page and anchor),
+/// - `search/d/K.js`: documents 4K to 4K+3: board, thread, floor, link (page and anchor; or
+///   the page's number, when the link is `board/B/GID(-P).html#aF` with the board's name as is),
 ///   author, time, title and searchable text, for the result list.
 /// - `search/days.js`: the first document of each day (in the forum's zone)
 ///   among the documents in time order, for the `after:` / `before:` filters.
@@ -60,14 +62,17 @@ struct SearchIndexWriter {
     static let manifestPath = "search/index.js"
     static let daysPath = "search/days.js"
     static let latePath = "search/late.js"
-    static let docsPerChunk = 2
+    static let docsPerChunk = 4
     /// The layout's version; an index of another version on disk is written again whole.
     /// 2: pair positions apart from the document lists (`search/p/`).
     /// 3: lists Rice-coded or as bitmaps, pair counts only where not 1 (`ListCoding`).
     /// 4: documents numbered in the order they are indexed (`search/late.js`
     ///    places the ones older than the newest before them), a tail per shard (`search/t/`).
     /// 5: tails only for the shards appends reached, which their shard files flag.
-    static let version = 5
+    /// 6: no file for a shard that holds nothing (the manifest lists those
+    ///    that have one), documents four to a chunk, a 64-bit row hash,
+    ///    positions Rice-coded (`ListCoding.riceBytes(values:)`).
+    static let version = 6
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
     static func positionsPath(_ shard: Int) -> String { "search/p/\(String(shard, radix: 16)).js" }
     static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }
@@ -146,11 +151,16 @@ struct SearchIndexWriter {
         post: StoredPost, threadTitle: String, position: Int, postsPerPage: Int, forum: ForumProfile
     ) -> Document {
         let text = SearchText.searchable(post: post, threadTitle: threadTitle, conventions: forum.conventions)
-        let link = SitePaths.thread(post.board, gid: post.gid, page: position / max(1, postsPerPage) + 1)
+        let page = position / max(1, postsPerPage) + 1
+        let link = SitePaths.thread(post.board, gid: post.gid, page: page)
+        // The page's number when the link is `board/B/GID(-P).html` with the
+        // board's name as is (the client spells it, adding `#aF`), else the link.
+        let plain = "board/\(post.board)/\(post.gid)" + (page > 1 ? "-\(page)" : "") + ".html"
         let row =
             "["
             + [
-                json(post.board), String(post.gid), String(post.floor), json(link + "#a\(post.floor)"),
+                json(post.board), String(post.gid), String(post.floor),
+                link == plain ? String(page) : json(link + "#a\(post.floor)"),
                 json(post.author), json(String(forum.time.display(post.postedAt).prefix(16))),
                 json(SiteBuilder.displayable(threadTitle)), json(SiteBuilder.displayable(text)),
             ].joined(separator: ",") + "]"
@@ -182,6 +192,17 @@ struct SearchIndexWriter {
         var unigrams: [UInt32]
         var pairs: [(key: UInt64, position: Int)]
         var hash: String
+        /// Its spill records (`SpillFiles.records`), when the batch was
+        /// prepared for a full pass: numbered, grouped by bucket.
+        var records = SpillFiles.Records()
+    }
+
+    /// Where a batch's documents go in a full pass: numbered from `firstDoc`,
+    /// their records spilled to `buckets` buckets of `shards` shards.
+    struct Numbering: Sendable {
+        var firstDoc: Int
+        var shards: Int
+        var buckets: Int
     }
 
     /// The documents of a batch of posts (post, thread title, place in the
@@ -189,7 +210,7 @@ struct SearchIndexWriter {
     /// same order, as one at a time.
     static func prepare(
         _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile,
-        cores: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+        cores: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)), numbering: Numbering? = nil
     ) -> [Prepared] {
         let stripes = rows.count < 32 ? 1 : max(1, cores)
         var out = [Prepared?](repeating: nil, count: rows.count)
@@ -201,13 +222,46 @@ struct SearchIndexWriter {
                     let document = Self.document(
                         post: post, threadTitle: title, position: position, postsPerPage: postsPerPage, forum: forum)
                     let terms = SearchText.termKeys(document.normalized)
-                    buffer[index] = Prepared(
+                    var prepared = Prepared(
                         document: document, unigrams: terms.unigrams, pairs: terms.pairs,
-                        hash: SHA256.hex(Data(document.row.utf8)))
+                        hash: Self.rowHash(document.row))
+                    if let numbering {
+                        prepared.records = SpillFiles.records(
+                            prepared, doc: numbering.firstDoc + index, shards: numbering.shards,
+                            buckets: numbering.buckets)
+                    }
+                    buffer[index] = prepared
                 }
             }
         }
         return out.compactMap { $0 }
+    }
+
+    /// A batch's documents being worked out on other threads (`prepare`).
+    final class Preparing: @unchecked Sendable {
+        private let group = DispatchGroup()
+        private var result: [Prepared] = []
+
+        init(
+            _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile, cores: Int,
+            numbering: Numbering
+        ) {
+            group.enter()
+            DispatchQueue.global().async { [self] in
+                result = SearchIndexWriter.prepare(
+                    rows, postsPerPage: postsPerPage, forum: forum, cores: cores, numbering: numbering)
+                group.leave()
+            }
+        }
+
+        /// The batch's documents, once they are worked out.
+        func wait() -> [Prepared] {
+            group.wait()
+            return result
+        }
+
+        /// Waits for the work to end, its result unused (after a failure).
+        func cancelAndWait() { group.wait() }
     }
 
     /// Brings the index up to date: appends the new posts of the changed
@@ -250,12 +304,17 @@ struct SearchIndexWriter {
                     """)
             var doc = 0
             // Posts a batch at a time: their documents and terms worked out
-            // on every core, then numbered and spilled in order.
+            // on every core (`Preparing`) while this thread reads the next
+            // batch and numbers and spills the one before, in order.
             var batch: [(StoredPost, String, Int)] = []
-            func process() throws {
-                for prepared in Self.prepare(batch, postsPerPage: postsPerPage, forum: forum, cores: cores) {
+            var preparing: Preparing?
+            let postsPerPage = postsPerPage
+            let forum = forum
+            let cores = cores
+            func process(_ prepared: [Prepared]) throws {
+                for prepared in prepared {
                     let document = prepared.document
-                    spill.add(prepared, doc: doc, shards: shards)
+                    spill.add(prepared.records)
                     try spill.flushIfNeeded()
                     try insert.execute(arguments: [document.board, document.gid, document.floor, doc, prepared.hash])
                     id = Self.chain(id, prepared.hash)
@@ -269,23 +328,32 @@ struct SearchIndexWriter {
                         chunk = []
                     }
                 }
-                batch = []
             }
-            while let row = try cursor.next() {
-                batch.append((StoredPost(row: row), row["threadTitle"], row["position"]))
-                guard batch.count == 256 else { continue }
-                do {
-                    try process()
-                } catch let error as ArchiveError {
-                    failure = error
-                    return
-                }
+            // Hands the batch to the cores and processes the one handed before.
+            var queued = 0
+            func next() throws {
+                let started = Preparing(
+                    batch, postsPerPage: postsPerPage, forum: forum, cores: cores,
+                    numbering: Numbering(firstDoc: queued, shards: shards, buckets: buckets))
+                queued += batch.count
+                batch = []
+                if let previous = preparing { try process(previous.wait()) }
+                preparing = started
             }
             do {
-                try process()
+                while let row = try cursor.next() {
+                    batch.append((StoredPost(row: row), row["threadTitle"], row["position"]))
+                    if batch.count == 256 { try next() }
+                }
+                try next()
+                if let last = preparing { try process(last.wait()) }
             } catch let error as ArchiveError {
+                preparing?.cancelAndWait()
                 failure = error
                 return
+            } catch {
+                preparing?.cancelAndWait()
+                throw error
             }
             report.documents = doc
             try db.execute(
@@ -308,6 +376,7 @@ struct SearchIndexWriter {
         // order, so the files are the same whatever the number of cores.
         let threads = max(1, cores)
         let folder = spill.folder
+        var present: [Int] = []
         for group in stride(from: 0, to: buckets, by: threads) {
             let members = Array(group..<min(buckets, group + threads))
             let records = try members.map { bucket throws(ArchiveError) in try spill.takeBucket(bucket) }
@@ -318,8 +387,9 @@ struct SearchIndexWriter {
                     do throws(ArchiveError) {
                         let byShard = try SpillFiles.decode(records[at], folder: folder)
                         var files: [(Int, Data, Data?)] = []
+                        // A shard that holds nothing has no file (the manifest says which have one).
                         for shard in stride(from: members[at], to: shards, by: buckets) {
-                            let content = byShard[shard].map { $0.lists() } ?? SpillFiles.Lists()
+                            guard let content = byShard[shard]?.lists() else { continue }
                             files.append(
                                 (
                                     shard, Self.shardScript(shard, content, tail: false),
@@ -335,6 +405,7 @@ struct SearchIndexWriter {
             for result in assembled {
                 guard let result else { continue }
                 for (shard, main, positions) in try result.get() {
+                    present.append(shard)
                     try emit(main, Self.shardPath(shard))
                     if let positions { try emit(positions, Self.positionsPath(shard)) }
                 }
@@ -345,7 +416,9 @@ struct SearchIndexWriter {
         try files.flush()
         // Last: until it names the new index, the next build indexes everything again.
         try emit(
-            Self.manifestScript(id: id, shards: shards, documents: report.documents, late: 0), Self.manifestPath)
+            Self.manifestScript(
+                id: id, shards: shards, documents: report.documents, late: 0, present: present.sorted()),
+            Self.manifestPath)
         try files.flush()
         report.bytes = files.bytes
         report.filesWritten = files.written
@@ -435,7 +508,7 @@ struct SearchIndexWriter {
                 let document = Self.document(
                     post: post, threadTitle: title, position: position, postsPerPage: postsPerPage, forum: forum)
                 if let hash = hashes[post.floor] {
-                    guard hash == SHA256.hex(Data(document.row.utf8)) else { return nil }
+                    guard hash == Self.rowHash(document.row) else { return nil }
                 } else {
                     fresh.append(document)
                 }
@@ -476,12 +549,18 @@ struct SearchIndexWriter {
             var mainBytes: Int
             /// The shard file, when it has no tail yet.
             var untailed: Data?
+            /// The shard has no file yet: these are its first postings.
+            var absent = false
         }
+        var present = manifest.present
         var touched: [Int: Touched] = [:]
         var unreadable = false
         for (offset, document) in fresh.enumerated() {
             Self.postings(document) { term, kind, positions in
                 let shard = Int(Self.hash(term) % UInt32(manifest.shards))
+                if touched[shard] == nil, !present.contains(shard) {
+                    touched[shard] = Touched(tail: SpillFiles.Shard(), mainBytes: 0, absent: true)
+                }
                 if touched[shard] == nil {
                     guard let main = output.read(Self.shardPath(shard)), let hasTail = Self.shardHasTail(main) else {
                         unreadable = true
@@ -507,6 +586,13 @@ struct SearchIndexWriter {
             if unreadable { return nil }
         }
         for (shard, entry) in touched.sorted(by: { $0.key < $1.key }) {
+            if entry.absent {
+                // A shard's first terms: the shard itself, whole, without a
+                // tail; the manifest now lists it.
+                try emitShard(shard, entry.tail.lists(), tail: false, emit)
+                present.insert(shard)
+                continue
+            }
             let tail = Self.tailScript(shard, mainBytes: entry.mainBytes, entry.tail.lists())
             guard tail.count > Self.tailLimit(mainBytes: entry.mainBytes) else {
                 try emit(tail, Self.tailPath(shard))
@@ -537,7 +623,7 @@ struct SearchIndexWriter {
         try emit(Self.daysScript(days), Self.daysPath)
         try emit(Self.lateScript(late), Self.latePath)
 
-        let hashes = fresh.map { SHA256.hex(Data($0.row.utf8)) }
+        let hashes = fresh.map { Self.rowHash($0.row) }
         let id = hashes.reduce(manifest.id, Self.chain)
         try store.write { db in
             let insert = try db.makeStatement(
@@ -559,7 +645,8 @@ struct SearchIndexWriter {
         }
         try files.flush()
         try emit(
-            Self.manifestScript(id: id, shards: manifest.shards, documents: documents, late: late.count),
+            Self.manifestScript(
+                id: id, shards: manifest.shards, documents: documents, late: late.count, present: present.sorted()),
             Self.manifestPath)
         try files.flush()
         report.bytes = files.bytes
@@ -649,10 +736,56 @@ struct SearchIndexWriter {
     /// they were numbered, so an index on disk is known to be the one the
     /// store's map describes (a full pass in parallel or not gives the same
     /// id; late documents appended give another order, and so another id).
-    static let emptyIndexID = SHA256.hex(Data())
+    static let emptyIndexID = rowHash("")
 
-    static func chain(_ id: String, _ documentHash: String) -> String {
-        SHA256.hex(Data((id + documentHash).utf8))
+    static func chain(_ id: String, _ documentHash: String) -> String { rowHash(id + documentHash) }
+
+    /// A document row's hash, 16 hex digits: whether an indexed post changed
+    /// (then the next build indexes everything again) and the index's id.
+    /// Not SHA-256: nothing here needs a hash no one can forge (a post that
+    /// collided on purpose with its own earlier text would only keep its
+    /// old text in search until the next full pass), and 64 bits make an
+    /// accidental match of two different rows of an archive negligible
+    /// (about n²/2⁶⁵ for n changed posts). It reads 8 bytes a step.
+    static func rowHash(_ text: String) -> String {
+        var text = text
+        let value = text.withUTF8 { hash64($0) }
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// A 64-bit hash of bytes (multiply, rotate, xor-shift mixing of 8-byte
+    /// little-endian words, the last one padded with zeros; the length mixed in).
+    static func hash64(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let k1: UInt64 = 0x87C3_7B91_1142_53D5
+        let k2: UInt64 = 0x4CF5_AD43_2745_937F
+        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ (UInt64(bytes.count) &* k2)
+        func mix(_ word: UInt64) {
+            var w = word &* k1
+            w = (w << 31) | (w >> 33)
+            hash ^= w &* k2
+            hash = ((hash << 27) | (hash >> 37)) &* 5 &+ 0x52DC_E729
+        }
+        let raw = UnsafeRawBufferPointer(bytes)
+        var at = 0
+        while at + 8 <= bytes.count {
+            mix(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)))
+            at += 8
+        }
+        var last: UInt64 = 0
+        var shift: UInt64 = 0
+        while at < bytes.count {
+            last |= UInt64(bytes[at]) << shift
+            shift += 8
+            at += 1
+        }
+        mix(last)
+        hash ^= hash >> 33
+        hash = hash &* 0xFF51_AFD7_ED55_8CCD
+        hash ^= hash >> 33
+        hash = hash &* 0xC4CE_B9FE_1A85_EC53
+        hash ^= hash >> 33
+        return hash
     }
 
     /// About 8 documents a shard, a power of two between 16 and 65536, so
@@ -709,9 +842,18 @@ struct SearchIndexWriter {
         return c.year * 10000 + c.month * 100 + c.day
     }
 
-    static func manifestScript(id: String, shards: Int, documents: Int, late: Int) -> Data {
-        Data(
-            "BBSSearch.manifest({\"version\":\(version),\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk),\"late\":\(late)});\n"
+    /// The manifest; `present`, the shards that have a file (ascending),
+    /// so the client never asks for a shard that holds nothing: spelled as
+    /// a list of documents is (`ListCoding.encodeDocs`: a Rice code of the
+    /// gaps or a bitmap, whichever is smaller), as `present` or, when
+    /// shorter (most shards hold something), the others as `absent`.
+    static func manifestScript(id: String, shards: Int, documents: Int, late: Int, present: [Int]) -> Data {
+        let listed = ListCoding.encodeDocs(present)
+        let holding = Set(present)
+        let others = ListCoding.encodeDocs((0..<shards).filter { !holding.contains($0) })
+        let shardList = others.count < listed.count ? "\"absent\":\"\(others)\"" : "\"present\":\"\(listed)\""
+        return Data(
+            "BBSSearch.manifest({\"version\":\(version),\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk),\"late\":\(late),\(shardList)});\n"
                 .utf8)
     }
 
@@ -726,13 +868,17 @@ struct SearchIndexWriter {
         return Data(text.dropFirst(prefix.count).dropLast(3).utf8)
     }
 
-    static func parseManifest(_ data: Data) -> (id: String, shards: Int, docs: Int, late: Int)? {
+    static func parseManifest(_ data: Data) -> (id: String, shards: Int, docs: Int, late: Int, present: Set<Int>)? {
         guard let json = payload(data, prefix: "BBSSearch.manifest("),
             let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
             let id = object["id"] as? String, let shards = object["shards"] as? Int, let docs = object["docs"] as? Int,
-            let late = object["late"] as? Int, object["version"] as? Int == version
+            let late = object["late"] as? Int, object["version"] as? Int == version,
+            let list = (object["present"] ?? object["absent"]) as? String,
+            let listed = list.isEmpty ? [] : ListCoding.decodeDocs(Substring(list)),
+            listed.allSatisfy({ (0..<shards).contains($0) })
         else { return nil }
-        return (id, shards, docs, late)
+        let present = object["present"] != nil ? Set(listed) : Set(0..<shards).subtracting(listed)
+        return (id, shards, docs, late, present)
     }
 
     static func parseDays(_ data: Data) -> [(Int, Int)]? {
@@ -796,7 +942,10 @@ struct SearchIndexWriter {
             for (term, value) in object[key] ?? [:] {
                 guard var bytes = ListCoding.internalList(value, positional: positional) else { return nil }
                 if positional {
-                    guard let positions = pairs[term].flatMap({ Data(base64Encoded: $0) }).map([UInt8].init),
+                    guard
+                        let positions = pairs[term].flatMap({ Data(base64Encoded: $0) }).flatMap({
+                            ListCoding.riceValues([UInt8]($0))
+                        }).map(ListCoding.varints),
                         let joined = SpillFiles.joined(counts: bytes, positions: positions)
                     else { return nil }
                     bytes = joined
@@ -901,7 +1050,9 @@ struct SearchIndexWriter {
     static func positionsBody(_ shard: SpillFiles.Lists) -> String {
         "{"
             + shard.bigrams.map { key, bytes in
-                Self.json(key) + ":\"" + Self.base64(SpillFiles.positionsOnly(bytes)) + "\""
+                Self.json(key) + ":\""
+                    + Self.base64(ListCoding.riceBytes(values: ListCoding.values(SpillFiles.positionsOnly(bytes))))
+                    + "\""
             }
             .joined(separator: ",") + "}"
     }
@@ -910,6 +1061,24 @@ struct SearchIndexWriter {
 
     /// A JSON string literal that is also safe in a script.
     static func json(_ text: String) -> String {
+        // Most text needs no escape: then it is copied whole.
+        var plain = true
+        var after2028 = 0
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "<") {
+                plain = false
+                break
+            }
+            // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
+            switch (after2028, byte) {
+            case (_, 0xE2): after2028 = 1
+            case (1, 0x80): after2028 = 2
+            case (2, 0xA8), (2, 0xA9): plain = false
+            default: after2028 = 0
+            }
+            if !plain { break }
+        }
+        if plain { return "\"" + text + "\"" }
         var out = "\""
         out.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 2)
         for scalar in text.unicodeScalars {
@@ -1122,24 +1291,36 @@ final class SpillFiles {
 
     func remove() { try? FileManager.default.removeItem(at: folder) }
 
+    /// A document's spill records, grouped by bucket (in the order of its
+    /// postings within each bucket): `spans` holds each bucket and where its
+    /// records end in `bytes`.
+    struct Records: Sendable {
+        var bytes: [UInt8] = []
+        var spans: [(bucket: Int, end: Int)] = []
+    }
+
     /// Every posting of a prepared document, as record: varint shard,
     /// kind, the term (for characters and pairs its key as a varint, for
     /// filters varint length and UTF-8), varint document, varint count and
-    /// the positions.
-    func add(_ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int) {
-        func head(_ shard: Int, _ kind: Kind) -> Int {
-            let bucket = shard % buckets
-            varint(shard, into: &buffers[bucket])
-            buffers[bucket].append(kind.rawValue)
-            return bucket
+    /// the positions. Pure, so documents are encoded on several threads;
+    /// each bucket gets the same bytes as if they were appended one by one.
+    static func records(_ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int, buckets: Int) -> Records {
+        var raw: [UInt8] = []
+        raw.reserveCapacity(prepared.unigrams.count * 6 + prepared.pairs.count * 8 + 64)
+        var ends: [Int] = []
+        var bucketOf: [Int] = []
+        func head(_ shard: Int, _ kind: Kind) {
+            bucketOf.append(shard % buckets)
+            varint(shard, into: &raw)
+            raw.append(kind.rawValue)
         }
-        let start = buffers.reduce(0) { $0 + $1.count }
         for unigram in prepared.unigrams {
             let key = UInt64(unigram)
-            let bucket = head(Int(SearchIndexWriter.hash(key: key, pair: false) % UInt32(shards)), .unigram)
-            varint(Int(key), into: &buffers[bucket])
-            varint(doc, into: &buffers[bucket])
-            buffers[bucket].append(0)
+            head(Int(SearchIndexWriter.hash(key: key, pair: false) % UInt32(shards)), .unigram)
+            varint(Int(key), into: &raw)
+            varint(doc, into: &raw)
+            raw.append(0)
+            ends.append(raw.count)
         }
         let pairs = prepared.pairs
         var at = 0
@@ -1147,21 +1328,54 @@ final class SpillFiles {
             let key = pairs[at].key
             var end = at + 1
             while end < pairs.count && pairs[end].key == key { end += 1 }
-            let bucket = head(Int(SearchIndexWriter.hash(key: key, pair: true) % UInt32(shards)), .bigram)
-            varint(Int(key), into: &buffers[bucket])
-            varint(doc, into: &buffers[bucket])
-            varint(end - at, into: &buffers[bucket])
-            for index in at..<end { varint(pairs[index].position, into: &buffers[bucket]) }
+            head(Int(SearchIndexWriter.hash(key: key, pair: true) % UInt32(shards)), .bigram)
+            varint(Int(key), into: &raw)
+            varint(doc, into: &raw)
+            varint(end - at, into: &raw)
+            for index in at..<end { varint(pairs[index].position, into: &raw) }
+            ends.append(raw.count)
             at = end
         }
         for filter in SearchIndexWriter.filters(prepared.document) {
-            let bucket = head(Int(SearchIndexWriter.hash(filter) % UInt32(shards)), .filter)
-            varint(filter.utf8.count, into: &buffers[bucket])
-            buffers[bucket] += filter.utf8
-            varint(doc, into: &buffers[bucket])
-            buffers[bucket].append(0)
+            head(Int(SearchIndexWriter.hash(filter) % UInt32(shards)), .filter)
+            varint(filter.utf8.count, into: &raw)
+            raw += filter.utf8
+            varint(doc, into: &raw)
+            raw.append(0)
+            ends.append(raw.count)
         }
-        buffered += buffers.reduce(0) { $0 + $1.count } - start
+        // Grouped by bucket, each bucket's records in their order.
+        // (A counting sort: stable, linear.)
+        var starts = [Int](repeating: 0, count: buckets + 1)
+        for bucket in bucketOf { starts[bucket + 1] += 1 }
+        for bucket in 0..<buckets { starts[bucket + 1] += starts[bucket] }
+        var order = [Int](repeating: 0, count: bucketOf.count)
+        for (record, bucket) in bucketOf.enumerated() {
+            order[starts[bucket]] = record
+            starts[bucket] += 1
+        }
+        var out = Records()
+        out.bytes.reserveCapacity(raw.count)
+        for record in order {
+            let start = record == 0 ? 0 : ends[record - 1]
+            out.bytes += raw[start..<ends[record]]
+            if out.spans.last?.bucket == bucketOf[record] {
+                out.spans[out.spans.count - 1].end = out.bytes.count
+            } else {
+                out.spans.append((bucketOf[record], out.bytes.count))
+            }
+        }
+        return out
+    }
+
+    /// A document's records (`records`), appended to their buckets.
+    func add(_ records: Records) {
+        var start = 0
+        for span in records.spans {
+            buffers[span.bucket] += records.bytes[start..<span.end]
+            start = span.end
+        }
+        buffered += records.bytes.count
     }
 
     func flushIfNeeded() throws(ArchiveError) {
@@ -1394,6 +1608,84 @@ enum ListCoding {
             bit += k
         }
         return out
+    }
+
+    /// Rice code of any list of values (a pair's positions: in each
+    /// document the first, then gaps): varints k and the number of values,
+    /// then each value shifted right by k in unary (ones, then a zero) and
+    /// its k low bits, bits taken low bit first.
+    static func riceBytes(values: [Int]) -> [UInt8] {
+        let mean = values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count)
+        let guess = mean * 0.69 >= 1 ? Int(log2(mean * 0.69)) : 0
+        var best = (bits: Int.max, k: 0)
+        for k in max(0, guess - 1)...(guess + 1) {
+            var bits = values.count * (1 + k)
+            for value in values { bits += value >> k }
+            if bits < best.bits { best = (bits, k) }
+        }
+        var out: [UInt8] = []
+        varint(best.k, into: &out)
+        varint(values.count, into: &out)
+        let header = out.count
+        out += [UInt8](repeating: 0, count: (best.bits + 7) / 8)
+        let k = best.k
+        var bit = header * 8
+        for value in values {
+            for _ in 0..<(value >> k) {
+                out[bit >> 3] |= UInt8(1) << UInt8(bit & 7)
+                bit += 1
+            }
+            bit += 1
+            for low in 0..<k where (value >> low) & 1 == 1 {
+                out[(bit + low) >> 3] |= UInt8(1) << UInt8((bit + low) & 7)
+            }
+            bit += k
+        }
+        return out
+    }
+
+    /// The values of `riceBytes(values:)`; `nil` when the bytes do not hold them.
+    static func riceValues(_ bytes: [UInt8]) -> [Int]? {
+        var index = 0
+        guard let k = readVarint(bytes, &index), k < 48, let count = readVarint(bytes, &index),
+            count <= bytes.count * 8
+        else { return nil }
+        var values: [Int] = []
+        values.reserveCapacity(count)
+        var bit = index * 8
+        let end = bytes.count * 8
+        for _ in 0..<count {
+            var quotient = 0
+            while true {
+                guard bit < end else { return nil }
+                let one = Int(bytes[bit >> 3] >> UInt8(bit & 7)) & 1
+                bit += 1
+                if one == 0 { break }
+                quotient += 1
+            }
+            guard bit + k <= end else { return nil }
+            var low = 0
+            for shift in 0..<k where Int(bytes[(bit + shift) >> 3] >> UInt8((bit + shift) & 7)) & 1 == 1 {
+                low |= 1 << shift
+            }
+            bit += k
+            values.append(quotient << k | low)
+        }
+        return values
+    }
+
+    /// Varint bytes as values, and values as varint bytes.
+    static func values(_ bytes: [UInt8]) -> [Int] {
+        var values: [Int] = []
+        var index = 0
+        while index < bytes.count, let value = readVarint(bytes, &index) { values.append(value) }
+        return values
+    }
+
+    static func varints(_ values: [Int]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for value in values { varint(value, into: &bytes) }
+        return bytes
     }
 
     static func decodeDocs(_ text: Substring) -> [Int]? {

@@ -23,31 +23,56 @@ package enum SearchText {
     /// between them go through Foundation, each with the character before
     /// it, which a combining mark may join.
     package static func normalize(_ text: String) -> String {
-        var out = String.UnicodeScalarView()
+        // Spelled as UTF-8 bytes: appending to a String's scalars costs more.
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
         var slow = String.UnicodeScalarView()
         var previous: Unicode.Scalar?
+        /// How many bytes the last fast character took in `out`.
+        var lastLength = 0
         func flush() {
             guard !slow.isEmpty else { return }
-            out.append(contentsOf: slowNormalize(String(slow)).unicodeScalars)
+            out.append(contentsOf: slowNormalize(String(slow)).utf8)
             slow = String.UnicodeScalarView()
         }
         for scalar in text.unicodeScalars {
             if let fast = fastNormalized(scalar) {
                 flush()
-                out.append(fast)
+                lastLength = out.count
+                appendUTF8(fast.value, to: &out)
+                lastLength = out.count - lastLength
                 previous = scalar
                 continue
             }
             if slow.isEmpty, let before = previous {
                 // The character before goes with the run: a mark may join it.
-                out.removeLast()
+                out.removeLast(lastLength)
                 slow.append(before)
             }
             slow.append(scalar)
             previous = nil
         }
         flush()
-        return String(out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A scalar's UTF-8 bytes.
+    static func appendUTF8(_ value: UInt32, to out: inout [UInt8]) {
+        if value < 0x80 {
+            out.append(UInt8(value))
+        } else if value < 0x800 {
+            out.append(UInt8(0xC0 | value >> 6))
+            out.append(UInt8(0x80 | value & 0x3F))
+        } else if value < 0x10000 {
+            out.append(UInt8(0xE0 | value >> 12))
+            out.append(UInt8(0x80 | (value >> 6) & 0x3F))
+            out.append(UInt8(0x80 | value & 0x3F))
+        } else {
+            out.append(UInt8(0xF0 | value >> 18))
+            out.append(UInt8(0x80 | (value >> 12) & 0x3F))
+            out.append(UInt8(0x80 | (value >> 6) & 0x3F))
+            out.append(UInt8(0x80 | value & 0x3F))
+        }
     }
 
     static func slowNormalize(_ text: String) -> String {
@@ -81,7 +106,7 @@ package enum SearchText {
                 InlineText.plain(String($0))
             }
         }
-        while let last = lines.last, last.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
+        while let last = lines.last, last.unicodeScalars.allSatisfy(isBlank) { lines.removeLast() }
         return lines.joined(separator: "\n")
     }
 
@@ -104,6 +129,15 @@ package enum SearchText {
     }
 
     static func isSeparator(_ scalar: Unicode.Scalar) -> Bool { scalar == "\n" || scalar == "\r" }
+
+    /// Whether `CharacterSet.whitespaces` holds a scalar; ASCII and CJK
+    /// ideographs answered without it.
+    static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        if value < 0x80 { return value == 0x20 || value == 0x09 }
+        if (0x4E00...0x9FFF).contains(value) { return false }
+        return CharacterSet.whitespaces.contains(scalar)
+    }
 
     /// The same terms as `terms`, as numbers, for the index writer: each
     /// distinct character's scalar value (`unigrams`, ascending), and each

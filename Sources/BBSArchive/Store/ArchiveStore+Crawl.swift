@@ -143,6 +143,16 @@ extension ArchiveStore {
         }
     }
 
+    /// `markWalked` and `clearFailure(url:)` of the list page at `url`, in
+    /// one transaction: asked for with every list page walked.
+    package func markWalked(board: String, page: Int, url: String) throws(ArchiveError) {
+        try write { db in
+            try db.cachedStatement(sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?")
+                .execute(arguments: [page, board])
+            try Self.deleteFailures(db, url: url)
+        }
+    }
+
     /// Ends the walk; `reachedEnd` says the list was read to its last page
     /// (or to threads a complete earlier walk had read).
     package func finishWalk(board: String, reachedEnd: Bool) throws(ArchiveError) {
@@ -172,11 +182,13 @@ extension ArchiveStore {
 
     /// Forgets the failures of `url` and of every page of it (`url?p=N`).
     package func clearFailure(url: String) throws(ArchiveError) {
+        try write { db in try Self.deleteFailures(db, url: url) }
+    }
+
+    private static func deleteFailures(_ db: Database, url: String) throws {
         let base = url.split(separator: "?", maxSplits: 1).first.map(String.init) ?? url
-        try write { db in
-            try db.cachedStatement(sql: "DELETE FROM failure WHERE url = ? OR url = ? OR substr(url, 1, ?) = ?")
-                .execute(arguments: [url, base, base.count + 1, base + "?"])
-        }
+        try db.cachedStatement(sql: "DELETE FROM failure WHERE url = ? OR url = ? OR substr(url, 1, ?) = ?")
+            .execute(arguments: [url, base, base.count + 1, base + "?"])
     }
 
     /// Pages that failed and have not succeeded since: `(url, reason, attempts)`.

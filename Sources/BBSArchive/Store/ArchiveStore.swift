@@ -24,10 +24,14 @@ package final class ArchiveStore: Sendable {
         } catch {
             throw .storeUnavailable(path: path, reason: Self.describe(error))
         }
-        try StoreSchema.refuseNewer(database, path: path)
+        let schema = try StoreSchema.refuseNewer(database, path: path)
         do {
-            try StoreSchema.migrator.migrate(database)
-            try database.write { try StoreSchema.recordWriter($0) }
+            // A store with every migration applied and written last by this
+            // version needs no write to open: the common case of an update.
+            if !schema.current { try StoreSchema.migrator.migrate(database) }
+            if !schema.current || schema.writer != BBSArchiveVersion.version {
+                try database.write { try StoreSchema.recordWriter($0) }
+            }
         } catch {
             throw .storeUnavailable(path: path, reason: Self.describe(error))
         }

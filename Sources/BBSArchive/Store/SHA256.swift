@@ -6,10 +6,14 @@ import Foundation
 /// matters less than not pulling a crypto package into every build.
 enum SHA256 {
     static func hex(_ data: Data) -> String {
-        digest(data).map { byte in
-            let digits = String(byte, radix: 16)
-            return byte < 16 ? "0" + digits : digits
-        }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(64)
+        for byte in digest(data) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     static func digest(_ data: Data) -> [UInt8] {

@@ -323,22 +323,28 @@ enum StoreSchema {
     /// Throws `storeFromNewerRelease` when the store has migrations this
     /// bbsarchive does not know: a newer bbsarchive wrote it, and writing
     /// to it with this one could lose what the newer one keeps.
-    static func refuseNewer(_ database: DatabasePool, path: String) throws(ArchiveError) {
+    ///
+    /// Returns what the store holds: whether every known migration is
+    /// applied (then opening it needs no migration work) and its last writer.
+    @discardableResult
+    static func refuseNewer(_ database: DatabasePool, path: String) throws(ArchiveError) -> (
+        current: Bool, writer: String?
+    ) {
         let known = migrator.migrations
-        let found: (unknown: [String], writer: String?)
+        let found: (unknown: [String], current: Bool, writer: String?)
         do {
             found = try database.read { db in
-                guard try db.tableExists("grdb_migrations") else { return ([], nil) }
+                guard try db.tableExists("grdb_migrations") else { return ([], false, nil) }
                 let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
                 let writer =
                     try db.tableExists("store_writer")
                     ? try String.fetchOne(db, sql: "SELECT version FROM store_writer WHERE id = 1") : nil
-                return (applied.filter { !known.contains($0) }, writer)
+                return (applied.filter { !known.contains($0) }, Set(applied).isSuperset(of: known), writer)
             }
         } catch {
             throw .storeUnavailable(path: path, reason: "\(error)")
         }
-        guard let newest = found.unknown.last else { return }
+        guard let newest = found.unknown.last else { return (found.current, found.writer) }
         let theirs = found.writer.map { "bbsarchive \($0), schema \(newest)" } ?? "schema \(newest)"
         throw .storeFromNewerRelease(
             path: path, storeVersion: theirs,

@@ -53,9 +53,28 @@ package struct SMTHMobileSource: ForumSource {
         try SMTHMobileParser(page: page).parse()
     }
 
+    /// What a path segment may hold as it is: a path's characters, less the
+    /// ones that would end the segment.
+    private static let segmentAllowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))
+
+    /// `segment` percent-encoded for a URL path. Board ids are ASCII letters,
+    /// digits and `_`, which need nothing: they are handed back without
+    /// going through Foundation's character sets (asked for every row of
+    /// every list page walked).
     static func escapePath(_ segment: String) -> String {
-        segment.addingPercentEncoding(
-            withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#")))
-            ?? segment
+        if segment.utf8.allSatisfy(isUnreserved) { return segment }
+        return segment.addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? segment
+    }
+
+    /// RFC 3986's unreserved characters: letters, digits, `-`, `.`, `_`, `~`.
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
     }
 }
