@@ -195,4 +195,28 @@ import Testing
             #expect(TextEncodingDetector.isValidUTF8(Data(bytes)) == Self.decodes(bytes), "\(bytes)")
         }
     }
+
+    /// The build's byte scans of post text answer what the walks by
+    /// `Character` they stand in front of answer: lines split at `\n`,
+    /// ESC and `[` found, SMTH's quote header bracket found.
+    @Test func postTextScansAreTheCharacterWalks() {
+        var mismatches: [String] = []
+        for piece in Self.tricky + ["a\nb", "\n", "x\r\n\ny", "\r", "\n\u{301}x", "\u{1B}[1;31m红\u{1B}[m", "[b]x[/b]"] {
+            for text in [piece, "\(piece)\n\(piece)", "【 在 someone 的大作中提到: 】\n\(piece)"] {
+                let byCharacter = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                if PostNormalizer.lines(text) != byCharacter { mismatches.append("lines \(text.debugDescription)") }
+                if text.containsUTF8(0x1B) != text.unicodeScalars.contains("\u{1B}") {
+                    mismatches.append("ESC \(text.debugDescription)")
+                }
+                if text.containsUTF8(UInt8(ascii: "[")) != text.unicodeScalars.contains("[") {
+                    mismatches.append("[ \(text.debugDescription)")
+                }
+                if SMTHPostConventions.hasLenticularBracket(text) != text.unicodeScalars.contains("\u{3010}") {
+                    mismatches.append("【 \(text.debugDescription)")
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+        #expect(PostNormalizer.lines("a\r\nb\nc") == ["a\r\nb", "c"])
+    }
 }

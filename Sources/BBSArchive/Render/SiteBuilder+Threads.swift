@@ -217,7 +217,8 @@ extension SiteBuilder {
             forumDeletedAt: post.forumDeletedAt.map { String(options.forum.time.display($0).prefix(16)) },
             forumDeletedISO: post.forumDeletedAt.map(options.forum.time.iso8601),
             // Rendered (and escaped) by the post-body template, inserted as is.
-            body: RenderedMarkup(bytes: try templates.bytes("post-body", content)),
+            // A fragment kept until the thread is done: no page's worth reserved.
+            body: RenderedMarkup(bytes: try templates.bytes("post-body", content, capacity: 1024)),
             isMono: blocks.contains(where: \.isArt),
             byThreadAuthor: post.author == threadAuthor)
     }

@@ -45,52 +45,54 @@ struct PageChrome: Sendable {
     /// Its CSP source, `sha256-…`.
     var inlineScriptHash: String? = nil
 
-    func child(named name: String) -> Any? {
+    func child(named name: String) -> Any? { templateValue(named: name)?.any }
+
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "root": root
-        case "home": home
-        case "hotHref": hotHref
-        case "lookupHref": lookupHref
-        case "feedHref": feedHref
-        case "searchHref": searchHref
-        case "searchBoard": searchBoard
-        case "stylesheet": stylesheet
-        case "bootScript": bootScript
-        case "siteScript": siteScript
-        case "icon": icon
-        case "pageTitle": pageTitle
-        case "pageNumber": pageNumber
-        case "siteTitle": siteTitle
-        case "forum": forum
-        case "version": version
-        case "crumbs": crumbs
-        case "sidebar": sidebar
-        case "base": base
-        case "boardFeed": boardFeed
-        case "markdown": markdown
-        case "isHome": isHome
-        case "inlineScript": inlineScript
-        case "inlineScriptHash": inlineScriptHash
+        case "root": .text(root)
+        case "home": .text(home)
+        case "hotHref": .text(hotHref)
+        case "lookupHref": .text(lookupHref)
+        case "feedHref": .text(feedHref)
+        case "searchHref": .text(searchHref)
+        case "searchBoard": searchBoard.map(TemplateValue.text)
+        case "stylesheet": .text(stylesheet)
+        case "bootScript": .text(bootScript)
+        case "siteScript": .text(siteScript)
+        case "icon": .text(icon)
+        case "pageTitle": .text(pageTitle)
+        case "pageNumber": pageNumber.map(TemplateValue.number)
+        case "siteTitle": .text(siteTitle)
+        case "forum": .other(forum)
+        case "version": .text(version)
+        case "crumbs": .typedList(crumbs)
+        case "sidebar": .text(sidebar)
+        case "base": base.map(TemplateValue.text)
+        case "boardFeed": boardFeed.map(TemplateValue.text)
+        case "markdown": markdown.map(TemplateValue.text)
+        case "isHome": .flag(isHome)
+        case "inlineScript": inlineScript.map(TemplateValue.text)
+        case "inlineScriptHash": inlineScriptHash.map(TemplateValue.text)
         default: nil
         }
     }
 }
 
-struct CrumbView: TemplateView {
+struct CrumbView: TypedTemplateView {
     var label: String
     var href: String
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "label": label
-        case "href": href
+        case "label": .text(label)
+        case "href": .text(href)
         default: nil
         }
     }
 }
 
 /// A user id with the link to its page.
-struct UserLinkView: TemplateView {
+struct UserLinkView: TypedTemplateView {
     var id: String
     var href: String
 
@@ -104,10 +106,10 @@ struct UserLinkView: TemplateView {
         self.init(id: user, href: SitePaths.relative(from: path, to: SitePaths.user(user)))
     }
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "id": id
-        case "href": href
+        case "id": .text(id)
+        case "href": .text(href)
         default: nil
         }
     }
@@ -127,17 +129,17 @@ struct LinkView: TemplateView {
 
 // MARK: Pager
 
-struct PagerView: TemplateView {
-    struct Page: TemplateView {
+struct PagerView: TypedTemplateView {
+    struct Page: TypedTemplateView {
         var number: Int
         var href: String
         var isCurrent: Bool
 
-        func child(named name: String) -> Any? {
+        func templateValue(named name: String) -> TemplateValue? {
             switch name {
-            case "number": number
-            case "href": href
-            case "isCurrent": isCurrent
+            case "number": .number(number)
+            case "href": .text(href)
+            case "isCurrent": .flag(isCurrent)
             default: nil
             }
         }
@@ -157,19 +159,19 @@ struct PagerView: TemplateView {
     /// The form to type a page number (or a floor), on threads and boards.
     var jump: PageJumpView? = nil
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "current": current
-        case "total": total
-        case "pages": pages
-        case "firstPage": firstPage
-        case "prevPage": prevPage
-        case "nextPage": nextPage
-        case "lastPage": lastPage
-        case "backJump": backJump
-        case "forwardJump": forwardJump
-        case "isLatest": isLatest
-        case "jump": jump
+        case "current": .number(current)
+        case "total": .number(total)
+        case "pages": .typedList(pages)
+        case "firstPage": firstPage.map(TemplateValue.typed)
+        case "prevPage": prevPage.map(TemplateValue.typed)
+        case "nextPage": nextPage.map(TemplateValue.typed)
+        case "lastPage": lastPage.map(TemplateValue.typed)
+        case "backJump": backJump.map(TemplateValue.typed)
+        case "forwardJump": forwardJump.map(TemplateValue.typed)
+        case "isLatest": .flag(isLatest)
+        case "jump": jump.map(TemplateValue.other)
         default: nil
         }
     }
@@ -251,7 +253,7 @@ struct SidebarView: TemplateView {
 // MARK: Rows
 
 /// A thread in a board's list.
-struct BoardRowView: TemplateView {
+struct BoardRowView: TypedTemplateView {
     var gid: Int
     var title: String
     var href: String
@@ -267,29 +269,29 @@ struct BoardRowView: TemplateView {
     var author: UserLinkView?
     var lastReplier: UserLinkView?
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "gid": gid
-        case "title": title
-        case "href": href
-        case "key": key
-        case "replies": replies
-        case "sticky": sticky
-        case "marked": marked
-        case "hasFiles": hasFiles
-        case "postedAt": postedAt
-        case "postedISO": postedISO
-        case "lastReplyAt": lastReplyAt
-        case "lastReplyISO": lastReplyISO
-        case "author": author
-        case "lastReplier": lastReplier
+        case "gid": .number(gid)
+        case "title": .text(title)
+        case "href": .text(href)
+        case "key": .text(key)
+        case "replies": .number(replies)
+        case "sticky": .flag(sticky)
+        case "marked": .flag(marked)
+        case "hasFiles": .flag(hasFiles)
+        case "postedAt": .text(postedAt)
+        case "postedISO": .text(postedISO)
+        case "lastReplyAt": .text(lastReplyAt)
+        case "lastReplyISO": .text(lastReplyISO)
+        case "author": author.map(TemplateValue.typed)
+        case "lastReplier": lastReplier.map(TemplateValue.typed)
         default: nil
         }
     }
 }
 
 /// A thread in the short list framed beside every thread.
-struct ListRowView: TemplateView {
+struct ListRowView: TypedTemplateView {
     var title: String
     var href: String
     var key: String
@@ -303,19 +305,19 @@ struct ListRowView: TemplateView {
     var lastReplyAt: String
     var lastReplyISO: String
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "title": title
-        case "href": href
-        case "key": key
-        case "anchor": anchor
-        case "author": author
-        case "replies": replies
-        case "sticky": sticky
-        case "hasFiles": hasFiles
-        case "isCurrent": isCurrent
-        case "lastReplyAt": lastReplyAt
-        case "lastReplyISO": lastReplyISO
+        case "title": .text(title)
+        case "href": .text(href)
+        case "key": .text(key)
+        case "anchor": anchor.map(TemplateValue.text)
+        case "author": author.map(TemplateValue.text)
+        case "replies": .number(replies)
+        case "sticky": .flag(sticky)
+        case "hasFiles": .flag(hasFiles)
+        case "isCurrent": .flag(isCurrent)
+        case "lastReplyAt": .text(lastReplyAt)
+        case "lastReplyISO": .text(lastReplyISO)
         default: nil
         }
     }
@@ -380,7 +382,7 @@ struct DigestRowView: TemplateView {
 }
 
 /// A post in a user's list.
-struct UserPostRowView: TemplateView {
+struct UserPostRowView: TypedTemplateView {
     var title: String
     var board: String
     var boardHref: String
@@ -390,17 +392,17 @@ struct UserPostRowView: TemplateView {
     var postedAt: String
     var postedISO: String
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "title": title
-        case "board": board
-        case "boardHref": boardHref
-        case "href": href
-        case "key": key
-        case "floor": floor
-        case "isOpening": floor == 0
-        case "postedAt": postedAt
-        case "postedISO": postedISO
+        case "title": .text(title)
+        case "board": .text(board)
+        case "boardHref": .text(boardHref)
+        case "href": .text(href)
+        case "key": .text(key)
+        case "floor": .number(floor)
+        case "isOpening": .flag(floor == 0)
+        case "postedAt": .text(postedAt)
+        case "postedISO": .text(postedISO)
         default: nil
         }
     }
@@ -409,20 +411,25 @@ struct UserPostRowView: TemplateView {
 // MARK: Posts
 
 /// One line of post text as segments: text, with its link and CSS classes.
-struct LineView: TemplateView {
-    struct Segment: TemplateView {
+struct LineView: TypedTemplateView {
+    struct Segment: TypedTemplateView {
         var text: String
         var segHref: String?
         var segClass: String?
         /// An emoticon's archived image, shown instead of its code.
         var emSrc: String? = nil
 
-        func child(named name: String) -> Any? {
+        /// Text and nothing else (no link, look or emoticon): most
+        /// segments, which the template then prints with one lookup.
+        var isPlain: Bool { segHref == nil && segClass == nil && emSrc == nil }
+
+        func templateValue(named name: String) -> TemplateValue? {
             switch name {
-            case "text": text
-            case "segHref": segHref
-            case "segClass": segClass
-            case "emSrc": emSrc
+            case "plain": .flag(isPlain)
+            case "text": .text(text)
+            case "segHref": segHref.map(TemplateValue.text)
+            case "segClass": segClass.map(TemplateValue.text)
+            case "emSrc": emSrc.map(TemplateValue.text)
             default: nil
             }
         }
@@ -431,17 +438,17 @@ struct LineView: TemplateView {
     var segments: [Segment]
     var depth = 1
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "segments": segments
-        case "depth": depth
-        case "nested": depth > 1
+        case "segments": .typedList(segments)
+        case "depth": .number(depth)
+        case "nested": .flag(depth > 1)
         default: nil
         }
     }
 }
 
-struct BlockView: TemplateView {
+struct BlockView: TypedTemplateView {
     var isQuote: Bool
     var lines: [LineView]
     /// Long quotes fold away (a `<details>`, so without JavaScript too).
@@ -454,23 +461,23 @@ struct BlockView: TemplateView {
     /// The quoted post, when it is in the thread.
     var headerHref: String?
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "headerHref": headerHref
-        case "isText": !isQuote && !isArt
-        case "isArt": !isQuote && isArt
-        case "isQuote": isQuote
-        case "lines": lines
-        case "lineCount": lines.count
-        case "isLong": isLong
-        case "header": header
-        case "author": author
+        case "headerHref": headerHref.map(TemplateValue.text)
+        case "isText": .flag(!isQuote && !isArt)
+        case "isArt": .flag(!isQuote && isArt)
+        case "isQuote": .flag(isQuote)
+        case "lines": .typedList(lines)
+        case "lineCount": .number(lines.count)
+        case "isLong": .flag(isLong)
+        case "header": header.map(TemplateValue.text)
+        case "author": author.map(TemplateValue.text)
         default: nil
         }
     }
 }
 
-struct AttachmentView: TemplateView {
+struct AttachmentView: TypedTemplateView {
     var name: String
     /// The local copy, or the original address of one never fetched (empty
     /// when that address may not be a link).
@@ -493,31 +500,32 @@ struct AttachmentView: TemplateView {
         isTall = Thumbnailer.isTall(variants.facts)
     }
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "name": self.name
-        case "href": href
+        case "name": .text(self.name)
+        case "href": .text(href)
         // What the page shows: the widest thumbnail (the browser picks from srcset).
-        case "src": thumbnails.last?.href ?? href
+        case "src": .text(thumbnails.last?.href ?? href)
         case "srcset":
             thumbnails.isEmpty
                 ? nil
-                : (thumbnails.map { "\($0.href) \($0.width)w" } + [width.map { "\(href) \($0)w" }].compactMap { $0 })
-                    .joined(separator: ", ")
+                : .text(
+                    (thumbnails.map { "\($0.href) \($0.width)w" } + [width.map { "\(href) \($0)w" }].compactMap { $0 })
+                        .joined(separator: ", "))
         // The column an image fills: the screen on a phone; a tall one the column.
-        case "sizes": isTall ? "(max-width: 720px) 100vw, 640px" : "(max-width: 720px) 100vw, 600px"
-        case "width": width.map(String.init)
-        case "height": height.map(String.init)
-        case "isTall": isTall
-        case "url": href.isEmpty ? nil : href
-        case "size": size
-        case "author": author
+        case "sizes": .text(isTall ? "(max-width: 720px) 100vw, 640px" : "(max-width: 720px) 100vw, 600px")
+        case "width": width.map { .text(String($0)) }
+        case "height": height.map { .text(String($0)) }
+        case "isTall": .flag(isTall)
+        case "url": href.isEmpty ? nil : .text(href)
+        case "size": .text(size)
+        case "author": .text(author)
         default: nil
         }
     }
 }
 
-struct LikeView: TemplateView {
+struct LikeView: TypedTemplateView {
     var score: Int
     var user: String
     var message: String
@@ -525,34 +533,34 @@ struct LikeView: TemplateView {
     var at: String?
     var atISO: String?
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "score": score > 0 ? "+\(score)" : score < 0 ? "\(score)" : ""
-        case "scoreClass": score > 0 ? "up" : score < 0 ? "down" : "none"
-        case "user": user
-        case "message": message
-        case "userHref": userHref
-        case "at": at
-        case "atISO": atISO
+        case "score": .text(score > 0 ? "+\(score)" : score < 0 ? "\(score)" : "")
+        case "scoreClass": .text(score > 0 ? "up" : score < 0 ? "down" : "none")
+        case "user": .text(user)
+        case "message": .text(message)
+        case "userHref": .text(userHref)
+        case "at": at.map(TemplateValue.text)
+        case "atISO": atISO.map(TemplateValue.text)
         default: nil
         }
     }
 }
 
-struct LikesView: TemplateView {
+struct LikesView: TypedTemplateView {
     var items: [LikeView]
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "count": items.count
-        case "items": items
+        case "count": .number(items.count)
+        case "items": .typedList(items)
         default: nil
         }
     }
 }
 
 /// What `post-body.mustache` reads: a post's text, signature, attachments and likes.
-struct PostBodyView: TemplateView {
+struct PostBodyView: TypedTemplateView {
     var blocks: [BlockView]
     var signature: [LineView]
     var images: [AttachmentView]
@@ -560,24 +568,24 @@ struct PostBodyView: TemplateView {
     var missing: [AttachmentView]
     var likes: LikesView?
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "blocks": blocks
-        case "signature": signature
-        case "hasSignature": !signature.isEmpty
-        case "images": images
-        case "files": files
-        case "missing": missing
-        case "hasImages": !images.isEmpty
-        case "hasFiles": !files.isEmpty
-        case "hasMissing": !missing.isEmpty
-        case "likes": likes
+        case "blocks": .typedList(blocks)
+        case "signature": .typedList(signature)
+        case "hasSignature": .flag(!signature.isEmpty)
+        case "images": .typedList(images)
+        case "files": .typedList(files)
+        case "missing": .typedList(missing)
+        case "hasImages": .flag(!images.isEmpty)
+        case "hasFiles": .flag(!files.isEmpty)
+        case "hasMissing": .flag(!missing.isEmpty)
+        case "likes": likes.map(TemplateValue.typed)
         default: nil
         }
     }
 }
 
-struct PostView: TemplateView {
+struct PostView: TypedTemplateView {
     var floor: Int
     var permalink: String
     var author: String
@@ -599,26 +607,26 @@ struct PostView: TemplateView {
     /// A reply by whoever started the thread.
     var byThreadAuthor = false
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "isMono": isMono
-        case "byThreadAuthor": byThreadAuthor && floor != 0
-        case "floor": floor
-        case "isOpening": floor == 0
-        case "anchor": "a\(floor)"
-        case "permalink": permalink
-        case "author": author
-        case "authorHref": authorHref
-        case "onlyHref": onlyHref
-        case "authorPosts": authorPosts
-        case "postedAt": postedAt
-        case "postedISO": postedISO
-        case "nick": nick
-        case "ip": ip
-        case "editedBy": editedBy
-        case "forumDeletedAt": forumDeletedAt
-        case "forumDeletedISO": forumDeletedISO
-        case "body": body
+        case "isMono": .flag(isMono)
+        case "byThreadAuthor": .flag(byThreadAuthor && floor != 0)
+        case "floor": .number(floor)
+        case "isOpening": .flag(floor == 0)
+        case "anchor": .text("a\(floor)")
+        case "permalink": .text(permalink)
+        case "author": .text(author)
+        case "authorHref": .text(authorHref)
+        case "onlyHref": onlyHref.map(TemplateValue.text)
+        case "authorPosts": .number(authorPosts)
+        case "postedAt": .text(postedAt)
+        case "postedISO": .text(postedISO)
+        case "nick": nick.map(TemplateValue.text)
+        case "ip": ip.map(TemplateValue.text)
+        case "editedBy": editedBy.map(TemplateValue.text)
+        case "forumDeletedAt": forumDeletedAt.map(TemplateValue.text)
+        case "forumDeletedISO": forumDeletedISO.map(TemplateValue.text)
+        case "body": .markup(body)
         default: nil
         }
     }
@@ -626,8 +634,8 @@ struct PostView: TemplateView {
 
 // MARK: Pages
 
-struct BoardPageView: TemplateView {
-    struct Board: TemplateView {
+struct BoardPageView: TypedTemplateView {
+    struct Board: TypedTemplateView {
         var name: String
         var title: String
         var threads: Int
@@ -635,14 +643,14 @@ struct BoardPageView: TemplateView {
         var feed: String
         var latestHref: String
 
-        func child(named name: String) -> Any? {
+        func templateValue(named name: String) -> TemplateValue? {
             switch name {
-            case "name": self.name
-            case "title": title
-            case "threads": threads
-            case "posts": posts
-            case "feed": feed
-            case "latestHref": latestHref
+            case "name": .text(self.name)
+            case "title": .text(title)
+            case "threads": .number(threads)
+            case "posts": .number(posts)
+            case "feed": .text(feed)
+            case "latestHref": .text(latestHref)
             default: nil
             }
         }
@@ -655,18 +663,18 @@ struct BoardPageView: TemplateView {
     var threads: [BoardRowView]
     var pager: PagerView?
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "board": board
-        case "isLatest": isLatest
-        case "threads": threads
-        case "pager": pager
-        default: chrome.child(named: name)
+        case "board": .typed(board)
+        case "isLatest": .flag(isLatest)
+        case "threads": .typedList(threads)
+        case "pager": pager.map(TemplateValue.typed)
+        default: chrome.templateValue(named: name)
         }
     }
 }
 
-struct ThreadListPageView: TemplateView {
+struct ThreadListPageView: TypedTemplateView {
     var chrome: PageChrome
     var boardTitle: String
     var boardHref: String
@@ -675,20 +683,20 @@ struct ThreadListPageView: TemplateView {
     var newerHref: String?
     var olderHref: String?
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "boardTitle": boardTitle
-        case "boardHref": boardHref
-        case "rows": rows
-        case "newerHref": newerHref
-        case "olderHref": olderHref
-        default: chrome.child(named: name)
+        case "boardTitle": .text(boardTitle)
+        case "boardHref": .text(boardHref)
+        case "rows": .typedList(rows)
+        case "newerHref": newerHref.map(TemplateValue.text)
+        case "olderHref": olderHref.map(TemplateValue.text)
+        default: chrome.templateValue(named: name)
         }
     }
 }
 
-struct ThreadPageView: TemplateView {
-    struct Thread: TemplateView {
+struct ThreadPageView: TypedTemplateView {
+    struct Thread: TypedTemplateView {
         var title: String
         var board: String
         var boardTitle: String
@@ -700,59 +708,59 @@ struct ThreadPageView: TemplateView {
         /// 只看楼主: the opening poster's view, or their only post.
         var opHref: String? = nil
 
-        func child(named name: String) -> Any? {
+        func templateValue(named name: String) -> TemplateValue? {
             switch name {
-            case "title": title
-            case "board": board
-            case "boardTitle": boardTitle
-            case "posts": posts
-            case "boardHref": boardHref
-            case "href": href
-            case "key": key
-            case "original": original
-            case "opHref": opHref
+            case "title": .text(title)
+            case "board": .text(board)
+            case "boardTitle": .text(boardTitle)
+            case "posts": .number(posts)
+            case "boardHref": .text(boardHref)
+            case "href": .text(href)
+            case "key": .text(key)
+            case "original": original.map(TemplateValue.text)
+            case "opHref": opHref.map(TemplateValue.text)
             default: nil
             }
         }
     }
 
-    struct ListFrame: TemplateView {
+    struct ListFrame: TypedTemplateView {
         var listHref: String
         var boardTitle: String
 
-        func child(named name: String) -> Any? {
+        func templateValue(named name: String) -> TemplateValue? {
             switch name {
-            case "listHref": listHref
-            case "boardTitle": boardTitle
+            case "listHref": .text(listHref)
+            case "boardTitle": .text(boardTitle)
             default: nil
             }
         }
     }
 
-    struct AuthorFilter: TemplateView {
+    struct AuthorFilter: TypedTemplateView {
         var author: String
         var count: Int
         var authorHref: String
 
-        func child(named name: String) -> Any? {
+        func templateValue(named name: String) -> TemplateValue? {
             switch name {
-            case "author": author
-            case "count": count
-            case "authorHref": authorHref
+            case "author": .text(author)
+            case "count": .number(count)
+            case "authorHref": .text(authorHref)
             default: nil
             }
         }
     }
 
     /// A neighbouring thread of the board, in the order threads were started.
-    struct Neighbour: TemplateView {
+    struct Neighbour: TypedTemplateView {
         var title: String
         var href: String
 
-        func child(named name: String) -> Any? {
+        func templateValue(named name: String) -> TemplateValue? {
             switch name {
-            case "title": title
-            case "href": href
+            case "title": .text(title)
+            case "href": .text(href)
             default: nil
             }
         }
@@ -772,19 +780,19 @@ struct ThreadPageView: TemplateView {
     /// The thread's first post (楼主's) was deleted before it was archived.
     var openingDeleted = false
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
-        case "thread": thread
-        case "threadList": threadList
-        case "previous": previous
-        case "next": next
-        case "hasNeighbours": previous != nil || next != nil
-        case "isLastPage": isLastPage
-        case "openingDeleted": openingDeleted
-        case "authorView": authorView
-        case "posts": posts
-        case "pager": pager
-        default: chrome.child(named: name)
+        case "thread": .typed(thread)
+        case "threadList": .typed(threadList)
+        case "previous": previous.map(TemplateValue.typed)
+        case "next": next.map(TemplateValue.typed)
+        case "hasNeighbours": .flag(previous != nil || next != nil)
+        case "isLastPage": .flag(isLastPage)
+        case "openingDeleted": .flag(openingDeleted)
+        case "authorView": authorView.map(TemplateValue.typed)
+        case "posts": .typedList(posts)
+        case "pager": pager.map(TemplateValue.typed)
+        default: chrome.templateValue(named: name)
         }
     }
 }
@@ -946,7 +954,7 @@ struct PlainPageView: TemplateView {
     func child(named name: String) -> Any? { chrome.child(named: name) }
 }
 
-struct UserPageView: TemplateView {
+struct UserPageView: TypedTemplateView {
     var chrome: PageChrome
     /// The user's landing page, linked from this one.
     var user: UserLinkView
@@ -958,32 +966,33 @@ struct UserPageView: TemplateView {
     var posts: [UserPostRowView]
     var pager: PagerView?
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: String) -> TemplateValue? {
         switch name {
         case "user":
-            UserSummary(
-                id: user.id, posts: postCount, isLatest: isLatest, latestHref: user.href, archiveHref: archiveHref)
-        case "posts": posts
-        case "pager": pager
-        case "isLatest": isLatest
-        default: chrome.child(named: name)
+            .typed(
+                UserSummary(
+                    id: user.id, posts: postCount, isLatest: isLatest, latestHref: user.href, archiveHref: archiveHref))
+        case "posts": .typedList(posts)
+        case "pager": pager.map(TemplateValue.typed)
+        case "isLatest": .flag(isLatest)
+        default: chrome.templateValue(named: name)
         }
     }
 
-    struct UserSummary: TemplateView {
+    struct UserSummary: TypedTemplateView {
         var id: String
         var posts: Int
         var isLatest: Bool
         var latestHref: String
         var archiveHref: String?
 
-        func child(named name: String) -> Any? {
+        func templateValue(named name: String) -> TemplateValue? {
             switch name {
-            case "id": id
-            case "posts": isLatest ? posts : nil
-            case "isLatest": isLatest
-            case "latestHref": latestHref
-            case "archiveHref": archiveHref
+            case "id": .text(id)
+            case "posts": isLatest ? .number(posts) : nil
+            case "isLatest": .flag(isLatest)
+            case "latestHref": .text(latestHref)
+            case "archiveHref": archiveHref.map(TemplateValue.text)
             default: nil
             }
         }

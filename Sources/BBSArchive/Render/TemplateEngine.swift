@@ -47,12 +47,14 @@ struct CompiledTemplates: Sendable {
     func has(_ name: String) -> Bool { templates[name] != nil }
 
     /// Renders the template `name` with `view` at the bottom of the
-    /// context stack; `nil` when there is no such template.
-    func render(_ name: String, _ view: Any) -> [UInt8]? {
+    /// context stack; `nil` when there is no such template. `capacity`:
+    /// the bytes reserved up front (a page's worth unless told less, for
+    /// a fragment such as a post's body that is kept until its page is done).
+    func render(_ name: String, _ view: Any, capacity: Int = 16 * 1024) -> [UInt8]? {
         guard let nodes = templates[name] else { return nil }
         var renderer = Renderer(templates: templates)
         renderer.push(view)
-        renderer.out.reserveCapacity(16 * 1024)
+        renderer.out.reserveCapacity(capacity)
         renderer.render(nodes, indentation: nil)
         return renderer.out
     }
@@ -93,8 +95,21 @@ private struct Renderer {
         case .text(let bytes):
             out.append(contentsOf: bytes)
         case .variable(let names, let escaped, let fromTop):
-            guard let value = lookup(names, fromTop: fromTop) else { return }
-            write(value, escaped: escaped)
+            switch lookup(names, fromTop: fromTop) {
+            case nil: return
+            case .text(let text)?:
+                if escaped { MarkupEscaper.escape(text, into: &out) } else { out.append(contentsOf: text.utf8) }
+            case .markup(let markup)?:
+                if escaped {
+                    MarkupEscaper.escape(markup.renderText, into: &out)
+                } else {
+                    out.append(contentsOf: markup.bytes)
+                }
+            case .number(let number)?:
+                out.append(contentsOf: String(number).utf8)
+            case let value?:
+                write(value.any, escaped: escaped)
+            }
         case .section(let names, let fromTop, let inverted, let body):
             let value = lookup(names, fromTop: fromTop)
             if inverted {
@@ -104,20 +119,27 @@ private struct Renderer {
             }
             switch value {
             case nil: return
-            case let flag as Bool:
+            case .flag(let flag)?:
                 if flag { render(body, indentation: indentation) }
-            case let text as String:
-                stack.append(.plain(text))
+            case .typed(let view)?:
+                stack.append(.typed(view))
                 render(body, indentation: indentation)
                 stack.removeLast()
-            case let list as any TemplateList:
-                for index in 0..<list.templateCount {
-                    push(list.templateItem(index))
+            case .typedList(let views)?:
+                // Each item goes on the stack as the view it is: no cast per item.
+                for index in 0..<views.typedCount {
+                    stack.append(.typed(views.typedView(index)))
                     render(body, indentation: indentation)
                     stack.removeLast()
                 }
-            case .some(let value):
-                push(value)
+            case .text(let text)?:
+                stack.append(.plain(text))
+                render(body, indentation: indentation)
+                stack.removeLast()
+            case .other(let value)?:
+                section(value, body: body, indentation: indentation)
+            case let value?:
+                push(value.any)
                 render(body, indentation: indentation)
                 stack.removeLast()
             }
@@ -140,25 +162,62 @@ private struct Renderer {
         }
     }
 
-    private static func isFalsey(_ value: Any?) -> Bool {
+    /// A section over a value no typed view gave (a view answering by
+    /// `child(named:)` only, a list of plain values, anything else).
+    private mutating func section(_ value: Any, body: [CompiledTemplates.Node], indentation: [UInt8]?) {
+        switch value {
+        case let flag as Bool:
+            if flag { render(body, indentation: indentation) }
+        case let text as String:
+            stack.append(.plain(text))
+            render(body, indentation: indentation)
+            stack.removeLast()
+        case let views as any TemplateViewList:
+            for index in 0..<views.templateCount {
+                push(views.templateView(index))
+                render(body, indentation: indentation)
+                stack.removeLast()
+            }
+        case let list as any TemplateList:
+            for index in 0..<list.templateCount {
+                push(list.templateItem(index))
+                render(body, indentation: indentation)
+                stack.removeLast()
+            }
+        default:
+            push(value)
+            render(body, indentation: indentation)
+            stack.removeLast()
+        }
+    }
+
+    private static func isFalsey(_ value: TemplateValue?) -> Bool {
         switch value {
         case nil: true
-        case let flag as Bool: !flag
-        case let list as any TemplateList: list.templateCount == 0
+        case .flag(let flag)?: !flag
+        case .typedList(let views)?: views.typedCount == 0
+        case .other(let value)?:
+            switch value {
+            case let flag as Bool: !flag
+            case is String: false
+            case let views as any TemplateViewList: views.templateCount == 0
+            case let list as any TemplateList: list.templateCount == 0
+            default: false
+            }
         default: false
         }
     }
 
     private mutating func write(_ value: Any, escaped: Bool) {
         switch value {
+        case let text as String:
+            if escaped { MarkupEscaper.escape(text, into: &out) } else { out.append(contentsOf: text.utf8) }
         case let markup as RenderedMarkup:
             if escaped {
                 MarkupEscaper.escape(markup.renderText, into: &out)
             } else {
                 out.append(contentsOf: markup.bytes)
             }
-        case let text as String:
-            if escaped { MarkupEscaper.escape(text, into: &out) } else { out.append(contentsOf: text.utf8) }
         case let number as Int:
             out.append(contentsOf: String(number).utf8)
         default:
@@ -173,47 +232,64 @@ private struct Renderer {
         return optional.wrappedAny ?? value
     }
 
-    /// A value on the stack: a typed view, answering names itself, or
-    /// anything else (a string a section entered, say).
+    /// A value on the stack: a typed view (answering names with typed
+    /// values), a view answering names itself, or anything else (a string
+    /// a section entered, say).
     enum Entry {
+        case typed(any TypedTemplateView)
         case view(any MustacheParent)
         case plain(Any)
 
-        var value: Any {
+        var value: TemplateValue {
             switch self {
-            case .view(let view): view
-            case .plain(let value): value
+            case .typed(let view): .typed(view)
+            case .view(let view): .other(view)
+            case .plain(let value): TemplateValue(any: value)
             }
         }
 
-        func child(_ name: String) -> Any? {
+        func child(_ name: String) -> TemplateValue? {
             switch self {
-            case .view(let view): view.child(named: name)
-            case .plain(let value): Renderer.child(name, of: value)
+            case .typed(let view): view.templateValue(named: name)
+            case .view(let view): view.child(named: name).map(TemplateValue.init(any:))
+            case .plain(let value): Renderer.child(name, of: value).map(TemplateValue.init(any:))
             }
         }
     }
 
     mutating func push(_ value: Any) {
-        if let view = value as? any MustacheParent { stack.append(.view(view)) } else { stack.append(.plain(value)) }
+        if let view = value as? any TypedTemplateView {
+            stack.append(.typed(view))
+        } else if let view = value as? any MustacheParent {
+            stack.append(.view(view))
+        } else {
+            stack.append(.plain(value))
+        }
     }
 
-    private func lookup(_ names: [String], fromTop: Bool) -> Any? {
+    private func lookup(_ names: [String], fromTop: Bool) -> TemplateValue? {
         guard let first = names.first else { return stack.last?.value }
-        var value: Any?
+        var value: TemplateValue?
         if fromTop {
             value = stack.last.flatMap { $0.child(first) }
         } else {
-            for entry in stack.reversed() {
-                if let found = entry.child(first) {
+            // By index, innermost first: each entry is asked in place, not copied out.
+            var index = stack.count - 1
+            while index >= 0 {
+                if let found = stack[index].child(first) {
                     value = found
                     break
                 }
+                index -= 1
             }
         }
-        for name in names.dropFirst() {
-            guard let object = value else { return nil }
-            value = Self.child(name, of: object)
+        guard names.count > 1 else { return value }
+        for name in names[1...] {
+            switch value {
+            case nil: return nil
+            case .typed(let view)?: value = view.templateValue(named: name)
+            case let other?: value = Self.child(name, of: other.any).map(TemplateValue.init(any:))
+            }
         }
         return value
     }
@@ -244,6 +320,67 @@ struct RenderedMarkup: MustacheCustomRenderable, Sendable, Equatable {
     var isNull: Bool { false }
 }
 
+/// What a typed view answers for a name: a value the renderer prints or
+/// enters as it is, without casting an `Any` to find out what it is.
+enum TemplateValue {
+    case text(String)
+    case markup(RenderedMarkup)
+    case number(Int)
+    case flag(Bool)
+    case typed(any TypedTemplateView)
+    case typedList(any TypedTemplateViewList)
+    /// Anything else, rendered as swift-mustache renders it.
+    case other(Any)
+
+    /// Sorts a value by what it is (the casts a typed view spares).
+    init(any value: Any) {
+        switch value {
+        case let text as String: self = .text(text)
+        case let flag as Bool: self = .flag(flag)
+        case let number as Int: self = .number(number)
+        case let markup as RenderedMarkup: self = .markup(markup)
+        default: self = .other(value)
+        }
+    }
+
+    /// The value itself, as `child(named:)` answers it.
+    var any: Any {
+        switch self {
+        case .text(let text): text
+        case .markup(let markup): markup
+        case .number(let number): number
+        case .flag(let flag): flag
+        case .typed(let view): view
+        case .typedList(let views): views.templateArray
+        case .other(let value): value
+        }
+    }
+}
+
+/// A view that answers names with typed values; `child(named:)` (what
+/// swift-mustache, the reference engine, reads) is the same answer as an `Any`.
+protocol TypedTemplateView: TemplateView {
+    func templateValue(named name: String) -> TemplateValue?
+}
+
+extension TypedTemplateView {
+    func child(named name: String) -> Any? { templateValue(named: name)?.any }
+}
+
+/// A list of typed views, its items entered without a cast each.
+protocol TypedTemplateViewList {
+    var typedCount: Int { get }
+    func typedView(_ index: Int) -> any TypedTemplateView
+    /// The list itself (for `child(named:)`).
+    var templateArray: Any { get }
+}
+
+extension Array: TypedTemplateViewList where Element: TypedTemplateView {
+    var typedCount: Int { count }
+    func typedView(_ index: Int) -> any TypedTemplateView { self[index] }
+    var templateArray: Any { self }
+}
+
 /// A list a section repeats its text for.
 private protocol TemplateList {
     var templateCount: Int { get }
@@ -253,6 +390,17 @@ private protocol TemplateList {
 extension Array: TemplateList {
     fileprivate var templateCount: Int { count }
     fileprivate func templateItem(_ index: Int) -> Any { self[index] }
+}
+
+/// A list of typed views: its items go on the stack as they are, without
+/// the cast to `MustacheParent` a plain item takes.
+private protocol TemplateViewList {
+    var templateCount: Int { get }
+    func templateView(_ index: Int) -> any MustacheParent
+}
+
+extension Array: TemplateViewList where Element: MustacheParent {
+    fileprivate func templateView(_ index: Int) -> any MustacheParent { self[index] }
 }
 
 private protocol OptionalValue {

@@ -84,11 +84,14 @@ package struct TemplateSet: Sendable {
         }
     }
 
-    /// Renders a template with its view, as UTF-8 bytes.
-    func bytes(_ name: String, _ context: some TemplateView) throws(ArchiveError) -> [UInt8] {
+    /// Renders a template with its view, as UTF-8 bytes; `capacity` is
+    /// what the output reserves up front (a page's worth by default).
+    func bytes(_ name: String, _ context: some TemplateView, capacity: Int = 16 * 1024) throws(ArchiveError)
+        -> [UInt8]
+    {
         switch engine {
         case .compiled:
-            guard let bytes = compiled.render(name, context) else {
+            guard let bytes = compiled.render(name, context, capacity: capacity) else {
                 throw .templates(path: directory.path, reason: "\(name).mustache is missing")
             }
             return bytes

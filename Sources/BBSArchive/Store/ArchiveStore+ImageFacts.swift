@@ -23,7 +23,9 @@ extension ArchiveStore {
     /// `.some(nil)` when it was and no image could be read from its bytes.
     package func imageFacts(hash: String) throws(ArchiveError) -> ImageFacts?? {
         try read { db -> ImageFacts?? in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM image_facts WHERE hash = ?", arguments: [hash])
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM image_facts WHERE hash = ?"), arguments: [hash])
             else { return .none }
             guard let width: Int = row["width"], let height: Int = row["height"] else { return .some(nil) }
             return .some(ImageFacts(width: width, height: height, frames: row["frames"], alpha: row["alpha"]))

@@ -36,43 +36,47 @@ extension ArchiveStore {
     }
 
     /// A thread's posts in floor order, with their attachments.
+    ///
+    /// A build reads every thread this way, so the statements are prepared
+    /// once per connection (`cachedStatement`), not once per thread.
     package func posts(board: String, gid: Int) throws(ArchiveError) -> [StoredPost] {
         try read { db in
             var attachments: [Int: [StoredAttachment]] = [:]
             for row in try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT a.floor, a.name, a.url, a.kind, a.size, m.hash, m.mime FROM attachment a
-                    LEFT JOIN media m ON m.url = a.url
-                    WHERE a.board = ? AND a.gid = ? ORDER BY a.floor, a.position
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        SELECT a.floor, a.name, a.url, a.kind, a.size, m.hash, m.mime FROM attachment a
+                        LEFT JOIN media m ON m.url = a.url
+                        WHERE a.board = ? AND a.gid = ? ORDER BY a.floor, a.position
+                        """),
                 arguments: [board, gid])
             {
                 attachments[row["floor"], default: []].append(StoredAttachment(row: row))
             }
             var likes: [Int: [Like]] = [:]
             for row in try Row.fetchAll(
-                db,
-                sql:
-                    "SELECT floor, score, user, message, at FROM post_like WHERE board = ? AND gid = ? ORDER BY floor, position",
+                db.cachedStatement(
+                    sql:
+                        "SELECT floor, score, user, message, at FROM post_like WHERE board = ? AND gid = ? ORDER BY floor, position"
+                ),
                 arguments: [board, gid])
             {
                 likes[row["floor"], default: []].append(Like(row: row))
             }
-            return try StoredPost.fetchAll(
-                db,
-                sql: """
-                    SELECT board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID,
-                      editedAt, parseWarning, rawText, forumDeletedAt FROM post
-                    WHERE board = ? AND gid = ? ORDER BY floor
-                    """,
-                arguments: [board, gid]
-            ).map { post in
-                var post = post
-                post.attachments = attachments[post.floor] ?? []
-                post.likes = likes[post.floor] ?? []
-                return post
+            var posts = try StoredPost.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID,
+                          editedAt, parseWarning, rawText, forumDeletedAt FROM post
+                        WHERE board = ? AND gid = ? ORDER BY floor
+                        """),
+                arguments: [board, gid])
+            if attachments.isEmpty, likes.isEmpty { return posts }
+            for index in posts.indices {
+                posts[index].attachments = attachments[posts[index].floor] ?? []
+                posts[index].likes = likes[posts[index].floor] ?? []
             }
+            return posts
         }
     }
 
@@ -89,21 +93,21 @@ extension ArchiveStore {
             for key in threads where posts[key] == nil {
                 guard
                     var post = try StoredPost.fetchOne(
-                        db,
-                        sql: """
-                            SELECT board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature,
-                              postID, editedAt, parseWarning, rawText, forumDeletedAt FROM post
-                            WHERE board = ? AND gid = ? ORDER BY floor LIMIT 1
-                            """,
+                        db.cachedStatement(
+                            sql: """
+                                SELECT board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature,
+                                  postID, editedAt, parseWarning, rawText, forumDeletedAt FROM post
+                                WHERE board = ? AND gid = ? ORDER BY floor LIMIT 1
+                                """),
                         arguments: [key.board, key.gid])
                 else { continue }
                 post.attachments = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT a.floor, a.name, a.url, a.kind, a.size, m.hash, m.mime FROM attachment a
-                        LEFT JOIN media m ON m.url = a.url
-                        WHERE a.board = ? AND a.gid = ? AND a.floor = ? ORDER BY a.position
-                        """,
+                    db.cachedStatement(
+                        sql: """
+                            SELECT a.floor, a.name, a.url, a.kind, a.size, m.hash, m.mime FROM attachment a
+                            LEFT JOIN media m ON m.url = a.url
+                            WHERE a.board = ? AND a.gid = ? AND a.floor = ? ORDER BY a.position
+                            """),
                     arguments: [key.board, key.gid, post.floor]
                 ).map(StoredAttachment.init(row:))
                 posts[key] = post
@@ -148,7 +152,7 @@ extension ArchiveStore {
         try read { db in
             // Counted on the index of posts by author and time (v9-build-change-time).
             try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM post WHERE author = ? AND postedAt < ?",
+                db.cachedStatement(sql: "SELECT count(*) FROM post WHERE author = ? AND postedAt < ?"),
                 arguments: [user, time.map(Self.seconds) ?? Int64.max]) ?? 0
         }
     }
@@ -164,17 +168,17 @@ extension ArchiveStore {
             // The index of posts by author and time gives the order, so the
             // skipped posts are only stepped over, never joined or counted.
             try StoredUserPost.fetchAll(
-                db,
-                sql: """
-                    SELECT p.board, p.gid, p.floor, p.postedAt, t.title AS threadTitle,
-                      (SELECT count(*) FROM post q WHERE q.board = p.board AND q.gid = p.gid AND q.floor < p.floor)
-                        AS position
-                    FROM post p INDEXED BY post_by_author_time
-                    JOIN thread t ON t.board = p.board AND t.gid = p.gid
-                    WHERE p.author = ?
-                    ORDER BY p.postedAt \(direction), p.board \(direction), p.gid \(direction), p.floor \(direction)
-                    LIMIT ? OFFSET ?
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        SELECT p.board, p.gid, p.floor, p.postedAt, t.title AS threadTitle,
+                          (SELECT count(*) FROM post q WHERE q.board = p.board AND q.gid = p.gid AND q.floor < p.floor)
+                            AS position
+                        FROM post p INDEXED BY post_by_author_time
+                        JOIN thread t ON t.board = p.board AND t.gid = p.gid
+                        WHERE p.author = ?
+                        ORDER BY p.postedAt \(direction), p.board \(direction), p.gid \(direction), p.floor \(direction)
+                        LIMIT ? OFFSET ?
+                        """),
                 arguments: [user, limit, max(0, offset)])
         }
     }

@@ -30,15 +30,22 @@ package enum ANSIText {
 
     static let escape: Character = "\u{1B}"
 
+    /// Whether the text holds an ESC byte at all: a byte scan that spares
+    /// most lines the walk by `Character` (grapheme breaking) of
+    /// `contains(escape)`, which can only find one where the byte is.
+    static func mayHaveCodes(_ text: String) -> Bool { text.containsUTF8(0x1B) }
+
     /// The text without any colour codes.
     package static func strip(_ text: String) -> String {
-        guard text.contains(escape) else { return text }
+        guard mayHaveCodes(text), text.contains(escape) else { return text }
         return runs(text).map(\.text).joined()
     }
 
     /// Splits text into runs of one style each (empty runs dropped).
     package static func runs(_ text: String) -> [Run] {
-        guard text.contains(escape) else { return text.isEmpty ? [] : [Run(text: text, style: .plain)] }
+        guard mayHaveCodes(text), text.contains(escape) else {
+            return text.isEmpty ? [] : [Run(text: text, style: .plain)]
+        }
         var result: [Run] = []
         var style = Style.plain
         var current = ""

@@ -41,7 +41,8 @@ package enum InlineText {
         let tags = conventions.usesBracketTags
         // Most lines have nothing to read: one plain segment.
         // (A line the byte scan sends on needlessly comes out the same below.)
-        if !clean.contains("\u{1B}"), !(tags && clean.contains("[")), !clean.mayContainASCII("://"),
+        // Byte scans, not `contains(_:)` (Foundation's, through `NSString`).
+        if !clean.containsUTF8(0x1B), !(tags && clean.containsUTF8(UInt8(ascii: "["))), !clean.mayContainASCII("://"),
             !clean.mayContainASCII("www.")
         {
             return clean.isEmpty ? [] : [InlineSegment(text: clean)]
@@ -76,7 +77,7 @@ package enum InlineText {
     }
 
     private static func ubb(_ text: String, conventions: any PostConventions) -> [InlineSegment] {
-        guard text.contains("[") else { return [InlineSegment(text: text)] }
+        guard text.containsUTF8(UInt8(ascii: "[")) else { return [InlineSegment(text: text)] }
         var segments: [InlineSegment] = []
         var state = State()
         var stack: [(tag: String, state: State)] = []
@@ -170,7 +171,7 @@ package enum InlineText {
 
     private static func autolink(_ segment: InlineSegment) -> [InlineSegment] {
         let text = segment.text
-        guard text.contains("://") || text.contains("www.") else { return [segment] }
+        guard text.mayContainASCII("://") || text.mayContainASCII("www.") else { return [segment] }
         var result: [InlineSegment] = []
         var rest = Substring(text)
         while let start = nextAddress(in: rest) {

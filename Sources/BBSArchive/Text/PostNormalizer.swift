@@ -36,7 +36,7 @@ package enum PostNormalizer {
             quote = nil
         }
 
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+        for line in lines(text) {
             if let author = conventions.quoteHeaderAuthor(line) {
                 flushPlain()
                 flushQuote()
@@ -54,5 +54,16 @@ package enum PostNormalizer {
         while let last = plain.last, last.isEmpty { plain.removeLast() }
         flushPlain()
         return PostBody(blocks: blocks)
+    }
+
+    /// The text's lines, as `split(separator: "\n")` by `Character` gives
+    /// them. Without a carriage return (whose `\r\n` is one `Character`,
+    /// no line break) that is a split of the UTF-8 bytes at `\n`, which
+    /// spares every post the walk by grapheme.
+    static func lines(_ text: String) -> [String] {
+        if text.containsUTF8(0x0D) {
+            return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
+        return text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
     }
 }

@@ -22,7 +22,7 @@ package enum TerminalArt {
     /// One line with box drawing, space-aligned columns or painted cells.
     static func isDrawn(_ line: String) -> Bool {
         if line.unicodeScalars.contains(where: isBoxDrawing) { return true }
-        if line.contains(ANSIText.escape),
+        if ANSIText.mayHaveCodes(line), line.contains(ANSIText.escape),
             ANSIText.runs(line).contains(where: { $0.style.background != nil && $0.text.contains(" ") })
         {
             return true

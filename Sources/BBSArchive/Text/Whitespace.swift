@@ -13,6 +13,19 @@ extension StringProtocol {
 }
 
 extension String {
+    /// Whether `byte` is one of the string's UTF-8 code units: `memchr`
+    /// over its bytes (a native string's are contiguous), for the cheap
+    /// first looks the build takes at every line.
+    func containsUTF8(_ byte: UInt8) -> Bool {
+        if let found = utf8.withContiguousStorageIfAvailable({ bytes -> Bool in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, Int32(byte), bytes.count) != nil
+        }) {
+            return found
+        }
+        return utf8.contains(byte)
+    }
+
     /// Whether the UTF-8 bytes of `needle` (ASCII) occur in the string: a
     /// cheap first look, without bridging to `NSString`. It finds every
     /// place `contains(_:)` finds, and may find more (before a combining

@@ -7,16 +7,32 @@ struct SMTHPostConventions: PostConventions {
     /// `【 在 someone (昵称) 的大作中提到: 】` → `someone`.
     func quoteHeaderAuthor(_ line: String) -> String? {
         // Asked of every line of every post: most have no 【 at all.
-        guard line.unicodeScalars.contains("\u{3010}") else { return nil }
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard Self.hasLenticularBracket(line) else { return nil }
+        // Trimmed as Foundation trims `.whitespaces`, without bridging to `NSString`.
+        let trimmed = HTMLWhitespace.trimmed(line, newlines: false)
         guard trimmed.hasPrefix("【"), trimmed.hasSuffix("】"),
             let start = trimmed.range(of: "在 "),
             let end = trimmed.range(of: "的大作中提到") ?? trimmed.range(of: "的邮件中提到"),
             start.upperBound <= end.lowerBound
         else { return nil }
-        let who = trimmed[start.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespaces)
+        let who = HTMLWhitespace.trimmed(trimmed[start.upperBound..<end.lowerBound], newlines: false)
         let id = who.split(separator: " ").first.map(String.init) ?? who
         return id.isEmpty ? nil : id
+    }
+
+    /// Whether the line holds a 【 (U+3010): a scan of its UTF-8 bytes
+    /// (E3 80 90 occur exactly where the scalar does), not a decoding of
+    /// every scalar.
+    static func hasLenticularBracket(_ line: String) -> Bool {
+        var line = line
+        return line.withUTF8 { bytes in
+            guard bytes.count >= 3 else { return false }
+            for index in 0..<(bytes.count - 2)
+            where bytes[index] == 0xE3 && bytes[index + 1] == 0x80 && bytes[index + 2] == 0x90 {
+                return true
+            }
+            return false
+        }
     }
 
     /// `: : deeper` → (2, `deeper`).
