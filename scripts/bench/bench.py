@@ -1255,6 +1255,9 @@ def main():
             empty_trash()
         RESULTS.mkdir(exist_ok=True)
         path = RESULTS / f"{args.scale}.json"
+        # When and at which commit each benchmark's figures were taken: a
+        # partial run keeps the other benchmarks' figures from earlier runs.
+        result["measured"] = {b: {"date": result["date"], "commit": result["machine"].get("commit")} for b in only}
         if set(only) != set(BENCHES) and path.exists():
             # A partial run replaces only its own figures in the scale's file.
             try:
@@ -1266,6 +1269,7 @@ def main():
                 old.setdefault("loadavg", {}).update({k: v for k, v in result["loadavg"].items()
                                                       if k not in ("start", "end")})
                 old["seconds"] = old.get("seconds", 0)
+                old.setdefault("measured", {}).update(result["measured"])
                 log(f"partial run ({', '.join(only)}): {result['seconds']:.0f} s")
                 result = old
             except (OSError, ValueError):

@@ -95,6 +95,16 @@ def section(data):
         f"The machine is shared with other work, which shows up in the spread of the runs: "
         + "; ".join(f"{k} {load_text(v)}" for k, v in data["loadavg"].items() if v) + ".")
     out.append("")
+    # Figures that later partial runs replaced: when, and at which commit.
+    later = {}
+    for bench, when in data.get("measured", {}).items():
+        if (when.get("date"), when.get("commit")) != (data["date"], m.get("commit")):
+            later.setdefault((when.get("date"), when.get("commit")), []).append(bench)
+    if later:
+        out.append("Later partial runs replaced some of these figures: " + "; ".join(
+            f"{', '.join(benches)} measured {date} at commit {commit}"
+            for (date, commit), benches in sorted(later.items(), key=lambda item: str(item[0][0]))) + ".")
+        out.append("")
     out.append(
         f"Reproduce: `make bench BENCH_SCALE={data['scale']}` (release build). Each replica below runs with "
         f"`--seed {data['replicaSeed']} --now {data['replicaNow']}`, so it serves the same bytes every time; "
