@@ -73,14 +73,7 @@ import Testing
     /// says so in one warning, and records nothing about the images, so the
     /// next build with libvips makes every thumbnail.
     @Test func withoutLibvipsABuildWarnsAndALaterBuildMakesTheThumbnails() async throws {
-        var faults = ReplicaFaults()
-        faults.photos = true
-        let harness = try await ReplicaHarness.start(
-            ReplicaConfig(seed: 5, sections: 1, boardsPerSection: 1, threadsPerBoard: 1, maxPostsPerThread: 1),
-            faults: faults)
-        let fetched = try await harness.fetch(boards: [PhotoBoard.name])
-        await harness.stop()
-        #expect(fetched.failures.isEmpty, "failures: \(fetched.failures)")
+        let harness = try await ReplicaHarness.fetchedPhotos()
         let site = harness.folder.appendingPathComponent("site")
         let build = ["build", "--store", harness.storePath, "--out", site.path, "--templates", Fixtures.templates.path]
         func thumbnails() -> Int {

@@ -29,6 +29,20 @@ struct ReplicaHarness {
         return try await start(forum: forum, faults: faults, folder: try Fixtures.temporaryFolder("fetch"))
     }
 
+    /// The replica's Photos board (large, tall and animated images) fetched
+    /// into a new store, the server stopped again.
+    static func fetchedPhotos() async throws -> ReplicaHarness {
+        var faults = ReplicaFaults()
+        faults.photos = true
+        let harness = try await start(
+            ReplicaConfig(seed: 5, sections: 1, boardsPerSection: 1, threadsPerBoard: 1, maxPostsPerThread: 1),
+            faults: faults)
+        let fetched = try await harness.fetch(boards: [PhotoBoard.name])
+        await harness.stop()
+        #expect(fetched.failures.isEmpty, "failures: \(fetched.failures)")
+        return harness
+    }
+
     /// Serves `forum` (again, on `port` when given, so the forum keeps its
     /// address) with other faults, keeping the store in `folder`.
     static func start(

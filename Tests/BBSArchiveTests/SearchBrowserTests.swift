@@ -438,9 +438,7 @@ import Testing
         try FileManager.default.removeItem(at: root.appendingPathComponent(SearchIndexWriter.folder))
         let publisher = try DiskPublisher(root: root)
         let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
-        let output = SearchIndexWriter.Output(
-            read: { publisher.read($0) },
-            write: { data, path throws(ArchiveError) in try publisher.write(data, to: path) })
+        let output = SearchIndexWriter.Output(publisher)
         _ = try writer.update(SearchChanges(threads: nil), output)
         let before = try #require(
             publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
@@ -548,9 +546,7 @@ import Testing
         let store = try ArchiveStore(path: path)
         let publisher = try DiskPublisher(root: root)
         let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
-        let output = SearchIndexWriter.Output(
-            read: { publisher.read($0) },
-            write: { data, path throws(ArchiveError) in try publisher.write(data, to: path) })
+        let output = SearchIndexWriter.Output(publisher)
         _ = try writer.update(SearchChanges(threads: nil), output)
         let day: Int64 = 86_400
         var merged = false

@@ -27,14 +27,7 @@ actor PhotoSiteFixture {
     }
 
     private static func make() async throws -> Built {
-        var faults = ReplicaFaults()
-        faults.photos = true
-        let harness = try await ReplicaHarness.start(
-            ReplicaConfig(seed: 5, sections: 1, boardsPerSection: 1, threadsPerBoard: 1, maxPostsPerThread: 1),
-            faults: faults)
-        let fetched = try await harness.fetch(boards: [PhotoBoard.name])
-        await harness.stop()
-        #expect(fetched.failures.isEmpty, "failures: \(fetched.failures)")
+        let harness = try await ReplicaHarness.fetchedPhotos()
         let root = harness.folder.appendingPathComponent("site")
         let build = BuildAction(
             storePath: harness.storePath, outputPath: root.path, templatesPath: Fixtures.templates.path)

@@ -83,21 +83,18 @@ package final class RunLock: Sendable {
         return RunLock(path: path, descriptor: descriptor)
     }
 
-    /// "pid 123 (bbsarchive archive Geography) since 2026-…", from the file.
     /// `2026-11-23T03:00:01Z`, as ISO8601DateFormatter writes it, without
     /// loading ICU for one line at the start of every run.
     static func utcStamp(_ seconds: time_t) -> String {
         var clock = seconds
         var parts = tm()
         guard gmtime_r(&clock, &parts) != nil else { return "an unknown time" }
-        func pad(_ value: Int32, _ width: Int = 2) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
+        func pad(_ value: Int32, _ width: Int = 2) -> String { String(value).leftPadded(to: width) }
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T"
             + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec))Z"
     }
 
+    /// "pid 123 (bbsarchive archive Geography) since 2026-…", from the file.
     static func holderDescription(_ descriptor: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 4096, 0) }

@@ -172,9 +172,3 @@ enum SitePaths {
         InertMedia.declared(mime: mime, name: name)
     }
 }
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-}

@@ -39,9 +39,7 @@ package enum SearchBenchSupport {
         let publisher = try DiskPublisher(root: URL(fileURLWithPath: outPath))
         let forum = ForumSources.profile(sources: try store.boards().map(\.source))
         let writer = SearchIndexWriter(store: store, postsPerPage: max(1, postsPerPage), forum: forum)
-        let output = SearchIndexWriter.Output(
-            read: { publisher.read($0) },
-            write: { data, path throws(ArchiveError) in try publisher.write(data, to: path) })
+        let output = SearchIndexWriter.Output(publisher)
         let start = Date()
         let changes = try store.buildChanges(after: after)
         let report = try writer.update(SearchChanges(changes), output)

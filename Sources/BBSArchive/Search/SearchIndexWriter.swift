@@ -750,8 +750,7 @@ struct SearchIndexWriter {
     static func rowHash(_ text: String) -> String {
         var text = text
         let value = text.withUTF8 { hash64($0) }
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        return String(value, radix: 16).leftPadded(to: 16)
     }
 
     /// A 64-bit hash of bytes (multiply, rotate, xor-shift mixing of 8-byte
@@ -1580,33 +1579,12 @@ enum ListCoding {
         var values: [Int] = []
         values.reserveCapacity(docs.count)
         for index in docs.indices.dropFirst() { values.append(docs[index] - docs[index - 1] - 1) }
-        let mean = values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count)
-        let guess = mean * 0.69 >= 1 ? Int(log2(mean * 0.69)) : 0
-        var best = (bits: Int.max, k: 0)
-        for k in max(0, guess - 1)...(guess + 1) {
-            var bits = values.count * (1 + k)
-            for value in values { bits += value >> k }
-            if bits < best.bits { best = (bits, k) }
-        }
+        let k = riceParameter(values)
         var out: [UInt8] = []
-        varint(best.k, into: &out)
+        varint(k, into: &out)
         varint(docs.count, into: &out)
         varint(docs.first ?? 0, into: &out)
-        let header = out.count
-        out += [UInt8](repeating: 0, count: (best.bits + 7) / 8)
-        let k = best.k
-        var bit = header * 8
-        for value in values {
-            for _ in 0..<(value >> k) {
-                out[bit >> 3] |= UInt8(1) << UInt8(bit & 7)
-                bit += 1
-            }
-            bit += 1
-            for low in 0..<k {
-                if (value >> low) & 1 == 1 { out[(bit + low) >> 3] |= UInt8(1) << UInt8((bit + low) & 7) }
-            }
-            bit += k
-        }
+        appendRice(values, k: k, to: &out)
         return out
     }
 
@@ -1615,21 +1593,40 @@ enum ListCoding {
     /// then each value shifted right by k in unary (ones, then a zero) and
     /// its k low bits, bits taken low bit first.
     static func riceBytes(values: [Int]) -> [UInt8] {
+        let k = riceParameter(values)
+        var out: [UInt8] = []
+        varint(k, into: &out)
+        varint(values.count, into: &out)
+        appendRice(values, k: k, to: &out)
+        return out
+    }
+
+    /// The k that codes `values` in the fewest bits: tried around the
+    /// estimate from their mean.
+    static func riceParameter(_ values: [Int]) -> Int {
         let mean = values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count)
         let guess = mean * 0.69 >= 1 ? Int(log2(mean * 0.69)) : 0
         var best = (bits: Int.max, k: 0)
         for k in max(0, guess - 1)...(guess + 1) {
-            var bits = values.count * (1 + k)
-            for value in values { bits += value >> k }
+            let bits = riceBits(values, k: k)
             if bits < best.bits { best = (bits, k) }
         }
-        var out: [UInt8] = []
-        varint(best.k, into: &out)
-        varint(values.count, into: &out)
-        let header = out.count
-        out += [UInt8](repeating: 0, count: (best.bits + 7) / 8)
-        let k = best.k
-        var bit = header * 8
+        return best.k
+    }
+
+    /// How many bits `values` take with parameter k.
+    static func riceBits(_ values: [Int], k: Int) -> Int {
+        var bits = values.count * (1 + k)
+        for value in values { bits += value >> k }
+        return bits
+    }
+
+    /// Appends `values` with parameter k: each value shifted right by k in
+    /// unary (ones, then a zero) and its k low bits, bits taken low bit
+    /// first, padded to whole bytes.
+    static func appendRice(_ values: [Int], k: Int, to out: inout [UInt8]) {
+        var bit = out.count * 8
+        out += [UInt8](repeating: 0, count: (riceBits(values, k: k) + 7) / 8)
         for value in values {
             for _ in 0..<(value >> k) {
                 out[bit >> 3] |= UInt8(1) << UInt8(bit & 7)
@@ -1641,7 +1638,6 @@ enum ListCoding {
             }
             bit += k
         }
-        return out
     }
 
     /// The values of `riceBytes(values:)`; `nil` when the bytes do not hold them.
@@ -1791,4 +1787,13 @@ func readVarint(_ bytes: [UInt8], _ index: inout Int) -> Int? {
         shift += 7
     }
     return nil
+}
+
+extension SearchIndexWriter.Output {
+    /// Reads and writes the site's files through `publisher`.
+    init(_ publisher: some SitePublisher) {
+        self.init(
+            read: { publisher.read($0) },
+            write: { data, path throws(ArchiveError) in try publisher.write(data, to: path) })
+    }
 }

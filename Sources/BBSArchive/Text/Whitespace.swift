@@ -13,6 +13,12 @@ extension StringProtocol {
 }
 
 extension String {
+    /// The string with zeros before it up to `width` characters (numbers
+    /// in dates, hashes and file names).
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+
     /// Whether `byte` is one of the string's UTF-8 code units: `memchr`
     /// over its bytes (a native string's are contiguous), for the cheap
     /// first looks the build takes at every line.
