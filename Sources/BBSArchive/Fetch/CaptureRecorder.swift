@@ -12,12 +12,21 @@ package protocol CaptureRecorder: Sendable {
     /// The newest capture of `url` with or without its body: enough to ask
     /// a conditional request, which needs the body only when it answers 304.
     func latestCaptureHeaders(url: String) throws(ArchiveError) -> HTTPResponse?
+    /// The robots.txt of `origin` (`scheme://host[:port]`) as last fetched
+    /// (its status, body and fetch time), if it was kept.
+    func cachedRobots(origin: String) throws(ArchiveError) -> HTTPResponse?
+    /// Keeps `response` as the robots.txt of `origin`, replacing the last.
+    func cacheRobots(origin: String, _ response: HTTPResponse) throws(ArchiveError)
 }
 
 extension CaptureRecorder {
     package func latestCaptureHeaders(url: String) throws(ArchiveError) -> HTTPResponse? {
         try latestCapture(url: url)
     }
+
+    /// Without a cache, robots.txt is asked for by every run.
+    package func cachedRobots(origin: String) throws(ArchiveError) -> HTTPResponse? { nil }
+    package func cacheRobots(origin: String, _ response: HTTPResponse) throws(ArchiveError) {}
 }
 
 extension ArchiveStore: CaptureRecorder {}

@@ -33,7 +33,7 @@ package struct Fetcher: Sendable {
         self.events = events
         sender = PoliteSender(
             client: client, limiter: limiter, policy: policy, events: events, clock: clock, connections: connections)
-        robots = respectRobots ? RobotsGate(sender: sender, captures: captures, events: events) : nil
+        robots = respectRobots ? RobotsGate(sender: sender, captures: captures, events: events, clock: clock) : nil
     }
 
     /// GETs `url` and stores the capture, keyed by `url` with the URL that

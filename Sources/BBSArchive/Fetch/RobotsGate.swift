@@ -3,18 +3,31 @@ import Foundation
 /// Fetches each host's robots.txt once and keeps its rules. A robots.txt
 /// that could not be fetched at all is asked for again after a minute,
 /// not with every page in between.
+///
+/// A definite answer (a file, or "none here": 4xx) is kept in the store
+/// with its fetch time and reused by later runs for up to a day, as RFC
+/// 9309 §2.4 allows, so a daily update does not wait for it before its
+/// first page. Its `Crawl-delay` applies as if it had just been fetched.
 actor RobotsGate {
+    /// How long a kept robots.txt is used (RFC 9309 §2.4: at most 24 hours).
+    static let cacheLifetime: TimeInterval = 24 * 3600
+
     private let sender: PoliteSender
     private let captures: any CaptureRecorder
     private let events: ProgressSink
+    private let clock: ArchiveClock
 
     private var rules: [String: Task<Result<RobotsTxt, ArchiveError>, Never>] = [:]
     private var failedAt: [String: ContinuousClock.Instant] = [:]
 
-    init(sender: PoliteSender, captures: any CaptureRecorder, events: @escaping ProgressSink) {
+    init(
+        sender: PoliteSender, captures: any CaptureRecorder, events: @escaping ProgressSink,
+        clock: @escaping ArchiveClock = SystemClock.now
+    ) {
         self.sender = sender
         self.captures = captures
         self.events = events
+        self.clock = clock
     }
 
     func rules(forHostOf url: String) async throws(ArchiveError) -> RobotsTxt {
@@ -27,8 +40,10 @@ actor RobotsGate {
             if case .success(let robots) = result { return robots }
             if let failed = failedAt[key], ContinuousClock.now - failed < .seconds(60) { return try result.get() }
         }
-        let (sender, captures, events) = (sender, captures, events)
-        let task = Task { await Self.load(key: key, host: host, sender: sender, captures: captures, events: events) }
+        let (sender, captures, events, clock) = (sender, captures, events, clock)
+        let task = Task {
+            await Self.load(key: key, host: host, sender: sender, captures: captures, events: events, clock: clock)
+        }
         rules[key] = task
         let result = await task.value
         if case .failure = result { failedAt[key] = .now }
@@ -36,11 +51,18 @@ actor RobotsGate {
     }
 
     private static func load(
-        key: String, host: String, sender: PoliteSender, captures: any CaptureRecorder, events: ProgressSink
+        key: String, host: String, sender: PoliteSender, captures: any CaptureRecorder, events: ProgressSink,
+        clock: ArchiveClock
     ) async -> Result<RobotsTxt, ArchiveError> {
         do throws(ArchiveError) {
-            let response = try await sender.send(key + "/robots.txt", headers: [])
-            try captures.saveCapture(response)
+            let response: HTTPResponse
+            if let kept = try captures.cachedRobots(origin: key), isFresh(kept, now: clock()) {
+                response = kept
+            } else {
+                response = try await sender.send(key + "/robots.txt", headers: [])
+                try captures.saveCapture(response)
+                if isDefinite(response.status) { try captures.cacheRobots(origin: key, response) }
+            }
             let robots: RobotsTxt
             switch response.status {
             case 200..<300:
@@ -67,5 +89,19 @@ actor RobotsGate {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Fetched less than a day ago (and not in the future: a clock set back
+    /// must not make an old file look new).
+    static func isFresh(_ kept: HTTPResponse, now: Date) -> Bool {
+        let age = now.timeIntervalSince(kept.fetchedAt)
+        return age >= 0 && age < cacheLifetime
+    }
+
+    /// An answer worth keeping: the file, or a 4xx that says there is none
+    /// (RFC 9309 §2.3.1.3). A 5xx, a redirect or 429 ("too many requests",
+    /// which says nothing about the file) is asked again by the next run.
+    static func isDefinite(_ status: Int) -> Bool {
+        (200..<300).contains(status) || ((400..<500).contains(status) && status != 429)
     }
 }

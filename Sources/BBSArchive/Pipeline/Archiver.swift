@@ -246,12 +246,16 @@ package struct Archiver: Sendable {
         async throws(ArchiveError) -> String
     {
         let before = report
+        // Read before the walk begins, and only trusted by a walk that
+        // starts at page 1: a resumed walk's stored pages were read later.
+        let newest = options.stopAfterUnchanged > 0 ? try store.newestListedActivity(board: board) : nil
         let resumed = try store.beginWalk(board: board, resumeWindow: options.resumeWindow)
         if resumed > 0 {
             events(.note("\(board): resuming an interrupted run after list page \(resumed)"))
         }
         let reachedEnd = try await walkList(
-            board, from: resumed + 1, prefetched: resumed == 0 ? firstPage : nil, into: &report)
+            board, from: resumed + 1, prefetched: resumed == 0 ? firstPage : nil,
+            newestBefore: resumed == 0 ? newest : nil, into: &report)
 
         let pending = try store.threadsNeedingFetch(board: board, time: source.time)
         report.threadsUnchanged += max(0, try store.threadCount(board: board) - pending.count)
@@ -270,9 +274,17 @@ package struct Archiver: Sendable {
     /// unchanged threads in a row: everything further down is older and
     /// already archived. Returns whether the walk covered the whole list.
     /// `prefetched` is list page 1 when it was read already.
-    func walkList(_ board: String, from first: Int, prefetched: BoardPage?, into report: inout Report)
-        async throws(ArchiveError) -> Bool
-    {
+    ///
+    /// It also stops at the end of a page whose last thread is unchanged
+    /// and older than `newestBefore`, the newest activity the list showed
+    /// when the board's last walk finished: the list is newest activity
+    /// first, and a reply made since that walk is newer than anything it
+    /// saw, so no thread further down has one. After one new reply that is
+    /// page 1, where 30 unchanged threads in a row would need page 2 too.
+    func walkList(
+        _ board: String, from first: Int, prefetched: BoardPage?, newestBefore: Int64? = nil,
+        into report: inout Report
+    ) async throws(ArchiveError) -> Bool {
         var incremental = false
         if options.stopAfterUnchanged > 0 { incremental = try store.listCovered(board: board) }
         // A resumed walk knows the list's length from the pages it stored.
@@ -321,11 +333,22 @@ package struct Archiver: Sendable {
 
             if incremental {
                 let rows = page.threads.filter { !$0.sticky }
-                for archived in try store.areArchived(board: board, rows, time: source.time) {
-                    unchangedInARow = archived ? unchangedInARow + 1 : 0
+                let archived = try store.areArchived(board: board, rows, time: source.time)
+                for isArchived in archived {
+                    unchangedInARow = isArchived ? unchangedInARow + 1 : 0
                 }
                 if unchangedInARow >= options.stopAfterUnchanged {
                     events(.note("\(board): \(unchangedInARow) unchanged threads in a row; the rest is archived"))
+                    return true
+                }
+                if let newestBefore, let last = rows.last, archived.last == true,
+                    ArchiveStore.latestListedTime(ArchiveStore.seconds(last.lastReplyAt), time: source.time)
+                        < newestBefore
+                {
+                    events(
+                        .note(
+                            "\(board): list page \(number) ends with threads older than the last walk saw; the rest is archived"
+                        ))
                     return true
                 }
             }

@@ -27,6 +27,30 @@ extension ArchiveStore {
         return hash
     }
 
+    package func cachedRobots(origin: String) throws(ArchiveError) -> HTTPResponse? {
+        try read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT fetchedAt, status, body FROM robots_cache WHERE origin = ?", arguments: [origin])
+            else { return nil }
+            return HTTPResponse(
+                url: origin + "/robots.txt", status: row["status"], headers: [], body: row["body"],
+                fetchedAt: Self.date(row["fetchedAt"]))
+        }
+    }
+
+    package func cacheRobots(origin: String, _ response: HTTPResponse) throws(ArchiveError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO robots_cache (origin, fetchedAt, status, body) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (origin) DO UPDATE SET fetchedAt = excluded.fetchedAt, status = excluded.status,
+                      body = excluded.body
+                    """,
+                arguments: [origin, Self.seconds(response.fetchedAt), response.status, response.body])
+        }
+    }
+
     /// The newest capture of `url`, for conditional requests and re-parsing.
     package func latestCapture(url: String) throws(ArchiveError) -> HTTPResponse? {
         try read { db in

@@ -40,6 +40,28 @@ extension ArchiveStore {
         return eitherIsMidnight && localA / day == localB / day
     }
 
+    /// The newest activity any row of the board's list showed, when the
+    /// board's last walk finished (`nil` when it did not, or the board has
+    /// no threads): a time the forum's clock had passed by then, so that
+    /// every reply made since is newer. Read before a walk begins.
+    package func newestListedActivity(board: String) throws(ArchiveError) -> Int64? {
+        try read { db in
+            let finished = try Bool.fetchOne(
+                db, sql: "SELECT finishedAt IS NOT NULL FROM crawl WHERE board = ?", arguments: [board])
+            guard finished == true else { return nil }
+            // thread_by_board_last answers it without reading a row.
+            return try Int64.fetchOne(
+                db, sql: "SELECT max(lastReplyAt) FROM thread WHERE board = ?", arguments: [board])
+        }
+    }
+
+    /// The latest moment a listed time may stand for: a day-only time
+    /// (the forum's midnight) stands for any moment of that day.
+    static func latestListedTime(_ seconds: Int64, time: ForumTime) -> Int64 {
+        let day: Int64 = 86_400
+        return (seconds + Int64(time.offsetSeconds)) % day == 0 ? seconds + day - 1 : seconds
+    }
+
     /// How many list pages the board had when last walked.
     package func boardPageCount(board: String) throws(ArchiveError) -> Int? {
         try read { db in try Int.fetchOne(db, sql: "SELECT pages FROM board WHERE name = ?", arguments: [board]) }

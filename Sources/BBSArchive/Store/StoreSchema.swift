@@ -274,6 +274,18 @@ enum StoreSchema {
         migrator.registerMigration("v9-build-change-time") { db in
             try db.execute(sql: ArchiveStore.buildChangeTimeMigration)
         }
+        migrator.registerMigration("v10-robots-cache") { db in
+            // Each origin's robots.txt as last fetched, with when: reused
+            // for up to a day (RFC 9309 §2.4) instead of asked for by every
+            // run. A capture cannot say it: the same bytes are kept once,
+            // at the time they were first fetched.
+            try db.execute(
+                sql: """
+                    CREATE TABLE robots_cache (
+                      origin TEXT PRIMARY KEY NOT NULL, fetchedAt INTEGER NOT NULL, status INTEGER NOT NULL,
+                      body BLOB NOT NULL)
+                    """)
+        }
         return migrator
     }
 

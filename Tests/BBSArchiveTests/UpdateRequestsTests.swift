@@ -1,0 +1,137 @@
+import BBSArchiveTestSupport
+import Foundation
+import SMTHReplica
+import Testing
+
+@testable import BBSArchive
+
+/// An update asks the forum only for what can hold a change: list pages
+/// until the list shows nothing newer than the last walk saw, and
+/// robots.txt once a day; and still finds every new reply and thread.
+@Suite(.serialized) struct UpdateRequestsTests {
+    /// Three list pages a board (30 rows a page).
+    static let config = ReplicaConfig(
+        seed: 31, sections: 1, boardsPerSection: 2, threadsPerBoard: 75, maxPostsPerThread: 6)
+
+    static func start(faults: ReplicaFaults = ReplicaFaults()) async throws -> ReplicaHarness {
+        // Midday, held still: today's HH:MM:SS times cannot turn into dates between the runs.
+        var config = Self.config
+        config.now = Fixtures.beijing(2026, 8, 1, 12)
+        return try await ReplicaHarness.start(
+            forum: ReplicaForum(config: config), faults: faults, folder: try Fixtures.temporaryFolder("update"),
+            clock: TestClock(config.now))
+    }
+
+    /// The list pages asked for since `start` of the log, as `board?p=N`.
+    static func listPages(_ harness: ReplicaHarness, since start: Int) async -> [String] {
+        await harness.server.requestLog().dropFirst(start).filter { $0.hasPrefix("/board/") }.map {
+            String($0.dropFirst("/board/".count))
+        }
+    }
+
+    @Test func anUpdateReadsTheListOnlyAsFarAsItCanHoldAChange() async throws {
+        let harness = try await Self.start()
+        let clock = try #require(harness.clock)
+        let first = try await harness.fetch()
+        #expect(first.failures.isEmpty)
+        let (board, other) = (harness.forum.boardNames[0], harness.forum.boardNames[1])
+        let listed = try #require(harness.forum.board(named: board)).threads.filter { !$0.sticky }
+        #expect(listed.count > 60)
+
+        // A reply to a thread listed on page 3: it moves to the top of page 1.
+        clock.advance(by: 60)
+        let deep = listed[65].gid
+        #expect(harness.forum.addReplies(board: board, gid: deep, count: 1, at: clock.now()))
+        var start = await harness.server.requestCount()
+        let second = try await harness.fetch()
+        #expect(second.failures.isEmpty)
+        #expect(second.threadsFetched == 1)
+        #expect(await Self.listPages(harness, since: start).sorted() == ["\(board)?p=1", "\(other)?p=1"].sorted())
+        try ReplicaTruth.expectStore(try harness.store(), matches: harness.forum, base: harness.base)
+
+        // More changes than page 1 holds: replies to 34 threads from all
+        // over the list and two new threads. Page 1 ends with changed
+        // threads, so the walk goes on until the list is as it was.
+        clock.advance(by: 60)
+        let grown = stride(from: 0, to: listed.count, by: 2).prefix(34).map { listed[$0].gid }.filter { $0 != deep }
+        for (offset, gid) in grown.enumerated() {
+            #expect(harness.forum.addReplies(board: board, gid: gid, count: 1 + offset % 2, at: clock.now()))
+        }
+        let added = [
+            try #require(harness.forum.addThread(board: board, title: "新主题一", at: clock.now())),
+            try #require(harness.forum.addThread(board: board, title: "新主题二", at: clock.now())),
+        ]
+        start = await harness.server.requestCount()
+        let third = try await harness.fetch()
+        let log = await harness.server.requestLog().dropFirst(start)
+        await harness.stop()
+        #expect(third.failures.isEmpty)
+        let fetched = Set(log.compactMap { SMTHMobileParser.articlePath($0)?.1 })
+        #expect(fetched == Set(grown + added))
+        let pages = await Self.listPages(harness, since: start)
+        #expect(pages.contains("\(board)?p=2"))
+        #expect(pages.filter { $0.hasPrefix("\(other)?") } == ["\(other)?p=1"])
+        try ReplicaTruth.expectStore(try harness.store(), matches: harness.forum, base: harness.base)
+    }
+
+    @Test func anInterruptedWalkIsNotTrustedToStopEarly() async throws {
+        let harness = try await Self.start()
+        let clock = try #require(harness.clock)
+        _ = try await harness.fetch()
+        let board = harness.board
+        // Asking for 45 unchanged threads in a row, which page 1 cannot show.
+        let options = Archiver.Options(stopAfterUnchanged: 45)
+        clock.advance(by: 60)
+        var start = await harness.server.requestCount()
+        _ = try await harness.fetch(boards: [board], options: options)
+        #expect(await Self.listPages(harness, since: start) == ["\(board)?p=1"])
+
+        // The last walk began and never finished: what it listed says
+        // nothing about the threads it did not reach.
+        _ = try harness.store().beginWalk(board: board, resumeWindow: 0)
+        #expect(try harness.store().newestListedActivity(board: board) == nil)
+        clock.advance(by: 60)
+        start = await harness.server.requestCount()
+        let again = try await harness.fetch(boards: [board], options: options)
+        await harness.stop()
+        #expect(again.failures.isEmpty)
+        #expect(await Self.listPages(harness, since: start) == ["\(board)?p=1", "\(board)?p=2"])
+    }
+
+    @Test func robotsTxtIsKeptForADayThenAskedForAgain() async throws {
+        let robots = "User-agent: *\nDisallow: /att/\n"
+        let clock = TestClock(Fixtures.beijing(2026, 8, 1, 12))
+        let harness = try await ReplicaHarness.start(
+            forum: ReplicaForum(config: ReplicaHarness.small), faults: ReplicaFaults(robots: robots),
+            folder: try Fixtures.temporaryFolder("robots-kept"), clock: clock)
+        let boards = [harness.board]
+        func robotsRequests(since start: Int) async -> Int {
+            await harness.server.requestLog().dropFirst(start).filter { $0 == "/robots.txt" }.count
+        }
+
+        let first = try await harness.fetch(boards: boards)
+        #expect(await robotsRequests(since: 0) == 1)
+        #expect(!first.failures.isEmpty)
+        #expect(first.failures.allSatisfy { $0.error == .robotsDisallowed(url: $0.url) })
+
+        // Within the day: the kept file is used, and still obeyed.
+        clock.advance(by: 23 * 3600)
+        var start = await harness.server.requestCount()
+        let second = try await harness.fetch(boards: boards)
+        #expect(await robotsRequests(since: start) == 0)
+        #expect(!second.failures.isEmpty)
+        #expect(second.failures.allSatisfy { $0.error == .robotsDisallowed(url: $0.url) })
+        #expect(!(await harness.server.requestLog().dropFirst(start).contains { $0.hasPrefix("/att/") }))
+
+        // A day after it was fetched: asked for again.
+        clock.advance(by: 3600)
+        start = await harness.server.requestCount()
+        _ = try await harness.fetch(boards: boards)
+        #expect(await robotsRequests(since: start) == 1)
+        await harness.stop()
+        let origin = harness.base.hasSuffix("/") ? String(harness.base.dropLast()) : harness.base
+        let kept = try #require(try harness.store().cachedRobots(origin: origin))
+        #expect(kept.fetchedAt == clock.now())
+        #expect(String(decoding: kept.body, as: UTF8.self) == robots)
+    }
+}
