@@ -134,4 +134,20 @@ import Testing
         #expect(kept.fetchedAt == clock.now())
         #expect(String(decoding: kept.body, as: UTF8.self) == robots)
     }
+
+    @Test func onlyADefiniteRobotsAnswerIsKeptAndOnlyForADay() {
+        #expect(RobotsGate.isDefinite(200))
+        #expect(RobotsGate.isDefinite(404))
+        #expect(RobotsGate.isDefinite(403))
+        // Says nothing about the file: asked again by the next run.
+        #expect(!RobotsGate.isDefinite(429))
+        #expect(!RobotsGate.isDefinite(503))
+        #expect(!RobotsGate.isDefinite(301))
+        let fetched = Fixtures.beijing(2026, 8, 1, 12)
+        let kept = HTTPResponse(url: "http://h/robots.txt", status: 200, headers: [], body: Data(), fetchedAt: fetched)
+        #expect(RobotsGate.isFresh(kept, now: fetched.addingTimeInterval(23 * 3600)))
+        #expect(!RobotsGate.isFresh(kept, now: fetched.addingTimeInterval(24 * 3600)))
+        // A clock set back does not make an old file new.
+        #expect(!RobotsGate.isFresh(kept, now: fetched.addingTimeInterval(-60)))
+    }
 }
