@@ -150,4 +150,22 @@ import Testing
         // A clock set back does not make an old file new.
         #expect(!RobotsGate.isFresh(kept, now: fetched.addingTimeInterval(-60)))
     }
+
+    /// Each run used to find no WAL file, and opening the store made one by
+    /// writing to it (a schema change, synced): now the file stays, and a
+    /// run that only reads leaves the store's bytes as they were.
+    @Test func openingTheStoreAgainWritesNothing() throws {
+        let path = try Fixtures.temporaryFolder("wal").appendingPathComponent("archive.sqlite").path
+        // Each session's store is closed when it ends.
+        func failures(recording url: String?) throws -> Int {
+            let store = try ArchiveStore(path: path)
+            if let url { try store.recordFailure(url: url, board: "B", reason: "x") }
+            return try store.failures().count
+        }
+        #expect(try failures(recording: "http://h/board/B?p=1") == 1)
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(try failures(recording: nil) == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
 }

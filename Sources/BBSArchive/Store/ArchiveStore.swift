@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Glibc
 
 /// The archive's SQLite store: raw captures, boards, threads, posts, users
 /// and media. Every write is one transaction, and every write is an upsert
@@ -19,6 +20,9 @@ package final class ArchiveStore: Sendable {
         self.clock = clock
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            if !db.configuration.readonly { Self.keepWALFile(db) }
+        }
         do {
             database = try DatabasePool(path: path, configuration: configuration)
         } catch {
@@ -36,6 +40,35 @@ package final class ArchiveStore: Sendable {
             throw .storeUnavailable(path: path, reason: Self.describe(error))
         }
     }
+
+    /// Keeps the `-wal` (and `-shm`) file beside the store when the last
+    /// connection closes (SQLite's persistent WAL), emptied by the closing
+    /// checkpoint as before, instead of deleting it. Otherwise every run
+    /// found no WAL file, and GRDB made one by writing (creating and
+    /// dropping a table: a schema change, a new file, a synced WAL header
+    /// and a synced folder) before anything else, in `fetch` and `build`
+    /// alike. What is durable is unchanged: the closing checkpoint still
+    /// syncs the WAL and the store. Best effort: without it, only slower.
+    private static func keepWALFile(_ db: Database) {
+        guard let fileControl, let connection = db.sqliteConnection else { return }
+        var on: Int32 = 1
+        _ = fileControl(connection, nil, persistWAL, &on)
+    }
+
+    /// `SQLITE_FCNTL_PERSIST_WAL`.
+    private static let persistWAL: Int32 = 10
+
+    /// SQLite's `sqlite3_file_control`, found in the process (GRDB links
+    /// SQLite; its C module is not a dependency of this target).
+    private static let fileControl:
+        (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int32, UnsafeMutableRawPointer?) -> Int32)? =
+            dlsym(nil, "sqlite3_file_control").map {
+                unsafeBitCast(
+                    $0,
+                    to: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int32, UnsafeMutableRawPointer?) ->
+                        Int32)
+                        .self)
+            }
 
     func write(_ body: (Database) throws -> Void) throws(ArchiveError) {
         do {
