@@ -233,8 +233,7 @@ package struct SiteBuilder: Sendable {
         rendering.workers = 0
         rendering.boardPagesPerTask = 0
         var text = "bbsarchive \(BBSArchiveVersion.version)\n\(rendering)\n"
-        for relative in templates.allFilePaths() {
-            let data = FileManager.default.contents(atPath: templates.directory.appendingPathComponent(relative).path)
+        for (relative, data) in templates.files {
             text += "\(relative) \(data.map(SHA256.hex) ?? "-")\n"
         }
         for board in boards {
@@ -316,9 +315,8 @@ package struct SiteBuilder: Sendable {
     }
 
     private func copyAssets(run: BuildRun) throws(ArchiveError) {
-        for relative in templates.assetPaths() {
-            let source = templates.directory.appendingPathComponent(relative)
-            guard let data = FileManager.default.contents(atPath: source.path) else {
+        for (relative, data) in templates.files where relative.hasPrefix("assets/") {
+            guard let data else {
                 throw .templates(path: templates.directory.path, reason: "\(relative) cannot be read")
             }
             try file(relative, SearchClient.asset(relative, data), run: run)
