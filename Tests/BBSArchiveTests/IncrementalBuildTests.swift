@@ -371,6 +371,44 @@ extension IncrementalBuildTests {
     }
 }
 
+extension IncrementalBuildTests {
+    /// A hot page whose cards read the same and whose threads did not
+    /// change is not rendered again; the others are, and all of them equal
+    /// a full build's.
+    @Test func hotPagesAreRenderedOnlyWhenTheirCardsChange() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let publisher = Recorder()
+        var options = Self.options()
+        // Ten cards a page: the 75 threads fill every page of "all".
+        options.hotTopics = 10
+        let builder = SiteBuilder(store: store, templates: templates, publisher: publisher, options: options)
+        _ = try builder.build()
+        let hot = Set(publisher.inner.files.keys.filter { $0.hasPrefix("hot") && $0.hasSuffix(".html") })
+        #expect(hot.contains(SitePaths.hot(window: nil, page: 3)))
+
+        // A reply to a thread of six posts (among the most replied: page 1 of
+        // "all") moves it to the top; the pages after the first read the same.
+        let gid = 1010
+        let old = try #require(try store.posts(board: "Beta", gid: gid).last)
+        #expect(old.floor == 5)
+        let reply = Post(
+            floor: old.floor + 1, author: old.author, postedAt: try Self.newestPostTime(store).addingTimeInterval(60),
+            body: "新回复", postID: gid + 100)
+        try Self.save(reply, board: "Beta", gid: gid, title: "Beta 主题 10", to: store)
+        publisher.reset()
+        _ = try builder.build()
+        let rendered = publisher.rendered.intersection(hot)
+        #expect(rendered.contains(SitePaths.hot(window: nil, page: 1)))
+        #expect(!rendered.contains(SitePaths.hot(window: nil, page: 3)))
+        let full = try Self.fullBuild(store, templates: templates, options: options)
+        // (A page a fuller window left behind is not in a full build.)
+        for path in hot.sorted() where full.files[path] != nil {
+            #expect(publisher.inner.read(path) == full.files[path], "\(path)")
+        }
+    }
+}
+
 /// A store and a site made before changes were logged (the last release:
 /// migration `v1` only, a build state without a change number).
 @Suite struct OldStoreBuildTests {

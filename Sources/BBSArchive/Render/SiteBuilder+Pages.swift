@@ -89,18 +89,35 @@ extension SiteBuilder {
             } else {
                 threads = try store.topThreads(.mostPosts, limit: limit)
             }
-            // The cards not read yet, in one read.
-            let unread = threads.filter { digests[SitePaths.thread($0.board, gid: $0.gid)] == nil }
-            for digest in try self.digests(unread, boardTitle: { titles[$0] ?? $0 }) {
-                digests[SitePaths.thread(digest.thread.board, gid: digest.thread.gid)] = digest
-            }
             let pages = max(1, (threads.count + perPage - 1) / perPage)
             // A page a fuller window left behind says it is empty now, not stale cards.
             let left = (pages + 1..<max(pages + 1, options.hotPages + 1)).filter {
                 publisher.exists(SitePaths.hot(window: window.slug, page: $0))
             }
+            // A page whose cards' rows read the same as at the last build,
+            // none of their threads changed since, and whose sidebar is the
+            // same, reads the same: it is not rendered again.
+            var rendered: [(number: Int, path: String, chrome: PageChrome)] = []
             for number in Array(1...pages) + left {
                 let path = SitePaths.hot(window: window.slug, page: number)
+                let chrome = try common(path: path, title: "", page: number, crumbs: [], run: run)
+                let cards = threads.dropFirst((number - 1) * perPage).prefix(perPage)
+                let key = Self.hotPageKey(cards, pages: pages, page: number, sidebar: chrome.sidebar)
+                run.hotPages[path] = key
+                if let changes = run.changes, run.previousHotPages[path] == key, publisher.exists(path),
+                    !cards.contains(where: { changes.threads.contains(.init(board: $0.board, gid: $0.gid)) })
+                {
+                    continue
+                }
+                rendered.append((number, path, chrome))
+            }
+            // The cards not read yet, in one read.
+            let shown = rendered.flatMap { threads.dropFirst(($0.number - 1) * perPage).prefix(perPage) }
+            let unread = shown.filter { digests[SitePaths.thread($0.board, gid: $0.gid)] == nil }
+            for digest in try self.digests(unread, boardTitle: { titles[$0] ?? $0 }) {
+                digests[SitePaths.thread(digest.thread.board, gid: digest.thread.gid)] = digest
+            }
+            for (number, path, chrome) in rendered {
                 var topics: [DigestRowView] = []
                 for (offset, thread) in threads.enumerated().dropFirst((number - 1) * perPage).prefix(perPage) {
                     let key = SitePaths.thread(thread.board, gid: thread.gid)
@@ -111,8 +128,7 @@ extension SiteBuilder {
                     row.rank = offset + 1
                     topics.append(row)
                 }
-                var view = HotPageView(
-                    chrome: try common(path: path, title: "", page: number, crumbs: [], run: run), topics: topics)
+                var view = HotPageView(chrome: chrome, topics: topics)
                 view.isToday = window == .today
                 view.isWeek = window == .week
                 view.isAll = window == .all
@@ -129,6 +145,27 @@ extension SiteBuilder {
                 try page(path, template: "hot", view, run: run)
             }
         }
+    }
+
+    /// What a hot page shows, as a hash: its place among the window's
+    /// pages, every field of its cards' rows as the window's query read
+    /// them, and the sidebar. The rest of a card (excerpt, picture) comes
+    /// from its thread's posts, which the store logs as a change.
+    static func hotPageKey(
+        _ cards: ArraySlice<StoredThread>, pages: Int, page: Int, sidebar: String
+    ) -> String {
+        var text = "\(page)/\(pages)\n\(sidebar)\n"
+        for thread in cards {
+            let fields: [String] = [
+                thread.board, String(thread.gid), thread.title, String(thread.sticky), String(thread.marked),
+                thread.author ?? "\u{2}", String(thread.postedAt.timeIntervalSince1970), thread.lastReplier ?? "\u{2}",
+                String(thread.lastReplyAt.timeIntervalSince1970), String(thread.postCount),
+                String(thread.firstPostArchived), thread.changedAt.map { String($0.timeIntervalSince1970) } ?? "-",
+                thread.originalURL ?? "\u{2}",
+            ]
+            text += fields.joined(separator: "\u{1}") + "\n"
+        }
+        return SHA256.hex(Data(text.utf8))
     }
 
     func buildLookup(_ mapScript: Data, run: BuildRun) throws(ArchiveError) {

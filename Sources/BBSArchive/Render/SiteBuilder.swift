@@ -125,7 +125,8 @@ package struct SiteBuilder: Sendable {
             try publisher.flush()
             try BuildState(
                 fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
-                boardPages: previous.boardPages, shrunkUserPages: previous.shrunkUserPages
+                boardPages: previous.boardPages, shrunkUserPages: previous.shrunkUserPages,
+                hotPages: previous.hotPages
             ).save(to: publisher)
             return report
         }
@@ -135,6 +136,7 @@ package struct SiteBuilder: Sendable {
             through = max(through, changes.through)
             run.previousBoardPages = previous.boardPages ?? [:]
             run.previousShrunkUserPages = previous.shrunkUserPages ?? [:]
+            run.previousHotPages = previous.hotPages ?? [:]
         }
         run.report.changes = run.changes
 
@@ -206,7 +208,8 @@ package struct SiteBuilder: Sendable {
         try publisher.flush()
         try BuildState(
             fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
-            boardPages: run.boardPages, shrunkUserPages: shrunk.isEmpty ? nil : shrunk
+            boardPages: run.boardPages, shrunkUserPages: shrunk.isEmpty ? nil : shrunk,
+            hotPages: run.hotPages.isEmpty ? nil : run.hotPages
         ).save(to: publisher)
         return run.report
     }
@@ -435,6 +438,10 @@ final class BuildRun: @unchecked Sendable {
     var previousShrunkUserPages: [String: Int] = [:]
     var shrunkUserPages: [String: Int] = [:]
     var builtUsers: Set<String> = []
+    /// What each hot page showed at the last build and shows now
+    /// (`BuildState.hotPages`).
+    var previousHotPages: [String: String] = [:]
+    var hotPages: [String: String] = [:]
     /// Most replied threads of the whole archive.
     var hot: TopThreads
     /// Most recently active threads of the whole archive (home page and site feed).
@@ -606,6 +613,9 @@ struct BuildState: Codable {
     /// went away), and how many pages it has (-1: no posts at all). The
     /// files do not tell these users' page count; the others' they do.
     var shrunkUserPages: [String: Int]?
+    /// What each hot page shows (`SiteBuilder.hotPageKey`), so that the
+    /// next build renders only those whose cards changed.
+    var hotPages: [String: String]?
 
     static func load(from publisher: any SitePublisher) -> BuildState? {
         publisher.read(path).flatMap { try? JSONDecoder().decode(BuildState.self, from: $0) }
