@@ -222,7 +222,15 @@ package struct SiteBuilder: Sendable {
         func digests(_ threads: [StoredThread]) throws(ArchiveError) -> [ThreadDigest] {
             try self.digests(threads) { byName[$0]?.title ?? $0 }
         }
-        for digest in try digests(store.topThreads(.mostPosts, limit: run.hot.limit)) { run.hot.offer(digest) }
+        // The most replied threads in the home page's order, from their rows;
+        // only the cards the home page shows read their first posts (the hot
+        // pages read theirs when they are rendered).
+        var order = run.hot.emptied()
+        for thread in try store.topThreads(.mostPosts, limit: run.hot.limit) {
+            order.offer(
+                ThreadDigest(thread: thread, boardTitle: byName[thread.board]?.title ?? thread.board, excerpt: ""))
+        }
+        for digest in try digests(order.items.prefix(options.homeHotTopics).map(\.thread)) { run.hot.offer(digest) }
         for digest in try digests(store.topThreads(.latestReply, limit: run.recent.limit)) { run.recent.offer(digest) }
         run.boardStats = try store.boardSpans().mapValues { BoardStats(first: $0.first, last: $0.last) }
     }
