@@ -119,14 +119,15 @@ package struct TemplateSet: Sendable {
         }
     }
 
+    /// The regular files under `directory` (links in it are not
+    /// followed), relative to it, in order: a walk by path, with each
+    /// entry's type from the walk itself, cheaper than a walk by URL.
     private static func files(under directory: URL) -> [String] {
-        guard
-            let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey])
-        else { return [] }
+        guard let walker = FileManager.default.enumerator(atPath: directory.path) else { return [] }
         var paths: [String] = []
-        for case let url as URL in walker {
-            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
-            paths.append(String(url.path.dropFirst(directory.path.count).drop { $0 == "/" }))
+        while let relative = walker.nextObject() as? String {
+            guard walker.fileAttributes?[.type] as? FileAttributeType == .typeRegular else { continue }
+            paths.append(relative)
         }
         return paths.sorted()
     }
