@@ -390,7 +390,8 @@ struct SearchIndexWriter {
                 nonisolated(unsafe) let buffer = buffer
                 DispatchQueue.concurrentPerform(iterations: members.count) { at in
                     do throws(ArchiveError) {
-                        let byShard = try SpillFiles.decode(records[at], folder: folder)
+                        let byShard = try SpillFiles.decode(
+                            records[at], folder: folder, shards: shards, buckets: buckets)
                         var files: [(Int, Data, Data?)] = []
                         // A shard that holds nothing has no file (the manifest says which have one).
                         for shard in stride(from: members[at], to: shards, by: buckets) {
@@ -1055,7 +1056,7 @@ struct SearchIndexWriter {
         "{"
             + shard.bigrams.map { key, bytes in
                 Self.json(key) + ":\""
-                    + Self.base64(ListCoding.riceBytes(values: ListCoding.values(SpillFiles.positionsOnly(bytes))))
+                    + Self.base64(ListCoding.riceBytes(values: SpillFiles.positionValues(bytes)))
                     + "\""
             }
             .joined(separator: ",") + "}"
@@ -1227,14 +1228,14 @@ final class SpillFiles {
 
     /// A pair's positions without its documents and counts (those are in
     /// its shard): each document's positions as gaps, in document order.
-    static func positionsOnly(_ bytes: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
+    static func positionValues(_ bytes: [UInt8]) -> [Int] {
+        var out: [Int] = []
         var index = 0
         while index < bytes.count {
             guard readVarint(bytes, &index) != nil, let count = readVarint(bytes, &index) else { break }
             for _ in 0..<count {
                 guard let position = readVarint(bytes, &index) else { break }
-                varint(position, into: &out)
+                out.append(position)
             }
         }
         return out
@@ -1494,15 +1495,24 @@ final class SpillFiles {
 
     /// The shards of a bucket's records (`takeBucket`, spilled ones first), in document order;
     /// safe on several threads at once.
-    static func decode(_ records: [[UInt8]], folder: URL) throws(ArchiveError) -> [Int: KeyedShard] {
-        var byShard: [Int: KeyedShard] = [:]
+    /// A bucket's shards are every `buckets`-th one from the first: they
+    /// are kept in an array by `shard / buckets`, not looked up by hashing.
+    static func decode(
+        _ records: [[UInt8]], folder: URL, shards: Int, buckets: Int
+    ) throws(ArchiveError) -> [Int: KeyedShard] {
+        let buckets = max(1, buckets)
+        var slots = [KeyedShard](repeating: KeyedShard(), count: (shards + buckets - 1) / buckets)
+        var numbers = [Int](repeating: -1, count: slots.count)
         let damaged = ArchiveError.outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
         for bytes in records {
             var index = 0
             while index < bytes.count {
-                guard let shard = readVarint(bytes, &index), index < bytes.count,
+                guard let shard = readVarint(bytes, &index), shard < shards, index < bytes.count,
                     let kind = Kind(rawValue: bytes[index])
                 else { throw damaged }
+                let slot = shard / buckets
+                guard numbers[slot] == -1 || numbers[slot] == shard else { throw damaged }
+                numbers[slot] = shard
                 index += 1
                 var key: UInt64 = 0
                 var filter = ""
@@ -1529,12 +1539,14 @@ final class SpillFiles {
                     }
                 }
                 switch kind {
-                case .unigram: try append(&byShard[shard, default: KeyedShard()].unigrams[key, default: Posting()])
-                case .bigram: try append(&byShard[shard, default: KeyedShard()].bigrams[key, default: Posting()])
-                case .filter: try append(&byShard[shard, default: KeyedShard()].filters[filter, default: Posting()])
+                case .unigram: try append(&slots[slot].unigrams[key, default: Posting()])
+                case .bigram: try append(&slots[slot].bigrams[key, default: Posting()])
+                case .filter: try append(&slots[slot].filters[filter, default: Posting()])
                 }
             }
         }
+        var byShard: [Int: KeyedShard] = [:]
+        for (slot, shard) in numbers.enumerated() where shard >= 0 { byShard[shard] = slots[slot] }
         return byShard
     }
 }
