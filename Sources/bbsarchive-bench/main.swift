@@ -29,6 +29,11 @@ import Foundation
 //       threads changed after change N, as `build` does, and prints the
 //       seconds the append took.
 //
+//   bbsarchive-bench build --store FILE --out DIR --templates DIR --index yes|no
+//       A full build, as `bbsarchive build` makes it, with the search index
+//       or without it (`--index no`): what indexing adds to a build is the
+//       difference between the two. Prints JSON counts.
+//
 //   bbsarchive-bench search-docs --store FILE
 //       Prints every post as one JSON line (href, board, author, day and its
 //       normalized searchable text): the bench's grep ground truth.
@@ -343,7 +348,7 @@ func runHugoExport(_ arguments: Arguments) throws {
 // MARK: Main
 
 let commandLine = CommandLine.arguments
-let usage = "bbsarchive-bench parse|hugo-export|render-lookup|search-index|search-docs --option value…"
+let usage = "bbsarchive-bench parse|hugo-export|render-lookup|search-index|search-docs|build --option value…"
 do {
     guard commandLine.count >= 2 else { throw BenchError.usage(usage) }
     let arguments = try Arguments(commandLine.dropFirst(2))
@@ -361,6 +366,30 @@ do {
                 try SearchBenchSupport.writeIndex(
                     storePath: try arguments.required("store"), outPath: try arguments.required("out")))
         }
+    case "build":
+        let index: Bool
+        switch try arguments.required("index") {
+        case "yes": index = true
+        case "no": index = false
+        default: throw BenchError.usage("--index takes yes or no")
+        }
+        let store = try arguments.required("store"), out = try arguments.required("out")
+        let templates = try arguments.required("templates")
+        nonisolated(unsafe) var outcome: Result<[String: Int], ArchiveError>?
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do throws(ArchiveError) {
+                outcome = .success(
+                    try await SearchBenchSupport.build(
+                        storePath: store, outPath: out, templatesPath: templates, index: index))
+            } catch {
+                outcome = .failure(error)
+            }
+            done.signal()
+        }
+        done.wait()
+        guard let outcome else { throw BenchError.failed("the build did not end") }
+        try printJSON(try outcome.get())
     case "search-docs":
         let output = FileHandle.standardOutput
         var buffer = Data()

@@ -52,4 +52,44 @@ import Testing
         #expect(missing.isEmpty, "links to no page: \(missing.prefix(3))")
         #expect(lines.allSatisfy { ($0["text"] as? String).map { $0 == SearchText.normalize($0) } ?? false })
     }
+
+    /// Every file under `root` (but the build's state, which holds its time), by path.
+    static func site(_ root: URL) -> [String: Data] {
+        var files: [String: Data] = [:]
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
+            return files
+        }
+        for case let url as URL in walker {
+            let path = String(url.path.dropFirst(root.path.count + 1))
+            guard path != BuildState.path, let data = FileManager.default.contents(atPath: url.path),
+                !url.hasDirectoryPath
+            else { continue }
+            files[path] = data
+        }
+        return files
+    }
+
+    /// What the bench times to know what indexing adds to a build: the
+    /// build `bbsarchive build` makes, and the same build without the
+    /// index: every other file the same bytes, `search/` left out.
+    @Test func theBenchBuildsTheSiteWithAndWithoutItsIndex() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let plain = Self.site(built.plain.root)
+        let folder = try Fixtures.temporaryFolder("search-bench-build")
+        var sites: [Bool: [String: Data]] = [:]
+        for index in [true, false] {
+            let out = folder.appendingPathComponent(index ? "with" : "without")
+            _ = try await SearchBenchSupport.build(
+                storePath: built.storePath, outPath: out.path, templatesPath: Fixtures.templates.path, index: index)
+            sites[index] = Self.site(out)
+        }
+        let with = sites[true] ?? [:], without = sites[false] ?? [:]
+        #expect(with.keys.filter { $0.hasPrefix("search/") }.count > 10)
+        #expect(with.keys.sorted() == plain.keys.sorted())
+        #expect(with.filter { plain[$0.key] != $0.value }.keys.sorted() == [])
+        let indexLeftOut = plain.filter { !$0.key.hasPrefix("search/") }
+        #expect(without.keys.sorted() == indexLeftOut.keys.sorted())
+        #expect(without.filter { indexLeftOut[$0.key] != $0.value }.keys.sorted() == [])
+        #expect(without["search.html"] != nil)
+    }
 }

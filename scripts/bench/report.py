@@ -401,6 +401,18 @@ def search_section(s, targets):
         f"(`bbsarchive-bench search-index`; `pagefind --site`) against a full `bbsarchive build` "
         f"({f(s['build']['wall'])} s, peak {f(mb(s['build']['maxrss_kb']))} MB).")
     out.append("")
+    added = ours["index"].get("added_share")
+    if added is not None:
+        i = ours["index"]
+        w, wo = i["with_index"], i["without_index"]
+        out.append(
+            f"What indexing adds to a full build (the target): full builds of the same store into empty folders "
+            f"with the index and without it (`bbsarchive-bench build --index yes|no`, alternated, {i['runs']} of "
+            f"each, medians): {f(w['wall'])} s against {f(wo['wall'])} s wall, **+{pct(added)}** "
+            f"(+{f(i['added_seconds'])} s); CPU {f(w['user'])} s user + {f(w['sys'])} s sys against "
+            f"{f(wo['user'])} s + {f(wo['sys'])} s, +{pct(i['added_cpu_share'])} (+{f(i['added_cpu_seconds'])} s). "
+            f"The index alone takes {f(i['seconds'])} s ({pct(i['share_of_build'])} of the build above).")
+        out.append("")
     out.append("| engine | queries | recall | precision | exact | download median / max | first results "
                "median / max | indexing ÷ build | indexing peak RSS | index ÷ HTML |")
     out.append("|---|---|---|---|---|---|---|---|---|---|")
@@ -451,8 +463,15 @@ def search_section(s, targets):
                     status(ours["download_kb"]["median"] <= t["median_kb"] and ours["download_kb"]["max"] <= t["max_kb"])))
     targets.append(("Search first results ≤ 300 ms (median)", f"{f(ours['first_results_ms']['median'])} ms",
                     status(ours["first_results_ms"]["median"] <= t["first_ms"])))
-    targets.append(("Search indexing ≤ 15 % of a full build", pct(ours["index"]["share_of_build"]),
-                    status(ours["index"]["share_of_build"] <= t["index_share_of_build"])))
+    # The target's figure: what indexing adds to a full build (older results: the index alone ÷ the build).
+    added = ours["index"].get("added_share")
+    if added is not None:
+        targets.append(("Search indexing adds ≤ 15 % to a full build",
+                        f"{pct(added)} (the index alone: {pct(ours['index']['share_of_build'])})",
+                        status(added <= t["index_share_of_build"])))
+    else:
+        targets.append(("Search indexing ≤ 15 % of a full build", pct(ours["index"]["share_of_build"]),
+                        status(ours["index"]["share_of_build"] <= t["index_share_of_build"])))
     targets.append(("Search index ≤ 60 % of the HTML", pct(ours["index"]["share_of_html"]),
                     status(ours["index"]["share_of_html"] <= t["index_share_of_html"])))
     return out

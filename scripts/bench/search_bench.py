@@ -20,8 +20,13 @@ it reports per engine:
 - the time to first results after the page loads on loopback, in headless
   Chromium over `bbsarchive serve`, with where bbsarchive's goes (the
   client's performance marks: shards loaded, evaluated, shown);
-- indexing time as a share of a full `bbsarchive build`, and its peak RSS
-  beside the build's;
+- what indexing adds to a full build (the target's figure): full builds
+  with the index and without it (`bbsarchive-bench build --index yes|no`,
+  alternated, BENCH_RUNS of each, 2 by default), the medians' difference in
+  wall time over the build without it, and the same in user+system CPU
+  seconds; and, kept beside it, the index written alone
+  (`bbsarchive-bench search-index`) as a share of the full build, with its
+  peak RSS beside the build's;
 - index size as a share of the site's HTML bytes.
 
 Pagefind (PyPI: pagefind-bin-extended, Chinese segmentation) is installed
@@ -67,17 +72,51 @@ def timed(args):
     with tempfile.NamedTemporaryFile("r", suffix=".time", delete=False) as t:
         time_file = t.name
     start = time.monotonic()
-    proc = subprocess.run(["/usr/bin/time", "-o", time_file, "-f", "%M"] + [str(a) for a in args],
+    proc = subprocess.run(["/usr/bin/time", "-o", time_file, "-f", "%M %U %S"] + [str(a) for a in args],
                           capture_output=True, text=True)
     wall = time.monotonic() - start
     try:
-        rss = int(Path(time_file).read_text().strip().splitlines()[-1])
+        rss, user, system = Path(time_file).read_text().strip().splitlines()[-1].split()
+        rss, user, system = int(rss), float(user), float(system)
     except (OSError, IndexError, ValueError):
-        rss = None
+        rss = user = system = None
     os.unlink(time_file)
     if proc.returncode != 0:
         raise RuntimeError(f"{args[0]} {args[1]} failed ({proc.returncode}): {proc.stderr.strip()[-800:]}")
-    return {"wall": round(wall, 3), "maxrss_kb": rss, "stdout": proc.stdout}
+    return {"wall": round(wall, 3), "maxrss_kb": rss, "user": user, "sys": system, "stdout": proc.stdout}
+
+
+def index_added(store, bench, work, runs=2):
+    """What indexing adds to a full build (the target's figure): full builds
+    of the store into empty folders with the index and without it
+    (`bbsarchive-bench build --index yes|no`, the same code as `bbsarchive
+    build`), alternated, `runs` of each; the medians' difference over the
+    build without it. Wall seconds, and user and system CPU seconds (steadier
+    on a busy machine)."""
+    times = {"yes": [], "no": []}
+    for _ in range(runs):
+        for index in ("no", "yes"):
+            out = work / f"build-index-{index}"
+            shutil.rmtree(out, ignore_errors=True)
+            t = timed([bench, "build", "--store", store, "--out", out, "--templates", ROOT / "templates",
+                       "--index", index])
+            times[index].append(t)
+            shutil.rmtree(out, ignore_errors=True)
+
+    def summary(ts):
+        return {"wall": round(statistics.median(t["wall"] for t in ts), 3),
+                "walls": [t["wall"] for t in ts],
+                "user": round(statistics.median(t["user"] or 0 for t in ts), 2),
+                "sys": round(statistics.median(t["sys"] or 0 for t in ts), 2),
+                "maxrss_kb": max(t["maxrss_kb"] or 0 for t in ts)}
+
+    with_index, without = summary(times["yes"]), summary(times["no"])
+    added = with_index["wall"] - without["wall"]
+    cpu = lambda s: s["user"] + s["sys"]  # noqa: E731
+    return {"added_seconds": round(added, 3), "added_share": round(added / without["wall"], 4),
+            "added_cpu_seconds": round(cpu(with_index) - cpu(without), 2),
+            "added_cpu_share": round((cpu(with_index) - cpu(without)) / cpu(without), 4) if cpu(without) else None,
+            "with_index": with_index, "without_index": without, "runs": runs}
 
 
 def ensure_pagefind():
@@ -357,6 +396,10 @@ def measure(site, store, bbsarchive, bench, work, per_kind=40, seed=9, chromium=
         shutil.rmtree(out, ignore_errors=True)
     result["build"] = build
 
+    # What indexing adds to a full build (the target), then the index alone.
+    added = index_added(store, bench, work, runs=int(os.environ.get("BENCH_RUNS") or 2))
+    log(f"indexing adds {added['added_seconds']:.2f} s to a {added['without_index']['wall']:.2f} s build "
+        f"({added['added_share'] * 100:.1f} %; CPU +{added['added_cpu_seconds']:.2f} s)")
     # Indexing alone, the same work `build` does for search.
     index_out = work / "index-only"
     shutil.rmtree(index_out, ignore_errors=True)
@@ -387,7 +430,9 @@ def measure(site, store, bbsarchive, bench, work, per_kind=40, seed=9, chromium=
     result["html_bytes"] = html
     result["engines"] = {
         "bbsarchive": {"index": {"seconds": ours_index["wall"], "maxrss_kb": ours_index["maxrss_kb"],
+                                 "user": ours_index["user"], "sys": ours_index["sys"],
                                  "share_of_build": round(ours_index["wall"] / build["wall"], 4),
+                                 **added,
                                  "bytes": ours_bytes, "files": ours_files,
                                  "share_of_html": round(ours_bytes / html, 4)}},
         "pagefind": {"index": {"seconds": pf["wall"], "maxrss_kb": pf["maxrss_kb"],

@@ -46,6 +46,9 @@ package struct SiteBuilder: Sendable {
         package var workers = ProcessInfo.processInfo.activeProcessorCount
         /// Board pages (with their threads) one task renders.
         package var boardPagesPerTask = 8
+        /// Whether the search index is written (`search/`). Only the bench
+        /// turns it off, to time what indexing adds to a build.
+        package var searchIndex = true
 
         package init() {}
     }

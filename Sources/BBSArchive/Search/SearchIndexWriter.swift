@@ -237,10 +237,13 @@ struct SearchIndexWriter {
         return out.compactMap { $0 }
     }
 
-    /// A batch's documents being worked out on other threads (`prepare`).
+    /// A batch's documents being worked out on other threads (`prepare`),
+    /// with the spill records of the whole batch grouped by bucket
+    /// (`SpillFiles.Records.batch`), so the writer appends them at once.
     final class Preparing: @unchecked Sendable {
         private let group = DispatchGroup()
         private var result: [Prepared] = []
+        private var records = SpillFiles.Records()
 
         init(
             _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile, cores: Int,
@@ -250,14 +253,16 @@ struct SearchIndexWriter {
             DispatchQueue.global().async { [self] in
                 result = SearchIndexWriter.prepare(
                     rows, postsPerPage: postsPerPage, forum: forum, cores: cores, numbering: numbering)
+                records = SpillFiles.Records.batch(&result, buckets: numbering.buckets)
                 group.leave()
             }
         }
 
-        /// The batch's documents, once they are worked out.
-        func wait() -> [Prepared] {
+        /// The batch's documents (their own records emptied) and its
+        /// records, once they are worked out.
+        func wait() -> (documents: [Prepared], records: SpillFiles.Records) {
             group.wait()
-            return result
+            return (result, records)
         }
 
         /// Waits for the work to end, its result unused (after a failure).
@@ -311,11 +316,11 @@ struct SearchIndexWriter {
             let postsPerPage = postsPerPage
             let forum = forum
             let cores = cores
-            func process(_ prepared: [Prepared]) throws {
-                for prepared in prepared {
+            func process(_ batch: (documents: [Prepared], records: SpillFiles.Records)) throws {
+                spill.add(batch.records)
+                try spill.flushIfNeeded()
+                for prepared in batch.documents {
                     let document = prepared.document
-                    spill.add(prepared.records)
-                    try spill.flushIfNeeded()
                     try insert.execute(arguments: [document.board, document.gid, document.floor, doc, prepared.hash])
                     id = Self.chain(id, prepared.hash)
                     if days.last?.0 != document.day { days.append((document.day, doc)) }
@@ -385,7 +390,8 @@ struct SearchIndexWriter {
                 nonisolated(unsafe) let buffer = buffer
                 DispatchQueue.concurrentPerform(iterations: members.count) { at in
                     do throws(ArchiveError) {
-                        let byShard = try SpillFiles.decode(records[at], folder: folder)
+                        let byShard = try SpillFiles.decode(
+                            records[at], folder: folder, shards: shards, buckets: buckets)
                         var files: [(Int, Data, Data?)] = []
                         // A shard that holds nothing has no file (the manifest says which have one).
                         for shard in stride(from: members[at], to: shards, by: buckets) {
@@ -1050,7 +1056,7 @@ struct SearchIndexWriter {
         "{"
             + shard.bigrams.map { key, bytes in
                 Self.json(key) + ":\""
-                    + Self.base64(ListCoding.riceBytes(values: ListCoding.values(SpillFiles.positionsOnly(bytes))))
+                    + Self.base64(ListCoding.riceBytes(values: SpillFiles.positionValues(bytes)))
                     + "\""
             }
             .joined(separator: ",") + "}"
@@ -1058,47 +1064,47 @@ struct SearchIndexWriter {
 
     static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
 
-    /// A JSON string literal that is also safe in a script.
+    /// A JSON string literal that is also safe in a script: `"`, `\\`,
+    /// `<`, line breaks, U+2028, U+2029 and other control characters escaped.
+    /// Spelled on the UTF-8 bytes, the runs between escapes copied whole.
     static func json(_ text: String) -> String {
-        // Most text needs no escape: then it is copied whole.
-        var plain = true
-        var after2028 = 0
-        for byte in text.utf8 {
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "<") {
-                plain = false
-                break
+        var text = text
+        return text.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + 16)
+            out.append(UInt8(ascii: "\""))
+            var run = 0
+            var at = 0
+            func escape(_ replacement: StaticString, skipping count: Int) {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<at]))
+                out.append(
+                    contentsOf: UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+                at += count
+                run = at
             }
-            // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
-            switch (after2028, byte) {
-            case (_, 0xE2): after2028 = 1
-            case (1, 0x80): after2028 = 2
-            case (2, 0xA8), (2, 0xA9): plain = false
-            default: after2028 = 0
-            }
-            if !plain { break }
-        }
-        if plain { return "\"" + text + "\"" }
-        var out = "\""
-        out.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
-            case "<": out += "\\u003c"
-            default:
-                if scalar.value < 0x20 {
-                    out +=
-                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                        + String(scalar.value, radix: 16)
-                } else {
-                    out.unicodeScalars.append(scalar)
+            func hex(_ digit: UInt8) -> UInt8 { digit < 10 ? 0x30 + digit : 0x57 + digit }
+            while at < bytes.count {
+                let byte = bytes[at]
+                switch byte {
+                case UInt8(ascii: "\""): escape("\\\"", skipping: 1)
+                case UInt8(ascii: "\\"): escape("\\\\", skipping: 1)
+                case UInt8(ascii: "\n"): escape("\\n", skipping: 1)
+                case UInt8(ascii: "<"): escape("\\u003c", skipping: 1)
+                case 0xE2 where at + 2 < bytes.count && bytes[at + 1] == 0x80 && bytes[at + 2] == 0xA8:
+                    escape("\\u2028", skipping: 3)
+                case 0xE2 where at + 2 < bytes.count && bytes[at + 1] == 0x80 && bytes[at + 2] == 0xA9:
+                    escape("\\u2029", skipping: 3)
+                case 0..<0x20:
+                    escape("\\u00", skipping: 1)
+                    out.append(hex(byte >> 4))
+                    out.append(hex(byte & 0x0F))
+                default: at += 1
                 }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<at]))
+            out.append(UInt8(ascii: "\""))
+            return String(decoding: out, as: UTF8.self)
         }
-        return out + "\""
     }
 }
 
@@ -1222,14 +1228,14 @@ final class SpillFiles {
 
     /// A pair's positions without its documents and counts (those are in
     /// its shard): each document's positions as gaps, in document order.
-    static func positionsOnly(_ bytes: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
+    static func positionValues(_ bytes: [UInt8]) -> [Int] {
+        var out: [Int] = []
         var index = 0
         while index < bytes.count {
             guard readVarint(bytes, &index) != nil, let count = readVarint(bytes, &index) else { break }
             for _ in 0..<count {
                 guard let position = readVarint(bytes, &index) else { break }
-                varint(position, into: &out)
+                out.append(position)
             }
         }
         return out
@@ -1296,6 +1302,51 @@ final class SpillFiles {
     struct Records: Sendable {
         var bytes: [UInt8] = []
         var spans: [(bucket: Int, end: Int)] = []
+
+        /// The records of a batch's documents grouped by bucket, each
+        /// bucket's in the order of the documents: what appending them one
+        /// document at a time would give each bucket. Empties each
+        /// document's own records.
+        static func batch(_ documents: inout [SearchIndexWriter.Prepared], buckets: Int) -> Records {
+            var sizes = [Int](repeating: 0, count: buckets)
+            for document in documents {
+                var start = 0
+                for span in document.records.spans {
+                    sizes[span.bucket] += span.end - start
+                    start = span.end
+                }
+            }
+            var next = [Int](repeating: 0, count: buckets)
+            var out = Records()
+            var total = 0
+            for bucket in 0..<buckets {
+                next[bucket] = total
+                total += sizes[bucket]
+                if sizes[bucket] > 0 { out.spans.append((bucket, total)) }
+            }
+            out.bytes = [UInt8](repeating: 0, count: total)
+            out.bytes.withUnsafeMutableBufferPointer { target in
+                for index in documents.indices {
+                    let records = documents[index].records
+                    records.bytes.withUnsafeBufferPointer { source in
+                        var start = 0
+                        for span in records.spans {
+                            let count = span.end - start
+                            if count > 0 {
+                                _ = UnsafeMutableBufferPointer(
+                                    rebasing: target[next[span.bucket]..<next[span.bucket] + count]
+                                )
+                                .update(fromContentsOf: UnsafeBufferPointer(rebasing: source[start..<span.end]))
+                            }
+                            next[span.bucket] += count
+                            start = span.end
+                        }
+                    }
+                    documents[index].records = Records()
+                }
+            }
+            return out
+        }
     }
 
     /// Every posting of a prepared document, as record: varint shard,
@@ -1304,44 +1355,67 @@ final class SpillFiles {
     /// the positions. Pure, so documents are encoded on several threads;
     /// each bucket gets the same bytes as if they were appended one by one.
     static func records(_ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int, buckets: Int) -> Records {
-        var raw: [UInt8] = []
-        raw.reserveCapacity(prepared.unigrams.count * 6 + prepared.pairs.count * 8 + 64)
+        let filters = SearchIndexWriter.filters(prepared.document)
+        let pairs = prepared.pairs
+        // Room for every record at its longest (a varint takes at most 10 bytes).
+        let count = prepared.unigrams.count + pairs.count + filters.count
+        var bound = count * 41 + pairs.count * 10
+        for filter in filters { bound += filter.utf8.count }
+        var raw = [UInt8](repeating: 0, count: bound)
         var ends: [Int] = []
         var bucketOf: [Int] = []
-        func head(_ shard: Int, _ kind: Kind) {
-            bucketOf.append(shard % buckets)
-            varint(shard, into: &raw)
-            raw.append(kind.rawValue)
-        }
-        for unigram in prepared.unigrams {
-            let key = UInt64(unigram)
-            head(Int(SearchIndexWriter.hash(key: key, pair: false) % UInt32(shards)), .unigram)
-            varint(Int(key), into: &raw)
-            varint(doc, into: &raw)
-            raw.append(0)
-            ends.append(raw.count)
-        }
-        let pairs = prepared.pairs
-        var at = 0
-        while at < pairs.count {
-            let key = pairs[at].key
-            var end = at + 1
-            while end < pairs.count && pairs[end].key == key { end += 1 }
-            head(Int(SearchIndexWriter.hash(key: key, pair: true) % UInt32(shards)), .bigram)
-            varint(Int(key), into: &raw)
-            varint(doc, into: &raw)
-            varint(end - at, into: &raw)
-            for index in at..<end { varint(pairs[index].position, into: &raw) }
-            ends.append(raw.count)
-            at = end
-        }
-        for filter in SearchIndexWriter.filters(prepared.document) {
-            head(Int(SearchIndexWriter.hash(filter) % UInt32(shards)), .filter)
-            varint(filter.utf8.count, into: &raw)
-            raw += filter.utf8
-            varint(doc, into: &raw)
-            raw.append(0)
-            ends.append(raw.count)
+        ends.reserveCapacity(count)
+        bucketOf.reserveCapacity(count)
+        raw.withUnsafeMutableBufferPointer { buffer in
+            var at = 0
+            func put(_ value: Int) {
+                var value = UInt(max(0, value))
+                while value >= 0x80 {
+                    buffer[at] = UInt8(value & 0x7F) | 0x80
+                    value >>= 7
+                    at += 1
+                }
+                buffer[at] = UInt8(value)
+                at += 1
+            }
+            func head(_ shard: Int, _ kind: Kind) {
+                bucketOf.append(shard % buckets)
+                put(shard)
+                buffer[at] = kind.rawValue
+                at += 1
+            }
+            for unigram in prepared.unigrams {
+                let key = UInt64(unigram)
+                head(Int(SearchIndexWriter.hash(key: key, pair: false) % UInt32(shards)), .unigram)
+                put(Int(key))
+                put(doc)
+                put(0)
+                ends.append(at)
+            }
+            var index = 0
+            while index < pairs.count {
+                let key = pairs[index].key
+                var end = index + 1
+                while end < pairs.count && pairs[end].key == key { end += 1 }
+                head(Int(SearchIndexWriter.hash(key: key, pair: true) % UInt32(shards)), .bigram)
+                put(Int(key))
+                put(doc)
+                put(end - index)
+                for position in index..<end { put(pairs[position].position) }
+                ends.append(at)
+                index = end
+            }
+            for filter in filters {
+                head(Int(SearchIndexWriter.hash(filter) % UInt32(shards)), .filter)
+                put(filter.utf8.count)
+                for byte in filter.utf8 {
+                    buffer[at] = byte
+                    at += 1
+                }
+                put(doc)
+                put(0)
+                ends.append(at)
+            }
         }
         // Grouped by bucket, each bucket's records in their order.
         // (A counting sort: stable, linear.)
@@ -1354,20 +1428,28 @@ final class SpillFiles {
             starts[bucket] += 1
         }
         var out = Records()
-        out.bytes.reserveCapacity(raw.count)
-        for record in order {
-            let start = record == 0 ? 0 : ends[record - 1]
-            out.bytes += raw[start..<ends[record]]
-            if out.spans.last?.bucket == bucketOf[record] {
-                out.spans[out.spans.count - 1].end = out.bytes.count
-            } else {
-                out.spans.append((bucketOf[record], out.bytes.count))
+        out.bytes = [UInt8](repeating: 0, count: ends.last ?? 0)
+        out.bytes.withUnsafeMutableBufferPointer { target in
+            raw.withUnsafeBufferPointer { source in
+                var at = 0
+                for record in order {
+                    let start = record == 0 ? 0 : ends[record - 1]
+                    let length = ends[record] - start
+                    _ = UnsafeMutableBufferPointer(rebasing: target[at..<at + length])
+                        .update(fromContentsOf: UnsafeBufferPointer(rebasing: source[start..<ends[record]]))
+                    at += length
+                    if out.spans.last?.bucket == bucketOf[record] {
+                        out.spans[out.spans.count - 1].end = at
+                    } else {
+                        out.spans.append((bucketOf[record], at))
+                    }
+                }
             }
         }
         return out
     }
 
-    /// A document's records (`records`), appended to their buckets.
+    /// A document's records (`records`), or a batch's (`Records.batch`), appended to their buckets.
     func add(_ records: Records) {
         var start = 0
         for span in records.spans {
@@ -1413,15 +1495,24 @@ final class SpillFiles {
 
     /// The shards of a bucket's records (`takeBucket`, spilled ones first), in document order;
     /// safe on several threads at once.
-    static func decode(_ records: [[UInt8]], folder: URL) throws(ArchiveError) -> [Int: KeyedShard] {
-        var byShard: [Int: KeyedShard] = [:]
+    /// A bucket's shards are every `buckets`-th one from the first: they
+    /// are kept in an array by `shard / buckets`, not looked up by hashing.
+    static func decode(
+        _ records: [[UInt8]], folder: URL, shards: Int, buckets: Int
+    ) throws(ArchiveError) -> [Int: KeyedShard] {
+        let buckets = max(1, buckets)
+        var slots = [KeyedShard](repeating: KeyedShard(), count: (shards + buckets - 1) / buckets)
+        var numbers = [Int](repeating: -1, count: slots.count)
         let damaged = ArchiveError.outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
         for bytes in records {
             var index = 0
             while index < bytes.count {
-                guard let shard = readVarint(bytes, &index), index < bytes.count,
+                guard let shard = readVarint(bytes, &index), shard < shards, index < bytes.count,
                     let kind = Kind(rawValue: bytes[index])
                 else { throw damaged }
+                let slot = shard / buckets
+                guard numbers[slot] == -1 || numbers[slot] == shard else { throw damaged }
+                numbers[slot] = shard
                 index += 1
                 var key: UInt64 = 0
                 var filter = ""
@@ -1448,12 +1539,14 @@ final class SpillFiles {
                     }
                 }
                 switch kind {
-                case .unigram: try append(&byShard[shard, default: KeyedShard()].unigrams[key, default: Posting()])
-                case .bigram: try append(&byShard[shard, default: KeyedShard()].bigrams[key, default: Posting()])
-                case .filter: try append(&byShard[shard, default: KeyedShard()].filters[filter, default: Posting()])
+                case .unigram: try append(&slots[slot].unigrams[key, default: Posting()])
+                case .bigram: try append(&slots[slot].bigrams[key, default: Posting()])
+                case .filter: try append(&slots[slot].filters[filter, default: Posting()])
                 }
             }
         }
+        var byShard: [Int: KeyedShard] = [:]
+        for (slot, shard) in numbers.enumerated() where shard >= 0 { byShard[shard] = slots[slot] }
         return byShard
     }
 }

@@ -175,7 +175,18 @@ package enum SearchText {
             unique += 1
         }
         unigrams.removeLast(unigrams.count - unique)
-        pairs.sort { $0.key != $1.key ? $0.key < $1.key : $0.position < $1.position }
+        // Sorted as single numbers (key, then position, in 64 bits: keys
+        // take 42) when every position fits in 22 bits: a plain sort of
+        // integers, not a stable sort through a closure.
+        if index < 1 << 22 {
+            var packed = pairs.map { $0.key << 22 | UInt64($0.position) }
+            packed.sort()
+            for at in packed.indices {
+                pairs[at] = (packed[at] >> 22, Int(packed[at] & 0x3F_FFFF))
+            }
+        } else {
+            pairs.sort { $0.key != $1.key ? $0.key < $1.key : $0.position < $1.position }
+        }
         return (unigrams, pairs)
     }
 

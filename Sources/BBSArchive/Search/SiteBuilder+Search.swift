@@ -26,6 +26,7 @@ extension SiteBuilder {
             searchScript: SitePaths.relative(from: path, to: SitePaths.searchScript),
             manifest: SitePaths.relative(from: path, to: SearchIndexWriter.manifestPath))
         try page(path, template: "search", view, run: run)
+        guard options.searchIndex else { return }
 
         // New posts are appended to the index; anything else indexes the
         // store again. Either way only files whose bytes change are written.
