@@ -1133,7 +1133,8 @@ def bench_search(ctx, tier, build):
     try:
         result = search_bench.measure(
             ROOT / build["out"], tier.store, ctx.bins.bbsarchive, ctx.bins.bench, ctx.work / "search",
-            per_kind=SEARCH_QUERIES, build={"wall": build["wall"]["median"], "maxrss_kb": build["maxrss_kb"]})
+            per_kind=SEARCH_QUERIES, build={"wall": build["wall"]["median"], "maxrss_kb": build["maxrss_kb"]},
+            discard=rmtree)
     except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
         raise BenchFailure(f"search bench: {e}")
     result.update({"tier": tier.name, "config": os.environ.get("BENCH_CONFIG", "release"),

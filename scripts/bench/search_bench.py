@@ -86,22 +86,31 @@ def timed(args):
     return {"wall": round(wall, 3), "maxrss_kb": rss, "user": user, "sys": system, "stdout": proc.stdout}
 
 
-def index_added(store, bench, work, runs=2):
+def index_added(store, bench, work, runs=2, discard=None):
     """What indexing adds to a full build (the target's figure): full builds
-    of the store into empty folders with the index and without it
+    of the store into new folders with the index and without it
     (`bbsarchive-bench build --index yes|no`, the same code as `bbsarchive
     build`), alternated, `runs` of each; the medians' difference over the
     build without it. Wall seconds, and user and system CPU seconds (steadier
-    on a busy machine)."""
+    on a busy machine). `discard(folder)` puts a timed build out of the way:
+    bench.py moves it aside and deletes it when the bench ends, because a
+    build timed right after a big delete is slowed by ext4 (bench.py's
+    rmtree); alone, the folders are deleted after the last run."""
     times = {"yes": [], "no": []}
-    for _ in range(runs):
+    outs = []
+    for run in range(runs):
         for index in ("no", "yes"):
-            out = work / f"build-index-{index}"
+            out = work / f"build-index-{index}-{run}"
             shutil.rmtree(out, ignore_errors=True)
             t = timed([bench, "build", "--store", store, "--out", out, "--templates", ROOT / "templates",
                        "--index", index])
             times[index].append(t)
-            shutil.rmtree(out, ignore_errors=True)
+            if discard:
+                discard(out)
+            else:
+                outs.append(out)
+    for out in outs:
+        shutil.rmtree(out, ignore_errors=True)
 
     def summary(ts):
         return {"wall": round(statistics.median(t["wall"] for t in ts), 3),
@@ -375,7 +384,7 @@ def summarize(rows):
 
 
 def measure(site, store, bbsarchive, bench, work, per_kind=40, seed=9, chromium="chromium", build=None,
-            pagefind=True):
+            pagefind=True, discard=None):
     """Both engines on one built site. `build`: the wall seconds and peak RSS
     (KB) of a full build of it, when the caller timed one; else one is timed.
     `pagefind=False`: bbsarchive alone, on the site as it is (its index may
@@ -397,7 +406,7 @@ def measure(site, store, bbsarchive, bench, work, per_kind=40, seed=9, chromium=
     result["build"] = build
 
     # What indexing adds to a full build (the target), then the index alone.
-    added = index_added(store, bench, work, runs=int(os.environ.get("BENCH_RUNS") or 2))
+    added = index_added(store, bench, work, runs=int(os.environ.get("BENCH_RUNS") or 2), discard=discard)
     log(f"indexing adds {added['added_seconds']:.2f} s to a {added['without_index']['wall']:.2f} s build "
         f"({added['added_share'] * 100:.1f} %; CPU +{added['added_cpu_seconds']:.2f} s)")
     # Indexing alone, the same work `build` does for search.
