@@ -379,9 +379,10 @@ do {
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             do throws(ArchiveError) {
-                outcome = .success(
-                    try await SearchBenchSupport.build(
-                        storePath: store, outPath: out, templatesPath: templates, index: index))
+                var action = BuildAction(storePath: store, outputPath: out, templatesPath: templates)
+                action.searchIndex = index
+                let report = try await action.run()
+                outcome = .success(["pages": report.pages, "written": report.written, "unchanged": report.unchanged])
             } catch {
                 outcome = .failure(error)
             }

@@ -79,8 +79,10 @@ import Testing
         var sites: [Bool: [String: Data]] = [:]
         for index in [true, false] {
             let out = folder.appendingPathComponent(index ? "with" : "without")
-            _ = try await SearchBenchSupport.build(
-                storePath: built.storePath, outPath: out.path, templatesPath: Fixtures.templates.path, index: index)
+            var action = BuildAction(
+                storePath: built.storePath, outputPath: out.path, templatesPath: Fixtures.templates.path)
+            action.searchIndex = index
+            _ = try await action.run()
             sites[index] = Self.site(out)
         }
         let with = sites[true] ?? [:], without = sites[false] ?? [:]

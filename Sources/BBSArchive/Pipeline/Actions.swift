@@ -175,6 +175,9 @@ package struct BuildAction: Sendable {
     package var full = false
     /// The time the build is recorded at, beside the store's times.
     package var clock: ArchiveClock = SystemClock.now
+    /// Write the search index. Only the bench turns it off
+    /// (`bbsarchive-bench build --index no`), to time what indexing adds.
+    package var searchIndex = true
 
     package init(storePath: String, outputPath: String, templatesPath: String?, siteURL: String? = nil) {
         self.storePath = storePath
@@ -189,6 +192,7 @@ package struct BuildAction: Sendable {
         }
         var options = SiteBuilder.Options()
         options.incremental = !full
+        options.searchIndex = searchIndex
         if let siteURL {
             guard let normalized = SiteBuilder.normalizedSiteURL(siteURL) else {
                 throw .invalidOption(

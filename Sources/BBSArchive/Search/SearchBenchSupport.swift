@@ -82,24 +82,3 @@ package enum SearchBenchSupport {
         }
     }
 }
-
-extension SearchBenchSupport {
-    /// A full build of the store at `storePath` into `outPath`, as
-    /// `bbsarchive build` makes it (the same steps as `BuildAction`), with
-    /// or without the search index: the bench times both, so that what
-    /// indexing adds to a build is the difference. Returns the files written.
-    package static func build(
-        storePath: String, outPath: String, templatesPath: String, index: Bool
-    ) async throws(ArchiveError) -> [String: Int] {
-        guard FileManager.default.fileExists(atPath: storePath) else { throw .noStore(path: storePath) }
-        let templates = try await TemplateSet(directory: URL(fileURLWithPath: templatesPath))
-        let store = try ArchiveStore(path: storePath)
-        try OriginalURLs.fillIn(store)
-        var options = SiteBuilder.Options()
-        options.forum = ForumSources.profile(sources: try store.boards().map(\.source))
-        options.searchIndex = index
-        let publisher = try DiskPublisher(root: URL(fileURLWithPath: outPath))
-        let report = try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
-        return ["pages": report.pages, "written": report.written, "unchanged": report.unchanged]
-    }
-}
