@@ -94,6 +94,16 @@ import Testing
         #expect(!SafeLink.allows(address))
     }
 
+    /// The trim that skips Foundation when no end is blank gives what
+    /// `trimmingCharacters(in: .whitespaces)` gives, blank ends or not.
+    @Test(arguments: [
+        "", " ", "\t", "a", " a", "a ", "\u{3000}http://x.example/\u{3000}", "\u{A0}a", "a\u{2009}", "\n a \n",
+        "\u{200B}a", "a b", " \t ", "长 ", "\u{1680}x\u{202F}",
+    ])
+    func blanksAreTrimmedAsFoundationTrimsThem(_ text: String) {
+        #expect(SafeLink.trimmedOfBlanks(text) == text.trimmingCharacters(in: .whitespaces))
+    }
+
     @Test func theArchivesOwnRelativePathsAreAllowed() {
         #expect(SafeLink.allows("../board/Test/index.md"))
         #expect(SafeLink.allows("user/~E9~95~BF.html"))

@@ -80,12 +80,16 @@ extension SiteBuilder {
             Array(stale[$0..<min(stale.count, $0 + threadChunk)])
         }
         let threadRuns = try parallelMap(threadChunks) { some throws(ArchiveError) in
-            let part = run.fork()
-            for thread in some {
-                try buildThread(
-                    thread, board: board, original: Self.originalLink(thread), placement: placement(thread), run: part)
+            // One read transaction for the run's threads, not one per thread.
+            try store.reading { () throws(ArchiveError) in
+                let part = run.fork()
+                for thread in some {
+                    try buildThread(
+                        thread, board: board, original: Self.originalLink(thread), placement: placement(thread),
+                        run: part)
+                }
+                return part
             }
-            return part
         }
         for part in pageRuns + threadRuns { run.absorb(part) }
 

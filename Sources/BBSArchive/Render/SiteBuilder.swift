@@ -181,9 +181,12 @@ package struct SiteBuilder: Sendable {
         if let changes = run.changes { users = changes.users.sorted() } else { users = try store.users() }
         let userChunks = stride(from: 0, to: users.count, by: 64).map { Array(users[$0..<min($0 + 64, users.count)]) }
         let userRuns = try parallelMap(userChunks) { chunk throws(ArchiveError) in
-            let part = run.fork()
-            for user in chunk { try buildUser(user, run: part) }
-            return part
+            // One read transaction for the chunk's users, not three per user.
+            try store.reading { () throws(ArchiveError) in
+                let part = run.fork()
+                for user in chunk { try buildUser(user, run: part) }
+                return part
+            }
         }
         for part in userRuns { run.absorb(part) }
         try search.wait()
