@@ -325,7 +325,12 @@ package struct SiteBuilder: Sendable {
         // an active document, whatever the forum called it.
         let path = SitePaths.media(hash: hash, extension: InertMedia.sniffed(bytes, declared: declared))
         if publisher.exists(path) { return path }
-        try publisher.write(bytes, to: path)
+        // Where media are not trusted by name (a first build stopped part
+        // way), the file there may already hold these bytes.
+        guard try publisher.write(bytes, to: path) else {
+            run.report.unchanged += 1
+            return path
+        }
         run.report.mediaFiles += 1
         run.report.written += 1
         return path
