@@ -107,6 +107,10 @@ import Testing
     @Test func theArchivesOwnRelativePathsAreAllowed() {
         #expect(SafeLink.allows("../board/Test/index.md"))
         #expect(SafeLink.allows("user/~E9~95~BF.html"))
+        // A colon only after the first `/`, `?` or `#`: ASCII (read byte by byte) or not.
+        for path in ["a/b:c", "x?y:z", "p#q:r", "长/x:y", "长?:"] { #expect(SafeLink.allows(path), "\(path)") }
+        for path in ["a:b/c", "x-1:y", "长:x", "a.b:"] { #expect(!SafeLink.allows(path), "\(path)") }
+        #expect(SafeLink.external("MailTo:a@example.org") == "MailTo:a@example.org")
     }
 
     @Test func ubbAndMarkdownUseIt() {

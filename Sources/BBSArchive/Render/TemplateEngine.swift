@@ -78,16 +78,17 @@ private struct Renderer {
             for node in nodes { render(node, indentation: indentation) }
             return
         }
-        let outer = out
-        var local: [UInt8] = []
+        // In place: a node's output gets the indentation in front when it
+        // is not empty and follows a line break this run wrote (not one
+        // from before the run).
+        let begin = out.count
         for node in nodes {
-            out = []
+            let mark = out.count
             render(node, indentation: indentation)
-            if !out.isEmpty, local.last == UInt8(ascii: "\n") { local.append(contentsOf: indentation) }
-            local.append(contentsOf: out)
+            if out.count > mark, mark > begin, out[mark - 1] == UInt8(ascii: "\n") {
+                out.insert(contentsOf: indentation, at: mark)
+            }
         }
-        out = outer
-        out.append(contentsOf: local)
     }
 
     private mutating func render(_ node: CompiledTemplates.Node, indentation: [UInt8]?) {
