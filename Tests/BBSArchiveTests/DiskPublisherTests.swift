@@ -72,7 +72,7 @@ import Testing
         #expect(try Self.files(in: folder) == ["media/ab/abc.png": Data("blob".utf8)])
 
         // Beside a finished build's state, media are known by their names.
-        try next.write(Data("{}".utf8), to: BuildState.path)
+        _ = try next.write(Data("{}".utf8), to: BuildState.path)
         #expect(try DiskPublisher(root: folder).exists("media/ab/abc.png"))
         #expect(try DiskPublisher(root: folder).exists("media/ab/other.png") == false)
     }
