@@ -16,7 +16,7 @@ import Mustache
 /// feature outside the subset (set delimiters, transforms `name(…)`,
 /// dynamic partials) is refused with the file and line.
 struct CompiledTemplates: Sendable {
-    indirect enum Node: Sendable {
+    enum Node: Sendable {
         case text([UInt8])
         /// A name split at its dots; `[]` is `.`, the current value.
         case variable([TemplateName], escaped: Bool, fromTop: Bool)
