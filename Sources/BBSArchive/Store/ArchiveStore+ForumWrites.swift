@@ -59,20 +59,24 @@ extension ArchiveStore {
         guard let first = pages.first else { return }
         let now = Self.seconds(clock())
         try write { db in
-            try db.execute(
+            // Each statement prepared once per connection, the time as an
+            // argument: with the triggers on `thread`, compiling one costs
+            // more than running it, and a fetch stores thread after thread.
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO thread
                       (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, originalURL)
                     VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)
                     ON CONFLICT (board, gid) DO UPDATE SET originalURL = coalesce(excluded.originalURL, originalURL),
-                      changedAt = CASE WHEN title IS NOT excluded.title THEN \(now) ELSE changedAt END,
+                      changedAt = CASE WHEN title IS NOT excluded.title THEN ? ELSE changedAt END,
                       title = excluded.title
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     board, first.gid, first.title, max(0, pages.reduce(0) { $0 + $1.posts.count } - 1),
                     first.posts.first?.author, Self.seconds(first.posts.first?.postedAt ?? clock()),
                     pages.last?.posts.last?.author, Self.seconds(pages.last?.posts.last?.postedAt ?? clock()),
-                    originalURL,
+                    originalURL, now,
                 ])
             var changed = false
             for page in pages {
@@ -80,20 +84,16 @@ extension ArchiveStore {
                     changed = try Self.upsertPost(db, board: board, gid: first.gid, post: post, now: now) || changed
                 }
             }
-            try db.execute(
-                sql: "UPDATE thread SET pages = ? WHERE board = ? AND gid = ?",
-                arguments: [pages.map(\.page.total).max(), board, first.gid])
+            try db.cachedStatement(sql: "UPDATE thread SET pages = ? WHERE board = ? AND gid = ?")
+                .execute(arguments: [pages.map(\.page.total).max(), board, first.gid])
             if changed {
-                try db.execute(
-                    sql: "UPDATE thread SET changedAt = ? WHERE board = ? AND gid = ?",
-                    arguments: [now, board, first.gid])
+                try db.cachedStatement(sql: "UPDATE thread SET changedAt = ? WHERE board = ? AND gid = ?")
+                    .execute(arguments: [now, board, first.gid])
             }
             if let summary {
-                try db.execute(
-                    sql: """
-                        UPDATE thread SET archivedReplies = ?, archivedLastReplyAt = ? WHERE board = ? AND gid = ?
-                        """,
-                    arguments: [summary.replies, Self.seconds(summary.lastReplyAt), board, first.gid])
+                try db.cachedStatement(
+                    sql: "UPDATE thread SET archivedReplies = ?, archivedLastReplyAt = ? WHERE board = ? AND gid = ?"
+                ).execute(arguments: [summary.replies, Self.seconds(summary.lastReplyAt), board, first.gid])
             }
         }
     }
