@@ -213,18 +213,20 @@ extension ArchiveStore {
     /// Records the forum's sections and files the boards the store has under them.
     package func saveSections(_ page: SectionPage) throws(ArchiveError) {
         try write { db in
+            // Each statement prepared once, not once a section or board:
+            // every update fetch files them again.
+            let saveSection = try db.cachedStatement(
+                sql: """
+                    INSERT INTO section (code, name, parent) VALUES (?, ?, ?)
+                    ON CONFLICT (code) DO UPDATE SET name = excluded.name, parent = coalesce(excluded.parent, parent)
+                    """)
+            // The list also names boards in Chinese, which nForum's board pages do not.
+            let fileBoard = try db.cachedStatement(
+                sql: "UPDATE board SET section = ?, title = coalesce(title, ?) WHERE name = ?")
             for section in page.sections {
-                try db.execute(
-                    sql: """
-                        INSERT INTO section (code, name, parent) VALUES (?, ?, ?)
-                        ON CONFLICT (code) DO UPDATE SET name = excluded.name, parent = coalesce(excluded.parent, parent)
-                        """,
-                    arguments: [section.code, section.name, section.parent])
+                try saveSection.execute(arguments: [section.code, section.name, section.parent])
                 for board in section.boards {
-                    // The list also names boards in Chinese, which nForum's board pages do not.
-                    try db.execute(
-                        sql: "UPDATE board SET section = ?, title = coalesce(title, ?) WHERE name = ?",
-                        arguments: [section.code, page.boardTitles[board], board])
+                    try fileBoard.execute(arguments: [section.code, page.boardTitles[board], board])
                 }
             }
         }
