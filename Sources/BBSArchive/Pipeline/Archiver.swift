@@ -328,8 +328,8 @@ package struct Archiver: Sendable {
             // A forum that answers another page than the one asked for (it
             // clamps, or its pager lies) has no more pages.
             guard page.page.current == number else { return true }
-            try Ingest(store: store, source: source).board(page, board: page.board)
-            try store.markWalked(board: board, page: number, url: url)
+            // The page and its place in the walk in one commit.
+            try Ingest(store: store, source: source).board(page, board: board, walked: (number, url))
             report.boardPages += 1
             forumPages = page.page.total
             lastPage = min(lastPage, forumPages)

@@ -172,13 +172,11 @@ extension ArchiveStore {
     }
 
     /// `markWalked` and `clearFailure(url:)` of the list page at `url`, in
-    /// one transaction: asked for with every list page walked.
-    package func markWalked(board: String, page: Int, url: String) throws(ArchiveError) {
-        try write { db in
-            try db.cachedStatement(sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?")
-                .execute(arguments: [page, board])
-            try Self.deleteFailures(db, url: url)
-        }
+    /// the transaction that stores the page (`saveBoardPage(_:source:walked:)`).
+    static func markWalked(_ db: Database, board: String, page: Int, url: String) throws {
+        try db.cachedStatement(sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?")
+            .execute(arguments: [page, board])
+        try deleteFailures(db, url: url)
     }
 
     /// Ends the walk; `reachedEnd` says the list was read to its last page

@@ -7,8 +7,14 @@ extension ArchiveStore {
     /// Records a board page: the board's title and page count and its rows.
     /// `source` names the front end it came from, so the site can link
     /// every thread back to its original address.
-    package func saveBoardPage(_ page: BoardPage, source: any ForumSource) throws(ArchiveError) {
+    /// With `walked`, the page's place in the board's walk (its number and
+    /// address) is recorded in the same transaction (`markWalked`): one
+    /// commit a list page walked, and never one without the other.
+    package func saveBoardPage(
+        _ page: BoardPage, source: any ForumSource, walked: (page: Int, url: String)? = nil
+    ) throws(ArchiveError) {
         try write { db in
+            if let walked { try Self.markWalked(db, board: page.board, page: walked.page, url: walked.url) }
             try db.cachedStatement(
                 sql: """
                     INSERT INTO board (name, title, pages, source, baseURL) VALUES (?, ?, ?, ?, ?)
