@@ -9,6 +9,10 @@ BENCHMARKS.md from every benchmarks/*.json present. Work files go under
 .bench/ (never committed). Exits non-zero only when bbsarchive itself (or the
 replica) fails; slow figures and missed targets never fail it.
 
+BENCH_STATIC=1 (set by `make bench` above the tiny scale, after building it)
+runs the one-reply update from .build/static/release/bbsarchive, the binary
+`make install` installs; otherwise from the release build.
+
 Everything talks to 127.0.0.1 only. Python 3.11 standard library only.
 """
 
@@ -277,11 +281,16 @@ class Binaries:
         self.templates = ROOT / "templates"
         # What `make install` and `make dist` install: the release build with
         # the Swift runtime linked in (Makefile's STATIC_BUILD, a scratch path
-        # of its own). The one-reply update times it when it is there: a
-        # process that does little spends a tenth of its CPU in the dynamic
-        # linker otherwise, which users of the installed binary never pay.
+        # of its own). The one-reply update times it when `make bench` built
+        # it just now (BENCH_STATIC=1; an older one may be stale): a process
+        # that does little spends a tenth of its CPU in the dynamic linker
+        # otherwise, which users of the installed binary never pay.
         static = ROOT / ".build" / "static" / "release" / "bbsarchive"
-        self.static = static if os.environ.get("BENCH_CONFIG", "release") == "release" and static.exists() else None
+        self.static = None
+        if os.environ.get("BENCH_STATIC") == "1":
+            if not static.exists():
+                raise BenchFailure(f"{static} is missing: BENCH_STATIC=1 needs `make bench`'s static build")
+            self.static = static
 
     def fingerprint(self):
         h = hashlib.sha256()
@@ -871,7 +880,7 @@ class ReplyProxy:
     with that many new replies at its end: the thread's page gains the posts,
     its board list row shows the new count and last reply and moves to the top
     (below the sticky rows), as on the real forum. Every other page passes
-    through unchanged."""
+    through unchanged. It keeps connections (HTTP/1.1) as a forum does."""
 
     def __init__(self, port, upstream_port, board, target):
         self.upstream_port = upstream_port
