@@ -1483,7 +1483,7 @@ final class SpillFiles {
                 let handle = try FileHandle(forWritingTo: url)
                 defer { try? handle.close() }
                 try handle.seekToEnd()
-                try handle.write(contentsOf: Array(buffers[bucket].joined()))
+                try handle.write(contentsOf: Self.joined(buffers[bucket]))
             } catch {
                 throw .outputUnwritable(path: url.path, reason: "cannot spill the search index to disk")
             }
@@ -1494,12 +1494,20 @@ final class SpillFiles {
 
     private func file(_ bucket: Int) -> URL { folder.appendingPathComponent("\(bucket).bin") }
 
+    /// A bucket's slices in one array, each copied whole (`joined()` went a byte at a time).
+    private static func joined(_ slices: [ArraySlice<UInt8>]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(slices.reduce(0) { $0 + $1.count })
+        for slice in slices { out.append(contentsOf: slice) }
+        return out
+    }
+
     /// One bucket's records: those spilled to its file, then those still in
     /// memory (which it lets go of).
     func takeBucket(_ bucket: Int) throws(ArchiveError) -> [[UInt8]] {
         let spilled = FileManager.default.contents(atPath: file(bucket).path).map { [UInt8]($0) } ?? []
         defer { buffers[bucket] = [] }
-        return [spilled, Array(buffers[bucket].joined())]
+        return [spilled, Self.joined(buffers[bucket])]
     }
 
     /// The shards of a bucket's records (`takeBucket`, spilled ones first), in document order;
