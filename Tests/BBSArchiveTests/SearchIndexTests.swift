@@ -465,8 +465,13 @@ import Testing
             let pair = ListCoding.encode(bytes, positional: true)
             #expect(ListCoding.internalList(pair, positional: true) == counts, "density \(density)")
         }
-        // Positions: any values, Rice-coded.
-        for values in [[], [0], [0, 0, 0], [5, 1, 1, 300, 0, 7], (0..<500).map { _ in Int.random(in: 0..<2000) }] {
+        // Positions: any values, Rice-coded; a value of 32 ones or more in
+        // unary and more than 32 low bits (the writer puts at most 32 bits at a time).
+        let long = [Int](repeating: 0, count: 50) + [100_000, 3]
+        for values in [
+            [], [0], [0, 0, 0], [5, 1, 1, 300, 0, 7], (0..<500).map { _ in Int.random(in: 0..<2000) }, long,
+            [1 << 40, 3 << 38, 5],
+        ] {
             #expect(ListCoding.riceValues(ListCoding.riceBytes(values: values)) == values)
         }
         #expect(ListCoding.riceValues([0, 5]) == nil)

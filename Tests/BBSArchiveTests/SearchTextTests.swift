@@ -17,7 +17,7 @@ import Testing
     /// marks joining ASCII, full-width and CJK neighbours included.
     @Test func normalizeMatchesFoundationOnMixedText() {
         let pool = Array(
-            "aZ9 ~<=Ｇｐ１，。！ 清华\u{3099}か\u{0301}\u{0338}\u{0323}\u{FE0F}👍🏻㈱ｶﾞΣσİß\u{1100}\u{1161}\u{11A8}é…\n"
+            "aZ9 ~<=Ｇｐ１，。！ 清华\u{3099}か\u{0301}\u{0338}\u{0323}\u{FE0F}👍🏻㈱ｶﾞΣσİß\u{1100}\u{1161}\u{11A8}é…\n、【】〔〕─│█"
                 .unicodeScalars)
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2000 {
@@ -30,6 +30,25 @@ import Testing
                 Array(SearchText.normalize(string).unicodeScalars)
                     == Array(SearchText.slowNormalize(string).unicodeScalars), "\(string.debugDescription)")
         }
+    }
+
+    /// Each character the fast path takes as it is or maps is what NFKC
+    /// and lower case make of it, alone and before or after a mark.
+    @Test func fastCharactersAreTheirOwnNormalization() {
+        var checked = 0
+        for value in Array(0..<0x3100) + Array(0x3400..<0x3500) + Array(0x4E00..<0x4F00) + Array(0xFF00..<0xFF70) {
+            guard let scalar = Unicode.Scalar(UInt32(value)), SearchText.fastNormalized(scalar) != nil else {
+                continue
+            }
+            checked += 1
+            for text in ["\(scalar)", "\(scalar)\u{0301}", "\(scalar)\u{3099}", "e\(scalar)", "\u{1100}\(scalar)"] {
+                #expect(
+                    Array(SearchText.normalize(text).unicodeScalars)
+                        == Array(SearchText.slowNormalize(text).unicodeScalars),
+                    "U+\(String(value, radix: 16)) in \(text.debugDescription)")
+            }
+        }
+        #expect(checked > 500)
     }
 
     /// A row's strings read back as they were, and never hold what would

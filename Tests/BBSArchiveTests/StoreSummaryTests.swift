@@ -89,6 +89,23 @@ import Testing
             ).map { "\($0["name"] as String) \($0["threads"] as Int) \($0["posts"] as Int)" }
         }
         #expect(try store.boards().map { "\($0.name) \($0.threadCount) \($0.postCount)" } == counted)
+        // Each board's thread list (`threads(board:)`, read from the
+        // summary): every thread's posts as counted, 0 for none archived.
+        for board in try store.boards() {
+            let posts = try access.queue.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT t.gid, (SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid) AS posts
+                        FROM thread t WHERE t.board = ? ORDER BY t.gid
+                        """, arguments: [board.name]
+                ).map { "\($0["gid"] as Int) \($0["posts"] as Int)" }
+            }
+            let listed = try store.threads(board: board.name).sorted { $0.gid < $1.gid }.map {
+                "\($0.gid) \($0.postCount)"
+            }
+            #expect(listed == posts)
+        }
     }
 
     @Test func theMigrationFillsTheSummariesOfAnOldStore() throws {

@@ -168,4 +168,29 @@ import Testing
         #expect(try failures(recording: nil) == 1)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
+
+    /// A walked list page is stored with its place in the walk in one
+    /// commit: the rows, the walk's page count and the page's failure
+    /// cleared; stored without a place, the walk is left as it was.
+    @Test func aWalkedListPageIsStoredWithItsPlaceInTheWalk() throws {
+        let path = try Fixtures.temporaryFolder("walked").appendingPathComponent("archive.sqlite").path
+        let store = try ArchiveStore(path: path)
+        let url = "http://h/board/B?p=2"
+        let row = ThreadSummary(
+            gid: 7, title: "t", replies: 1, sticky: false, author: "a", postedAt: Fixtures.beijing(2026, 2, 1),
+            lastReplier: "a", lastReplyAt: Fixtures.beijing(2026, 2, 2))
+        func page(_ number: Int) -> BoardPage {
+            BoardPage(board: "B", title: nil, page: PageInfo(current: number, total: 3), threads: [row])
+        }
+        #expect(try store.beginWalk(board: "B", resumeWindow: 3600) == 0)
+        try store.recordFailure(url: url, board: "B", reason: "x")
+        try store.saveBoardPage(page(1), source: SMTHNForumSource())
+        // Without a place: rows only (what reparse stores).
+        #expect(try store.beginWalk(board: "B", resumeWindow: 3600) == 0)
+        #expect(try store.threadCount(board: "B") == 1)
+        try store.saveBoardPage(page(2), source: SMTHNForumSource(), walked: (2, url))
+        #expect(try store.beginWalk(board: "B", resumeWindow: 3600) == 2)
+        #expect(try store.failures().isEmpty)
+        #expect(try store.boardPageCount(board: "B") == 3)
+    }
 }

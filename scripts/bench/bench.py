@@ -9,6 +9,10 @@ BENCHMARKS.md from every benchmarks/*.json present. Work files go under
 .bench/ (never committed). Exits non-zero only when bbsarchive itself (or the
 replica) fails; slow figures and missed targets never fail it.
 
+BENCH_STATIC=1 (set by `make bench` above the tiny scale, after building it)
+runs the one-reply update from .build/static/release/bbsarchive, the binary
+`make install` installs; otherwise from the release build.
+
 Everything talks to 127.0.0.1 only. Python 3.11 standard library only.
 """
 
@@ -275,6 +279,18 @@ class Binaries:
             if not b.exists():
                 raise BenchFailure(f"{b} is missing: run `swift build -c release` first (make bench does)")
         self.templates = ROOT / "templates"
+        # What `make install` and `make dist` install: the release build with
+        # the Swift runtime linked in (Makefile's STATIC_BUILD, a scratch path
+        # of its own). The one-reply update times it when `make bench` built
+        # it just now (BENCH_STATIC=1; an older one may be stale): a process
+        # that does little spends a tenth of its CPU in the dynamic linker
+        # otherwise, which users of the installed binary never pay.
+        static = ROOT / ".build" / "static" / "release" / "bbsarchive"
+        self.static = None
+        if os.environ.get("BENCH_STATIC") == "1":
+            if not static.exists():
+                raise BenchFailure(f"{static} is missing: BENCH_STATIC=1 needs `make bench`'s static build")
+            self.static = static
 
     def fingerprint(self):
         h = hashlib.sha256()
@@ -864,7 +880,7 @@ class ReplyProxy:
     with that many new replies at its end: the thread's page gains the posts,
     its board list row shows the new count and last reply and moves to the top
     (below the sticky rows), as on the real forum. Every other page passes
-    through unchanged."""
+    through unchanged. It keeps connections (HTTP/1.1) as a forum does."""
 
     def __init__(self, port, upstream_port, board, target):
         self.upstream_port = upstream_port
@@ -874,16 +890,39 @@ class ReplyProxy:
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
+            # HTTP/1.1 both ways, as a real forum: the client's connection is
+            # kept between requests (each answer has its Content-Length), and
+            # each client connection keeps one connection to the replica.
+            # Before, a new connection each way per request (HTTP/1.0) timed
+            # Python's connection set-up, not the fetch.
+            protocol_version = "HTTP/1.1"
+            # Headers and body go out as two writes: without TCP_NODELAY the
+            # second waits for the client's delayed ACK (40 ms a request).
+            disable_nagle_algorithm = True
+            upstream = None
+
+            def forward(self):
+                if self.upstream is None:
+                    self.upstream = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=120)
+                self.upstream.request("GET", self.path)
+                response = self.upstream.getresponse()
+                body = response.read()
+                if response.will_close:
+                    self.drop_upstream()
+                return response.status, response.getheader("Content-Type", "text/html; charset=utf-8"), body
+
+            def drop_upstream(self):
+                if self.upstream is not None:
+                    self.upstream.close()
+                    self.upstream = None
+
             def do_GET(self):
-                conn = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=120)
                 try:
-                    conn.request("GET", self.path)
-                    response = conn.getresponse()
-                    body = response.read()
-                    status = response.status
-                    content_type = response.getheader("Content-Type", "text/html; charset=utf-8")
-                finally:
-                    conn.close()
+                    status, content_type, body = self.forward()
+                except (http.client.HTTPException, OSError):
+                    # The replica closed a kept connection: once more on a new one.
+                    self.drop_upstream()
+                    status, content_type, body = self.forward()
                 if proxy.replies > 0 and status == 200:
                     body = proxy.rewrite(self.path, body)
                 self.send_response(status)
@@ -891,6 +930,10 @@ class ReplyProxy:
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+
+            def finish(self):
+                super().finish()
+                self.drop_upstream()
 
             def log_message(self, *args):
                 pass
@@ -1047,9 +1090,10 @@ def bench_incremental(ctx, tier, build):
         upstream = int(replica.url.rsplit(":", 1)[1])
         proxy = ReplyProxy(port, upstream, board, target)
         try:
-            fetch_cmd = [ctx.bins.bbsarchive, "fetch", *boards, "--forum-url", proxy.url, "--store", store, "--rate",
+            binary = ctx.bins.static or ctx.bins.bbsarchive
+            fetch_cmd = [binary, "fetch", *boards, "--forum-url", proxy.url, "--store", store, "--rate",
                          "0", "--connections", "4"]
-            build_cmd = build_command(ctx.bins, store, out)
+            build_cmd = [binary] + build_command(ctx.bins, store, out)[1:]
 
             def update(label):
                 before = snapshot(out)
@@ -1081,6 +1125,7 @@ def bench_incremental(ctx, tier, build):
     return {
         "tier": tier.name, "posts": tier.posts, "board": board, "thread": target["gid"],
         "threadRepliesBefore": target["replies"], "refreshedFirst": refreshed,
+        "binary": rel(binary), "staticBinary": ctx.bins.static is not None,
         "noChange": nochange, "replies": replies,
         "fetch": stats([r["fetch"]["wall"] for r in replies]),
         "build": stats([r["build"]["wall"] for r in replies]),
@@ -1092,10 +1137,9 @@ def bench_incremental(ctx, tier, build):
         "commands": {
             "setup": f"copy {build['store']} to store.sqlite and its full build to site/; serve the replica behind "
                      f"the reply proxy of scripts/bench/bench.py (ReplyProxy) at the store's forum address",
-            "update": shell_join([".build/release/bbsarchive", "fetch", *boards, "--forum-url", "$PROXY", "--store",
-                                  "store.sqlite", "--rate", "0"])
-                      + " && " + shell_join([".build/release/bbsarchive", "build", "--store", "store.sqlite", "--out",
-                                             "site"]),
+            "update": shell_join([rel(binary), "fetch", *boards, "--forum-url", "$PROXY", "--store",
+                                  "store.sqlite", "--rate", "0", "--connections", "4"])
+                      + " && " + shell_join([rel(binary), "build", "--store", "store.sqlite", "--out", "site"]),
         },
         "out": rel(out), "store": rel(store),
     }

@@ -256,7 +256,11 @@ def section(data):
             f"replies at the end of thread {inc['thread']} on {inc['board']} ({inc['threadRepliesBefore']} "
             f"{'reply' if inc['threadRepliesBefore'] == 1 else 'replies'} before) and moves its row to the top of the board's first list page, as the forum does. Each run adds "
             f"one more reply, then runs `bbsarchive fetch` and `bbsarchive build` over the same store and site "
-            f"({f(inc['filesInSite'])} files). *Files rewritten* are files whose inode, time or size changed.")
+            f"({f(inc['filesInSite'])} files). *Files rewritten* are files whose inode, time or size changed. "
+            + (f"Both run from `{inc['binary']}`, the release build with the Swift runtime linked in, as "
+               f"`make install` and `make dist` install it; the proxy keeps connections (HTTP/1.1), as the forum does."
+               if inc.get("staticBinary") else
+               f"Both run from `{inc.get('binary', '.build/release/bbsarchive')}`, dynamically linked."))
         out.append("")
         out.append("| step | fetch | build | total | ÷ full build | files rewritten | threads fetched |")
         out.append("|---|---|---|---|---|---|---|")

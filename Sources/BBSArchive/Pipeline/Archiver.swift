@@ -122,6 +122,9 @@ package struct Archiver: Sendable {
     /// each board's closing line is told in that order too.
     package func run(boards: [String]) async throws(ArchiveError) -> Report {
         let names = Self.distinctBoards(boards)
+        // The boards stored before the run, read once for every walk's
+        // spelling (`canonicalName`), not once a board.
+        let stored = try store.boards().map(\.name)
         // The sections page is asked for beside the walks, not after them:
         // one request less on the run's critical path. It is filed after
         // the walks, once the boards it files are in the store.
@@ -130,7 +133,7 @@ package struct Archiver: Sendable {
         var fatal: ArchiveError?
         var told = 0
         await Self.forEach(Array(names.indices), width: options.boardWalks ?? options.connections) { index in
-            await self.walk(names[index], index: index)
+            await self.walk(names[index], index: index, stored: stored)
         } collect: { walk in
             walks[walk.index] = walk
             if let error = walk.fatal {
@@ -169,13 +172,14 @@ package struct Archiver: Sendable {
         var fatal: ArchiveError?
     }
 
-    /// Walks one board into a report of its own.
-    func walk(_ asked: String, index: Int) async -> BoardWalk {
+    /// Walks one board into a report of its own; `stored`: the boards
+    /// the store held when the run began.
+    func walk(_ asked: String, index: Int, stored: [String]) async -> BoardWalk {
         var walk = BoardWalk(index: index)
         var board = asked
         do throws(ArchiveError) {
             let first: BoardPage?
-            (board, first) = try await canonicalName(asked)
+            (board, first) = try await canonicalName(asked, stored: stored)
             walk.summary = try await archiveBoard(board, firstPage: first, into: &walk.report)
         } catch {
             switch error {
@@ -199,9 +203,11 @@ package struct Archiver: Sendable {
     /// `Geography` make one permalink tree: a board in the store under
     /// another case is that board; otherwise its first list page says.
     /// That page is handed on, so the walk does not ask for it again.
-    func canonicalName(_ asked: String) async throws(ArchiveError) -> (String, BoardPage?) {
-        if let stored = try store.boards().first(where: { $0.name.caseInsensitiveCompare(asked) == .orderedSame }) {
-            return (stored.name, nil)
+    /// `stored`: the boards in the store when the run began (the boards of
+    /// a run are distinct in any case, so no other walk adds this one).
+    func canonicalName(_ asked: String, stored: [String]) async throws(ArchiveError) -> (String, BoardPage?) {
+        if let name = stored.first(where: { $0.caseInsensitiveCompare(asked) == .orderedSame }) {
+            return (name, nil)
         }
         let url = source.boardURL(board: asked, page: 1)
         let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
@@ -322,8 +328,8 @@ package struct Archiver: Sendable {
             // A forum that answers another page than the one asked for (it
             // clamps, or its pager lies) has no more pages.
             guard page.page.current == number else { return true }
-            try Ingest(store: store, source: source).board(page, board: page.board)
-            try store.markWalked(board: board, page: number, url: url)
+            // The page and its place in the walk in one commit.
+            try Ingest(store: store, source: source).board(page, board: board, walked: (number, url))
             report.boardPages += 1
             forumPages = page.page.total
             lastPage = min(lastPage, forumPages)

@@ -7,11 +7,12 @@ struct Ingest: Sendable {
     let store: ArchiveStore
     let source: any ForumSource
 
-    /// Stores a board list page under the board id `board`.
-    func board(_ page: BoardPage, board: String) throws(ArchiveError) {
+    /// Stores a board list page under the board id `board`; with `walked`,
+    /// records it as that page of the board's walk in the same transaction.
+    func board(_ page: BoardPage, board: String, walked: (page: Int, url: String)? = nil) throws(ArchiveError) {
         var page = page
         page.board = board
-        try store.saveBoardPage(page, source: source)
+        try store.saveBoardPage(page, source: source, walked: walked)
     }
 
     /// Stores pages of one thread at once under `board` and `gid`, with

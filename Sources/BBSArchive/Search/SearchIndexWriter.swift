@@ -295,6 +295,13 @@ struct SearchIndexWriter {
         var id = Self.emptyIndexID
         // One transaction: the map of posts to documents is replaced whole.
         try store.write { db in
+            // Posts in time order jump about the table: with SQLite's default
+            // page cache (2 MB) most pages were read from the file again, 394,000
+            // reads for the 100k store's 58,700 pages; with 16 MB, about 9,000.
+            // The connection's own setting comes back after the pass.
+            let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
+            try db.execute(sql: "PRAGMA cache_size = -16384")
+            defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
             try db.execute(sql: "DELETE FROM search_doc; DELETE FROM search_index")
             let insert = try db.makeStatement(
                 sql: "INSERT INTO search_doc (board, gid, floor, doc, hash) VALUES (?, ?, ?, ?, ?)")
@@ -1279,7 +1286,9 @@ final class SpillFiles {
     let folder: URL
     let buckets: Int
     let threshold: Int
-    private var buffers: [[UInt8]]
+    /// Each bucket's records not yet spilled, a batch's share at a time (one
+    /// growing array a bucket was copied again at each growth).
+    private var buffers: [[ArraySlice<UInt8>]]
     private var buffered = 0
 
     init(buckets: Int, threshold: Int) throws(ArchiveError) {
@@ -1453,7 +1462,7 @@ final class SpillFiles {
     func add(_ records: Records) {
         var start = 0
         for span in records.spans {
-            buffers[span.bucket] += records.bytes[start..<span.end]
+            if span.end > start { buffers[span.bucket].append(records.bytes[start..<span.end]) }
             start = span.end
         }
         buffered += records.bytes.count
@@ -1474,7 +1483,7 @@ final class SpillFiles {
                 let handle = try FileHandle(forWritingTo: url)
                 defer { try? handle.close() }
                 try handle.seekToEnd()
-                try handle.write(contentsOf: buffers[bucket])
+                try handle.write(contentsOf: Self.joined(buffers[bucket]))
             } catch {
                 throw .outputUnwritable(path: url.path, reason: "cannot spill the search index to disk")
             }
@@ -1485,12 +1494,20 @@ final class SpillFiles {
 
     private func file(_ bucket: Int) -> URL { folder.appendingPathComponent("\(bucket).bin") }
 
+    /// A bucket's slices in one array, each copied whole (`joined()` went a byte at a time).
+    private static func joined(_ slices: [ArraySlice<UInt8>]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(slices.reduce(0) { $0 + $1.count })
+        for slice in slices { out.append(contentsOf: slice) }
+        return out
+    }
+
     /// One bucket's records: those spilled to its file, then those still in
     /// memory (which it lets go of).
     func takeBucket(_ bucket: Int) throws(ArchiveError) -> [[UInt8]] {
         let spilled = FileManager.default.contents(atPath: file(bucket).path).map { [UInt8]($0) } ?? []
         defer { buffers[bucket] = [] }
-        return [spilled, buffers[bucket]]
+        return [spilled, Self.joined(buffers[bucket])]
     }
 
     /// The shards of a bucket's records (`takeBucket`, spilled ones first), in document order;
@@ -1717,19 +1734,41 @@ enum ListCoding {
     /// Appends `values` with parameter k: each value shifted right by k in
     /// unary (ones, then a zero) and its k low bits, bits taken low bit
     /// first, padded to whole bytes.
+    /// The bits gather in a 64-bit word, low bit first, and leave it a
+    /// whole byte at a time (a bit at a time was 5 % of indexing).
     static func appendRice(_ values: [Int], k: Int, to out: inout [UInt8]) {
-        var bit = out.count * 8
+        let start = out.count
         out += [UInt8](repeating: 0, count: (riceBits(values, k: k) + 7) / 8)
-        for value in values {
-            for _ in 0..<(value >> k) {
-                out[bit >> 3] |= UInt8(1) << UInt8(bit & 7)
-                bit += 1
+        out.withUnsafeMutableBufferPointer { buffer in
+            var at = start
+            var word: UInt64 = 0
+            var used = 0
+            // At most 32 bits at a time: fewer than 8 are left in the word after each.
+            func put(_ bits: UInt64, _ count: Int) {
+                word |= bits << UInt64(used)
+                used += count
+                while used >= 8 {
+                    buffer[at] = UInt8(truncatingIfNeeded: word)
+                    word >>= 8
+                    used -= 8
+                    at += 1
+                }
             }
-            bit += 1
-            for low in 0..<k where (value >> low) & 1 == 1 {
-                out[(bit + low) >> 3] |= UInt8(1) << UInt8((bit + low) & 7)
+            for value in values {
+                var ones = value >> k
+                while ones >= 32 {
+                    put(0xFFFF_FFFF, 32)
+                    ones -= 32
+                }
+                put((UInt64(1) << UInt64(ones)) - 1, ones + 1)
+                var low = 0
+                while low < k {
+                    let count = min(32, k - low)
+                    put(UInt64(truncatingIfNeeded: value >> low) & ((UInt64(1) << UInt64(count)) - 1), count)
+                    low += count
+                }
             }
-            bit += k
+            if used > 0 { buffer[at] = UInt8(truncatingIfNeeded: word) }
         }
     }
 

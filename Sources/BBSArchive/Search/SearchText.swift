@@ -86,6 +86,10 @@ package enum SearchText {
         switch value {
         case 0x41...0x5A: return Unicode.Scalar(UInt8(value + 0x20))
         case 0...0x7F, 0x3400...0x4DBF, 0x4E00...0x9FFF: return scalar
+        // CJK punctuation (、。 【】 〔〕 …) and box drawing: their own NFKC
+        // and lower case, joined by no mark (。 alone sent 240,000 runs of
+        // the 100k store through Foundation).
+        case 0x3001...0x3003, 0x300A...0x3011, 0x3014...0x301F, 0x2500...0x259F: return scalar
         case 0xFF21...0xFF3A: return Unicode.Scalar(UInt8(value - 0xFF21 + 0x61))
         case 0xFF01...0xFF5E: return Unicode.Scalar(UInt8(value - 0xFF01 + 0x21))
         case 0x3000: return " "

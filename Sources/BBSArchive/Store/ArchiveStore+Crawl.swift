@@ -47,11 +47,11 @@ extension ArchiveStore {
     package func newestListedActivity(board: String) throws(ArchiveError) -> Int64? {
         try read { db in
             let finished = try Bool.fetchOne(
-                db, sql: "SELECT finishedAt IS NOT NULL FROM crawl WHERE board = ?", arguments: [board])
+                db.cachedStatement(sql: "SELECT finishedAt IS NOT NULL FROM crawl WHERE board = ?"), arguments: [board])
             guard finished == true else { return nil }
             // thread_by_board_last answers it without reading a row.
             return try Int64.fetchOne(
-                db, sql: "SELECT max(lastReplyAt) FROM thread WHERE board = ?", arguments: [board])
+                db.cachedStatement(sql: "SELECT max(lastReplyAt) FROM thread WHERE board = ?"), arguments: [board])
         }
     }
 
@@ -64,13 +64,16 @@ extension ArchiveStore {
 
     /// How many list pages the board had when last walked.
     package func boardPageCount(board: String) throws(ArchiveError) -> Int? {
-        try read { db in try Int.fetchOne(db, sql: "SELECT pages FROM board WHERE name = ?", arguments: [board]) }
+        try read { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT pages FROM board WHERE name = ?"), arguments: [board])
+        }
     }
 
     /// Threads the store knows on a board, archived or not.
     package func threadCount(board: String) throws(ArchiveError) -> Int {
         try read { db in
-            try Int.fetchOne(db, sql: "SELECT threads FROM board_summary WHERE board = ?", arguments: [board]) ?? 0
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT threads FROM board_summary WHERE board = ?"), arguments: [board]) ?? 0
         }
     }
 
@@ -78,7 +81,9 @@ extension ArchiveStore {
     /// then may a later walk stop early at threads it has seen before.
     package func listCovered(board: String) throws(ArchiveError) -> Bool {
         try read { db in
-            try Bool.fetchOne(db, sql: "SELECT coveredAll FROM crawl WHERE board = ?", arguments: [board]) ?? false
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT coveredAll FROM crawl WHERE board = ?"), arguments: [board])
+                ?? false
         }
     }
 
@@ -92,18 +97,18 @@ extension ArchiveStore {
     )] {
         try read { db in
             try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT t.gid, t.title, t.replies, t.sticky, t.marked, t.author, t.postedAt, t.lastReplier,
-                      t.lastReplyAt, t.archivedReplies, t.archivedLastReplyAt,
-                      coalesce(s.posts, 0) AS archivedPosts
-                    FROM thread t INDEXED BY thread_needing_fetch
-                    LEFT JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
-                    WHERE t.board = ?
-                      -- archived as listed: never fetched again (the rest is judged below)
-                      AND NOT (t.archivedReplies IS t.replies AND t.archivedLastReplyAt IS t.lastReplyAt)
-                    ORDER BY t.lastReplyAt DESC, t.gid DESC
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        SELECT t.gid, t.title, t.replies, t.sticky, t.marked, t.author, t.postedAt, t.lastReplier,
+                          t.lastReplyAt, t.archivedReplies, t.archivedLastReplyAt,
+                          coalesce(s.posts, 0) AS archivedPosts
+                        FROM thread t INDEXED BY thread_needing_fetch
+                        LEFT JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
+                        WHERE t.board = ?
+                          -- archived as listed: never fetched again (the rest is judged below)
+                          AND NOT (t.archivedReplies IS t.replies AND t.archivedLastReplyAt IS t.lastReplyAt)
+                        ORDER BY t.lastReplyAt DESC, t.gid DESC
+                        """),
                 arguments: [board]
             ).compactMap { row in
                 let replies: Int = row["replies"]
@@ -140,19 +145,20 @@ extension ArchiveStore {
         var walked = 0
         try write { db in
             if let row = try Row.fetchOne(
-                db, sql: "SELECT startedAt, walkedPages, finishedAt FROM crawl WHERE board = ?", arguments: [board]),
+                db.cachedStatement(sql: "SELECT startedAt, walkedPages, finishedAt FROM crawl WHERE board = ?"),
+                arguments: [board]),
                 (row["finishedAt"] as Int64?) == nil,
                 Double(Self.seconds(now) - (row["startedAt"] as Int64)) < resumeWindow
             {
                 walked = row["walkedPages"]
                 return
             }
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO crawl (board, startedAt, walkedPages, finishedAt) VALUES (?, ?, 0, NULL)
                     ON CONFLICT (board) DO UPDATE SET startedAt = excluded.startedAt, walkedPages = 0, finishedAt = NULL
-                    """,
-                arguments: [board, Self.seconds(now)])
+                    """
+            ).execute(arguments: [board, Self.seconds(now)])
         }
         return walked
     }
@@ -166,22 +172,21 @@ extension ArchiveStore {
     }
 
     /// `markWalked` and `clearFailure(url:)` of the list page at `url`, in
-    /// one transaction: asked for with every list page walked.
-    package func markWalked(board: String, page: Int, url: String) throws(ArchiveError) {
-        try write { db in
-            try db.cachedStatement(sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?")
-                .execute(arguments: [page, board])
-            try Self.deleteFailures(db, url: url)
-        }
+    /// the transaction that stores the page (`saveBoardPage(_:source:walked:)`).
+    static func markWalked(_ db: Database, board: String, page: Int, url: String) throws {
+        try db.cachedStatement(sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?")
+            .execute(arguments: [page, board])
+        try deleteFailures(db, url: url)
     }
 
     /// Ends the walk; `reachedEnd` says the list was read to its last page
     /// (or to threads a complete earlier walk had read).
     package func finishWalk(board: String, reachedEnd: Bool) throws(ArchiveError) {
         try write { db in
-            try db.execute(
-                sql: "UPDATE crawl SET finishedAt = ?, coveredAll = max(coveredAll, ?) WHERE board = ?",
-                arguments: [Self.seconds(clock()), reachedEnd, board])
+            try db.cachedStatement(
+                sql: "UPDATE crawl SET finishedAt = ?, coveredAll = max(coveredAll, ?) WHERE board = ?"
+            )
+            .execute(arguments: [Self.seconds(clock()), reachedEnd, board])
         }
     }
 

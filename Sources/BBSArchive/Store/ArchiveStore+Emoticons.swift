@@ -6,11 +6,10 @@ extension ArchiveStore {
     /// Records codes with their image's address; a code already known keeps its row.
     package func noteEmoticons(_ emoticons: [(code: String, url: String)]) throws(ArchiveError) {
         try write { db in
-            for emoticon in emoticons {
-                try db.execute(
-                    sql: "INSERT INTO emoticon (code, url) VALUES (?, ?) ON CONFLICT (code) DO NOTHING",
-                    arguments: [emoticon.code, emoticon.url])
-            }
+            // Asked for with every thread that uses one: prepared once per connection.
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO emoticon (code, url) VALUES (?, ?) ON CONFLICT (code) DO NOTHING")
+            for emoticon in emoticons { try insert.execute(arguments: [emoticon.code, emoticon.url]) }
         }
     }
 

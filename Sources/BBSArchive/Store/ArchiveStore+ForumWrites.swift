@@ -7,8 +7,14 @@ extension ArchiveStore {
     /// Records a board page: the board's title and page count and its rows.
     /// `source` names the front end it came from, so the site can link
     /// every thread back to its original address.
-    package func saveBoardPage(_ page: BoardPage, source: any ForumSource) throws(ArchiveError) {
+    /// With `walked`, the page's place in the board's walk (its number and
+    /// address) is recorded in the same transaction (`markWalked`): one
+    /// commit a list page walked, and never one without the other.
+    package func saveBoardPage(
+        _ page: BoardPage, source: any ForumSource, walked: (page: Int, url: String)? = nil
+    ) throws(ArchiveError) {
         try write { db in
+            if let walked { try Self.markWalked(db, board: page.board, page: walked.page, url: walked.url) }
             try db.cachedStatement(
                 sql: """
                     INSERT INTO board (name, title, pages, source, baseURL) VALUES (?, ?, ?, ?, ?)
@@ -59,20 +65,24 @@ extension ArchiveStore {
         guard let first = pages.first else { return }
         let now = Self.seconds(clock())
         try write { db in
-            try db.execute(
+            // Each statement prepared once per connection, the time as an
+            // argument: with the triggers on `thread`, compiling one costs
+            // more than running it, and a fetch stores thread after thread.
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO thread
                       (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, originalURL)
                     VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)
                     ON CONFLICT (board, gid) DO UPDATE SET originalURL = coalesce(excluded.originalURL, originalURL),
-                      changedAt = CASE WHEN title IS NOT excluded.title THEN \(now) ELSE changedAt END,
+                      changedAt = CASE WHEN title IS NOT excluded.title THEN ? ELSE changedAt END,
                       title = excluded.title
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     board, first.gid, first.title, max(0, pages.reduce(0) { $0 + $1.posts.count } - 1),
                     first.posts.first?.author, Self.seconds(first.posts.first?.postedAt ?? clock()),
                     pages.last?.posts.last?.author, Self.seconds(pages.last?.posts.last?.postedAt ?? clock()),
-                    originalURL,
+                    originalURL, now,
                 ])
             var changed = false
             for page in pages {
@@ -80,20 +90,16 @@ extension ArchiveStore {
                     changed = try Self.upsertPost(db, board: board, gid: first.gid, post: post, now: now) || changed
                 }
             }
-            try db.execute(
-                sql: "UPDATE thread SET pages = ? WHERE board = ? AND gid = ?",
-                arguments: [pages.map(\.page.total).max(), board, first.gid])
+            try db.cachedStatement(sql: "UPDATE thread SET pages = ? WHERE board = ? AND gid = ?")
+                .execute(arguments: [pages.map(\.page.total).max(), board, first.gid])
             if changed {
-                try db.execute(
-                    sql: "UPDATE thread SET changedAt = ? WHERE board = ? AND gid = ?",
-                    arguments: [now, board, first.gid])
+                try db.cachedStatement(sql: "UPDATE thread SET changedAt = ? WHERE board = ? AND gid = ?")
+                    .execute(arguments: [now, board, first.gid])
             }
             if let summary {
-                try db.execute(
-                    sql: """
-                        UPDATE thread SET archivedReplies = ?, archivedLastReplyAt = ? WHERE board = ? AND gid = ?
-                        """,
-                    arguments: [summary.replies, Self.seconds(summary.lastReplyAt), board, first.gid])
+                try db.cachedStatement(
+                    sql: "UPDATE thread SET archivedReplies = ?, archivedLastReplyAt = ? WHERE board = ? AND gid = ?"
+                ).execute(arguments: [summary.replies, Self.seconds(summary.lastReplyAt), board, first.gid])
             }
         }
     }
@@ -213,18 +219,20 @@ extension ArchiveStore {
     /// Records the forum's sections and files the boards the store has under them.
     package func saveSections(_ page: SectionPage) throws(ArchiveError) {
         try write { db in
+            // Each statement prepared once, not once a section or board:
+            // every update fetch files them again.
+            let saveSection = try db.cachedStatement(
+                sql: """
+                    INSERT INTO section (code, name, parent) VALUES (?, ?, ?)
+                    ON CONFLICT (code) DO UPDATE SET name = excluded.name, parent = coalesce(excluded.parent, parent)
+                    """)
+            // The list also names boards in Chinese, which nForum's board pages do not.
+            let fileBoard = try db.cachedStatement(
+                sql: "UPDATE board SET section = ?, title = coalesce(title, ?) WHERE name = ?")
             for section in page.sections {
-                try db.execute(
-                    sql: """
-                        INSERT INTO section (code, name, parent) VALUES (?, ?, ?)
-                        ON CONFLICT (code) DO UPDATE SET name = excluded.name, parent = coalesce(excluded.parent, parent)
-                        """,
-                    arguments: [section.code, section.name, section.parent])
+                try saveSection.execute(arguments: [section.code, section.name, section.parent])
                 for board in section.boards {
-                    // The list also names boards in Chinese, which nForum's board pages do not.
-                    try db.execute(
-                        sql: "UPDATE board SET section = ?, title = coalesce(title, ?) WHERE name = ?",
-                        arguments: [section.code, page.boardTitles[board], board])
+                    try fileBoard.execute(arguments: [section.code, page.boardTitles[board], board])
                 }
             }
         }

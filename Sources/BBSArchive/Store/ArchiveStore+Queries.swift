@@ -17,14 +17,18 @@ extension ArchiveStore {
         }
     }
 
-    /// A board's threads, sticky first, then newest activity first.
+    /// A board's threads, sticky first, then newest activity first. Each
+    /// thread's count of posts is read from `thread_summary` (kept by
+    /// triggers), not counted from its posts: 3–4 ms for a board of 716
+    /// threads instead of 16–25 ms, on the path of every build after a reply.
     package func threads(board: String) throws(ArchiveError) -> [StoredThread] {
         try read { db in
             try StoredThread.fetchAll(
                 db,
                 sql: """
-                    SELECT \(StoredThread.columns(posts: "(SELECT count(*) FROM post p WHERE p.board = t.board AND p.gid = t.gid)"))
+                    SELECT \(StoredThread.columns(posts: "coalesce(s.posts, 0)"))
                     FROM thread t
+                    LEFT JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
                     LEFT JOIN post f ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
                     LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor =
                       (SELECT max(floor) FROM post WHERE board = t.board AND gid = t.gid)
