@@ -50,9 +50,31 @@ import Testing
         #expect(publisher.exists("media/ab/abc.png") == false)
         #expect(try publisher.write(Data("blob".utf8), to: "media/ab/abc.png"))
         #expect(publisher.exists("media/ab/abc.png"))
-        #expect(try DiskPublisher(root: folder).exists("media/ab/abc.png"))
         #expect(
             try Self.files(in: folder) == ["a/b/page.html": Data("two".utf8), "media/ab/abc.png": Data("blob".utf8)])
+    }
+
+    /// In a first build, media are written in place, without a temporary
+    /// file. A later build trusts a media file by its name only beside the
+    /// state of a finished build; after a first build that stopped part
+    /// way (no state), a half media file is compared and rewritten.
+    @Test func mediaOfAStoppedFirstBuildAreNotTrustedByName() throws {
+        let folder = try Fixtures.temporaryFolder("disk-publisher")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try DiskPublisher(root: folder)
+        #expect(try first.write(Data("bl".utf8), to: "media/ab/abc.png"))  // as if it stopped half way
+        #expect(try Self.files(in: folder) == ["media/ab/abc.png": Data("bl".utf8)])
+
+        let next = try DiskPublisher(root: folder)
+        #expect(next.exists("media/ab/abc.png") == false)
+        #expect(try next.write(Data("blob".utf8), to: "media/ab/abc.png"))
+        #expect(try next.write(Data("blob".utf8), to: "media/ab/abc.png") == false)
+        #expect(try Self.files(in: folder) == ["media/ab/abc.png": Data("blob".utf8)])
+
+        // Beside a finished build's state, media are known by their names.
+        _ = try next.write(Data("{}".utf8), to: BuildState.path)
+        #expect(try DiskPublisher(root: folder).exists("media/ab/abc.png"))
+        #expect(try DiskPublisher(root: folder).exists("media/ab/other.png") == false)
     }
 
     /// Written files are flushed several at a time; one removed since is

@@ -15,6 +15,27 @@ import Testing
                 == .init(year: 2016, month: 3, day: 25, hour: 11, minute: 52, second: 4))
     }
 
+    /// The digits written straight into the string read as the padded
+    /// numbers did, in any zone; years past 9999 (or before 0) keep the old way.
+    @Test func printsPaddedDigits() {
+        let time = ForumTime(zone: "Asia/Shanghai", offsetSeconds: 8 * 3600)
+        for seconds in stride(from: -62_167_219_200.0, to: 253_402_300_800, by: 7_654_321_987) {
+            let date = Date(timeIntervalSince1970: seconds)
+            let c = time.components(of: date)
+            let day = String(format: "%04d-%02d-%02d", c.year, c.month, c.day)
+            let clock = String(format: "%02d:%02d:%02d", c.hour, c.minute, c.second)
+            #expect(time.display(date) == day + " " + clock)
+            #expect(time.day(date) == day)
+            #expect(time.iso8601(date) == day + "T" + clock + "+08:00")
+        }
+        #expect(ForumTime.utc.display(Date(timeIntervalSince1970: 0)) == "1970-01-01 00:00:00")
+        for seconds in [1e12, -1e12] {
+            let date = Date(timeIntervalSince1970: seconds)
+            let year = ForumTime.utc.components(of: date).year
+            #expect(ForumTime.utc.day(date).hasPrefix("\(year)-"))
+        }
+    }
+
     @Test func rejectsImpossibleDates() {
         #expect(Fixtures.smthForum.time.date(.init(year: 2023, month: 2, day: 29)) == nil)
         #expect(Fixtures.smthForum.time.date(.init(year: 2024, month: 2, day: 29)) != nil)

@@ -94,9 +94,23 @@ import Testing
         #expect(!SafeLink.allows(address))
     }
 
+    /// The trim that skips Foundation when no end is blank gives what
+    /// `trimmingCharacters(in: .whitespaces)` gives, blank ends or not.
+    @Test(arguments: [
+        "", " ", "\t", "a", " a", "a ", "\u{3000}http://x.example/\u{3000}", "\u{A0}a", "a\u{2009}", "\n a \n",
+        "\u{200B}a", "a b", " \t ", "长 ", "\u{1680}x\u{202F}",
+    ])
+    func blanksAreTrimmedAsFoundationTrimsThem(_ text: String) {
+        #expect(SafeLink.trimmedOfBlanks(text) == text.trimmingCharacters(in: .whitespaces))
+    }
+
     @Test func theArchivesOwnRelativePathsAreAllowed() {
         #expect(SafeLink.allows("../board/Test/index.md"))
         #expect(SafeLink.allows("user/~E9~95~BF.html"))
+        // A colon only after the first `/`, `?` or `#`: ASCII (read byte by byte) or not.
+        for path in ["a/b:c", "x?y:z", "p#q:r", "长/x:y", "长?:"] { #expect(SafeLink.allows(path), "\(path)") }
+        for path in ["a:b/c", "x-1:y", "长:x", "a.b:"] { #expect(!SafeLink.allows(path), "\(path)") }
+        #expect(SafeLink.external("MailTo:a@example.org") == "MailTo:a@example.org")
     }
 
     @Test func ubbAndMarkdownUseIt() {

@@ -73,6 +73,7 @@ package struct ForumTime: Sendable, Equatable {
     /// `2023-04-03T00:00:00+08:00`: ISO 8601 with the zone's offset.
     package func iso8601(_ date: Date) -> String {
         let c = components(of: date)
+        if let text = Self.digits(c, time: true, separator: UInt8(ascii: "T")) { return text + offsetText }
         let date = "\(Self.pad(c.year, 4))-\(Self.pad(c.month))-\(Self.pad(c.day))"
         return date + "T\(Self.pad(c.hour)):\(Self.pad(c.minute)):\(Self.pad(c.second))" + offsetText
     }
@@ -86,6 +87,7 @@ package struct ForumTime: Sendable, Equatable {
     /// `2023-04-03 15:31:48`, as forums and the archive print times.
     package func display(_ date: Date) -> String {
         let c = components(of: date)
+        if let text = Self.digits(c, time: true, separator: UInt8(ascii: " ")) { return text }
         return
             "\(Self.pad(c.year, 4))-\(Self.pad(c.month))-\(Self.pad(c.day)) \(Self.pad(c.hour)):\(Self.pad(c.minute)):\(Self.pad(c.second))"
     }
@@ -93,6 +95,7 @@ package struct ForumTime: Sendable, Equatable {
     /// `2023-04-03`.
     package func day(_ date: Date) -> String {
         let c = components(of: date)
+        if let text = Self.digits(c, time: false, separator: 0) { return text }
         return "\(Self.pad(c.year, 4))-\(Self.pad(c.month))-\(Self.pad(c.day))"
     }
 
@@ -103,6 +106,38 @@ package struct ForumTime: Sendable, Equatable {
         if let date = formatter.date(from: text) { return date }
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.date(from: text)
+    }
+
+    /// `2023-04-03`, with `separator` and `15:31:48` after it when `time`:
+    /// the digits written straight into the string (a build prints two
+    /// times for every post). `nil` for a year outside 0...9999, which the
+    /// padding of `pad` prints otherwise.
+    private static func digits(_ c: Components, time: Bool, separator: UInt8) -> String? {
+        guard (0...9999).contains(c.year),
+            [c.month, c.day, c.hour, c.minute, c.second].allSatisfy({ (0...99).contains($0) })
+        else { return nil }
+        return String(unsafeUninitializedCapacity: time ? 19 : 10) { buffer in
+            func put(_ value: Int, _ width: Int, at offset: Int) {
+                var rest = value
+                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(c.year, 4, at: 0)
+            buffer[4] = UInt8(ascii: "-")
+            put(c.month, 2, at: 5)
+            buffer[7] = UInt8(ascii: "-")
+            put(c.day, 2, at: 8)
+            guard time else { return 10 }
+            buffer[10] = separator
+            put(c.hour, 2, at: 11)
+            buffer[13] = UInt8(ascii: ":")
+            put(c.minute, 2, at: 14)
+            buffer[16] = UInt8(ascii: ":")
+            put(c.second, 2, at: 17)
+            return 19
+        }
     }
 
     private static func pad(_ value: Int, _ width: Int = 2) -> String {

@@ -13,7 +13,7 @@ package enum SafeLink {
     /// `address` as an href if it is an absolute http(s), ftp or mailto
     /// address (trimmed of blanks), else `nil`.
     package static func external(_ address: String) -> String? {
-        let trimmed = address.trimmingCharacters(in: .whitespaces)
+        let trimmed = trimmedOfBlanks(address)
         guard let scheme = scheme(of: trimmed), schemes.contains(scheme),
             !trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
             URL(string: trimmed) != nil
@@ -31,22 +31,75 @@ package enum SafeLink {
     /// scheme at all).
     package static func allows(_ href: String) -> Bool {
         if external(href) != nil { return true }
-        let trimmed = href.trimmingCharacters(in: .whitespaces)
+        let trimmed = trimmedOfBlanks(href)
         guard !trimmed.isEmpty, !trimmed.hasPrefix("//"),
             !trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
         else { return false }
         // A colon before the first `/`, `?` or `#` would make it a scheme.
+        if isASCII(trimmed) {
+            // Byte by byte: the same answer for ASCII, without Foundation's search.
+            for byte in trimmed.utf8 {
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+                if byte == UInt8(ascii: ":") { return false }
+            }
+            return true
+        }
         let head = trimmed.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         return !head.contains(":")
     }
 
+    /// Whether every byte of `text` is ASCII: then each byte is a character
+    /// of its own, and a byte-by-byte look answers as a look at characters.
+    private static func isASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    /// `text.trimmingCharacters(in: .whitespaces)`: the same string, but
+    /// bridged to `NSString` (and copied) only when an end is a blank. Every
+    /// link of every page and Markdown file comes here, and almost none has
+    /// a blank at either end.
+    static func trimmedOfBlanks(_ text: String) -> String {
+        guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
+            isBlank(first) || isBlank(last)
+        else { return text }
+        return text.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Whether `scalar` is in `CharacterSet.whitespaces` (tab and the space separators).
+    private static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII ? scalar == " " || scalar == "\t" : CharacterSet.whitespaces.contains(scalar)
+    }
+
     /// The lowercased scheme of `text`, if it starts with one.
     private static func scheme(of text: String) -> String? {
+        if isASCII(text) {
+            // Byte by byte (the same answer for ASCII text): the site's own
+            // relative links, most of those asked about, have no colon.
+            var name: [UInt8] = []
+            for byte in text.utf8 {
+                if byte == UInt8(ascii: ":") {
+                    guard let first = name.first, isASCIILetter(first) else { return nil }
+                    return String(decoding: name, as: UTF8.self)
+                }
+                guard
+                    isASCIILetter(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                        || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+                else { return nil }
+                // Lowercased as `lowercased()` does for ASCII.
+                name.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+            }
+            return nil
+        }
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let name = text[..<colon]
         guard let first = name.first, first.isASCII, first.isLetter,
             name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
         else { return nil }
         return name.lowercased()
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
     }
 }

@@ -46,8 +46,11 @@ extension SiteBuilder {
             }.map(\.gid))
         // A new title shows on the pages of the threads either side.
         let retitled = Set(run.changes?.retitled.filter { $0.board == board.name }.map(\.gid) ?? [])
+        // (A full build renders every thread anyway: no file to look for.)
         for (index, thread) in byStart.enumerated()
-        where retitled.contains(thread.gid) || !publisher.exists(SitePaths.thread(thread.board, gid: thread.gid)) {
+        where changed != nil
+            && (retitled.contains(thread.gid) || !publisher.exists(SitePaths.thread(thread.board, gid: thread.gid)))
+        {
             staleGids.insert(thread.gid)
             if index > 0 { staleGids.insert(byStart[index - 1].gid) }
             if index + 1 < byStart.count { staleGids.insert(byStart[index + 1].gid) }
@@ -80,12 +83,16 @@ extension SiteBuilder {
             Array(stale[$0..<min(stale.count, $0 + threadChunk)])
         }
         let threadRuns = try parallelMap(threadChunks) { some throws(ArchiveError) in
-            let part = run.fork()
-            for thread in some {
-                try buildThread(
-                    thread, board: board, original: Self.originalLink(thread), placement: placement(thread), run: part)
+            // One read transaction for the run's threads, not one per thread.
+            try store.reading { () throws(ArchiveError) in
+                let part = run.fork()
+                for thread in some {
+                    try buildThread(
+                        thread, board: board, original: Self.originalLink(thread), placement: placement(thread),
+                        run: part)
+                }
+                return part
             }
-            return part
         }
         for part in pageRuns + threadRuns { run.absorb(part) }
 

@@ -181,9 +181,12 @@ package struct SiteBuilder: Sendable {
         if let changes = run.changes { users = changes.users.sorted() } else { users = try store.users() }
         let userChunks = stride(from: 0, to: users.count, by: 64).map { Array(users[$0..<min($0 + 64, users.count)]) }
         let userRuns = try parallelMap(userChunks) { chunk throws(ArchiveError) in
-            let part = run.fork()
-            for user in chunk { try buildUser(user, run: part) }
-            return part
+            // One read transaction for the chunk's users, not three per user.
+            try store.reading { () throws(ArchiveError) in
+                let part = run.fork()
+                for user in chunk { try buildUser(user, run: part) }
+                return part
+            }
         }
         for part in userRuns { run.absorb(part) }
         try search.wait()
@@ -322,7 +325,12 @@ package struct SiteBuilder: Sendable {
         // an active document, whatever the forum called it.
         let path = SitePaths.media(hash: hash, extension: InertMedia.sniffed(bytes, declared: declared))
         if publisher.exists(path) { return path }
-        try publisher.write(bytes, to: path)
+        // Where media are not trusted by name (a first build stopped part
+        // way), the file there may already hold these bytes.
+        guard try publisher.write(bytes, to: path) else {
+            run.report.unchanged += 1
+            return path
+        }
         run.report.mediaFiles += 1
         run.report.written += 1
         return path

@@ -28,12 +28,17 @@ extension SitePublisher {
 ///
 /// Into a folder that was empty (a first build), there is nothing to
 /// compare with or replace: a file is created in place, one `open` and no
-/// `rename` (creating files is most of a full build's kernel time). Only
-/// `media/`, whose files a later build trusts by their name alone, still
-/// goes through a temporary file. Every other file a build that stopped
-/// part way left is compared again by the next build, which renders
-/// everything (the build state is written last), so a half file is
-/// rewritten, never taken for done.
+/// `rename` (creating files is most of a full build's kernel time), media
+/// too. Every file a build that stopped part way left is compared again by
+/// the next build, which renders everything (the build state is written
+/// last), so a half file is rewritten, never taken for done. `media/`,
+/// whose files a later build trusts by their name alone, is trusted so
+/// only in a folder with a build state (`BuildState.path`): a build that
+/// finished, whose files were flushed before it wrote its state. In a
+/// folder without one (a first build stopped part way), a media file is
+/// compared like any other when the build gets to it, and rewritten when
+/// it differs; media written outside a first build still go through a
+/// temporary file, so no half file is left beside a build state.
 package struct DiskPublisher: SitePublisher {
     package let root: URL
     /// The files written since the last flush, until there are too many to
@@ -51,7 +56,8 @@ package struct DiskPublisher: SitePublisher {
         } catch {
             throw .outputUnwritable(path: root.path, reason: Self.reason(error))
         }
-        log = WriteLog(fresh: Self.isEmptyFolder(root.path))
+        let fresh = Self.isEmptyFolder(root.path)
+        log = WriteLog(fresh: fresh, trustsMedia: fresh || access(prefix + BuildState.path, F_OK) == 0)
     }
 
     /// Whether the folder holds nothing at all (not even a hidden file).
@@ -74,22 +80,23 @@ package struct DiskPublisher: SitePublisher {
     package func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool {
         let target = prefix + path
         // A first build: nothing there to compare with. A file is created
-        // in place unless it is media (asked for by `exists` just before)
-        // or this build wrote it already.
+        // in place unless this build wrote it already. Media are noted
+        // first, so that pages asking for them meanwhile do not write them
+        // again; a half one is never trusted by a later build (see above).
         let media = path.hasPrefix("media/")
-        if log.fresh, !media {
+        if log.fresh {
+            if media { log.media.withLock { _ = $0.insert(path) } }
             let descriptor = try Self.create(target)
             if descriptor >= 0 { return try finish(descriptor, data, target: target, temporary: nil) }
         }
         if !(log.fresh && media), Self.compare(data, at: target) == .same { return false }
         // Even a new file goes through a temporary one: a build that stops
-        // part way leaves no half file (media are never written twice).
+        // part way leaves no half file. (In a first build, media another
+        // task is writing in place meanwhile are replaced whole.)
         let temporary = target + ".tmp-\(getpid())-\(Self.nextNumber())"
         let descriptor = try Self.create(temporary)
         guard descriptor >= 0 else { throw .outputUnwritable(path: target, reason: Self.lastError()) }
-        let written = try finish(descriptor, data, target: target, temporary: temporary)
-        if log.fresh, media { log.media.withLock { _ = $0.insert(path) } }
-        return written
+        return try finish(descriptor, data, target: target, temporary: temporary)
     }
 
     /// Creates `path` (not there before), and its folder when missing;
@@ -253,6 +260,9 @@ package struct DiskPublisher: SitePublisher {
         // In a folder that was empty, media (asked for by every attachment)
         // are there only if this build wrote them: no system call to ask.
         if log.fresh, path.hasPrefix("media/") { return log.media.withLock { $0.contains(path) } }
+        // Not trusted by name where a first build may have stopped part
+        // way: the caller writes them, and `write` compares.
+        if !log.trustsMedia, path.hasPrefix("media/") { return false }
         // One `access`, not a URL built and bridged.
         return access(prefix + path, F_OK) == 0
     }
@@ -293,8 +303,14 @@ package final class MemoryPublisher: SitePublisher, @unchecked Sendable {
 private final class WriteLog: Sendable {
     let unflushed = Mutex<[String]?>([])
     let fresh: Bool
+    /// Whether a media file there may be taken for done by its name: in a
+    /// folder that was empty, or that holds the state of a finished build.
+    let trustsMedia: Bool
     /// In a folder that was empty: the media files written (or being written) since.
     let media = Mutex<Set<String>>([])
 
-    init(fresh: Bool) { self.fresh = fresh }
+    init(fresh: Bool, trustsMedia: Bool) {
+        self.fresh = fresh
+        self.trustsMedia = trustsMedia
+    }
 }

@@ -45,9 +45,9 @@ struct PageChrome: Sendable {
     /// Its CSP source, `sha256-…`.
     var inlineScriptHash: String? = nil
 
-    func child(named name: String) -> Any? { templateValue(named: name)?.any }
+    func child(named name: String) -> Any? { templateValue(named: TemplateName(name))?.any }
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "root": .text(root)
         case "home": .text(home)
@@ -82,7 +82,7 @@ struct CrumbView: TypedTemplateView {
     var label: String
     var href: String
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "label": .text(label)
         case "href": .text(href)
@@ -106,7 +106,7 @@ struct UserLinkView: TypedTemplateView {
         self.init(id: user, href: SitePaths.relative(from: path, to: SitePaths.user(user)))
     }
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "id": .text(id)
         case "href": .text(href)
@@ -135,7 +135,7 @@ struct PagerView: TypedTemplateView {
         var href: String
         var isCurrent: Bool
 
-        func templateValue(named name: String) -> TemplateValue? {
+        func templateValue(named name: TemplateName) -> TemplateValue? {
             switch name {
             case "number": .number(number)
             case "href": .text(href)
@@ -159,7 +159,7 @@ struct PagerView: TypedTemplateView {
     /// The form to type a page number (or a floor), on threads and boards.
     var jump: PageJumpView? = nil
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "current": .number(current)
         case "total": .number(total)
@@ -269,7 +269,7 @@ struct BoardRowView: TypedTemplateView {
     var author: UserLinkView?
     var lastReplier: UserLinkView?
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "gid": .number(gid)
         case "title": .text(title)
@@ -305,7 +305,7 @@ struct ListRowView: TypedTemplateView {
     var lastReplyAt: String
     var lastReplyISO: String
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "title": .text(title)
         case "href": .text(href)
@@ -392,7 +392,7 @@ struct UserPostRowView: TypedTemplateView {
     var postedAt: String
     var postedISO: String
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "title": .text(title)
         case "board": .text(board)
@@ -423,7 +423,7 @@ struct LineView: TypedTemplateView {
         /// segments, which the template then prints with one lookup.
         var isPlain: Bool { segHref == nil && segClass == nil && emSrc == nil }
 
-        func templateValue(named name: String) -> TemplateValue? {
+        func templateValue(named name: TemplateName) -> TemplateValue? {
             switch name {
             case "plain": .flag(isPlain)
             case "text": .text(text)
@@ -438,7 +438,7 @@ struct LineView: TypedTemplateView {
     var segments: [Segment]
     var depth = 1
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "segments": .typedList(segments)
         case "depth": .number(depth)
@@ -461,7 +461,7 @@ struct BlockView: TypedTemplateView {
     /// The quoted post, when it is in the thread.
     var headerHref: String?
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "headerHref": headerHref.map(TemplateValue.text)
         case "isText": .flag(!isQuote && !isArt)
@@ -500,7 +500,7 @@ struct AttachmentView: TypedTemplateView {
         isTall = Thumbnailer.isTall(variants.facts)
     }
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "name": .text(self.name)
         case "href": .text(href)
@@ -533,7 +533,7 @@ struct LikeView: TypedTemplateView {
     var at: String?
     var atISO: String?
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "score": .text(score > 0 ? "+\(score)" : score < 0 ? "\(score)" : "")
         case "scoreClass": .text(score > 0 ? "up" : score < 0 ? "down" : "none")
@@ -550,7 +550,7 @@ struct LikeView: TypedTemplateView {
 struct LikesView: TypedTemplateView {
     var items: [LikeView]
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "count": .number(items.count)
         case "items": .typedList(items)
@@ -568,7 +568,7 @@ struct PostBodyView: TypedTemplateView {
     var missing: [AttachmentView]
     var likes: LikesView?
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "blocks": .typedList(blocks)
         case "signature": .typedList(signature)
@@ -607,7 +607,7 @@ struct PostView: TypedTemplateView {
     /// A reply by whoever started the thread.
     var byThreadAuthor = false
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "isMono": .flag(isMono)
         case "byThreadAuthor": .flag(byThreadAuthor && floor != 0)
@@ -643,7 +643,7 @@ struct BoardPageView: TypedTemplateView {
         var feed: String
         var latestHref: String
 
-        func templateValue(named name: String) -> TemplateValue? {
+        func templateValue(named name: TemplateName) -> TemplateValue? {
             switch name {
             case "name": .text(self.name)
             case "title": .text(title)
@@ -663,7 +663,7 @@ struct BoardPageView: TypedTemplateView {
     var threads: [BoardRowView]
     var pager: PagerView?
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "board": .typed(board)
         case "isLatest": .flag(isLatest)
@@ -683,7 +683,7 @@ struct ThreadListPageView: TypedTemplateView {
     var newerHref: String?
     var olderHref: String?
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "boardTitle": .text(boardTitle)
         case "boardHref": .text(boardHref)
@@ -708,7 +708,7 @@ struct ThreadPageView: TypedTemplateView {
         /// 只看楼主: the opening poster's view, or their only post.
         var opHref: String? = nil
 
-        func templateValue(named name: String) -> TemplateValue? {
+        func templateValue(named name: TemplateName) -> TemplateValue? {
             switch name {
             case "title": .text(title)
             case "board": .text(board)
@@ -728,7 +728,7 @@ struct ThreadPageView: TypedTemplateView {
         var listHref: String
         var boardTitle: String
 
-        func templateValue(named name: String) -> TemplateValue? {
+        func templateValue(named name: TemplateName) -> TemplateValue? {
             switch name {
             case "listHref": .text(listHref)
             case "boardTitle": .text(boardTitle)
@@ -742,7 +742,7 @@ struct ThreadPageView: TypedTemplateView {
         var count: Int
         var authorHref: String
 
-        func templateValue(named name: String) -> TemplateValue? {
+        func templateValue(named name: TemplateName) -> TemplateValue? {
             switch name {
             case "author": .text(author)
             case "count": .number(count)
@@ -757,7 +757,7 @@ struct ThreadPageView: TypedTemplateView {
         var title: String
         var href: String
 
-        func templateValue(named name: String) -> TemplateValue? {
+        func templateValue(named name: TemplateName) -> TemplateValue? {
             switch name {
             case "title": .text(title)
             case "href": .text(href)
@@ -780,7 +780,7 @@ struct ThreadPageView: TypedTemplateView {
     /// The thread's first post (楼主's) was deleted before it was archived.
     var openingDeleted = false
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "thread": .typed(thread)
         case "threadList": .typed(threadList)
@@ -966,7 +966,7 @@ struct UserPageView: TypedTemplateView {
     var posts: [UserPostRowView]
     var pager: PagerView?
 
-    func templateValue(named name: String) -> TemplateValue? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "user":
             .typed(
@@ -986,7 +986,7 @@ struct UserPageView: TypedTemplateView {
         var latestHref: String
         var archiveHref: String?
 
-        func templateValue(named name: String) -> TemplateValue? {
+        func templateValue(named name: TemplateName) -> TemplateValue? {
             switch name {
             case "id": .text(id)
             case "posts": isLatest ? .number(posts) : nil

@@ -16,11 +16,11 @@ import Mustache
 /// feature outside the subset (set delimiters, transforms `name(…)`,
 /// dynamic partials) is refused with the file and line.
 struct CompiledTemplates: Sendable {
-    indirect enum Node: Sendable {
+    enum Node: Sendable {
         case text([UInt8])
         /// A name split at its dots; `[]` is `.`, the current value.
-        case variable([String], escaped: Bool, fromTop: Bool)
-        case section([String], fromTop: Bool, inverted: Bool, body: [Node])
+        case variable([TemplateName], escaped: Bool, fromTop: Bool)
+        case section([TemplateName], fromTop: Bool, inverted: Bool, body: [Node])
         /// `overrides`: the blocks a `{{<name}}` partial gives its template.
         case partial(String, indentation: [UInt8]?, overrides: [String: [Node]]?)
         /// `{{$name}}default{{/name}}`: a block an including template may replace.
@@ -78,16 +78,17 @@ private struct Renderer {
             for node in nodes { render(node, indentation: indentation) }
             return
         }
-        let outer = out
-        var local: [UInt8] = []
+        // In place: a node's output gets the indentation in front when it
+        // is not empty and follows a line break this run wrote (not one
+        // from before the run).
+        let begin = out.count
         for node in nodes {
-            out = []
+            let mark = out.count
             render(node, indentation: indentation)
-            if !out.isEmpty, local.last == UInt8(ascii: "\n") { local.append(contentsOf: indentation) }
-            local.append(contentsOf: out)
+            if out.count > mark, mark > begin, out[mark - 1] == UInt8(ascii: "\n") {
+                out.insert(contentsOf: indentation, at: mark)
+            }
         }
-        out = outer
-        out.append(contentsOf: local)
     }
 
     private mutating func render(_ node: CompiledTemplates.Node, indentation: [UInt8]?) {
@@ -248,11 +249,11 @@ private struct Renderer {
             }
         }
 
-        func child(_ name: String) -> TemplateValue? {
+        func child(_ name: TemplateName) -> TemplateValue? {
             switch self {
             case .typed(let view): view.templateValue(named: name)
-            case .view(let view): view.child(named: name).map(TemplateValue.init(any:))
-            case .plain(let value): Renderer.child(name, of: value).map(TemplateValue.init(any:))
+            case .view(let view): view.child(named: name.text).map(TemplateValue.init(any:))
+            case .plain(let value): Renderer.child(name.text, of: value).map(TemplateValue.init(any:))
             }
         }
     }
@@ -267,7 +268,7 @@ private struct Renderer {
         }
     }
 
-    private func lookup(_ names: [String], fromTop: Bool) -> TemplateValue? {
+    private func lookup(_ names: [TemplateName], fromTop: Bool) -> TemplateValue? {
         guard let first = names.first else { return stack.last?.value }
         var value: TemplateValue?
         if fromTop {
@@ -288,7 +289,7 @@ private struct Renderer {
             switch value {
             case nil: return nil
             case .typed(let view)?: value = view.templateValue(named: name)
-            case let other?: value = Self.child(name, of: other.any).map(TemplateValue.init(any:))
+            case let other?: value = Self.child(name.text, of: other.any).map(TemplateValue.init(any:))
             }
         }
         return value
@@ -360,11 +361,41 @@ enum TemplateValue {
 /// A view that answers names with typed values; `child(named:)` (what
 /// swift-mustache, the reference engine, reads) is the same answer as an `Any`.
 protocol TypedTemplateView: TemplateView {
-    func templateValue(named name: String) -> TemplateValue?
+    func templateValue(named name: TemplateName) -> TemplateValue?
 }
 
 extension TypedTemplateView {
-    func child(named name: String) -> Any? { templateValue(named: name)?.any }
+    func child(named name: String) -> Any? { templateValue(named: TemplateName(name))?.any }
+}
+
+/// A name a template reads, as parsed once: its text and its UTF-8 bytes.
+/// A typed view's `switch name { case "title": … }` matches it by length
+/// and bytes against the literal (`~=` below), inlined, instead of one
+/// call to the standard library's string comparison per case tried: the
+/// renderer asks every view on its stack, innermost first, for each name.
+struct TemplateName: Sendable, CustomStringConvertible {
+    let text: String
+    let utf8: [UInt8]
+
+    init(_ text: String) {
+        self.text = text
+        utf8 = Array(text.utf8)
+    }
+
+    var description: String { text }
+
+    @inline(__always)
+    static func ~= (pattern: StaticString, name: TemplateName) -> Bool {
+        let count = pattern.utf8CodeUnitCount
+        guard name.utf8.count == count else { return false }
+        let bytes = pattern.utf8Start
+        var index = 0
+        while index < count {
+            if name.utf8[index] != bytes[index] { return false }
+            index += 1
+        }
+        return true
+    }
 }
 
 /// A list of typed views, its items entered without a cast each.
@@ -611,9 +642,9 @@ private struct TemplateParser {
     }
 
     /// `a.b` → (["a", "b"], false); `.` → ([], false); `.a` → (["a"], true).
-    private static func split(_ name: String) -> ([String], Bool) {
+    private static func split(_ name: String) -> ([TemplateName], Bool) {
         if name == "." { return ([], false) }
-        return (name.split(separator: ".").map(String.init), name.first == ".")
+        return (name.split(separator: ".").map { TemplateName(String($0)) }, name.first == ".")
     }
 
     private mutating func parseName() throws(CompiledTemplates.ParseError) -> String {

@@ -21,7 +21,15 @@ package final class ArchiveStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            if !db.configuration.readonly { Self.keepWALFile(db) }
+            if db.configuration.readonly {
+                // A reader keeps up to 16 MB of the store's pages (SQLite's
+                // default is 2 MB), so a build reads most pages once from
+                // the file, not several times over. At most a handful of
+                // readers: well inside the build's memory bound.
+                try db.execute(sql: "PRAGMA cache_size = -\(Self.readerCacheKiB)")
+            } else {
+                Self.keepWALFile(db)
+            }
         }
         do {
             database = try DatabasePool(path: path, configuration: configuration)
@@ -55,6 +63,9 @@ package final class ArchiveStore: Sendable {
         _ = fileControl(connection, nil, persistWAL, &on)
     }
 
+    /// The page cache of each reading connection, in KiB.
+    static let readerCacheKiB = 16 * 1024
+
     /// `SQLITE_FCNTL_PERSIST_WAL`.
     private static let persistWAL: Int32 = 10
 
@@ -80,10 +91,42 @@ package final class ArchiveStore: Sendable {
 
     func read<T>(_ body: (Database) throws -> T) throws(ArchiveError) -> T {
         do {
+            // Inside `reading(_:)` on this thread: its transaction serves.
+            if let open = ReadScope.open, open.store == ObjectIdentifier(self) { return try body(open.db) }
             return try database.read(body)
         } catch {
             throw .storeUnavailable(path: path, reason: Self.describe(error))
         }
+    }
+
+    /// Runs `body` with every read it makes of this store, on this thread,
+    /// in one read transaction (one snapshot), instead of one transaction
+    /// per query: a build reads each thread's posts and each user's posts
+    /// in runs of many, and a transaction (a reader taken from the pool,
+    /// `BEGIN`, the WAL's read lock, `COMMIT`) cost about as much as the
+    /// query. Reads made on other threads take their own.
+    ///
+    /// `body` must not read from tasks it starts (`parallelMap`): GRDB
+    /// allows a connection only on its own queue, and a task is not on it
+    /// even when it runs on the same thread.
+    package func reading<T>(_ body: () throws(ArchiveError) -> T) throws(ArchiveError) -> T {
+        if let open = ReadScope.open, open.store == ObjectIdentifier(self) { return try body() }
+        var outcome: Result<T, ArchiveError>?
+        do {
+            try database.read { db in
+                ReadScope.$open.withValue(OpenRead(db: db, store: ObjectIdentifier(self))) {
+                    do throws(ArchiveError) {
+                        outcome = .success(try body())
+                    } catch {
+                        outcome = .failure(error)
+                    }
+                }
+            }
+        } catch {
+            throw .storeUnavailable(path: path, reason: Self.describe(error))
+        }
+        guard let outcome else { throw .storeUnavailable(path: path, reason: "a read did not run") }
+        return try outcome.get()
     }
 
     private static func describe(_ error: any Error) -> String {
@@ -102,4 +145,22 @@ package final class ArchiveStore: Sendable {
 
     static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
     static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
+}
+
+/// The read transaction `ArchiveStore.reading(_:)` holds, seen by the
+/// reads made on the same thread while it runs. Only that thread uses it,
+/// within the transaction's closure: hence `@unchecked`.
+private final class OpenRead: @unchecked Sendable {
+    let db: Database
+    let store: ObjectIdentifier
+
+    init(db: Database, store: ObjectIdentifier) {
+        self.db = db
+        self.store = store
+    }
+}
+
+private enum ReadScope {
+    /// Outside a Swift task, a thread-local value.
+    @TaskLocal static var open: OpenRead?
 }
