@@ -90,7 +90,7 @@ let package = Package(
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            exclude: ["Stores"]),
+            exclude: ["Stores", "Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )
