@@ -163,16 +163,9 @@ extension ArchiveStore {
         return walked
     }
 
-    /// Records that list page `page` of the walk is stored.
-    package func markWalked(board: String, page: Int) throws(ArchiveError) {
-        try write { db in
-            try db.cachedStatement(sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?")
-                .execute(arguments: [page, board])
-        }
-    }
-
-    /// `markWalked` and `clearFailure(url:)` of the list page at `url`, in
-    /// the transaction that stores the page (`saveBoardPage(_:source:walked:)`).
+    /// Records that list page `page` (at `url`) of the walk is stored and
+    /// clears its failure, in the transaction that stores the page
+    /// (`saveBoardPage(_:source:walked:)`).
     static func markWalked(_ db: Database, board: String, page: Int, url: String) throws {
         try db.cachedStatement(sql: "UPDATE crawl SET walkedPages = max(walkedPages, ?) WHERE board = ?")
             .execute(arguments: [page, board])

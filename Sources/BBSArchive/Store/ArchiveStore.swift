@@ -21,15 +21,13 @@ package final class ArchiveStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            if db.configuration.readonly {
-                // A reader keeps up to 16 MB of the store's pages (SQLite's
-                // default is 2 MB), so a build reads most pages once from
-                // the file, not several times over. At most a handful of
-                // readers: well inside the build's memory bound.
-                try db.execute(sql: "PRAGMA cache_size = -\(Self.readerCacheKiB)")
-            } else {
-                Self.keepWALFile(db)
-            }
+            // Every connection keeps up to 16 MB of the store's pages
+            // (SQLite's default is 2 MB), so a build, and the search index's
+            // full pass on the writer, read most pages once from the file,
+            // not several times over. The writer and a handful of readers:
+            // well inside the build's memory bound.
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
+            if !db.configuration.readonly { Self.keepWALFile(db) }
         }
         do {
             database = try DatabasePool(path: path, configuration: configuration)
@@ -63,8 +61,8 @@ package final class ArchiveStore: Sendable {
         _ = fileControl(connection, nil, persistWAL, &on)
     }
 
-    /// The page cache of each reading connection, in KiB.
-    static let readerCacheKiB = 16 * 1024
+    /// The page cache of each connection, in KiB.
+    static let pageCacheKiB = 16 * 1024
 
     /// `SQLITE_FCNTL_PERSIST_WAL`.
     private static let persistWAL: Int32 = 10
