@@ -766,6 +766,15 @@ def tier_store(ctx, name, shape):
     if store.exists() and meta_file.exists() and not os.environ.get("BENCH_FRESH"):
         log(f"tier {name}: cached store {rel(store)}")
         return Tier(name, shape, store, json.loads(meta_file.read_text()))
+    # BENCH_CACHE_ANY=1: any cached store of this tier, whatever binaries
+    # fetched it (a change to the build alone need not fetch 100k posts again).
+    if os.environ.get("BENCH_CACHE_ANY") == "1" and not os.environ.get("BENCH_FRESH"):
+        for other in sorted(cache.glob(f"{name}-*.sqlite")):
+            other_meta = other.with_suffix(".json")
+            if other_meta.exists() and (json.dumps(json.loads(other_meta.read_text()).get("shape"), sort_keys=True)
+                                       == json.dumps(shape, sort_keys=True)):
+                log(f"tier {name}: cached store {rel(other)} (BENCH_CACHE_ANY)")
+                return Tier(name, shape, other, json.loads(other_meta.read_text()))
     for old in cache.glob(f"{name}-*"):
         old.unlink()
     port = free_port()
