@@ -54,6 +54,28 @@ import Testing
             try Self.files(in: folder) == ["a/b/page.html": Data("two".utf8), "media/ab/abc.png": Data("blob".utf8)])
     }
 
+    /// A build that writes many files has the disk start on them while it
+    /// goes on (an early `syncfs` each `earlyFlushBytes`), so its last flush
+    /// does not wait for the whole site; a build of a few files (fsynced one
+    /// by one at the end) starts none. Every file is there either way.
+    @Test func manyFilesStartTheDiskEarlyAFewDoNot() throws {
+        let folder = try Fixtures.temporaryFolder("disk-publisher")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = Data(repeating: 0x61, count: 1024)
+        let few = try DiskPublisher(root: folder.appendingPathComponent("few"), earlyFlushBytes: 4096)
+        for index in 0..<200 { try few.write(page, to: "board/B/\(index).html") }
+        try few.flush()
+        #expect(few.earlyFlushes == 0)
+        let many = try DiskPublisher(root: folder.appendingPathComponent("many"), earlyFlushBytes: 64 * 1024)
+        for index in 0..<600 { try many.write(page, to: "board/B/\(index).html") }
+        try many.flush()
+        // 344 files past the first 256 (one by one) make 344 kB: an early flush
+        // is due every 64 kB, and one is started unless one is still running.
+        #expect(many.earlyFlushes >= 1)
+        #expect(many.earlyFlushes <= 5)
+        #expect(try Self.files(in: folder.appendingPathComponent("many")).count == 600)
+    }
+
     /// In a first build, media are written in place, without a temporary
     /// file. A later build trusts a media file by its name only beside the
     /// state of a finished build; after a first build that stopped part

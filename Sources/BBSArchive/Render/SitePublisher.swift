@@ -48,7 +48,10 @@ package struct DiskPublisher: SitePublisher {
     /// `root/`, once, rather than joined anew for every file.
     private let prefix: String
 
-    package init(root: URL) throws(ArchiveError) {
+    /// `earlyFlushBytes`: once more than `flushOneByOne` files are
+    /// written, each time this many more bytes are, the disk starts on them
+    /// in the background (`WriteLog.wrote`).
+    package init(root: URL, earlyFlushBytes: Int = 64 << 20) throws(ArchiveError) {
         self.root = root
         prefix = root.path + "/"
         do {
@@ -57,8 +60,13 @@ package struct DiskPublisher: SitePublisher {
             throw .outputUnwritable(path: root.path, reason: Self.reason(error))
         }
         let fresh = Self.isEmptyFolder(root.path)
-        log = WriteLog(fresh: fresh, trustsMedia: fresh || access(prefix + BuildState.path, F_OK) == 0)
+        log = WriteLog(
+            fresh: fresh, trustsMedia: fresh || access(prefix + BuildState.path, F_OK) == 0,
+            earlyFlushBytes: earlyFlushBytes)
     }
+
+    /// How many early flushes (`WriteLog.wrote`) this publisher has started.
+    package var earlyFlushes: Int { log.earlyFlushes.load(ordering: .relaxed) }
 
     /// Whether the folder holds nothing at all (not even a hidden file).
     private static func isEmptyFolder(_ path: String) -> Bool {
@@ -139,11 +147,13 @@ package struct DiskPublisher: SitePublisher {
             unlink(temporary ?? target)
             throw .outputUnwritable(path: target, reason: reason)
         }
-        log.unflushed.withLock { paths in
-            guard var list = paths.take() else { return }
+        let many = log.unflushed.withLock { paths -> Bool in
+            guard var list = paths.take() else { return true }
             list.append(target)
             paths = list.count > Self.flushOneByOne ? nil : list
+            return paths == nil
         }
+        if many { log.wrote(data.count, folder: root.path) }
         return true
     }
 
@@ -215,7 +225,7 @@ package struct DiskPublisher: SitePublisher {
     }
 
     /// glibc's `syncfs`, which Swift's Glibc module leaves out.
-    private static let syncfs: (@convention(c) (Int32) -> Int32)? = dlsym(nil, "syncfs").map {
+    fileprivate static let syncfs: (@convention(c) (Int32) -> Int32)? = dlsym(nil, "syncfs").map {
         unsafeBitCast($0, to: (@convention(c) (Int32) -> Int32).self)
     }
 
@@ -308,9 +318,47 @@ private final class WriteLog: Sendable {
     let trustsMedia: Bool
     /// In a folder that was empty: the media files written (or being written) since.
     let media = Mutex<Set<String>>([])
+    /// Bytes written since the last early flush started, and the bound.
+    private let unstarted = Mutex(0)
+    private let earlyFlushBytes: Int
+    /// Whether an early flush is running, and how many were started.
+    private let flushing = Atomic(false)
+    let earlyFlushes = Atomic(0)
 
-    init(fresh: Bool, trustsMedia: Bool) {
+    init(fresh: Bool, trustsMedia: Bool, earlyFlushBytes: Int) {
         self.fresh = fresh
         self.trustsMedia = trustsMedia
+        self.earlyFlushBytes = max(1, earlyFlushBytes)
+    }
+
+    /// Notes `bytes` written into `folder` by a build that writes many
+    /// files, whose `flush()` is one `syncfs`. Left alone, the kernel starts
+    /// on a build's pages only when they pass a tenth of the memory or are
+    /// 30 s old, so that `syncfs` waited for the whole site at the end: 2.1–2.4 s
+    /// for the 100k site's 750 MB, a fifth of the build, with the cores idle.
+    /// Each `earlyFlushBytes`, a thread of its own starts the disk on what is
+    /// written so far (`syncfs`, one at a time) while the build goes on; the
+    /// last `flush()` still waits for everything, so nothing changes in what
+    /// is durable when the build state is written. An early flush's failure
+    /// is the last one's to report.
+    func wrote(_ bytes: Int, folder: String) {
+        let due = unstarted.withLock { total -> Bool in
+            total += bytes
+            guard total >= earlyFlushBytes else { return false }
+            total = 0
+            return true
+        }
+        guard due, let syncfs = DiskPublisher.syncfs,
+            flushing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        earlyFlushes.add(1, ordering: .relaxed)
+        Thread.detachNewThread { [self] in
+            let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if descriptor >= 0 {
+                _ = syncfs(descriptor)
+                close(descriptor)
+            }
+            flushing.store(false, ordering: .releasing)
+        }
     }
 }
