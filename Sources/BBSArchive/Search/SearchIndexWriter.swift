@@ -302,12 +302,14 @@ struct SearchIndexWriter {
             try db.execute(sql: "DELETE FROM search_doc; DELETE FROM search_index")
             let insert = try db.makeStatement(
                 sql: "INSERT INTO search_doc (board, gid, floor, doc, hash) VALUES (?, ?, ?, ?, ?)")
+            let gapped = try Self.gappedThreads(db)
+            // Columns read by place, not by name: `StoredPost(row:)` looks up
+            // 17 names, most of them not selected here (a scan of every
+            // column each), for each of the 100k posts.
             let cursor = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT p.board, p.gid, p.floor, p.author, p.postedAt, p.body, p.signature, t.title AS threadTitle,
-                      (SELECT count(*) FROM post q WHERE q.board = p.board AND q.gid = p.gid AND q.floor < p.floor)
-                        AS position
+                    SELECT p.board, p.gid, p.floor, p.author, p.postedAt, p.body, p.signature, t.title
                     FROM post p JOIN thread t ON t.board = p.board AND t.gid = p.gid
                     ORDER BY p.postedAt, p.board, p.gid, p.floor
                     """)
@@ -351,7 +353,14 @@ struct SearchIndexWriter {
             }
             do {
                 while let row = try cursor.next() {
-                    batch.append((StoredPost(row: row), row["threadTitle"], row["position"]))
+                    let post = StoredPost(
+                        board: row[0], gid: row[1], floor: row[2], author: row[3],
+                        postedAt: ArchiveStore.date(row[4]), body: row[5], ip: nil, editedBy: nil, attachments: [],
+                        nick: nil, title: nil, signature: row[6], postID: nil, editedAt: nil)
+                    let position =
+                        gapped.isEmpty
+                        ? post.floor : Self.position(floor: post.floor, in: gapped[.init(board: post.board, gid: post.gid)])
+                    batch.append((post, row[7], position))
                     if batch.count == 256 { try next() }
                 }
                 try next()
@@ -433,6 +442,50 @@ struct SearchIndexWriter {
         report.bytes = files.bytes
         report.filesWritten = files.written
         return report
+    }
+
+    /// The floors of the threads whose floors are not 0, 1, 2…: in those
+    /// alone a post's place in its thread (how many of its posts come
+    /// before it) is not its floor. Read in one pass over the posts' key,
+    /// instead of a count of the earlier posts for each post (0.15 CPU-s
+    /// of SQLite at 100k, where 20 threads of 14,320 have gaps).
+    static func gappedThreads(_ db: Database) throws -> [BuildChanges.ThreadKey: [Int]] {
+        var gapped: [BuildChanges.ThreadKey: [Int]] = [:]
+        var thread: (board: String, gid: Int)?
+        var floors: [Int] = []
+        var regular = true
+        func close() {
+            if let thread, !regular { gapped[.init(board: thread.board, gid: thread.gid)] = floors }
+        }
+        let cursor = try Row.fetchCursor(db, sql: "SELECT board, gid, floor FROM post ORDER BY board, gid, floor")
+        while let row = try cursor.next() {
+            let board: String = row[0]
+            let gid: Int = row[1]
+            let floor: Int = row[2]
+            if thread?.board != board || thread?.gid != gid {
+                close()
+                thread = (board, gid)
+                floors = []
+                regular = true
+            }
+            if floor != floors.count { regular = false }
+            floors.append(floor)
+        }
+        close()
+        return gapped
+    }
+
+    /// A post's place in its thread: its floor, or where it comes in the
+    /// floors of a thread with gaps (`gappedThreads`).
+    static func position(floor: Int, in floors: [Int]?) -> Int {
+        guard let floors else { return floor }
+        var low = 0
+        var high = floors.count
+        while low < high {
+            let middle = (low + high) / 2
+            if floors[middle] < floor { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// A late document: appended after a newer post was indexed. `point` is
