@@ -156,14 +156,32 @@ struct SearchIndexWriter {
         // The page's number when the link is `board/B/GID(-P).html` with the
         // board's name as is (the client spells it, adding `#aF`), else the link.
         let plain = "board/\(post.board)/\(post.gid)" + (page > 1 ? "-\(page)" : "") + ".html"
-        let row =
-            "["
-            + [
-                json(post.board), String(post.gid), String(post.floor),
-                link == plain ? String(page) : json(link + "#a\(post.floor)"),
-                json(post.author), json(String(forum.time.display(post.postedAt).prefix(16))),
-                json(SiteBuilder.displayable(threadTitle)), json(SiteBuilder.displayable(text)),
-            ].joined(separator: ",") + "]"
+        // Spelled as UTF-8 bytes into one buffer: a String for each field,
+        // each checked as UTF-8 again, then joined, was 3 % of indexing.
+        let display = SiteBuilder.displayable(text)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(display.utf8.count + threadTitle.utf8.count + post.board.utf8.count + 96)
+        bytes.append(UInt8(ascii: "["))
+        appendJSON(post.board, to: &bytes)
+        for number in [post.gid, post.floor] {
+            bytes.append(UInt8(ascii: ","))
+            bytes.append(contentsOf: String(number).utf8)
+        }
+        bytes.append(UInt8(ascii: ","))
+        if link == plain {
+            bytes.append(contentsOf: String(page).utf8)
+        } else {
+            appendJSON(link + "#a\(post.floor)", to: &bytes)
+        }
+        for field in [
+            post.author, String(forum.time.display(post.postedAt).prefix(16)), SiteBuilder.displayable(threadTitle),
+            display,
+        ] {
+            bytes.append(UInt8(ascii: ","))
+            appendJSON(field, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        let row = String(decoding: bytes, as: UTF8.self)
         return Document(
             key: Key(
                 postedAt: ArchiveStore.seconds(post.postedAt), board: Array(post.board.utf8), gid: post.gid,
@@ -1126,10 +1144,16 @@ struct SearchIndexWriter {
     /// `<`, line breaks, U+2028, U+2029 and other control characters escaped.
     /// Spelled on the UTF-8 bytes, the runs between escapes copied whole.
     static func json(_ text: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 16)
+        appendJSON(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `json(text)`'s UTF-8 bytes, appended to `out`.
+    static func appendJSON(_ text: String, to out: inout [UInt8]) {
         var text = text
-        return text.withUTF8 { bytes in
-            var out: [UInt8] = []
-            out.reserveCapacity(bytes.count + 16)
+        text.withUTF8 { bytes in
             out.append(UInt8(ascii: "\""))
             var run = 0
             var at = 0
@@ -1161,7 +1185,6 @@ struct SearchIndexWriter {
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<at]))
             out.append(UInt8(ascii: "\""))
-            return String(decoding: out, as: UTF8.self)
         }
     }
 }
