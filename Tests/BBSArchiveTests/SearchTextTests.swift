@@ -101,30 +101,6 @@ import Testing
         }
     }
 
-    /// The writer's sort of integers sorts: random lists with and without
-    /// repeats, of every length up to 300, and the shapes that make a
-    /// quicksort slow (sorted, reversed, all equal, organ pipe).
-    @Test func integersSortAsTheStandardLibrarySortsThem() {
-        var generator = SystemRandomNumberGenerator()
-        for count in 0...300 {
-            for range: UInt64 in [3, 1 << 40] {
-                var values = (0..<count).map { _ in UInt64.random(in: 0..<range, using: &generator) }
-                let expected = values.sorted()
-                SearchText.sortIntegers(&values)
-                #expect(values == expected)
-            }
-        }
-        let shapes: [[UInt32]] = [
-            Array(0..<5000), Array((0..<5000).reversed()), [UInt32](repeating: 7, count: 5000),
-            Array(0..<2500) + Array((0..<2500).reversed()),
-        ]
-        for shape in shapes {
-            var values = shape
-            SearchText.sortIntegers(&values)
-            #expect(values == shape.sorted())
-        }
-    }
-
     @Test func everyCharacterAndEveryNeighbourPairIsATerm() {
         let terms = SearchText.terms(SearchText.normalize("用iPhone拍照"))
         #expect(terms.unigrams == Set(["用", "i", "p", "h", "o", "n", "e", "拍", "照"]))

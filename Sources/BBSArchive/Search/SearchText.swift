@@ -172,7 +172,7 @@ package enum SearchText {
             }
             if !whitespace { unigrams.append(value) }
         }
-        sortIntegers(&unigrams)
+        unigrams.sort()
         var unique = 0
         for value in unigrams where unique == 0 || unigrams[unique - 1] != value {
             unigrams[unique] = value
@@ -184,7 +184,7 @@ package enum SearchText {
         // integers, not a stable sort through a closure.
         if index < 1 << 22 {
             var packed = pairs.map { $0.key << 22 | UInt64($0.position) }
-            sortIntegers(&packed)
+            packed.sort()
             for at in packed.indices {
                 pairs[at] = (packed[at] >> 22, Int(packed[at] & 0x3F_FFFF))
             }
@@ -192,78 +192,6 @@ package enum SearchText {
             pairs.sort { $0.key != $1.key ? $0.key < $1.key : $0.position < $1.position }
         }
         return (unigrams, pairs)
-    }
-
-    /// Sorts integers in place, ascending: a quicksort (median of three,
-    /// insertion sort for short ranges) on the array's buffer. The
-    /// standard library's sort is stable, which integers need not be, and
-    /// merges through a buffer: it was 4 % of indexing at 100k, for a few
-    /// hundred integers a post. Past a depth of 2 log₂ n it leaves the
-    /// range to the standard library's sort, so no input is quadratic.
-    static func sortIntegers<T: FixedWidthInteger>(_ values: inout [T]) {
-        guard values.count > 1 else { return }
-        values.withUnsafeMutableBufferPointer { buffer in
-            var limit = 0
-            var count = buffer.count
-            while count > 0 {
-                limit += 2
-                count >>= 1
-            }
-            quicksort(buffer, 0, buffer.count, depth: limit)
-        }
-    }
-
-    private static func quicksort<T: FixedWidthInteger>(
-        _ buffer: UnsafeMutableBufferPointer<T>, _ start: Int, _ end: Int, depth: Int
-    ) {
-        var low = start
-        var high = end
-        var depth = depth
-        while high - low > 16 {
-            if depth == 0 {
-                var rest = UnsafeMutableBufferPointer(rebasing: buffer[low..<high])
-                rest.sort()
-                return
-            }
-            depth -= 1
-            // Median of three to the middle, then Hoare's partition around it.
-            let middle = low + (high - low) / 2
-            if buffer[middle] < buffer[low] { buffer.swapAt(middle, low) }
-            if buffer[high - 1] < buffer[middle] {
-                buffer.swapAt(high - 1, middle)
-                if buffer[middle] < buffer[low] { buffer.swapAt(middle, low) }
-            }
-            let pivot = buffer[middle]
-            var i = low
-            var j = high - 1
-            while true {
-                while buffer[i] < pivot { i += 1 }
-                while pivot < buffer[j] { j -= 1 }
-                if i >= j { break }
-                buffer.swapAt(i, j)
-                i += 1
-                j -= 1
-            }
-            // [low, j] ≤ pivot ≤ [j + 1, high): the smaller side first, by recursion.
-            if j + 1 - low < high - (j + 1) {
-                quicksort(buffer, low, j + 1, depth: depth)
-                low = j + 1
-            } else {
-                quicksort(buffer, j + 1, high, depth: depth)
-                high = j + 1
-            }
-        }
-        var index = low + 1
-        while index < high {
-            let value = buffer[index]
-            var at = index
-            while at > low && value < buffer[at - 1] {
-                buffer[at] = buffer[at - 1]
-                at -= 1
-            }
-            buffer[at] = value
-            index += 1
-        }
     }
 
     /// A pair of scalars as one number (21 bits each).
