@@ -30,4 +30,24 @@ import Testing
         #expect(
             PostNormalizer.normalize("a: b", conventions: Fixtures.smthForum.conventions).blocks == [.text(["a: b"])])
     }
+
+    /// The quote header's search by bytes finds what Foundation's finds, in
+    /// plain text and (through Foundation) beside marks and decompositions.
+    @Test func quoteHeaderSearchIsFoundations() {
+        let lines = [
+            "【 在 alice (爱丽丝) 的大作中提到: 】", "【 在 ｂｏｂ (ＢＯＢ) 的邮件中提到: 】", "【在 x 的大作中提到】", "在 ", "",
+            "【 在\u{301} alice 的大作中提到: 】", "【 在 alice 的大作中提到\u{301}: 】", "【 在 é 的大作中提到 】",
+            "【 在 e\u{301} 的大作中提到 】", "【 在 \u{F900} 的大作中提到 】", "的大作中提到 在 的大作中提到", "【 在 👍🏻 的大作中提到 】",
+            "【 在 a\u{3099} 的大作中提到 】", "【 在 ｶﾞ 的大作中提到 】", "【 在 a\u{AD} 的大作中提到 】", "ab在 在 cd",
+        ]
+        for line in lines {
+            for pattern: StaticString in ["在 ", "的大作中提到", "的邮件中提到"] {
+                let found = SMTHPostConventions.firstRange(of: pattern, in: line)
+                let foundation = line.range(of: pattern.description)
+                #expect(found == foundation, "\(line.debugDescription) \(pattern)")
+            }
+        }
+        #expect(SMTHPostConventions().quoteHeaderAuthor("  【 在 alice (爱丽丝) 的大作中提到: 】 ") == "alice")
+        #expect(SMTHPostConventions().quoteHeaderAuthor("【 在 的大作中提到: 】") == nil)
+    }
 }

@@ -431,6 +431,36 @@ import Testing
         #expect(chunks.contains { String(decoding: $0, as: UTF8.self).contains("（修改过）") })
     }
 
+    /// A post's place in its thread is how many of the thread's posts come
+    /// before it: its floor where the floors run 0, 1, 2…, and otherwise
+    /// what the count of earlier floors the full pass used to ask SQLite gives.
+    @Test func aPostsPlaceCountsTheEarlierFloorsOfItsThread() throws {
+        let queue = try DatabaseQueue()
+        let floors: [(String, Int, [Int])] = [
+            ("A", 1, [0, 1, 2]), ("A", 2, [0, 2, 5, 6]), ("B", 1, [1, 2]), ("B", 2, [0]), ("B", 3, [3]),
+        ]
+        let gapped = try queue.write { db in
+            try db.execute(
+                sql: "CREATE TABLE post (board TEXT, gid INTEGER, floor INTEGER, PRIMARY KEY (board, gid, floor))")
+            for (board, gid, list) in floors {
+                for floor in list.reversed() {
+                    try db.execute(sql: "INSERT INTO post VALUES (?, ?, ?)", arguments: [board, gid, floor])
+                }
+            }
+            return try SearchIndexWriter.gappedThreads(db)
+        }
+        #expect(
+            gapped == [
+                .init(board: "A", gid: 2): [0, 2, 5, 6], .init(board: "B", gid: 1): [1, 2],
+                .init(board: "B", gid: 3): [3],
+            ])
+        for (board, gid, list) in floors {
+            for (place, floor) in list.enumerated() {
+                #expect(SearchIndexWriter.position(floor: floor, in: gapped[.init(board: board, gid: gid)]) == place)
+            }
+        }
+    }
+
     /// Lists spelled as Rice codes or bitmaps read back as they were, pair
     /// counts of any size included.
     @Test func listsReadBackAsWritten() throws {

@@ -11,13 +11,45 @@ struct SMTHPostConventions: PostConventions {
         // Trimmed as Foundation trims `.whitespaces`, without bridging to `NSString`.
         let trimmed = HTMLWhitespace.trimmed(line, newlines: false)
         guard trimmed.hasPrefix("【"), trimmed.hasSuffix("】"),
-            let start = trimmed.range(of: "在 "),
-            let end = trimmed.range(of: "的大作中提到") ?? trimmed.range(of: "的邮件中提到"),
+            let start = Self.firstRange(of: "在 ", in: trimmed),
+            let end = Self.firstRange(of: "的大作中提到", in: trimmed) ?? Self.firstRange(of: "的邮件中提到", in: trimmed),
             start.upperBound <= end.lowerBound
         else { return nil }
         let who = HTMLWhitespace.trimmed(trimmed[start.upperBound..<end.lowerBound], newlines: false)
         let id = who.split(separator: " ").first.map(String.init) ?? who
         return id.isEmpty ? nil : id
+    }
+
+    /// Where `pattern` (CJK ideographs and spaces) first occurs in `text`,
+    /// as Foundation's `range(of:)` finds it. That search, through
+    /// `NSString`, was half the cost of a quote header (2.7 % of indexing
+    /// at 100k). When every character of `text` is printable ASCII, a CJK
+    /// ideograph, CJK punctuation or a full-width form (no mark, no
+    /// character with a canonical decomposition: each character one
+    /// scalar, equal only to itself), it is the first match of the UTF-8
+    /// bytes; any other text goes to Foundation.
+    static func firstRange(of pattern: StaticString, in text: String) -> Range<String.Index>? {
+        let plain = text.unicodeScalars.allSatisfy { scalar in
+            switch scalar.value {
+            case 0x20...0x7E, 0x3000...0x3029, 0x3030...0x303F, 0x4E00...0x9FFF, 0xFF01...0xFF5E: true
+            default: false
+            }
+        }
+        guard plain else { return text.range(of: pattern.description) }
+        var text = text
+        let offset: Int? = text.withUTF8 { bytes in
+            let needle = UnsafeBufferPointer(start: pattern.utf8Start, count: pattern.utf8CodeUnitCount)
+            guard needle.count <= bytes.count else { return nil }
+            for start in 0...(bytes.count - needle.count) {
+                var at = 0
+                while at < needle.count && bytes[start + at] == needle[at] { at += 1 }
+                if at == needle.count { return start }
+            }
+            return nil
+        }
+        guard let offset else { return nil }
+        let lower = text.utf8.index(text.utf8.startIndex, offsetBy: offset)
+        return lower..<text.utf8.index(lower, offsetBy: pattern.utf8CodeUnitCount)
     }
 
     /// Whether the line holds a 【 (U+3010): a scan of its UTF-8 bytes
