@@ -668,7 +668,11 @@ private struct TemplateParser {
         let name = readName(Self.nameBytes)
         skipWhiteSpace()
         guard readBytes(Self.close) else { throw fail("a tag is not closed by }} (or its name has other characters)") }
-        if name.contains("(") || name.contains(")") { throw fail("transforms ({{name(…)}}) are not supported") }
+        // By byte: `String.contains(String)` is Foundation's search (CFStringFind), 4 of
+        // the 15 perf samples left in the parse.
+        if name.utf8.contains(where: { $0 == UInt8(ascii: "(") || $0 == UInt8(ascii: ")") }) {
+            throw fail("transforms ({{name(…)}}) are not supported")
+        }
         if name.isEmpty { throw fail("a tag has no name") }
         return name
     }
