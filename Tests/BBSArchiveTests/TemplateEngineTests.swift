@@ -80,6 +80,25 @@ import Testing
         #expect(ours.contains("<b>raw</b>"))
     }
 
+    /// Templates are read as UTF-8 bytes: Chinese text around tags, a
+    /// lone `{`, CR LF line ends around standalone tags, and a full-width
+    /// space inside a tag come out as swift-mustache renders them.
+    @Test func multiByteTextAndLineEndsMatchSwiftMustache() async throws {
+        let template =
+            "第{{n}}页 {x} 热门话题\r\n  {{#items}}\r\n  <li>「{{name}}」</li>\r\n  {{/items}}\r\n"
+            + "{{\u{3000}top\u{3000}}}只看\n{{^items}}无{{/items}}原帖已删除"
+        let folder = try Self.templatesCopy(["t-cjk": template])
+        let view = Probe(
+            top: "楼主 & <b>",
+            items: [Probe.Item(name: "水木", n: 1, flag: true), Probe.Item(name: "c", n: 2, flag: false)],
+            inner: Probe.Item(name: "", n: 0, flag: false), text: "", raw: "", n: 24)
+        let compiled = try await TemplateSet(directory: folder)
+        let reference = try await TemplateSet(directory: folder, engine: .reference)
+        let ours = try compiled.render("t-cjk", view)
+        #expect(ours == (try reference.render("t-cjk", view)))
+        #expect(ours.hasPrefix("第24页 {x} 热门话题\r\n  <li>「水木」</li>\r\n  <li>「c」</li>\r\n楼主 &amp; &lt;b&gt;只看\n"))
+    }
+
     /// A feature outside the subset fails loading with the file and line.
     @Test(arguments: [
         ("{{=<% %>=}}", "set delimiters"), ("{{>*dynamic}}", "dynamic partials"), ("{{upper(name)}}", "transforms"),

@@ -120,15 +120,39 @@ package struct TemplateSet: Sendable {
     }
 
     /// The regular files under `directory` (links in it are not
-    /// followed), relative to it, in order: a walk by path, with each
-    /// entry's type from the walk itself, cheaper than a walk by URL.
+    /// followed), relative to it, in order: a walk with `readdir`, each
+    /// entry's type from the walk itself. FileManager's enumerator and its
+    /// attribute dictionaries were 1.1 ms of a 45 ms no-change build's CPU.
     private static func files(under directory: URL) -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: directory.path) else { return [] }
         var paths: [String] = []
-        while let relative = walker.nextObject() as? String {
-            guard walker.fileAttributes?[.type] as? FileAttributeType == .typeRegular else { continue }
-            paths.append(relative)
+        func walk(_ folder: String, prefix: String) {
+            guard let stream = opendir(folder) else { return }
+            defer { closedir(stream) }
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name == "." || name == ".." { continue }
+                var type = Int(entry.pointee.d_type)
+                let path = folder + "/" + name
+                if type == Int(DT_UNKNOWN) {
+                    // Some file systems leave the type to a stat (not following links).
+                    var status = stat()
+                    guard lstat(path, &status) == 0 else { continue }
+                    switch Int(status.st_mode) & Int(S_IFMT) {
+                    case Int(S_IFREG): type = Int(DT_REG)
+                    case Int(S_IFDIR): type = Int(DT_DIR)
+                    default: continue
+                    }
+                }
+                if type == Int(DT_REG) {
+                    paths.append(prefix + name)
+                } else if type == Int(DT_DIR) {
+                    walk(path, prefix: prefix + name + "/")
+                }
+            }
         }
+        walk(directory.path, prefix: "")
         return paths.sorted()
     }
 
