@@ -102,12 +102,15 @@ package struct DiskPublisher: SitePublisher {
     /// a temporary file beside it and renames it over: a reader sees the
     /// old file or the new one, never half of one. Nothing is flushed to
     /// the disk here, file by file; `flush()` does it once for the build.
+    @discardableResult
     package func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool {
         try data.withUnsafeBytes { bytes in
             Result { () throws(ArchiveError) in try write(contentsOf: bytes, to: path) }
         }.get()
     }
 
+    /// The same, from bytes held elsewhere (read in place, not copied).
+    @discardableResult
     package func write(contentsOf data: UnsafeRawBufferPointer, to path: String) throws(ArchiveError) -> Bool {
         let target = prefix + path
         // A first build: nothing there to compare with. A file is created
