@@ -75,11 +75,7 @@ private struct Renderer {
     /// this run of nodes gets it in front, as swift-mustache does.
     mutating func render(_ nodes: [CompiledTemplates.Node], indentation: [UInt8]?) {
         guard let indentation, !indentation.isEmpty else {
-            // Through the buffer: each node is read in place, not copied
-            // out (and its payload retained) by an iterator.
-            nodes.withUnsafeBufferPointer { nodes in
-                for index in nodes.indices { render(nodes[index], indentation: indentation) }
-            }
+            for node in nodes { render(node, indentation: indentation) }
             return
         }
         // In place: a node's output gets the indentation in front when it
@@ -131,11 +127,9 @@ private struct Renderer {
                 render(body, indentation: indentation)
                 stack.removeLast()
             case .typedList(let views)?:
-                // Each item goes on the stack as its list and its index: no
-                // cast per item, and no existential box per item either (a
-                // segment, a post: too big for an existential's inline buffer).
+                // Each item goes on the stack as the view it is: no cast per item.
                 for index in 0..<views.typedCount {
-                    stack.append(.item(views, index))
+                    stack.append(.typed(views.typedView(index)))
                     render(body, indentation: indentation)
                     stack.removeLast()
                 }
@@ -244,15 +238,12 @@ private struct Renderer {
     /// a section entered, say).
     enum Entry {
         case typed(any TypedTemplateView)
-        /// An item of a typed list, asked in place (`typedValue(at:named:)`).
-        case item(any TypedTemplateViewList, Int)
         case view(any MustacheParent)
         case plain(Any)
 
         var value: TemplateValue {
             switch self {
             case .typed(let view): .typed(view)
-            case .item(let list, let index): .typed(list.typedView(index))
             case .view(let view): .other(view)
             case .plain(let value): TemplateValue(any: value)
             }
@@ -261,7 +252,6 @@ private struct Renderer {
         func child(_ name: TemplateName) -> TemplateValue? {
             switch self {
             case .typed(let view): view.templateValue(named: name)
-            case .item(let list, let index): list.typedValue(at: index, named: name)
             case .view(let view): view.child(named: name.text).map(TemplateValue.init(any:))
             case .plain(let value): Renderer.child(name.text, of: value).map(TemplateValue.init(any:))
             }
@@ -412,8 +402,6 @@ struct TemplateName: Sendable, CustomStringConvertible {
 protocol TypedTemplateViewList {
     var typedCount: Int { get }
     func typedView(_ index: Int) -> any TypedTemplateView
-    /// What item `index` answers for `name`, asked in place (no box made for the item).
-    func typedValue(at index: Int, named name: TemplateName) -> TemplateValue?
     /// The list itself (for `child(named:)`).
     var templateArray: Any { get }
 }
@@ -421,10 +409,6 @@ protocol TypedTemplateViewList {
 extension Array: TypedTemplateViewList where Element: TypedTemplateView {
     var typedCount: Int { count }
     func typedView(_ index: Int) -> any TypedTemplateView { self[index] }
-    func typedValue(at index: Int, named name: TemplateName) -> TemplateValue? {
-        // Through the buffer: the item is asked where it is, not copied out first.
-        withUnsafeBufferPointer { $0[index].templateValue(named: name) }
-    }
     var templateArray: Any { self }
 }
 
