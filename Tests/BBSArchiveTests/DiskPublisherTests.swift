@@ -76,6 +76,38 @@ import Testing
         #expect(try Self.files(in: folder.appendingPathComponent("many")).count == 600)
     }
 
+    /// Pages and Markdown are written from their own bytes (no `Data`
+    /// copy): the same files, compared the same way, as through `Data`,
+    /// empty ones and a string's non-ASCII UTF-8 included, into an empty
+    /// folder and into one that is not.
+    @Test func bytesAndTextAreWrittenAsDataIs() throws {
+        for fresh in [true, false] {
+            let folder = try Fixtures.temporaryFolder("disk-publisher")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            if !fresh { try Data("x".utf8).write(to: folder.appendingPathComponent("old.html")) }
+            let publisher = try DiskPublisher(root: folder)
+            let page: [UInt8] = Array("<p>水木 · ok</p>\n".utf8)
+            #expect(try publisher.write(bytes: page, to: "board/a/1.html"))
+            #expect(try publisher.write(Data(page), to: "board/a/1.html") == false)
+            #expect(try publisher.write(bytes: page, to: "board/a/1.html") == false)
+            #expect(try publisher.write(bytes: page + [0x21], to: "board/a/1.html"))
+            #expect(try publisher.write(text: "# 标题\n", to: "board/a/1.md"))
+            #expect(try publisher.write(Data("# 标题\n".utf8), to: "board/a/1.md") == false)
+            #expect(try publisher.write(text: "# 标题 2\n", to: "board/a/1.md"))
+            #expect(try publisher.write(bytes: [], to: "board/a/empty.html"))
+            #expect(try publisher.write(text: "", to: "board/a/empty.html") == false)
+            // A string not stored as native UTF-8 (bridged) is written as its UTF-8 too.
+            let bridged = NSString(string: "桥接的字符串") as String
+            #expect(try publisher.write(text: bridged, to: "board/a/2.md"))
+            var expected = [
+                "board/a/1.html": Data(page + [0x21]), "board/a/1.md": Data("# 标题 2\n".utf8),
+                "board/a/empty.html": Data(), "board/a/2.md": Data("桥接的字符串".utf8),
+            ]
+            if !fresh { expected["old.html"] = Data("x".utf8) }
+            #expect(try Self.files(in: folder) == expected, "fresh: \(fresh)")
+        }
+    }
+
     /// In a first build, media are written in place, without a temporary
     /// file. A later build trusts a media file by its name only beside the
     /// state of a finished build; after a first build that stopped part

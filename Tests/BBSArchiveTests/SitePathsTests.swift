@@ -20,6 +20,36 @@ import Testing
         #expect(SitePaths.component("") == "~")
     }
 
+    /// The byte-wise escaping gives what escaping character by character
+    /// gives: letters, digits, `-` and `_` kept, every other UTF-8 byte `~XX`.
+    @Test func componentsAreEscapedByteByByte() {
+        func reference(_ id: String) -> String {
+            var result = ""
+            for byte in id.utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    result.append(Character(UnicodeScalar(byte)))
+                default:
+                    result += "~" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                }
+            }
+            return result.isEmpty ? "~" : result
+        }
+        let ids = [
+            "", "~", "a", "Geo_2-x", "水木", "a b", "a.b", "a~b", "\u{0}", "\t\n", "é", "e\u{301}", "😀", "Z09az-_",
+            NSString(string: "桥接 id") as String, String(repeating: "版", count: 49), String(repeating: "版", count: 51),
+        ]
+        for id in ids {
+            let full = reference(id)
+            let expected =
+                full.utf8.count > SitePaths.componentLimit
+                ? String(full.prefix(SitePaths.componentKeep)) + "~~" + SHA256.hex(Data(id.utf8)).prefix(24) : full
+            #expect(SitePaths.component(id) == expected, "\(id)")
+        }
+        #expect(SitePaths.component("水") == "~E6~B0~B4")
+    }
+
     @Test func mediaNamesNeverBecomePages() {
         #expect(SitePaths.mediaExtension(mime: "image/png", name: "x.gif") == "png")
         #expect(SitePaths.mediaExtension(mime: nil, name: "evil.html") == "bin")

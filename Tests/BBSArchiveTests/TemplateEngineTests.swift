@@ -99,6 +99,65 @@ import Testing
         #expect(ours.hasPrefix("第24页 {x} 热门话题\r\n  <li>「水木」</li>\r\n  <li>「c」</li>\r\n楼主 &amp; &lt;b&gt;只看\n"))
     }
 
+    /// Typed lists' items are asked in place (their list and index on the
+    /// stack, no box per item): nested lists, names found further out,
+    /// dotted names, `{{.}}` of an item's value, empty and inverted lists,
+    /// the same as swift-mustache renders them.
+    @Test func typedListItemsMatchSwiftMustache() async throws {
+        let folder = try Self.templatesCopy([
+            "t-typed": """
+            {{#rows}}<{{name}}:{{#cells}}{{text}}{{#href}}({{.}}){{/href}}{{^href}}-{{/href}}{{title}}{{/cells}}\
+            {{^cells}}none{{/cells}} {{count}}>{{/rows}}{{^empty}}E{{/empty}}{{#empty}}never{{/empty}}
+            {{#rows}}{{#cells}}{{.text}}{{first.name}}{{/cells}}{{/rows}}{{#first}}{{name}}{{#cells}}[{{text}}]{{/cells}}{{/first}}
+            """
+        ])
+        let cells = [TypedProbe.Cell(text: "a<b", href: "h&1"), TypedProbe.Cell(text: "c", href: nil)]
+        let view = TypedProbe(
+            title: "T\"", rows: [.init(name: "r1", cells: cells), .init(name: "r2", cells: [])], empty: [])
+        let ours = try await TemplateSet(directory: folder).render("t-typed", view)
+        let theirs = try await TemplateSet(directory: folder, engine: .reference).render("t-typed", view)
+        #expect(ours == theirs)
+        #expect(ours.contains("<r1:a&lt;b(h&amp;1)T&quot;c-T&quot;"))
+    }
+
+    struct TypedProbe: TypedTemplateView {
+        struct Cell: TypedTemplateView {
+            var text: String
+            var href: String?
+            func templateValue(named name: TemplateName) -> TemplateValue? {
+                switch name {
+                case "text": .text(text)
+                case "href": href.map(TemplateValue.text)
+                default: nil
+                }
+            }
+        }
+        struct Row: TypedTemplateView {
+            var name: String
+            var cells: [Cell]
+            func templateValue(named name: TemplateName) -> TemplateValue? {
+                switch name {
+                case "name": .text(self.name)
+                case "cells": .typedList(cells)
+                case "count": .number(cells.count)
+                default: nil
+                }
+            }
+        }
+        var title: String
+        var rows: [Row]
+        var empty: [Row]
+        func templateValue(named name: TemplateName) -> TemplateValue? {
+            switch name {
+            case "title": .text(title)
+            case "rows": .typedList(rows)
+            case "empty": .typedList(empty)
+            case "first": rows.first.map(TemplateValue.typed)
+            default: nil
+            }
+        }
+    }
+
     /// A feature outside the subset fails loading with the file and line.
     @Test(arguments: [
         ("{{=<% %>=}}", "set delimiters"), ("{{>*dynamic}}", "dynamic partials"), ("{{upper(name)}}", "transforms"),

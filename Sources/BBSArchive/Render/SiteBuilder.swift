@@ -296,12 +296,13 @@ package struct SiteBuilder: Sendable {
     /// Renders a page template and writes it; `listed` pages go in the sitemap.
     func page(_ path: String, template: String, _ context: some TemplateView, run: BuildRun) throws(ArchiveError) {
         let html = try templates.bytes(template, context)
-        count(try publisher.write(Data(html), to: path), in: run)
+        // Written from the rendered bytes themselves: no `Data` copy of each page.
+        count(try publisher.write(bytes: html, to: path), in: run)
         run.report.pages += 1
     }
 
     func markdown(_ path: String, _ text: String, run: BuildRun) throws(ArchiveError) {
-        count(try publisher.write(Data(text.utf8), to: path), in: run)
+        count(try publisher.write(text: text, to: path), in: run)
         run.report.markdownFiles += 1
     }
 
@@ -430,7 +431,10 @@ package struct SiteBuilder: Sendable {
     /// Text fit for HTML and XML: C0 control characters (such as the ESC of
     /// a colour code a post may carry) are not allowed in either.
     static func displayable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" && $0 != "\n" }) else { return text }
+        // A byte scan: in UTF-8 a byte below 0x20 is that control character and nothing else.
+        guard text.utf8.contains(where: { $0 < 0x20 && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\n") }) else {
+            return text
+        }
         return String(
             String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 || $0 == "\t" || $0 == "\n" }))
     }

@@ -152,17 +152,33 @@ enum SitePaths {
     static let componentKeep = 124
 
     private static func escapedComponent(_ id: String) -> String {
-        var result = ""
+        // Most ids (board names, user ids) pass whole: the string itself, no copy.
+        if !id.isEmpty, id.utf8.allSatisfy(passes) { return id }
+        // Otherwise byte by byte into one buffer, not a `Character` appended per byte.
+        let hex: StaticString = "0123456789ABCDEF"
+        var result: [UInt8] = []
+        result.reserveCapacity(id.utf8.count * 3)
         for byte in id.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                result.append(Character(UnicodeScalar(byte)))
-            default:
-                result += "~" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            if passes(byte) {
+                result.append(byte)
+            } else {
+                result.append(UInt8(ascii: "~"))
+                result.append(hex.utf8Start[Int(byte >> 4)])
+                result.append(hex.utf8Start[Int(byte & 0x0F)])
             }
         }
-        return result.isEmpty ? "~" : result
+        return result.isEmpty ? "~" : String(decoding: result, as: UTF8.self)
+    }
+
+    /// ASCII letters, digits, `-` and `_`: the bytes a component keeps as they are.
+    @inline(__always)
+    private static func passes(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
+        default: false
+        }
     }
 
     /// The file extension an attachment's mime type and name suggest,

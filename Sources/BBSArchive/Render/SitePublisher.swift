@@ -8,6 +8,10 @@ package protocol SitePublisher: Sendable {
     /// Returns `false` when an identical file was already there.
     @discardableResult
     func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool
+    /// The same for bytes held elsewhere (a rendered page, a string's
+    /// UTF-8), read in place: no `Data` copy is made of them.
+    @discardableResult
+    func write(contentsOf bytes: UnsafeRawBufferPointer, to path: String) throws(ArchiveError) -> Bool
     /// Whether a file exists at `path` (used to skip content-addressed media).
     func exists(_ path: String) -> Bool
     /// The bytes of the file at `path`, if there is one.
@@ -20,6 +24,27 @@ package protocol SitePublisher: Sendable {
 
 extension SitePublisher {
     package func flush() throws(ArchiveError) {}
+
+    package func write(contentsOf bytes: UnsafeRawBufferPointer, to path: String) throws(ArchiveError) -> Bool {
+        try write(Data(bytes), to: path)
+    }
+
+    /// Writes a rendered page's bytes as they are, without a `Data` copy.
+    @discardableResult
+    package func write(bytes: [UInt8], to path: String) throws(ArchiveError) -> Bool {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(ArchiveError) in try write(contentsOf: buffer, to: path) }
+        }.get()
+    }
+
+    /// Writes a string's UTF-8 as it is, without a `Data` copy.
+    @discardableResult
+    package func write(text: String, to path: String) throws(ArchiveError) -> Bool {
+        var text = text
+        return try text.withUTF8 { buffer in
+            Result { () throws(ArchiveError) in try write(contentsOf: UnsafeRawBufferPointer(buffer), to: path) }
+        }.get()
+    }
 }
 
 /// Writes the site into a folder. A file whose bytes are unchanged is left
@@ -85,7 +110,16 @@ package struct DiskPublisher: SitePublisher {
     /// a temporary file beside it and renames it over: a reader sees the
     /// old file or the new one, never half of one. Nothing is flushed to
     /// the disk here, file by file; `flush()` does it once for the build.
+    @discardableResult
     package func write(_ data: Data, to path: String) throws(ArchiveError) -> Bool {
+        try data.withUnsafeBytes { bytes in
+            Result { () throws(ArchiveError) in try write(contentsOf: bytes, to: path) }
+        }.get()
+    }
+
+    /// The same, from bytes held elsewhere (read in place, not copied).
+    @discardableResult
+    package func write(contentsOf data: UnsafeRawBufferPointer, to path: String) throws(ArchiveError) -> Bool {
         let target = prefix + path
         // A first build: nothing there to compare with. A file is created
         // in place unless this build wrote it already. Media are noted
@@ -126,10 +160,10 @@ package struct DiskPublisher: SitePublisher {
 
     /// Writes `data` to the open `descriptor`, closes it and renames the
     /// `temporary` file (when there is one) over `target`.
-    private func finish(_ descriptor: Int32, _ data: Data, target: String, temporary: String?) throws(ArchiveError)
-        -> Bool
+    private func finish(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, target: String, temporary: String?)
+        throws(ArchiveError) -> Bool
     {
-        let complete = data.withUnsafeBytes { bytes -> Bool in
+        let complete = { () -> Bool in
             var offset = 0
             while offset < bytes.count {
                 let count = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
@@ -138,7 +172,7 @@ package struct DiskPublisher: SitePublisher {
                 offset += count
             }
             return true
-        }
+        }()
         let failure = complete ? nil : Self.lastError()
         let closed = close(descriptor) == 0
         guard complete, closed, temporary.map({ rename($0, target) == 0 }) ?? true else {
@@ -153,7 +187,7 @@ package struct DiskPublisher: SitePublisher {
             paths = list.count > Self.flushOneByOne ? nil : list
             return paths == nil
         }
-        if many { log.wrote(data.count, folder: root.path) }
+        if many { log.wrote(bytes.count, folder: root.path) }
         return true
     }
 
@@ -232,7 +266,7 @@ package struct DiskPublisher: SitePublisher {
     private enum Existing { case same, different, absent }
 
     /// Whether the file at `path` holds exactly `data` (read only when the sizes agree).
-    private static func compare(_ data: Data, at path: String) -> Existing {
+    private static func compare(_ data: UnsafeRawBufferPointer, at path: String) -> Existing {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return errno == ENOENT ? .absent : .different }
         defer { close(descriptor) }
@@ -251,8 +285,11 @@ package struct DiskPublisher: SitePublisher {
             filled += count
         }
         guard filled == data.count else { return .different }
-        existing.count = filled
-        return existing == data ? .same : .different
+        let same = existing.withUnsafeBytes { old -> Bool in
+            guard let old = old.baseAddress, let new = data.baseAddress else { return data.isEmpty }
+            return memcmp(old, new, data.count) == 0
+        }
+        return same ? .same : .different
     }
 
     private static let counter = Mutex(0)

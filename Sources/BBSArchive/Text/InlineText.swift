@@ -233,7 +233,9 @@ package enum InlineText {
     }
 
     private static func removingControlCharacters(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\u{1B}" && $0 != "\t" }) else {
+        // A byte scan: in UTF-8 a byte below 0x20 is that control character
+        // and nothing else, so no scalar need be decoded to find one.
+        guard text.utf8.contains(where: { $0 < 0x20 && $0 != 0x1B && $0 != UInt8(ascii: "\t") }) else {
             return text
         }
         return String(
