@@ -138,7 +138,9 @@ struct PostBodyReader {
         return url.absoluteString
     }
 
-    static func isAttachmentPath(_ href: String) -> Bool { href.contains("/att/") }
+    /// Whether the link's bytes hold `/att/` (ASCII: the same answer as
+    /// `contains`, without Foundation).
+    static func isAttachmentPath(_ href: String) -> Bool { ByteSearch.contains(href, "/att/") }
 
     /// `/att/B/1/2/middle` → `/att/B/1/2`: the archive keeps originals, not thumbnails.
     static func fullSizePath(_ href: String) -> String {
