@@ -31,6 +31,7 @@ struct bbs_xml_arena {
     char *last; /* the newest allocation, which realloc can grow in place */
     size_t step;
     size_t reserved;
+    int spilled; /* malloc served a call made inside the arena */
 };
 
 /* initial-exec: the target is linked into the program, so the variable is
@@ -134,11 +135,14 @@ void bbs_xml_arena_leave(bbs_xml_arena *previous) { current = previous; }
 
 size_t bbs_xml_arena_reserved(const bbs_xml_arena *arena) { return arena == NULL ? 0 : arena->reserved; }
 
+int bbs_xml_arena_spilled(const bbs_xml_arena *arena) { return arena == NULL || arena->spilled; }
+
 void *bbs_xml_arena_malloc(size_t size) {
     bbs_xml_arena *arena = current;
     if (arena != NULL) {
         void *pointer = take(arena, size);
         if (pointer != NULL) return pointer;
+        arena->spilled = 1;
     }
     return malloc(size);
 }
@@ -153,7 +157,10 @@ void bbs_xml_arena_free(void *pointer) {
 void *bbs_xml_arena_realloc(void *pointer, size_t size) {
     if (pointer == NULL) return bbs_xml_arena_malloc(size);
     bbs_xml_arena *arena = current;
-    if (arena == NULL || !owns(arena, pointer)) return realloc(pointer, size);
+    if (arena == NULL || !owns(arena, pointer)) {
+        if (arena != NULL) arena->spilled = 1;
+        return realloc(pointer, size);
+    }
     size_t old = *header_of(pointer);
     if (size <= old) return pointer;
     /* The newest allocation grows in place while its block has room. */

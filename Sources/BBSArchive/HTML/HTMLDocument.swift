@@ -65,10 +65,19 @@ final class HTMLDocument {
     deinit {
         for expression in compiled.values { xmlXPathFreeCompExpr(expression) }
         if let xpath { xmlXPathFreeContext(xpath) }
-        // Inside the arena, its blocks' frees cost nothing; anything the
-        // tree got from malloc later still goes back to malloc.
         let outside = bbs_xml_arena_enter(arena)
-        xmlFreeDoc(document)
+        if xpath == nil, bbs_xml_arena_spilled(arena) == 0 {
+            // All of the tree is in the arena (nothing after the parse adds
+            // to a tree that is only read, and the tree walks only read):
+            // it goes with the arena, without a walk over every node. Only
+            // the dictionary holds something of malloc's (its mutex).
+            if let dictionary = document.pointee.dict { xmlDictFree(dictionary) }
+        } else {
+            // Inside the arena its blocks' frees cost nothing; whatever the
+            // tree got from malloc (XPath's questions may add names to its
+            // dictionary) still goes back to malloc.
+            xmlFreeDoc(document)
+        }
         bbs_xml_arena_leave(outside)
         bbs_xml_arena_destroy(arena)
     }

@@ -44,6 +44,11 @@ void *bbs_xml_arena_malloc(size_t size);
 void *bbs_xml_arena_realloc(void *pointer, size_t size);
 char *bbs_xml_arena_strdup(const char *string);
 
+/// Whether malloc served any allocation or realloc made while the arena
+/// was current (the arena could not grow, or a block from outside it was
+/// resized), so that not all of a document's memory is in it; 1 for NULL.
+int bbs_xml_arena_spilled(const bbs_xml_arena *arena);
+
 /// Bytes the arena has taken from malloc (its blocks), for tests.
 size_t bbs_xml_arena_reserved(const bbs_xml_arena *arena);
 
