@@ -87,7 +87,7 @@ let package = Package(
         .testTarget(
             name: "BBSArchiveTests",
             dependencies: [
-                "BBSArchive", "BBSArchiveCLI", "SMTHReplica", "BBSArchiveTestSupport",
+                "BBSArchive", "BBSArchiveCLI", "SMTHReplica", "BBSArchiveTestSupport", "CLibXML2", "CXMLArena",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "GRDB", package: "GRDB.swift"),
