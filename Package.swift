@@ -39,12 +39,14 @@ let package = Package(
         // Thumbnails of archived images (libvips: fast, and it streams, so little memory),
         // loaded at run time by the first image, so runs without new images never load it.
         .target(name: "CVips"),
+        // A per-document arena behind libxml2's allocator (HTMLDocument).
+        .target(name: "CXMLArena"),
 
         // The core: fetch → parse → normalize → store → render, one folder per stage.
         .target(
             name: "BBSArchive",
             dependencies: [
-                "CLibXML2", "CCurl", "CCmarkGFM", "CZlib", "CVips",
+                "CLibXML2", "CXMLArena", "CCurl", "CCmarkGFM", "CZlib", "CVips",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
@@ -85,7 +87,7 @@ let package = Package(
         .testTarget(
             name: "BBSArchiveTests",
             dependencies: [
-                "BBSArchive", "BBSArchiveCLI", "SMTHReplica", "BBSArchiveTestSupport",
+                "BBSArchive", "BBSArchiveCLI", "SMTHReplica", "BBSArchiveTestSupport", "CLibXML2", "CXMLArena",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -22,9 +22,9 @@ extension FetchedPage {
     /// The page parsed as HTML in the encoding its header, declaration or
     /// bytes say; a page that is no HTML at all is `expected`'s error.
     func document(expected: String) throws(ArchiveError) -> HTMLDocument {
-        let encoding = TextEncodingDetector.encoding(of: body, contentType: contentType)
+        let (encoding, validUTF8) = TextEncodingDetector.decide(body, contentType: contentType)
         do {
-            return try HTMLDocument(data: body, url: url, encoding: encoding)
+            return try HTMLDocument(data: body, url: url, encoding: encoding, validUTF8: validUTF8)
         } catch {
             throw .notAForumPage(url: url, expected: "\(expected) (it is empty or not HTML)")
         }

@@ -1,4 +1,5 @@
 import CLibXML2
+import CXMLArena
 import Foundation
 
 /// An HTML page parsed by libxml2's tolerant HTML parser.
@@ -14,6 +15,10 @@ import Foundation
 /// rare page kinds and for checking the walks against it (tests).
 final class HTMLDocument {
     private let document: htmlDocPtr
+    /// The memory of `document`'s tree (`CXMLArena`): libxml2 allocates
+    /// into it while it parses and frees nothing into malloc when the tree
+    /// goes; `nil` when it could not be made (malloc then, as before).
+    private let arena: OpaquePointer?
     private var xpath: xmlXPathContextPtr?
     /// Each XPath expression compiled once per document: a parser asks the
     /// same few questions of every post. Kept per document, never shared
@@ -28,26 +33,53 @@ final class HTMLDocument {
     /// U+FFFD (`TextDecoding`), so a stray byte or a GBK/UTF-8 mix loses a
     /// character, never the page; libxml2 then reads valid UTF-8 only and
     /// ignores the page's own charset hints.
-    init(data: Data, url: String, encoding: String) throws(HTMLParseError) {
+    ///
+    /// `validUTF8`: the caller has found `data` to be valid UTF-8 already
+    /// (`TextEncodingDetector.decide`), so it is not checked again.
+    init(data: Data, url: String, encoding: String, validUTF8: Bool = false) throws(HTMLParseError) {
         LibXML2.initialize()
         bbs_xml_silence()
-        let utf8 = TextDecoding.utf8(data, from: encoding)
+        let utf8 = TextDecoding.utf8(data, from: encoding, knownValid: validUTF8)
         let options = Int32(
             HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
                 | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue | HTML_PARSE_IGNORE_ENC.rawValue
                 | HTML_PARSE_NODEFDTD.rawValue)
+        let arena = bbs_xml_arena_create()
+        let outside = bbs_xml_arena_enter(arena)
         let parsed: htmlDocPtr? = utf8.withUnsafeBytes { raw in
             guard let base = raw.baseAddress, raw.count > 0, raw.count <= Int(Int32.max) else { return nil }
             return htmlReadMemory(base.assumingMemoryBound(to: CChar.self), Int32(raw.count), url, "UTF-8", options)
         }
-        guard let parsed else { throw HTMLParseError.unparseable }
+        // The thread's last error holds strings from the arena: cleared
+        // before leaving it, so nothing outside points into it.
+        xmlResetLastError()
+        bbs_xml_arena_leave(outside)
+        guard let parsed else {
+            bbs_xml_arena_destroy(arena)
+            throw HTMLParseError.unparseable
+        }
         document = parsed
+        self.arena = arena
     }
 
     deinit {
         for expression in compiled.values { xmlXPathFreeCompExpr(expression) }
         if let xpath { xmlXPathFreeContext(xpath) }
-        xmlFreeDoc(document)
+        let outside = bbs_xml_arena_enter(arena)
+        if xpath == nil, bbs_xml_arena_spilled(arena) == 0 {
+            // All of the tree is in the arena (nothing after the parse adds
+            // to a tree that is only read, and the tree walks only read):
+            // it goes with the arena, without a walk over every node. Only
+            // the dictionary holds something of malloc's (its mutex).
+            if let dictionary = document.pointee.dict { xmlDictFree(dictionary) }
+        } else {
+            // Inside the arena its blocks' frees cost nothing; whatever the
+            // tree got from malloc (XPath's questions may add names to its
+            // dictionary) still goes back to malloc.
+            xmlFreeDoc(document)
+        }
+        bbs_xml_arena_leave(outside)
+        bbs_xml_arena_destroy(arena)
     }
 
     /// The root element (`html`), if the page has one.
@@ -373,8 +405,14 @@ enum ByteSearch {
 
 /// libxml2's one-time global set-up.
 enum LibXML2 {
-    private static let once: Void = { xmlInitParser() }()
+    private static let once: Void = {
+        // Before xmlInitParser, as libxml2 asks; outside an arena these are
+        // malloc, realloc and free (see CXMLArena.h).
+        xmlMemSetup(bbs_xml_arena_free, bbs_xml_arena_malloc, bbs_xml_arena_realloc, bbs_xml_arena_strdup)
+        xmlInitParser()
+    }()
 
-    /// Runs `xmlInitParser` once per process, before any parse.
+    /// Installs the arena allocator and runs `xmlInitParser`, once per
+    /// process, before any parse.
     static func initialize() { _ = once }
 }

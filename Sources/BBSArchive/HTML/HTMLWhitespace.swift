@@ -53,7 +53,8 @@ enum HTMLWhitespace {
 
     /// Every U+00A0 a plain space (scalar by scalar).
     static func plainSpaces(_ text: String) -> String {
-        guard text.unicodeScalars.contains("\u{00A0}") else { return text }
+        // U+00A0 is C2 A0 in UTF-8, and nothing else is: a quick no by bytes.
+        guard ByteSearch.contains(text, "\u{00A0}") else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars { out.append(scalar == "\u{00A0}" ? " " : scalar) }
         return String(out)

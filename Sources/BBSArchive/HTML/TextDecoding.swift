@@ -14,10 +14,12 @@ enum TextDecoding {
     /// repaired by the standard library; anything else goes through iconv
     /// with a manual replacement loop. An encoding iconv does not know is
     /// read as GB18030 (SMTH's family), and failing that as UTF-8.
-    static func utf8(_ data: Data, from encoding: String) -> Data {
+    /// `knownValid`: the caller has found `data` to be valid UTF-8 already.
+    static func utf8(_ data: Data, from encoding: String, knownValid: Bool = false) -> Data {
         let label = encoding.uppercased()
         if label == "UTF-8" || label == "UTF8" {
-            return TextEncodingDetector.isValidUTF8(data) ? data : Data(String(decoding: data, as: UTF8.self).utf8)
+            return knownValid || TextEncodingDetector.isValidUTF8(data)
+                ? data : Data(String(decoding: data, as: UTF8.self).utf8)
         }
         if let converted = convert(data, from: encoding) ?? convert(data, from: "GB18030") { return converted }
         return Data(String(decoding: data, as: UTF8.self).utf8)

@@ -17,15 +17,41 @@ enum TextEncodingDetector {
     /// An iconv name libxml2 understands: `UTF-8` or `GB18030`, or another
     /// label as declared.
     static func encoding(of body: Data, contentType: String?) -> String {
+        decide(body, contentType: contentType).encoding
+    }
+
+    /// `encoding(of:contentType:)`, and whether the answer is UTF-8 because
+    /// the bytes were found to be valid UTF-8 on the way (so that a reader
+    /// need not check all of them again).
+    static func decide(_ body: Data, contentType: String?) -> (encoding: String, validUTF8: Bool) {
+        var validity = UTF8Validity(body)
         if let label = contentType.flatMap(charset(inContentType:)),
-            let encoding = normalized(label, body: body)
+            let encoding = normalized(label, body: body, validity: &validity)
         {
-            return encoding
+            return (encoding, encoding == "UTF-8" && validity.known == true)
         }
-        if let label = declaredCharset(in: body), let encoding = normalized(label, body: body) {
-            return encoding
+        if let label = declaredCharset(in: body), let encoding = normalized(label, body: body, validity: &validity) {
+            return (encoding, encoding == "UTF-8" && validity.known == true)
         }
-        return isMostlyUTF8(body) ? "UTF-8" : "GB18030"
+        let encoding = validity.isMostlyUTF8 ? "UTF-8" : "GB18030"
+        return (encoding, encoding == "UTF-8" && validity.known == true)
+    }
+
+    /// `isMostlyUTF8` of one body, worked out at most once.
+    private struct UTF8Validity {
+        let body: Data
+        /// Whether the body is valid UTF-8, once asked.
+        private(set) var known: Bool?
+
+        init(_ body: Data) { self.body = body }
+
+        var isMostlyUTF8: Bool {
+            mutating get {
+                let valid = known ?? TextEncodingDetector.isValidUTF8(body)
+                known = valid
+                return valid || TextEncodingDetector.isMostlyUTF8(body, valid: false)
+            }
+        }
     }
 
     /// `text/html; charset=GBK` → `GBK`.
@@ -61,15 +87,15 @@ enum TextEncodingDetector {
     /// Maps a declared label to the encoding to decode with. A page that
     /// claims UTF-8 but is not valid UTF-8 is decoded as GB18030 instead:
     /// a wrong header must not turn Chinese text into replacement marks.
-    private static func normalized(_ label: String, body: Data) -> String? {
+    private static func normalized(_ label: String, body: Data, validity: inout UTF8Validity) -> String? {
         switch label.lowercased() {
         case "utf-8", "utf8":
-            return isMostlyUTF8(body) ? "UTF-8" : "GB18030"
+            return validity.isMostlyUTF8 ? "UTF-8" : "GB18030"
         case "gb2312", "gbk", "x-gbk", "gb18030", "cp936", "euc-cn", "gb_2312-80":
             // Chinese text in GBK is practically never valid UTF-8, while
             // UTF-8 text decoded as GB18030 turns into nonsense without any
             // error: bytes that are valid UTF-8 beyond ASCII win over the label.
-            return isMostlyUTF8(body) && body.contains(where: { $0 >= 0x80 }) ? "UTF-8" : "GB18030"
+            return validity.isMostlyUTF8 && body.contains(where: { $0 >= 0x80 }) ? "UTF-8" : "GB18030"
         case "":
             return nil
         default:
@@ -83,7 +109,12 @@ enum TextEncodingDetector {
     /// stray byte or a pasted GBK phrase is still read as UTF-8 (the bad
     /// bytes become U+FFFD) rather than garbled whole.
     static func isMostlyUTF8(_ body: Data) -> Bool {
-        if isValidUTF8(body) { return true }
+        isMostlyUTF8(body, valid: isValidUTF8(body))
+    }
+
+    /// `isMostlyUTF8` when whether the body is valid UTF-8 is known.
+    private static func isMostlyUTF8(_ body: Data, valid: Bool) -> Bool {
+        if valid { return true }
         return body.withUnsafeBytes { raw in
             var iterator = CountingIterator(base: raw.bindMemory(to: UInt8.self).makeIterator())
             var decoder = UTF8()

@@ -138,7 +138,9 @@ struct PostBodyReader {
         return url.absoluteString
     }
 
-    static func isAttachmentPath(_ href: String) -> Bool { href.contains("/att/") }
+    /// Whether the link's bytes hold `/att/` (ASCII: the same answer as
+    /// `contains`, without Foundation).
+    static func isAttachmentPath(_ href: String) -> Bool { ByteSearch.contains(href, "/att/") }
 
     /// `/att/B/1/2/middle` → `/att/B/1/2`: the archive keeps originals, not thumbnails.
     static func fullSizePath(_ href: String) -> String {
@@ -160,9 +162,30 @@ struct PostBodyReader {
     static func fromLine(_ line: String) -> String? {
         // Most lines are not: a quick no before splitting.
         guard line.utf8.contains(UInt8(ascii: "F")) else { return nil }
+        // Every post ends with one: an ASCII line (where characters are
+        // bytes) is read by its bytes, without an array of fields.
+        if line.utf8.allSatisfy({ $0 < 0x80 }) { return asciiFromLine(line) }
         let fields = line.split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count == 2, fields[0] == "FROM" else { return nil }
         return String(fields[1])
+    }
+
+    /// `fromLine` of an ASCII line: two fields between spaces, the first `FROM`.
+    private static func asciiFromLine(_ line: String) -> String? {
+        let bytes = line.utf8
+        let space = UInt8(ascii: " ")
+        var index = bytes.startIndex
+        func field() -> Range<String.Index>? {
+            while index < bytes.endIndex, bytes[index] == space { index = bytes.index(after: index) }
+            guard index < bytes.endIndex else { return nil }
+            let start = index
+            while index < bytes.endIndex, bytes[index] != space { index = bytes.index(after: index) }
+            return start..<index
+        }
+        guard let first = field(), line.utf8[first].elementsEqual("FROM".utf8), let second = field(),
+            field() == nil
+        else { return nil }
+        return String(line[second])
     }
 
     /// `修改:user FROM 1.2.3.*` → (`user`, `1.2.3.*`).

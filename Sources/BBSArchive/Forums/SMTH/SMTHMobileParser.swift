@@ -148,7 +148,9 @@ struct SMTHMobileParser {
         let nav = Walk.nav(item)
         let plants = nav.map(Walk.plants) ?? []
         let floorText = plants.first.map { HTMLWhitespace.collapse($0.text) }
-        var floor = floorText.flatMap { $0.contains("楼主") ? 0 : Int($0.filter(\.isNumber)) }
+        // The forum's own 楼主 (no character decomposes to either half):
+        // found by its bytes, without Foundation.
+        var floor = floorText.flatMap { ByteSearch.contains($0, "楼主") ? 0 : Int($0.filter(\.isNumber)) }
         if floor == nil, let anchor = Walk.anchor(item)?.attribute("name") {
             floor = Int(anchor.filter(\.isNumber))
         }

@@ -1,0 +1,114 @@
+import BBSArchiveTestSupport
+import CLibXML2
+import CXMLArena
+import Foundation
+import Testing
+
+@testable import BBSArchive
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The per-document arena behind libxml2's allocator (`CXMLArena`), and
+/// the documents that live in it.
+@Suite struct XMLArenaTests {
+    @Test func servesFromTheCurrentArenaAndFromMallocOutside() throws {
+        let arena = try #require(bbs_xml_arena_create())
+        defer { bbs_xml_arena_destroy(arena) }
+        // Outside any arena: malloc's memory, which free() takes back.
+        let outside = try #require(bbs_xml_arena_malloc(32))
+        free(outside)
+
+        let previous = bbs_xml_arena_enter(arena)
+        let first = try #require(bbs_xml_arena_malloc(10)).assumingMemoryBound(to: UInt8.self)
+        for index in 0..<10 { first[index] = UInt8(index) }
+        // The newest block grows in place; an older one moves, its bytes kept.
+        let grown = try #require(bbs_xml_arena_realloc(first, 100)).assumingMemoryBound(to: UInt8.self)
+        #expect(grown == first)
+        let second = try #require(bbs_xml_arena_malloc(8))
+        let moved = try #require(bbs_xml_arena_realloc(grown, 5000)).assumingMemoryBound(to: UInt8.self)
+        #expect(moved != grown)
+        #expect((0..<10).allSatisfy { moved[$0] == UInt8($0) })
+        #expect(Int(bitPattern: second) % 16 == 0 && Int(bitPattern: moved) % 16 == 0)
+        // Bigger than the first block: a new one.
+        let big = try #require(bbs_xml_arena_malloc(1 << 20))
+        memset(big, 0xAB, 1 << 20)
+        let copy = try #require(bbs_xml_arena_strdup("地理"))
+        #expect(String(cString: copy) == "地理")
+        bbs_xml_arena_free(moved)  // kept until the arena goes
+        bbs_xml_arena_leave(previous)
+        #expect(bbs_xml_arena_reserved(arena) >= 1 << 20)
+        #expect(bbs_xml_arena_spilled(arena) == 0)
+    }
+
+    @Test func memoryFromOutsideResizedInsideIsSaidToSpill() throws {
+        let arena = try #require(bbs_xml_arena_create())
+        defer { bbs_xml_arena_destroy(arena) }
+        let outside = try #require(bbs_xml_arena_malloc(16))
+        let previous = bbs_xml_arena_enter(arena)
+        let resized = bbs_xml_arena_realloc(outside, 64)
+        bbs_xml_arena_free(resized)  // not the arena's: back to malloc
+        bbs_xml_arena_leave(previous)
+        #expect(bbs_xml_arena_spilled(arena) == 1)
+    }
+
+    /// libxml2 keeps the thread's last error, with strings it allocated, after
+    /// a parse; the document clears it before leaving its arena, so a later
+    /// error on the thread never frees memory of an arena that is gone.
+    @Test func noErrorOfAParseOutlivesItsArena() throws {
+        for _ in 0..<3 {
+            let broken = Data("<html><body><p><b>unclosed<td></zz>&bogus; <a href=x>x".utf8)
+            let document = try HTMLDocument(data: broken, url: "http://x/", encoding: "UTF-8")
+            #expect(document.firstElement { $0.isElement("a") }?.attribute("href") == "x")
+            #expect(xmlGetLastError() == nil)
+            // An XML error on the same thread replaces (frees) the last error.
+            #expect(!WellFormedXML.check(Data("<a><b></a>".utf8)))
+        }
+    }
+
+    @Test func documentsLiveAndGoInAnyOrder() throws {
+        func page(_ index: Int) -> Data {
+            let rows = (0..<200).map { "<li class=\"r\">行 \(index)-\($0) &amp; <br/>text</li>" }.joined()
+            return Data("<html><body><ul class=\"list\">\(rows)</ul></body></html>".utf8)
+        }
+        var kept: [HTMLDocument] = []
+        for index in 0..<20 {
+            let document = try HTMLDocument(data: page(index), url: "http://x/", encoding: "UTF-8")
+            // Some are asked XPath questions (and freed by xmlFreeDoc), some walked.
+            if index % 3 == 0 {
+                #expect(document.select("//li[@class='r']").count == 200)
+            }
+            #expect(document.firstElement { $0.isElement("li") }?.text == "行 \(index)-0 & text")
+            kept.append(document)
+            if index % 4 == 3 { kept.remove(at: 1) }
+        }
+        #expect(kept.last?.firstElement { $0.isElement("ul") }?.children.count == 200)
+    }
+}
+
+@Suite struct ParserFastPathTests {
+    /// The byte reading of an ASCII FROM line answers as the split of the
+    /// general one does.
+    @Test(arguments: [
+        "FROM 1.2.3.*", "  FROM   1.2.3.*  ", "FROM", "FROM a b", "FROMx 1.2.3.*", "xFROM 1", " FROM\t1.2.3.*",
+        "FROM 地理", "FROM 1.2.3.* ", "F", "",
+    ])
+    func fromLineAnswersAsTheSplitDoes(line: String) {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        let expected = fields.count == 2 && fields[0] == "FROM" ? String(fields[1]) : nil
+        #expect(PostBodyReader.fromLine(line) == expected)
+    }
+
+    @Test func theEncodingDecisionSaysWhenTheBytesAreValidUTF8() {
+        #expect(
+            TextEncodingDetector.decide(Data("地理".utf8), contentType: "text/html; charset=utf-8") == ("UTF-8", true))
+        #expect(TextEncodingDetector.decide(Data("地理".utf8), contentType: nil) == ("UTF-8", true))
+        #expect(
+            TextEncodingDetector.decide(Data("abc".utf8), contentType: "text/html; charset=GBK") == ("GB18030", false))
+        // Mostly UTF-8 (one stray byte): UTF-8, but not valid, so repaired.
+        let stray = Data("地理地理地理地理地理地理地理地理地理".utf8) + Data([0xFF])
+        #expect(TextEncodingDetector.decide(stray, contentType: "text/html; charset=utf-8") == ("UTF-8", false))
+        #expect(TextEncodingDetector.decide(Data([0xB5, 0xD8, 0xC0, 0xED]), contentType: nil) == ("GB18030", false))
+    }
+}
