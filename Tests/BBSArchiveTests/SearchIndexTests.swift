@@ -379,7 +379,9 @@ import Testing
     /// shard whole (no tail) and lists it, and the index says what a full pass says.
     @Test func theFirstTermOfAnEmptyShardWritesItAndTheManifestListsIt() async throws {
         let (path, store) = try await Self.sparseCopy("search-absent")
-        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        // Every append flushed into the shards, as when the recent tail overflows.
+        var writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        writer.recentLimit = 0
         let site = Recorder()
         let first = try writer.update(SearchChanges(threads: nil), site.output)
         #expect(first.full)

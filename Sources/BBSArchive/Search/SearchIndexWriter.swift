@@ -734,9 +734,15 @@ struct SearchIndexWriter {
     ) throws(ArchiveError) -> Bool {
         var parts: [Int: SpillFiles.Shard] = [:]
         func shard(_ term: String) -> Int { Int(Self.hash(term) % UInt32(shards)) }
-        for (term, posting) in recent.unigrams { parts[shard(term), default: SpillFiles.Shard()].unigrams[term] = posting }
-        for (term, posting) in recent.bigrams { parts[shard(term), default: SpillFiles.Shard()].bigrams[term] = posting }
-        for (term, posting) in recent.filters { parts[shard(term), default: SpillFiles.Shard()].filters[term] = posting }
+        for (term, posting) in recent.unigrams {
+            parts[shard(term), default: SpillFiles.Shard()].unigrams[term] = posting
+        }
+        for (term, posting) in recent.bigrams {
+            parts[shard(term), default: SpillFiles.Shard()].bigrams[term] = posting
+        }
+        for (term, posting) in recent.filters {
+            parts[shard(term), default: SpillFiles.Shard()].filters[term] = posting
+        }
 
         for (shard, part) in parts.sorted(by: { $0.key < $1.key }) {
             guard present.contains(shard) else {
