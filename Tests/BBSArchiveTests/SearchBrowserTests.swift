@@ -453,7 +453,13 @@ import Testing
             publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
         let files = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("search/s").path)
         #expect(files.count == manifest.present.count && manifest.present.count < manifest.shards / 2)
-        let missing = SearchIndexTests.absentCharacters(manifest.shards, present: manifest.present)
+        // The reply is in the recent tail: its shards still have no file.
+        #expect(
+            manifest.recent > 0
+                && !manifest.present.contains(Int(SearchIndexWriter.hash(absent[0]) % UInt32(manifest.shards))))
+        let missing = SearchIndexTests.absentCharacters(manifest.shards, present: manifest.present).filter {
+            $0 != absent[0]
+        }
         let queries = [
             "甲", "甲甲", "甲甲甲", absent[0], added, "甲" + added, missing[0], missing[0] + missing[1],
             missing[0] + missing[1] + missing[2], "甲 " + missing[3], "\(missing[1]) board:\(missing[2])",
@@ -532,7 +538,7 @@ import Testing
     }
 
     /// An index appended to (old posts placed among the others, new ones,
-    /// tails merged into their shards) answers as exactly as one written
+    /// tails merged into their shards, a reply in the recent tail) answers as exactly as one written
     /// whole: seeded filter queries and the added posts' own words, newest first.
     @Test func anAppendedIndexAnswersExactlyWithDatesAndNewestFirst() async throws {
         let built = try await ReadingSiteFixture.shared.site()
@@ -545,7 +551,9 @@ import Testing
         try FileManager.default.copyItem(at: built.plain.root, to: root)
         let store = try ArchiveStore(path: path)
         let publisher = try DiskPublisher(root: root)
-        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        // Every append flushed into the shards' tails, as when the recent tail overflows.
+        var writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        writer.recentLimit = 0
         let output = SearchIndexWriter.Output(publisher)
         _ = try writer.update(SearchChanges(threads: nil), output)
         let day: Int64 = 86_400
@@ -572,6 +580,11 @@ import Testing
             // A shard flagged for its first tail is not a merge; changed lists are.
             if Set(shards) != Set(after) { merged = true }
         }
+        // Then a reply that stays in the recent tail, which the client loads too.
+        let recent = try await SearchIndexTests.insert(path, store, [(9, 600, "最近的回复 Qwertz 鹦鹉螺")])
+        var holding = writer
+        holding.recentLimit = 1 << 20
+        #expect(try !holding.update(recent, output).full)
         try publisher.flush()
         #expect(merged, "no tail was merged into its shard")
         // Some shards have tails (which the client loads), the others none (which it must not ask for).
@@ -579,6 +592,7 @@ import Testing
         let manifest = try #require(
             publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
         #expect(!tails.isEmpty && tails.count < manifest.shards, "\(tails.count) tails of \(manifest.shards) shards")
+        #expect(manifest.recent > 0, "the recent tail holds the last reply")
         let late = try #require(publisher.read(SearchIndexWriter.latePath).flatMap(SearchIndexWriter.parseLate))
         #expect(late.count == 16)
 
@@ -593,6 +607,8 @@ import Testing
                 "Qwertz after:\(text)", "Qwertz before:\(text)", "after:\(text) before:\(text)", "旧帖 before:\(text)",
             ]
         }
+        // The recent tail's words: lists and pairs' positions from it alone, and with the shards'.
+        queries += ["鹦鹉螺", "最近的回复", "\"的回复\"", "鹦鹉 Qwertz", "回复 旧帖"]
         let server = SiteServer(root: root)
         let base = try await server.start()
         defer { Task { await server.stop() } }

@@ -5,8 +5,9 @@ import Testing
 
 @testable import BBSArchive
 
-/// The index files: appending posts (new or old) touches only the tails of
-/// their own shards, and says what indexing everything again says.
+/// The index files: appending posts (new or old) touches only the recent
+/// tail (then, when it is flushed, the tails of their own shards), and says
+/// what indexing everything again says.
 @Suite struct SearchIndexTests {
     final class Recorder: @unchecked Sendable {
         let publisher = MemoryPublisher()
@@ -57,22 +58,36 @@ import Testing
                         as? [Any])
                 posts[doc] = "\(row[0])/\(row[1])/\(row[2])"
             }
+            // The recent tail counts only when the manifest names it, as the
+            // client reads it; its postings follow those of their shards.
+            var recent: [Int: SpillFiles.Shard] = [:]
+            if manifest.recent > 0 {
+                let data = try #require(read(SearchIndexWriter.recentPath))
+                #expect(data.count == manifest.recent, "the manifest gives the recent tail's bytes")
+                let whole = try #require(SearchIndexWriter.parseRecent(data))
+                func shard(_ term: String) -> Int { Int(SearchIndexWriter.hash(term) % UInt32(manifest.shards)) }
+                for (term, posting) in whole.unigrams { recent[shard(term), default: .init()].unigrams[term] = posting }
+                for (term, posting) in whole.bigrams { recent[shard(term), default: .init()].bigrams[term] = posting }
+                for (term, posting) in whole.filters { recent[shard(term), default: .init()].filters[term] = posting }
+            }
             for shard in 0..<manifest.shards {
-                // A shard the manifest does not list holds nothing, and has no file.
-                guard manifest.present.contains(shard) else {
+                var main = SpillFiles.Shard()
+                if manifest.present.contains(shard) {
+                    let mainData = try #require(read(SearchIndexWriter.shardPath(shard)))
+                    main = try #require(
+                        SearchIndexWriter.parseShard(
+                            mainData, positions: read(SearchIndexWriter.positionsPath(shard)), index: shard))
+                    // A tail counts only when its shard names it, as the client reads it.
+                    if try #require(SearchIndexWriter.shardHasTail(mainData)) {
+                        let tailData = try #require(read(SearchIndexWriter.tailPath(shard)))
+                        let tail = try #require(SearchIndexWriter.parseTail(tailData, index: shard))
+                        main.merge(tail.tail)
+                    }
+                } else {
+                    // A shard the manifest does not list holds nothing, and has no file.
                     #expect(read(SearchIndexWriter.shardPath(shard)) == nil, "shard \(shard) is not listed")
-                    continue
                 }
-                let mainData = try #require(read(SearchIndexWriter.shardPath(shard)))
-                var main = try #require(
-                    SearchIndexWriter.parseShard(
-                        mainData, positions: read(SearchIndexWriter.positionsPath(shard)), index: shard))
-                // A tail counts only when its shard names it, as the client reads it.
-                if try #require(SearchIndexWriter.shardHasTail(mainData)) {
-                    let tailData = try #require(read(SearchIndexWriter.tailPath(shard)))
-                    let tail = try #require(SearchIndexWriter.parseTail(tailData, index: shard))
-                    main.merge(tail.tail)
-                }
+                if let part = recent[shard] { main.merge(part) }
                 for (kind, lists, positional) in [
                     ("u", main.unigrams, false), ("b", main.bigrams, true), ("m", main.filters, false),
                 ] {
@@ -200,8 +215,12 @@ import Testing
         return SearchChanges(try store.buildChanges(after: before))
     }
 
-    @Test func oneNewReplyWritesTheTailsOfItsShardsAndFlagsThoseShardsOnce() async throws {
-        let (path, store, writer, site, first) = try await Self.indexedCopy("search-index")
+    /// With no recent tail (`recentLimit` 0: every append is flushed), as
+    /// when the recent tail is flushed.
+    @Test func aFlushWritesTheTailsOfItsShardsAndFlagsThoseShardsOnce() async throws {
+        let (path, store, appending, site, first) = try await Self.indexedCopy("search-index")
+        var writer = appending
+        writer.recentLimit = 0
         #expect(first.full)
         #expect(first.documents == (try store.counts().posts))
         // Every shard holds something: the manifest lists none absent.
@@ -242,10 +261,11 @@ import Testing
             touched.insert(Int(SearchIndexWriter.hash(term) % UInt32(shards)))
         }
         // Each touched shard gets its first tail and is written again, once,
-        // flagged; no shard is merged on the first reply.
+        // flagged; no shard is merged on the first reply. The recent tail
+        // is written empty.
         let chunk = SearchIndexWriter.chunkPath(first.documents / SearchIndexWriter.docsPerChunk)
         let expected = Set(touched.map(SearchIndexWriter.tailPath)).union(touched.map(SearchIndexWriter.shardPath))
-            .union([chunk, SearchIndexWriter.manifestPath])
+            .union([chunk, SearchIndexWriter.manifestPath, SearchIndexWriter.recentPath])
         #expect(Set(site.written).subtracting([SearchIndexWriter.daysPath]) == expected)
         #expect(touched.count < shards / 2, "the reply's terms fall in most shards; the test proves little")
         for shard in 0..<shards {
@@ -268,12 +288,72 @@ import Testing
         #expect(full.full)
         #expect(full.documents == first.documents + 2)
         #expect(
-            site.files.keys.filter { !$0.hasPrefix("search/t/") }.sorted()
+            site.files.keys.filter { !$0.hasPrefix("search/t/") && $0 != SearchIndexWriter.recentPath }.sorted()
                 == fresh.files.keys.sorted())
         let appendedContent = try Content(site.publisher.read)
         let freshContent = try Content(fresh.publisher.read)
         #expect(appendedContent == freshContent)
         #expect(appendedContent.postings["u:鄱"]?.count ?? 0 >= 1)
+    }
+
+    /// One new reply rewrites the recent tail, the last chunk and the
+    /// manifest (and the day table), not the shards or tails of its 40-odd
+    /// terms; so does the next. Past `recentLimit`, the recent tail is
+    /// flushed into the tails of its shards. Each time, the index says what
+    /// a full pass says.
+    @Test func oneNewReplyRewritesTheRecentTailNotItsShards() async throws {
+        let (path, store, appending, site, first) = try await Self.indexedCopy("search-recent")
+        var writer = appending
+        #expect(first.full)
+        let body = "迟到的回复：鄱阳湖的候鸟 Zyxwvut 2048\n看看"
+        let normalized = SearchText.normalize(body)
+        var touched = Set<Int>()
+        for term in SearchText.terms(normalized).unigrams.union(SearchText.terms(normalized).bigrams.keys) {
+            touched.insert(Int(SearchIndexWriter.hash(term) % UInt32(first.shards)))
+        }
+        #expect(touched.count > 5, "the reply's terms fall in few shards; the test proves little")
+        var documents = first.documents
+        for round in 0..<2 {
+            let changes = try await Self.insert(path, store, [(0, Int64(60 * (round + 1)), body)])
+            site.written = []
+            let appended = try writer.update(changes, site.output)
+            #expect(!appended.full && appended.appended == 1)
+            let chunk = SearchIndexWriter.chunkPath(documents / SearchIndexWriter.docsPerChunk)
+            documents += 1
+            #expect(
+                Set(site.written).subtracting([SearchIndexWriter.daysPath, SearchIndexWriter.latePath])
+                    == [SearchIndexWriter.recentPath, chunk, SearchIndexWriter.manifestPath], "reply \(round + 1)")
+            let manifest = try #require(
+                site.publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
+            let recent = try #require(site.publisher.read(SearchIndexWriter.recentPath))
+            #expect(manifest.recent == recent.count)
+            let full = Recorder()
+            _ = try writer.update(SearchChanges(threads: nil), full.output)
+            #expect(try Content(site.publisher.read) == Content(full.publisher.read), "reply \(round + 1)")
+        }
+        #expect(!site.publisher.files.keys.contains { $0.hasPrefix("search/t/") })
+
+        // A third reply takes the recent tail past its limit: its postings
+        // (all three replies') go to the tails of their shards, and it is
+        // left empty, which the manifest says by not naming it.
+        let size = try #require(site.publisher.read(SearchIndexWriter.recentPath)).count
+        writer.recentLimit = size
+        let changes = try await Self.insert(path, store, [(0, 180, body)])
+        site.written = []
+        #expect(try !writer.update(changes, site.output).full)
+        let manifest = try #require(
+            site.publisher.read(SearchIndexWriter.manifestPath).flatMap(SearchIndexWriter.parseManifest))
+        #expect(manifest.recent == 0)
+        #expect(try #require(site.publisher.read(SearchIndexWriter.recentPath)).count < size / 4)
+        for shard in touched {
+            let paths = [SearchIndexWriter.tailPath(shard), SearchIndexWriter.shardPath(shard)]
+            #expect(paths.contains(where: site.written.contains), "shard \(shard)")
+        }
+        let full = Recorder()
+        _ = try writer.update(SearchChanges(threads: nil), full.output)
+        let content = try Content(site.publisher.read)
+        #expect(content == (try Content(full.publisher.read)))
+        #expect(content.postings["u:鄱"]?.count ?? 0 >= 3)
     }
 
     /// The files of a full pass are the same bytes on one thread and on
@@ -299,7 +379,9 @@ import Testing
     /// shard whole (no tail) and lists it, and the index says what a full pass says.
     @Test func theFirstTermOfAnEmptyShardWritesItAndTheManifestListsIt() async throws {
         let (path, store) = try await Self.sparseCopy("search-absent")
-        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        // Every append flushed into the shards, as when the recent tail overflows.
+        var writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        writer.recentLimit = 0
         let site = Recorder()
         let first = try writer.update(SearchChanges(threads: nil), site.output)
         #expect(first.full)
@@ -381,7 +463,9 @@ import Testing
     /// A tail that grows past its share of the shard is merged into it, and
     /// the index still says what a full pass says.
     @Test func aTailMergesIntoItsShardWhenItGrows() async throws {
-        let (path, store, writer, site, first) = try await Self.indexedCopy("search-merge")
+        let (path, store, appending, site, first) = try await Self.indexedCopy("search-merge")
+        var writer = appending
+        writer.recentLimit = 0
         var merged = Set<String>()
         for round in 0..<12 {
             let text = (0..<40).map { "甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳\($0 * 7 + round)回" }.joined(separator: " ")

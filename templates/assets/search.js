@@ -7,7 +7,7 @@
   var S = window.BBSSearch = window.BBSSearch || {};
   var PER_PAGE = 20;
   var info = null;
-  var store = { s: {}, p: {}, t: {}, d: {}, days: null, late: null };
+  var store = { s: {}, p: {}, t: {}, d: {}, days: null, late: null, r: null };
   var pending = {};
   var decoded = {};
   var base = '';
@@ -21,7 +21,7 @@
   function hasFile(k) { return listed.has(k) === listedPresent; }
   S.manifest = function (m) {
     // SearchIndexWriter.version
-    if (m.version !== 6) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
+    if (m.version !== 7) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
     var list = m.present !== undefined ? m.present : m.absent;
     listedPresent = m.present !== undefined;
     if (list) listed = new Set(decodeDocs(list));
@@ -37,6 +37,9 @@
   // A shard's tail: the postings of documents appended since the shard was
   // written whole (all numbered after its own), and their pairs' positions.
   S.tail = function (k, mainBytes, data, positions) { store.t[k] = { l: data, p: positions }; };
+  // The recent tail: the same for documents appended after every shard's
+  // tail, for all shards in one file (r.js, when the manifest names it).
+  S.recent = function (data, positions) { store.r = { l: data, p: positions }; };
   // The late documents (appended after a newer post): base64 of varints,
   // each the gap from the previous document, zigzag differences of its day
   // and point from the previous one's, its rank.
@@ -57,7 +60,7 @@
   // Loads one index file once; resolves when its script has run.
   function load(kind, key, path) {
     var id = kind + key;
-    if (kind === 'days' || kind === 'late' ? store[kind] : store[kind][key]) return Promise.resolve();
+    if (kind === 'days' || kind === 'late' || kind === 'r' ? store[kind] : store[kind][key]) return Promise.resolve();
     if (pending[id]) return pending[id];
     pending[id] = new Promise(function (resolve, reject) {
       var script = document.createElement('script');
@@ -200,7 +203,8 @@
     return r.rice(r.varint(), k, [], function (value) { return value; });
   }
 
-  // A document list → array of documents: the shard's, then its tail's.
+  // A document list → array of documents: the shard's, then its tail's,
+  // then the recent tail's.
   function docList(kind, key) {
     var id = kind + '\u0000' + key;
     if (decoded[id]) return decoded[id];
@@ -209,8 +213,10 @@
     var tail = store.t[k];
     var text = shard && shard[kind][key];
     var more = tail && tail.l[kind][key];
+    var recent = store.r && store.r.l[kind][key];
     var list = text ? decodeDocs(text) : [];
     if (more) list = list.concat(decodeDocs(more));
+    if (recent) list = list.concat(decodeDocs(recent));
     return (decoded[id] = list);
   }
 
@@ -224,17 +230,19 @@
     var parts = pairParts(pair);
     var map = new Map(parts[0]);
     parts[1].forEach(function (count, doc) { map.set(doc, count); });
+    parts[2].forEach(function (count, doc) { map.set(doc, count); });
     return (decoded[id] = map);
   }
 
-  // A pair's documents in its shard and in its tail, apart.
+  // A pair's documents in its shard, in its tail and in the recent tail, apart.
   function pairParts(pair) {
     var id = 'C\u0000' + pair;
     if (decoded[id]) return decoded[id];
     var k = shardOf(pair);
     var shard = store.s[k];
     var tail = store.t[k];
-    return (decoded[id] = [countsOf(shard && shard.b[pair]), countsOf(tail && tail.l.b[pair])]);
+    return (decoded[id] = [countsOf(shard && shard.b[pair]), countsOf(tail && tail.l.b[pair]),
+      countsOf(store.r && store.r.l.b[pair])]);
   }
 
   function countsOf(text) {
@@ -268,7 +276,7 @@
     var map = new Map();
     var positionsFile = store.p[k];
     if (parts[0].size && !positionsFile) return map;
-    // As many positions for each document as its count in the shard (or the tail) says.
+    // As many positions for each document as its count in the shard (or a tail) says.
     function add(b64, counts) {
       if (!b64) return;
       var values = riceValues(b64);
@@ -282,6 +290,7 @@
     }
     if (parts[0].size) add(positionsFile[pair], parts[0]);
     add(store.t[k] && store.t[k].p[pair], parts[1]);
+    add(store.r && store.r.p[pair], parts[2]);
     return (decoded[id] = map);
   }
 
@@ -457,6 +466,7 @@
         if (tailed[k]) return load('t', k, 't/' + k.toString(16) + '.js');
       }));
     });
+    if (info.recent) loads.push(load('r', '', 'r.js'));
     if (query.after || query.before) loads.push(load('days', '', 'days.js'));
     if ((query.after || query.before || newest) && info.late) loads.push(load('late', '', 'late.js'));
     return Promise.all(loads).then(function () {

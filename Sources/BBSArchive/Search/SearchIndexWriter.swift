@@ -31,7 +31,17 @@ import GRDB
 ///   merged into its shard when it grows past a quarter of it (`tailLimit`),
 ///   so an append reads and writes only small tails, a merge's cost is
 ///   spread over the appends that filled the tail, and a query downloads
-///   at most about 1.25 times the shard.
+///   at most about 1.25 times the shard. Appends reach the shards' tails
+///   only through the recent tail, below.
+/// - `search/r.js`: the recent tail: the postings (with their pairs'
+///   positions) of the documents appended since it was last flushed, for
+///   all shards at once, all numbered after those of every shard and tail.
+///   The manifest names it (`recent`, its bytes) when it holds anything, and
+///   the client then loads it with the first shards of every query. An
+///   append rewrites it, not the tails of the shards its terms fall in
+///   (one reply: one file, not 40-odd); when it grows past `recentLimit`
+///   (so a query downloads at most that much more), its postings go to
+///   their shards' tails and it starts again empty.
 /// - `search/d/K.js`: documents 4K to 4K+3: board, thread, floor, link (page and anchor; or
 ///   the page's number, when the link is `board/B/GID(-P).html#aF` with the board's name as is),
 ///   author, time, title and searchable text, for the result list.
@@ -43,8 +53,9 @@ import GRDB
 /// Documents are numbered in the order they are indexed: a full pass
 /// numbers them in the order posts were made (then board, thread, floor);
 /// appended posts take the next numbers, so numbers never change as an
-/// archive grows and only the tails of the new posts' terms, their chunks,
-/// the manifest, the day table and the late table change. A post older
+/// archive grows and only the recent tail (now and then the tails of its
+/// terms' shards), the new posts' chunks, the manifest, the day table and
+/// the late table change. A post older
 /// than the newest indexed one (a board added, a thread fetched again, a
 /// deleted post back) is late: it keeps its number, and `late.js` places it
 /// just before the first document in time order newer than it. Past
@@ -72,11 +83,15 @@ struct SearchIndexWriter {
     /// 6: no file for a shard that holds nothing (the manifest lists those
     ///    that have one), documents four to a chunk, a 64-bit row hash,
     ///    positions Rice-coded (`ListCoding.riceBytes(values:)`).
-    static let version = 6
+    /// 7: appended postings go first to one recent tail for the whole
+    ///    index (`search/r.js`, named by the manifest's `recent`), and to
+    ///    the shards' tails only when it is flushed.
+    static let version = 7
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
     static func positionsPath(_ shard: Int) -> String { "search/p/\(String(shard, radix: 16)).js" }
     static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }
     static func tailPath(_ shard: Int) -> String { "search/t/\(String(shard, radix: 16)).js" }
+    static let recentPath = "search/r.js"
 
     /// A tail is merged into its shard when it grows past a quarter of the
     /// shard's bytes (and this much), so merges cost, spread over the
@@ -95,6 +110,15 @@ struct SearchIndexWriter {
     let postsPerPage: Int
     /// The forum's post conventions (quotes are left out) and time zone (days).
     let forum: ForumProfile
+    /// The recent tail's bytes at most: past this, an append flushes it
+    /// into the shards' tails. Every query downloads it (when it holds
+    /// anything), so this much more than its shards at most. At 100k posts
+    /// a reply of about 100 characters (the replica's median) added 1.7–3.6
+    /// kB, so it is flushed every two or three such replies (466–835 files
+    /// then, against 135–325 for each reply with no recent tail); a short
+    /// one ("make bench: new reply N") adds about 0.2 kB. (0: every append
+    /// goes to the shards' tails.)
+    var recentLimit = 8 * 1024
     /// Bytes of postings held in memory before they go to the spill files.
     var spillThreshold = 32 << 20
     /// Threads that work out documents and assemble shards (at most four);
@@ -540,10 +564,12 @@ struct SearchIndexWriter {
     /// index or another one on disk, an indexed post changed or moved, too
     /// many late documents, or the archive outgrew its shard count).
     ///
-    /// Each new posting goes to its shard's tail (`search/t/`), which is
-    /// small. A shard without a tail gets one, and is written again once
-    /// with the flag that says so; the shard's lists are parsed only when
-    /// its tail is merged into it.
+    /// Each new posting goes to the recent tail (`search/r.js`), one small
+    /// file for every shard, so one reply rewrites that file and not the
+    /// tails of the 40-odd shards its terms fall in; when the recent tail
+    /// grows past `recentLimit`, its postings go to their shards' tails
+    /// (`flush`). A shard's lists are parsed only when its tail is merged
+    /// into it.
     private func append(_ threads: [SearchChanges.ThreadKey], _ output: Output) throws(ArchiveError) -> Report? {
         guard let manifest = output.read(Self.manifestPath).flatMap(Self.parseManifest),
             var late = output.read(Self.latePath).flatMap(Self.parseLate)
@@ -623,69 +649,30 @@ struct SearchIndexWriter {
         let files = FileBatch(output)
         func emit(_ data: Data, _ path: String) throws(ArchiveError) { try files.add(data, path) }
 
-        // The tails of the shards the new posts touch: read (or begun, for a
-        // shard without one), extended, written (or merged into their shard
-        // when they grow past its share).
-        struct Touched {
-            var tail: SpillFiles.Shard
-            var mainBytes: Int
-            /// The shard file, when it has no tail yet.
-            var untailed: Data?
-            /// The shard has no file yet: these are its first postings.
-            var absent = false
+        // The new postings go to the recent tail, one file for every shard,
+        // while it stays small; past `recentLimit`, it is flushed into the
+        // tails of its shards, and starts again empty.
+        var recent = SpillFiles.Shard()
+        if manifest.recent > 0 {
+            guard let data = output.read(Self.recentPath), data.count == manifest.recent,
+                let parsed = Self.parseRecent(data)
+            else { return nil }
+            recent = parsed
         }
-        var present = manifest.present
-        var touched: [Int: Touched] = [:]
-        var unreadable = false
         for (offset, document) in fresh.enumerated() {
             Self.postings(document) { term, kind, positions in
-                let shard = Int(Self.hash(term) % UInt32(manifest.shards))
-                if touched[shard] == nil, !present.contains(shard) {
-                    touched[shard] = Touched(tail: SpillFiles.Shard(), mainBytes: 0, absent: true)
-                }
-                if touched[shard] == nil {
-                    guard let main = output.read(Self.shardPath(shard)), let hasTail = Self.shardHasTail(main) else {
-                        unreadable = true
-                        return
-                    }
-                    if hasTail {
-                        guard let data = output.read(Self.tailPath(shard)),
-                            let tail = Self.parseTail(data, index: shard)
-                        else {
-                            unreadable = true
-                            return
-                        }
-                        touched[shard] = Touched(tail: tail.tail, mainBytes: tail.mainBytes)
-                    } else {
-                        // The bytes `emitShard` would record: the shard, flagged, and its positions.
-                        let positions = output.read(Self.positionsPath(shard))?.count ?? 0
-                        touched[shard] = Touched(
-                            tail: SpillFiles.Shard(), mainBytes: Self.flagged(main).count + positions, untailed: main)
-                    }
-                }
-                touched[shard]?.tail.add(kind: kind, term: term, doc: state.docs + offset, positions: positions)
+                recent.add(kind: kind, term: term, doc: state.docs + offset, positions: positions)
             }
-            if unreadable { return nil }
         }
-        for (shard, entry) in touched.sorted(by: { $0.key < $1.key }) {
-            if entry.absent {
-                // A shard's first terms: the shard itself, whole, without a
-                // tail; the manifest now lists it.
-                try emitShard(shard, entry.tail.lists(), tail: false, emit)
-                present.insert(shard)
-                continue
-            }
-            let tail = Self.tailScript(shard, mainBytes: entry.mainBytes, entry.tail.lists())
-            guard tail.count > Self.tailLimit(mainBytes: entry.mainBytes) else {
-                try emit(tail, Self.tailPath(shard))
-                if let main = entry.untailed { try emit(Self.flagged(main), Self.shardPath(shard)) }
-                continue
-            }
-            guard let data = entry.untailed ?? output.read(Self.shardPath(shard)),
-                var main = Self.parseShard(data, positions: output.read(Self.positionsPath(shard)), index: shard)
-            else { return nil }
-            main.merge(entry.tail)
-            try emitShard(shard, main.lists(), tail: entry.untailed == nil, emit)
+        var present = manifest.present
+        var recentBytes = 0
+        let recentScript = Self.recentScript(recent.lists())
+        if recentScript.count <= recentLimit {
+            try emit(recentScript, Self.recentPath)
+            recentBytes = recentScript.count
+        } else {
+            guard try flush(recent, shards: manifest.shards, present: &present, output, emit) else { return nil }
+            try emit(Self.recentScript(SpillFiles.Lists()), Self.recentPath)
         }
 
         // The last chunk, completed, and new ones.
@@ -728,7 +715,8 @@ struct SearchIndexWriter {
         try files.flush()
         try emit(
             Self.manifestScript(
-                id: id, shards: manifest.shards, documents: documents, late: late.count, present: present.sorted()),
+                id: id, shards: manifest.shards, documents: documents, late: late.count, present: present.sorted(),
+                recent: recentBytes),
             Self.manifestPath)
         try files.flush()
         report.bytes = files.bytes
@@ -736,6 +724,65 @@ struct SearchIndexWriter {
         report.documents = documents
         report.appended = fresh.count
         return report
+    }
+
+    /// Moves the recent tail's postings into the tails of their shards:
+    /// each shard's tail is read (or begun, for a shard without one: the
+    /// shard is written again once, flagged), extended, and written, or
+    /// merged into its shard when it grows past its share (`tailLimit`); a
+    /// shard without a file gets one, whole, and joins `present`. False
+    /// when a shard or tail on disk does not read back.
+    private func flush(
+        _ recent: SpillFiles.Shard, shards: Int, present: inout Set<Int>, _ output: Output,
+        _ emit: (Data, String) throws(ArchiveError) -> Void
+    ) throws(ArchiveError) -> Bool {
+        var parts: [Int: SpillFiles.Shard] = [:]
+        func shard(_ term: String) -> Int { Int(Self.hash(term) % UInt32(shards)) }
+        for (term, posting) in recent.unigrams {
+            parts[shard(term), default: SpillFiles.Shard()].unigrams[term] = posting
+        }
+        for (term, posting) in recent.bigrams {
+            parts[shard(term), default: SpillFiles.Shard()].bigrams[term] = posting
+        }
+        for (term, posting) in recent.filters {
+            parts[shard(term), default: SpillFiles.Shard()].filters[term] = posting
+        }
+
+        for (shard, part) in parts.sorted(by: { $0.key < $1.key }) {
+            guard present.contains(shard) else {
+                // A shard's first terms: the shard itself, whole, without a
+                // tail; the manifest now lists it.
+                try emitShard(shard, part.lists(), tail: false, emit)
+                present.insert(shard)
+                continue
+            }
+            guard let main = output.read(Self.shardPath(shard)), let hasTail = Self.shardHasTail(main) else {
+                return false
+            }
+            var tail = SpillFiles.Shard()
+            let mainBytes: Int
+            if hasTail {
+                guard let data = output.read(Self.tailPath(shard)), let parsed = Self.parseTail(data, index: shard)
+                else { return false }
+                tail = parsed.tail
+                mainBytes = parsed.mainBytes
+            } else {
+                // The bytes `emitShard` would record: the shard, flagged, and its positions.
+                mainBytes = Self.flagged(main).count + (output.read(Self.positionsPath(shard))?.count ?? 0)
+            }
+            tail.merge(part)
+            let script = Self.tailScript(shard, mainBytes: mainBytes, tail.lists())
+            guard script.count > Self.tailLimit(mainBytes: mainBytes) else {
+                try emit(script, Self.tailPath(shard))
+                if !hasTail { try emit(Self.flagged(main), Self.shardPath(shard)) }
+                continue
+            }
+            guard var whole = Self.parseShard(main, positions: output.read(Self.positionsPath(shard)), index: shard)
+            else { return false }
+            whole.merge(tail)
+            try emitShard(shard, whole.lists(), tail: hasTail, emit)
+        }
+        return true
     }
 
     /// The late documents with `fresh` ones placed among them: each before
@@ -928,13 +975,18 @@ struct SearchIndexWriter {
     /// a list of documents is (`ListCoding.encodeDocs`: a Rice code of the
     /// gaps or a bitmap, whichever is smaller), as `present` or, when
     /// shorter (most shards hold something), the others as `absent`.
-    static func manifestScript(id: String, shards: Int, documents: Int, late: Int, present: [Int]) -> Data {
+    /// `recent`: the bytes of `search/r.js` when it holds postings (the
+    /// client loads it then, and only then), 0 (left out) when it does not.
+    static func manifestScript(
+        id: String, shards: Int, documents: Int, late: Int, present: [Int], recent: Int = 0
+    ) -> Data {
         let listed = ListCoding.encodeDocs(present)
         let holding = Set(present)
         let others = ListCoding.encodeDocs((0..<shards).filter { !holding.contains($0) })
         let shardList = others.count < listed.count ? "\"absent\":\"\(others)\"" : "\"present\":\"\(listed)\""
+        let recentField = recent > 0 ? ",\"recent\":\(recent)" : ""
         return Data(
-            "BBSSearch.manifest({\"version\":\(version),\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk),\"late\":\(late),\(shardList)});\n"
+            "BBSSearch.manifest({\"version\":\(version),\"id\":\"\(id)\",\"shards\":\(shards),\"docs\":\(documents),\"chunk\":\(docsPerChunk),\"late\":\(late)\(recentField),\(shardList)});\n"
                 .utf8)
     }
 
@@ -949,7 +1001,9 @@ struct SearchIndexWriter {
         return Data(text.dropFirst(prefix.count).dropLast(3).utf8)
     }
 
-    static func parseManifest(_ data: Data) -> (id: String, shards: Int, docs: Int, late: Int, present: Set<Int>)? {
+    static func parseManifest(
+        _ data: Data
+    ) -> (id: String, shards: Int, docs: Int, late: Int, present: Set<Int>, recent: Int)? {
         guard let json = payload(data, prefix: "BBSSearch.manifest("),
             let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
             let id = object["id"] as? String, let shards = object["shards"] as? Int, let docs = object["docs"] as? Int,
@@ -958,8 +1012,10 @@ struct SearchIndexWriter {
             let listed = list.isEmpty ? [] : ListCoding.decodeDocs(Substring(list)),
             listed.allSatisfy({ (0..<shards).contains($0) })
         else { return nil }
+        let recent = object["recent"] as? Int ?? 0
+        guard recent >= 0 else { return nil }
         let present = object["present"] != nil ? Set(listed) : Set(0..<shards).subtracting(listed)
-        return (id, shards, docs, late, present)
+        return (id, shards, docs, late, present, recent)
     }
 
     static func parseDays(_ data: Data) -> [(Int, Int)]? {
@@ -1014,6 +1070,16 @@ struct SearchIndexWriter {
             let tail = shard(object, positions: positions)
         else { return nil }
         return (tail, mainBytes)
+    }
+
+    /// The recent tail back into postings.
+    static func parseRecent(_ data: Data) -> SpillFiles.Shard? {
+        guard let json = payload(data, prefix: "BBSSearch.recent("),
+            let parts = try? JSONSerialization.jsonObject(with: Data("[".utf8) + json + Data("]".utf8)) as? [Any],
+            parts.count == 2, let object = parts[0] as? [String: [String: String]],
+            let positions = parts[1] as? [String: String]
+        else { return nil }
+        return shard(object, positions: positions)
     }
 
     /// Lists as a shard or tail spells them (`u`, `b`, `m`), with the pairs' positions.
@@ -1107,6 +1173,13 @@ struct SearchIndexWriter {
     /// pairs' positions; `mainBytes`, the bytes of the shard and its positions.
     static func tailScript(_ index: Int, mainBytes: Int, _ tail: SpillFiles.Lists) -> Data {
         Data("BBSSearch.tail(\(index),\(mainBytes),\(shardBody(tail)),\(positionsBody(tail)));\n".utf8)
+    }
+
+    /// The recent tail: the postings of the documents appended since the
+    /// last flush into the shards' tails (all numbered after theirs), for
+    /// every shard at once, with their pairs' positions.
+    static func recentScript(_ recent: SpillFiles.Lists) -> Data {
+        Data("BBSSearch.recent(\(shardBody(recent)),\(positionsBody(recent)));\n".utf8)
     }
 
     static func shardBody(_ shard: SpillFiles.Lists) -> String {

@@ -35,8 +35,8 @@ extension ArchiveStore {
                           WHERE s.lastAt >= ?
                           ORDER BY r.recent DESC, s.posts DESC, s.lastAt DESC, r.gid DESC, r.board LIMIT ?) c
                     CROSS JOIN thread t ON t.board = c.board AND t.gid = c.gid
-                    LEFT JOIN post f ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
-                    LEFT JOIN post l ON l.board = t.board AND l.gid = t.gid AND l.floor =
+                    LEFT JOIN post f INDEXED BY post_by_thread ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
+                    LEFT JOIN post l INDEXED BY post_by_thread ON l.board = t.board AND l.gid = t.gid AND l.floor =
                       (SELECT max(floor) FROM post WHERE board = t.board AND gid = t.gid)
                     ORDER BY c.recent DESC, c.posts DESC, c.lastAt DESC, c.gid DESC, c.board
                     """,

@@ -286,6 +286,14 @@ enum StoreSchema {
                       body BLOB NOT NULL)
                     """)
         }
+        migrator.registerMigration("v11-post-by-thread") { db in
+            // A thread's first and last posts' authors and times, as board
+            // lists and hot topics show them, read from this index and not
+            // from the posts' rows, bodies and all: one board's list read 810
+            // pages of the 100k store, 170 this way. The queries name it
+            // (`INDEXED BY`): SQLite prefers the primary key, which is unique.
+            try db.execute(sql: "CREATE INDEX post_by_thread ON post (board, gid, floor, author, postedAt)")
+        }
         return migrator
     }
 
