@@ -427,12 +427,8 @@ struct SearchIndexWriter {
                         var files: [(Int, Data, Data?)] = []
                         // A shard that holds nothing has no file (the manifest says which have one).
                         for shard in stride(from: members[at], to: shards, by: buckets) {
-                            guard let content = byShard[shard]?.lists() else { continue }
-                            files.append(
-                                (
-                                    shard, Self.shardScript(shard, content, tail: false),
-                                    content.bigrams.isEmpty ? nil : Self.positionsScript(shard, content)
-                                ))
+                            guard let scripts = byShard[shard]?.scripts(shard) else { continue }
+                            files.append((shard, scripts.shard, scripts.positions))
                         }
                         buffer[at] = .success(files)
                     } catch {
@@ -1110,17 +1106,22 @@ struct SearchIndexWriter {
     }
 
     static func shardBody(_ shard: SpillFiles.Lists) -> String {
-        func object(_ lists: [(String, [UInt8])], positional: Bool) -> String {
-            "{"
-                + lists.map { key, bytes in
-                    Self.json(key) + ":\"" + ListCoding.encode(bytes, positional: positional) + "\""
-                }
-                .joined(separator: ",") + "}"
+        func spelled(_ lists: [(String, [UInt8])], positional: Bool) -> [(String, String)] {
+            lists.map { key, bytes in (key, ListCoding.encode(bytes, positional: positional)) }
         }
-        let body =
-            "{\"u\":\(object(shard.unigrams, positional: false)),\"b\":\(object(shard.bigrams, positional: true)),"
-            + "\"m\":\(object(shard.filters, positional: false))}"
-        return body
+        return spelledBody(
+            u: spelled(shard.unigrams, positional: false), b: spelled(shard.bigrams, positional: true),
+            m: spelled(shard.filters, positional: false))
+    }
+
+    /// A shard's body from its lists already spelled (`ListCoding`), by term.
+    static func spelledBody(u: [(String, String)], b: [(String, String)], m: [(String, String)]) -> String {
+        "{\"u\":\(spelledObject(u)),\"b\":\(spelledObject(b)),\"m\":\(spelledObject(m))}"
+    }
+
+    /// `{"term":"value",…}`, each term a JSON string, each value as is.
+    static func spelledObject(_ entries: [(String, String)]) -> String {
+        "{" + entries.map { key, value in Self.json(key) + ":\"" + value + "\"" }.joined(separator: ",") + "}"
     }
 
     /// The positions of a shard's pairs, as they are kept while writing.
@@ -1129,14 +1130,14 @@ struct SearchIndexWriter {
     }
 
     static func positionsBody(_ shard: SpillFiles.Lists) -> String {
-        "{"
-            + shard.bigrams.map { key, bytes in
-                Self.json(key) + ":\""
-                    + Self.base64(ListCoding.riceBytes(values: SpillFiles.positionValues(bytes)))
-                    + "\""
-            }
-            .joined(separator: ",") + "}"
+        spelledPositions(
+            shard.bigrams.map { key, bytes in
+                (key, Self.base64(ListCoding.riceBytes(values: SpillFiles.positionValues(bytes))))
+            })
     }
+
+    /// The positions of a shard's pairs, each already spelled (base64 of its Rice code).
+    static func spelledPositions(_ entries: [(String, String)]) -> String { spelledObject(entries) }
 
     static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
 
@@ -1211,26 +1212,70 @@ final class SpillFiles {
         var filters: [(String, [UInt8])] = []
     }
 
-    /// A shard as the full pass assembles it: characters and pairs by key.
+    /// A shard as the full pass assembles it: characters and pairs by key,
+    /// their postings as plain numbers (`PostingTable`), spelled straight
+    /// into the shard's files (`scripts`) without the varints of `Posting`
+    /// in between (written, then read back, by each list's encoder).
     struct KeyedShard {
         var unigrams = PostingTable()
         var bigrams = PostingTable()
         var filters: [String: Posting] = [:]
 
-        func lists() -> Lists {
-            func sorted(_ table: PostingTable, pair: Bool) -> [(String, [UInt8])] {
+        /// What `shardScript(index, lists, tail: false)` and, when the shard
+        /// holds pairs, `positionsScript(index, lists)` write for the
+        /// `Lists` of these postings.
+        func scripts(_ index: Int) -> (shard: Data, positions: Data?) {
+            func sorted(_ table: PostingTable, pair: Bool) -> [(text: String, at: Int)] {
                 table.keys.indices.map { at in
-                    (
-                        key: table.keys[at], text: SearchText.termText(table.keys[at], pair: pair),
-                        bytes: table.postings[at].bytes
-                    )
+                    (key: table.keys[at], text: SearchText.termText(table.keys[at], pair: pair), at: at)
                 }
                 .sorted { $0.text != $1.text ? $0.text < $1.text : $0.key < $1.key }
-                .map { ($0.text, $0.bytes) }
+                .map { ($0.text, $0.at) }
             }
-            return Lists(
-                unigrams: sorted(unigrams, pair: false), bigrams: sorted(bigrams, pair: true),
-                filters: filters.keys.sorted().map { ($0, filters[$0]?.bytes ?? []) })
+            let unigramOrder = sorted(unigrams, pair: false)
+            let bigramOrder = sorted(bigrams, pair: true)
+            let u = unigramOrder.map { text, at in
+                (text, ListCoding.encodeDocs(unigrams.postings[at].map { Int($0) }))
+            }
+            var b: [(String, String)] = []
+            var positions: [(String, String)] = []
+            b.reserveCapacity(bigramOrder.count)
+            positions.reserveCapacity(bigramOrder.count)
+            var docs: [Int] = []
+            var ranks: [Int] = []
+            var counts: [Int] = []
+            var values: [Int] = []
+            for (text, at) in bigramOrder {
+                docs.removeAll(keepingCapacity: true)
+                ranks.removeAll(keepingCapacity: true)
+                counts.removeAll(keepingCapacity: true)
+                values.removeAll(keepingCapacity: true)
+                let list = bigrams.postings[at]
+                var index = 0
+                // (document, count, the count's positions as gaps) each.
+                while index + 1 < list.count {
+                    let count = Int(list[index + 1])
+                    if count != 1 {
+                        ranks.append(docs.count)
+                        counts.append(count)
+                    }
+                    docs.append(Int(list[index]))
+                    let end = min(list.count, index + 2 + count)
+                    for value in list[(index + 2)..<end] { values.append(Int(value)) }
+                    index = end
+                }
+                b.append((text, ListCoding.encode(docs: docs, ranks: ranks, counts: counts)))
+                positions.append(
+                    (text, SearchIndexWriter.base64(ListCoding.riceBytes(values: values))))
+            }
+            let m = filters.keys.sorted().map { ($0, ListCoding.encode(filters[$0]?.bytes ?? [], positional: false)) }
+            let shard = Data(
+                "BBSSearch.shard(\(index),\(SearchIndexWriter.spelledBody(u: u, b: b, m: m)));\n".utf8)
+            guard !b.isEmpty else { return (shard, nil) }
+            return (
+                shard,
+                Data("BBSSearch.positions(\(index),\(SearchIndexWriter.spelledPositions(positions)));\n".utf8)
+            )
         }
     }
 
@@ -1240,7 +1285,9 @@ final class SpillFiles {
     /// records with SipHash (2.3 % of indexing at 100k).
     struct PostingTable {
         private(set) var keys: [UInt64] = []
-        var postings: [Posting] = []
+        /// Each key's postings in document order: documents, or for pairs
+        /// (document, count, the positions as gaps within the document) each.
+        var postings: [[Int32]] = []
         /// Places in `keys`, -1 where empty; a power of two, at most half full.
         private var slots: [Int32] = []
         private var shift: UInt64 = 64
@@ -1255,7 +1302,7 @@ final class SpillFiles {
                 if found < 0 {
                     slots[slot] = Int32(truncatingIfNeeded: keys.count)
                     keys.append(key)
-                    postings.append(Posting())
+                    postings.append([])
                     return keys.count - 1
                 }
                 if keys[found] == key { return found }
@@ -1454,8 +1501,7 @@ final class SpillFiles {
                 total += sizes[bucket]
                 if sizes[bucket] > 0 { out.spans.append((bucket, total)) }
             }
-            out.bytes = [UInt8](repeating: 0, count: total)
-            out.bytes.withUnsafeMutableBufferPointer { target in
+            out.bytes = [UInt8](unsafeUninitializedCapacity: total) { target, initialized in
                 for index in documents.indices {
                     let records = documents[index].records
                     records.bytes.withUnsafeBufferPointer { source in
@@ -1474,6 +1520,7 @@ final class SpillFiles {
                     }
                     documents[index].records = Records()
                 }
+                initialized = total
             }
             return out
         }
@@ -1486,17 +1533,45 @@ final class SpillFiles {
     /// each bucket gets the same bytes as if they were appended one by one.
     static func records(_ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int, buckets: Int) -> Records {
         let filters = SearchIndexWriter.filters(prepared.document)
+        let unigrams = prepared.unigrams
         let pairs = prepared.pairs
+        // The records: one a character, one a run of pairs with one key
+        // (`runs`: where each starts in `pairs`, then the end), one a
+        // filter; first their shards, then each written straight to its
+        // place in bucket order (not written in this order, then copied).
+        var shardOf: [Int] = []
+        var runs: [Int] = []
+        shardOf.reserveCapacity(unigrams.count + pairs.count + filters.count)
+        runs.reserveCapacity(pairs.count + 1)
+        for unigram in unigrams {
+            shardOf.append(Int(SearchIndexWriter.hash(key: UInt64(unigram), pair: false) % UInt32(shards)))
+        }
+        var index = 0
+        while index < pairs.count {
+            let key = pairs[index].key
+            runs.append(index)
+            shardOf.append(Int(SearchIndexWriter.hash(key: key, pair: true) % UInt32(shards)))
+            index += 1
+            while index < pairs.count && pairs[index].key == key { index += 1 }
+        }
+        runs.append(pairs.count)
+        for filter in filters { shardOf.append(Int(SearchIndexWriter.hash(filter) % UInt32(shards))) }
+        let pairRecords = runs.count - 1
+        // Grouped by bucket, each bucket's records in their order.
+        // (A counting sort: stable, linear.)
+        var starts = [Int](repeating: 0, count: buckets + 1)
+        for shard in shardOf { starts[shard % buckets + 1] += 1 }
+        for bucket in 0..<buckets { starts[bucket + 1] += starts[bucket] }
+        var order = [Int](repeating: 0, count: shardOf.count)
+        for (record, shard) in shardOf.enumerated() {
+            order[starts[shard % buckets]] = record
+            starts[shard % buckets] += 1
+        }
         // Room for every record at its longest (a varint takes at most 10 bytes).
-        let count = prepared.unigrams.count + pairs.count + filters.count
-        var bound = count * 41 + pairs.count * 10
+        var bound = shardOf.count * 41 + pairs.count * 10
         for filter in filters { bound += filter.utf8.count }
-        var raw = [UInt8](repeating: 0, count: bound)
-        var ends: [Int] = []
-        var bucketOf: [Int] = []
-        ends.reserveCapacity(count)
-        bucketOf.reserveCapacity(count)
-        raw.withUnsafeMutableBufferPointer { buffer in
+        var spans: [(bucket: Int, end: Int)] = []
+        let bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
             var at = 0
             func put(_ value: Int) {
                 var value = UInt(max(0, value))
@@ -1508,75 +1583,47 @@ final class SpillFiles {
                 buffer[at] = UInt8(value)
                 at += 1
             }
-            func head(_ shard: Int, _ kind: Kind) {
-                bucketOf.append(shard % buckets)
+            for record in order {
+                let shard = shardOf[record]
                 put(shard)
-                buffer[at] = kind.rawValue
-                at += 1
-            }
-            for unigram in prepared.unigrams {
-                let key = UInt64(unigram)
-                head(Int(SearchIndexWriter.hash(key: key, pair: false) % UInt32(shards)), .unigram)
-                put(Int(key))
-                put(doc)
-                put(0)
-                ends.append(at)
-            }
-            var index = 0
-            while index < pairs.count {
-                let key = pairs[index].key
-                var end = index + 1
-                while end < pairs.count && pairs[end].key == key { end += 1 }
-                head(Int(SearchIndexWriter.hash(key: key, pair: true) % UInt32(shards)), .bigram)
-                put(Int(key))
-                put(doc)
-                put(end - index)
-                for position in index..<end { put(pairs[position].position) }
-                ends.append(at)
-                index = end
-            }
-            for filter in filters {
-                head(Int(SearchIndexWriter.hash(filter) % UInt32(shards)), .filter)
-                put(filter.utf8.count)
-                for byte in filter.utf8 {
-                    buffer[at] = byte
+                if record < unigrams.count {
+                    buffer[at] = Kind.unigram.rawValue
                     at += 1
-                }
-                put(doc)
-                put(0)
-                ends.append(at)
-            }
-        }
-        // Grouped by bucket, each bucket's records in their order.
-        // (A counting sort: stable, linear.)
-        var starts = [Int](repeating: 0, count: buckets + 1)
-        for bucket in bucketOf { starts[bucket + 1] += 1 }
-        for bucket in 0..<buckets { starts[bucket + 1] += starts[bucket] }
-        var order = [Int](repeating: 0, count: bucketOf.count)
-        for (record, bucket) in bucketOf.enumerated() {
-            order[starts[bucket]] = record
-            starts[bucket] += 1
-        }
-        var out = Records()
-        out.bytes = [UInt8](repeating: 0, count: ends.last ?? 0)
-        out.bytes.withUnsafeMutableBufferPointer { target in
-            raw.withUnsafeBufferPointer { source in
-                var at = 0
-                for record in order {
-                    let start = record == 0 ? 0 : ends[record - 1]
-                    let length = ends[record] - start
-                    _ = UnsafeMutableBufferPointer(rebasing: target[at..<at + length])
-                        .update(fromContentsOf: UnsafeBufferPointer(rebasing: source[start..<ends[record]]))
-                    at += length
-                    if out.spans.last?.bucket == bucketOf[record] {
-                        out.spans[out.spans.count - 1].end = at
-                    } else {
-                        out.spans.append((bucketOf[record], at))
+                    put(Int(unigrams[record]))
+                    put(doc)
+                    put(0)
+                } else if record < unigrams.count + pairRecords {
+                    let run = record - unigrams.count
+                    let start = runs[run]
+                    let end = runs[run + 1]
+                    buffer[at] = Kind.bigram.rawValue
+                    at += 1
+                    put(Int(pairs[start].key))
+                    put(doc)
+                    put(end - start)
+                    for position in start..<end { put(pairs[position].position) }
+                } else {
+                    let filter = filters[record - unigrams.count - pairRecords]
+                    buffer[at] = Kind.filter.rawValue
+                    at += 1
+                    put(filter.utf8.count)
+                    for byte in filter.utf8 {
+                        buffer[at] = byte
+                        at += 1
                     }
+                    put(doc)
+                    put(0)
+                }
+                let bucket = shard % buckets
+                if spans.last?.bucket == bucket {
+                    spans[spans.count - 1].end = at
+                } else {
+                    spans.append((bucket, at))
                 }
             }
+            initialized = at
         }
-        return out
+        return Records(bytes: bytes, spans: spans)
     }
 
     /// A document's records (`records`), or a batch's (`Records.batch`), appended to their buckets.
@@ -1663,27 +1710,30 @@ final class SpillFiles {
                     key = UInt64(value)
                 }
                 guard let doc = readVarint(bytes, &index), let count = readVarint(bytes, &index) else { throw damaged }
-                // The first document as is, then gaps; positions as gaps within the document.
-                func append(_ posting: inout Posting) throws(ArchiveError) {
-                    varint(doc - max(posting.lastDoc, 0), into: &posting.bytes)
-                    posting.lastDoc = doc
-                    guard kind == .bigram else { return }
-                    varint(count, into: &posting.bytes)
-                    var previous = 0
-                    for _ in 0..<count {
-                        guard let position = readVarint(bytes, &index) else { throw damaged }
-                        varint(position - previous, into: &posting.bytes)
-                        previous = position
-                    }
-                }
+                guard let number = Int32(exactly: doc), let counted = Int32(exactly: count) else { throw damaged }
                 switch kind {
                 case .unigram:
                     let at = slots[slot].unigrams.index(of: key)
-                    try append(&slots[slot].unigrams.postings[at])
+                    slots[slot].unigrams.postings[at].append(number)
                 case .bigram:
+                    // The document, the count, the positions as gaps within the document.
                     let at = slots[slot].bigrams.index(of: key)
-                    try append(&slots[slot].bigrams.postings[at])
-                case .filter: try append(&slots[slot].filters[filter, default: Posting()])
+                    func add(_ list: inout [Int32]) throws(ArchiveError) {
+                        list.append(number)
+                        list.append(counted)
+                        var previous = 0
+                        for _ in 0..<count {
+                            guard let position = readVarint(bytes, &index), position >= previous,
+                                let gap = Int32(exactly: position - previous)
+                            else { throw damaged }
+                            list.append(gap)
+                            previous = position
+                        }
+                    }
+                    try add(&slots[slot].bigrams.postings[at])
+                case .filter:
+                    // The first document as is, then gaps (as `Shard` keeps them).
+                    SpillFiles.Shard.append(&slots[slot].filters[filter, default: Posting()], doc: doc, positions: nil)
                 }
             }
         }
@@ -1781,6 +1831,13 @@ enum ListCoding {
             }
             docs.append(doc)
         }
+        return encode(docs: docs, ranks: ranks, counts: counts)
+    }
+
+    /// A list's spelling from its documents and, for pairs, the ranks (places
+    /// in `docs`) of the documents that hold the pair other than once, with
+    /// those counts.
+    static func encode(docs: [Int], ranks: [Int], counts: [Int]) -> String {
         let list = encodeDocs(docs)
         guard !ranks.isEmpty else { return list }
         var packed = [UInt8](repeating: 0, count: (counts.count + 1) / 2)
