@@ -1106,22 +1106,17 @@ struct SearchIndexWriter {
     }
 
     static func shardBody(_ shard: SpillFiles.Lists) -> String {
-        func spelled(_ lists: [(String, [UInt8])], positional: Bool) -> [(String, String)] {
-            lists.map { key, bytes in (key, ListCoding.encode(bytes, positional: positional)) }
+        func object(_ lists: [(String, [UInt8])], positional: Bool) -> String {
+            "{"
+                + lists.map { key, bytes in
+                    Self.json(key) + ":\"" + ListCoding.encode(bytes, positional: positional) + "\""
+                }
+                .joined(separator: ",") + "}"
         }
-        return spelledBody(
-            u: spelled(shard.unigrams, positional: false), b: spelled(shard.bigrams, positional: true),
-            m: spelled(shard.filters, positional: false))
-    }
-
-    /// A shard's body from its lists already spelled (`ListCoding`), by term.
-    static func spelledBody(u: [(String, String)], b: [(String, String)], m: [(String, String)]) -> String {
-        "{\"u\":\(spelledObject(u)),\"b\":\(spelledObject(b)),\"m\":\(spelledObject(m))}"
-    }
-
-    /// `{"term":"value",…}`, each term a JSON string, each value as is.
-    static func spelledObject(_ entries: [(String, String)]) -> String {
-        "{" + entries.map { key, value in Self.json(key) + ":\"" + value + "\"" }.joined(separator: ",") + "}"
+        let body =
+            "{\"u\":\(object(shard.unigrams, positional: false)),\"b\":\(object(shard.bigrams, positional: true)),"
+            + "\"m\":\(object(shard.filters, positional: false))}"
+        return body
     }
 
     /// The positions of a shard's pairs, as they are kept while writing.
@@ -1130,14 +1125,14 @@ struct SearchIndexWriter {
     }
 
     static func positionsBody(_ shard: SpillFiles.Lists) -> String {
-        spelledPositions(
-            shard.bigrams.map { key, bytes in
-                (key, Self.base64(ListCoding.riceBytes(values: SpillFiles.positionValues(bytes))))
-            })
+        "{"
+            + shard.bigrams.map { key, bytes in
+                Self.json(key) + ":\""
+                    + Self.base64(ListCoding.riceBytes(values: SpillFiles.positionValues(bytes)))
+                    + "\""
+            }
+            .joined(separator: ",") + "}"
     }
-
-    /// The positions of a shard's pairs, each already spelled (base64 of its Rice code).
-    static func spelledPositions(_ entries: [(String, String)]) -> String { spelledObject(entries) }
 
     static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
 
@@ -1234,18 +1229,32 @@ final class SpillFiles {
             }
             let unigramOrder = sorted(unigrams, pair: false)
             let bigramOrder = sorted(bigrams, pair: true)
-            let u = unigramOrder.map { text, at in
-                (text, ListCoding.encodeDocs(unigrams.postings[at].map { Int($0) }))
-            }
-            var b: [(String, String)] = []
-            var positions: [(String, String)] = []
-            b.reserveCapacity(bigramOrder.count)
-            positions.reserveCapacity(bigramOrder.count)
+            // Spelled as UTF-8 bytes into one buffer a file: a String for
+            // each list, each key and each piece, then joined, was most of
+            // the cost of spelling a shard.
+            var shard: [UInt8] = []
+            shard.reserveCapacity(4096)
+            shard += "BBSSearch.shard(\(index),{\"u\":{".utf8
             var docs: [Int] = []
+            for (number, (text, at)) in unigramOrder.enumerated() {
+                if number > 0 { shard.append(UInt8(ascii: ",")) }
+                SearchIndexWriter.appendJSON(text, to: &shard)
+                shard += ":\"".utf8
+                docs.removeAll(keepingCapacity: true)
+                for doc in unigrams.postings[at] { docs.append(Int(doc)) }
+                ListCoding.appendDocs(docs, to: &shard)
+                shard.append(UInt8(ascii: "\""))
+            }
+            shard += "},\"b\":{".utf8
+            var positions: [UInt8] = []
+            if !bigramOrder.isEmpty {
+                positions.reserveCapacity(4096)
+                positions += "BBSSearch.positions(\(index),{".utf8
+            }
             var ranks: [Int] = []
             var counts: [Int] = []
             var values: [Int] = []
-            for (text, at) in bigramOrder {
+            for (number, (text, at)) in bigramOrder.enumerated() {
                 docs.removeAll(keepingCapacity: true)
                 ranks.removeAll(keepingCapacity: true)
                 counts.removeAll(keepingCapacity: true)
@@ -1264,18 +1273,31 @@ final class SpillFiles {
                     for value in list[(index + 2)..<end] { values.append(Int(value)) }
                     index = end
                 }
-                b.append((text, ListCoding.encode(docs: docs, ranks: ranks, counts: counts)))
-                positions.append(
-                    (text, SearchIndexWriter.base64(ListCoding.riceBytes(values: values))))
+                if number > 0 {
+                    shard.append(UInt8(ascii: ","))
+                    positions.append(UInt8(ascii: ","))
+                }
+                SearchIndexWriter.appendJSON(text, to: &shard)
+                shard += ":\"".utf8
+                ListCoding.appendList(docs: docs, ranks: ranks, counts: counts, to: &shard)
+                shard.append(UInt8(ascii: "\""))
+                SearchIndexWriter.appendJSON(text, to: &positions)
+                positions += ":\"".utf8
+                ListCoding.appendBase64(ListCoding.riceBytes(values: values), to: &positions)
+                positions.append(UInt8(ascii: "\""))
             }
-            let m = filters.keys.sorted().map { ($0, ListCoding.encode(filters[$0]?.bytes ?? [], positional: false)) }
-            let shard = Data(
-                "BBSSearch.shard(\(index),\(SearchIndexWriter.spelledBody(u: u, b: b, m: m)));\n".utf8)
-            guard !b.isEmpty else { return (shard, nil) }
-            return (
-                shard,
-                Data("BBSSearch.positions(\(index),\(SearchIndexWriter.spelledPositions(positions)));\n".utf8)
-            )
+            shard += "},\"m\":{".utf8
+            for (number, key) in filters.keys.sorted().enumerated() {
+                if number > 0 { shard.append(UInt8(ascii: ",")) }
+                SearchIndexWriter.appendJSON(key, to: &shard)
+                shard += ":\"".utf8
+                shard += ListCoding.encode(filters[key]?.bytes ?? [], positional: false).utf8
+                shard.append(UInt8(ascii: "\""))
+            }
+            shard += "}});\n".utf8
+            guard !bigramOrder.isEmpty else { return (Data(shard), nil) }
+            positions += "});\n".utf8
+            return (Data(shard), Data(positions))
         }
     }
 
@@ -1831,13 +1853,6 @@ enum ListCoding {
             }
             docs.append(doc)
         }
-        return encode(docs: docs, ranks: ranks, counts: counts)
-    }
-
-    /// A list's spelling from its documents and, for pairs, the ranks (places
-    /// in `docs`) of the documents that hold the pair other than once, with
-    /// those counts.
-    static func encode(docs: [Int], ranks: [Int], counts: [Int]) -> String {
         let list = encodeDocs(docs)
         guard !ranks.isEmpty else { return list }
         var packed = [UInt8](repeating: 0, count: (counts.count + 1) / 2)
@@ -1848,6 +1863,68 @@ enum ListCoding {
             if nibble == 15 { varint(count - 17, into: &large) }
         }
         return list + "." + encodeDocs(ranks) + "." + SearchIndexWriter.base64(packed + large)
+    }
+
+    /// `encode(bytes, positional: true)`'s UTF-8 for a pair's documents, appended to
+    /// `out`: `ranks`, the places in `docs` of the documents that hold the pair
+    /// other than once, `counts`, those counts.
+    static func appendList(docs: [Int], ranks: [Int], counts: [Int], to out: inout [UInt8]) {
+        appendDocs(docs, to: &out)
+        guard !ranks.isEmpty else { return }
+        var packed = [UInt8](repeating: 0, count: (counts.count + 1) / 2)
+        var large: [UInt8] = []
+        for (at, count) in counts.enumerated() {
+            let nibble = min(max(count - 2, 0), 15)
+            packed[at / 2] |= UInt8(nibble) << UInt8(4 * (at % 2))
+            if nibble == 15 { varint(count - 17, into: &large) }
+        }
+        out.append(UInt8(ascii: "."))
+        appendDocs(ranks, to: &out)
+        out.append(UInt8(ascii: "."))
+        appendBase64(packed + large, to: &out)
+    }
+
+    /// `encodeDocs(docs)`'s UTF-8, appended to `out`.
+    static func appendDocs(_ docs: [Int], to out: inout [UInt8]) {
+        guard let first = docs.first, let last = docs.last else { return }
+        let rice = riceBytes(docs)
+        let firstByte = first / 8
+        var bitmap: [UInt8] = []
+        varint(firstByte, into: &bitmap)
+        let header = bitmap.count
+        guard header + last / 8 - firstByte + 1 < rice.count else {
+            out.append(UInt8(ascii: "!"))
+            appendBase64(rice, to: &out)
+            return
+        }
+        bitmap += [UInt8](repeating: 0, count: last / 8 - firstByte + 1)
+        for doc in docs { bitmap[header + doc / 8 - firstByte] |= UInt8(1) << UInt8(doc % 8) }
+        out.append(UInt8(ascii: "~"))
+        appendBase64(bitmap, to: &out)
+    }
+
+    /// Base64 (RFC 4648, padded), as `Data.base64EncodedString()` spells it, appended to `out`.
+    static func appendBase64(_ bytes: [UInt8], to out: inout [UInt8]) {
+        let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        alphabet.withUTF8Buffer { digits in
+            out.reserveCapacity(out.count + (bytes.count + 2) / 3 * 4)
+            var at = 0
+            while at + 3 <= bytes.count {
+                let value = Int(bytes[at]) << 16 | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2])
+                out.append(digits[value >> 18 & 63])
+                out.append(digits[value >> 12 & 63])
+                out.append(digits[value >> 6 & 63])
+                out.append(digits[value & 63])
+                at += 3
+            }
+            let left = bytes.count - at
+            guard left > 0 else { return }
+            let value = Int(bytes[at]) << 16 | (left == 2 ? Int(bytes[at + 1]) << 8 : 0)
+            out.append(digits[value >> 18 & 63])
+            out.append(digits[value >> 12 & 63])
+            out.append(left == 2 ? digits[value >> 6 & 63] : UInt8(ascii: "="))
+            out.append(UInt8(ascii: "="))
+        }
     }
 
     static func encodeDocs(_ docs: [Int]) -> String {
