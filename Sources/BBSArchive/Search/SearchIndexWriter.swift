@@ -1948,12 +1948,13 @@ enum ListCoding {
         var values: [Int] = []
         values.reserveCapacity(docs.count)
         for index in docs.indices.dropFirst() { values.append(docs[index] - docs[index - 1] - 1) }
-        let k = riceParameter(values)
+        let (k, bits) = riceChoice(values)
         var out: [UInt8] = []
+        out.reserveCapacity(12 + (bits + 7) / 8)
         varint(k, into: &out)
         varint(docs.count, into: &out)
         varint(docs.first ?? 0, into: &out)
-        appendRice(values, k: k, to: &out)
+        appendRice(values, k: k, bits: bits, to: &out)
         return out
     }
 
@@ -1962,25 +1963,40 @@ enum ListCoding {
     /// then each value shifted right by k in unary (ones, then a zero) and
     /// its k low bits, bits taken low bit first.
     static func riceBytes(values: [Int]) -> [UInt8] {
-        let k = riceParameter(values)
+        let (k, bits) = riceChoice(values)
         var out: [UInt8] = []
+        out.reserveCapacity(12 + (bits + 7) / 8)
         varint(k, into: &out)
         varint(values.count, into: &out)
-        appendRice(values, k: k, to: &out)
+        appendRice(values, k: k, bits: bits, to: &out)
         return out
     }
 
     /// The k that codes `values` in the fewest bits: tried around the
     /// estimate from their mean.
-    static func riceParameter(_ values: [Int]) -> Int {
+    static func riceParameter(_ values: [Int]) -> Int { riceChoice(values).k }
+
+    /// `riceParameter` and the bits it codes `values` in (`riceBits`): the
+    /// candidates' bits summed in one pass over the values, not one each.
+    static func riceChoice(_ values: [Int]) -> (k: Int, bits: Int) {
         let mean = values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count)
         let guess = mean * 0.69 >= 1 ? Int(log2(mean * 0.69)) : 0
-        var best = (bits: Int.max, k: 0)
-        for k in max(0, guess - 1)...(guess + 1) {
-            let bits = riceBits(values, k: k)
-            if bits < best.bits { best = (bits, k) }
+        let low = max(0, guess - 1)
+        var sums = (0, 0, 0)
+        for value in values {
+            sums.0 += value >> low
+            sums.1 += value >> (low + 1)
+            sums.2 += value >> (low + 2)
         }
-        return best.k
+        var best = (k: 0, bits: Int.max)
+        func consider(_ k: Int, _ sum: Int) {
+            let bits = values.count * (1 + k) + sum
+            if k <= guess + 1 && bits < best.bits { best = (k, bits) }
+        }
+        consider(low, sums.0)
+        consider(low + 1, sums.1)
+        consider(low + 2, sums.2)
+        return best
     }
 
     /// How many bits `values` take with parameter k.
@@ -1996,8 +2012,13 @@ enum ListCoding {
     /// The bits gather in a 64-bit word, low bit first, and leave it a
     /// whole byte at a time (a bit at a time was 5 % of indexing).
     static func appendRice(_ values: [Int], k: Int, to out: inout [UInt8]) {
+        appendRice(values, k: k, bits: riceBits(values, k: k), to: &out)
+    }
+
+    /// `appendRice(values, k:, to:)` with `riceBits(values, k: k)` already known.
+    static func appendRice(_ values: [Int], k: Int, bits: Int, to out: inout [UInt8]) {
         let start = out.count
-        out += [UInt8](repeating: 0, count: (riceBits(values, k: k) + 7) / 8)
+        out.append(contentsOf: repeatElement(0, count: (bits + 7) / 8))
         out.withUnsafeMutableBufferPointer { buffer in
             var at = start
             var word: UInt64 = 0

@@ -218,6 +218,7 @@ package enum SearchText {
         }
 
         /// The number of `key`, added when new.
+        @inline(__always)
         mutating func group(of key: UInt64) -> Int32 {
             if (keys.count + 1) * 2 > slots.count { grow() }
             let mask = slots.count - 1
