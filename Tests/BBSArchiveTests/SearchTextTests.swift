@@ -84,7 +84,8 @@ import Testing
     /// The writer's numeric terms are the same terms.
     @Test func termKeysAreTheTerms() {
         // The last: more distinct characters and pairs than the tables are first sized for.
-        let long = String(String.UnicodeScalarView((0..<3000).compactMap { Unicode.Scalar(0x4E00 + ($0 * 7919) % 5000) }))
+        let long = String(
+            String.UnicodeScalarView((0..<3000).compactMap { Unicode.Scalar(0x4E00 + ($0 * 7919) % 5000) }))
         for text in ["用iphone拍照", "👍🏻好评👍🏻好评", "清华\n北大 mit\r\n  aa aa", "", "x", "ab" + long + "ab\n" + long] {
             let terms = SearchText.terms(text)
             let keys = SearchText.termKeys(text)
