@@ -374,6 +374,32 @@ import Testing
         #expect(site.publisher.files == four.publisher.files)
     }
 
+    /// A full pass spells its shards straight from numbers
+    /// (`KeyedShard.scripts`); read back, the same lists spelled by the
+    /// encoders that appends use (`shardScript`, `positionsScript`) are the
+    /// same bytes, characters, pairs with counts and positions, and filters alike.
+    @Test func aFullPassSpellsShardsAsTheListEncodersDo() async throws {
+        let (_, _, _, site, _) = try await Self.indexedCopy("search-spelling")
+        let files = site.publisher.files
+        var shards = 0
+        var withPositions = 0
+        var withCounts = 0
+        for (path, data) in files where path.hasPrefix("search/s/") {
+            let index = try #require(Int(path.dropFirst("search/s/".count).dropLast(".js".count), radix: 16))
+            let positions = files[SearchIndexWriter.positionsPath(index)]
+            let shard = try #require(SearchIndexWriter.parseShard(data, positions: positions, index: index))
+            let lists = shard.lists()
+            #expect(SearchIndexWriter.shardScript(index, lists, tail: false) == data, "\(path)")
+            if let positions {
+                #expect(SearchIndexWriter.positionsScript(index, lists) == positions, "\(path)")
+                withPositions += 1
+            }
+            if String(decoding: data, as: UTF8.self).contains(".") { withCounts += 1 }
+            shards += 1
+        }
+        #expect(shards > 10 && withPositions > 10 && withCounts > 0)
+    }
+
     /// A shard that holds nothing has no file, and the manifest does not
     /// list it; the first term that falls in it on an append writes that
     /// shard whole (no tail) and lists it, and the index says what a full pass says.
@@ -587,6 +613,38 @@ import Testing
             [1 << 40, 3 << 38, 5],
         ] {
             #expect(ListCoding.riceValues(ListCoding.riceBytes(values: values)) == values)
+        }
+        // The byte spellings of the full pass (`appendDocs`, `appendList`,
+        // `appendBase64`) are the strings' bytes.
+        for count in 0..<40 {
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
+            var out: [UInt8] = [1]
+            ListCoding.appendBase64(bytes, to: &out)
+            #expect(out == [1] + Array(Data(bytes).base64EncodedString().utf8))
+        }
+        for density in [0.001, 0.05, 0.3, 0.9] {
+            let docs = (0..<3000).filter { _ in Double.random(in: 0..<1, using: &random) < density }
+            var out: [UInt8] = []
+            ListCoding.appendDocs(docs, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == ListCoding.encodeDocs(docs))
+            var bytes: [UInt8] = []
+            var ranks: [Int] = []
+            var counts: [Int] = []
+            var previous = 0
+            for (rank, doc) in docs.enumerated() {
+                let count = [1, 1, 1, 2, 5, 16, 17, 40].randomElement(using: &random) ?? 1
+                varint(doc - previous, into: &bytes)
+                previous = doc
+                varint(count, into: &bytes)
+                for _ in 0..<count { varint(3, into: &bytes) }
+                if count != 1 {
+                    ranks.append(rank)
+                    counts.append(count)
+                }
+            }
+            out = []
+            ListCoding.appendList(docs: docs, ranks: ranks, counts: counts, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == ListCoding.encode(bytes, positional: true))
         }
         #expect(ListCoding.riceValues([0, 5]) == nil)
         #expect(ListCoding.decodeDocs("!") == nil)

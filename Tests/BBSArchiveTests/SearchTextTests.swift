@@ -83,9 +83,17 @@ import Testing
 
     /// The writer's numeric terms are the same terms.
     @Test func termKeysAreTheTerms() {
-        for text in ["用iphone拍照", "👍🏻好评👍🏻好评", "清华\n北大 mit\r\n  aa aa", "", "x"] {
+        // The last: more distinct characters and pairs than the tables are first sized for.
+        let long = String(
+            String.UnicodeScalarView((0..<3000).compactMap { Unicode.Scalar(0x4E00 + ($0 * 7919) % 5000) }))
+        for text in ["用iphone拍照", "👍🏻好评👍🏻好评", "清华\n北大 mit\r\n  aa aa", "", "x", "ab" + long + "ab\n" + long] {
             let terms = SearchText.terms(text)
             let keys = SearchText.termKeys(text)
+            // Each pair's positions in one run (the writer's records group them so).
+            var seen = Set<UInt64>()
+            for (at, pair) in keys.pairs.enumerated() where at == 0 || keys.pairs[at - 1].key != pair.key {
+                #expect(seen.insert(pair.key).inserted)
+            }
             #expect(Set(keys.unigrams.map { SearchText.termText(UInt64($0), pair: false) }) == terms.unigrams)
             #expect(keys.unigrams == keys.unigrams.sorted() && Set(keys.unigrams).count == keys.unigrams.count)
             var pairs: [String: [Int]] = [:]

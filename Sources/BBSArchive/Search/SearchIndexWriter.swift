@@ -451,12 +451,8 @@ struct SearchIndexWriter {
                         var files: [(Int, Data, Data?)] = []
                         // A shard that holds nothing has no file (the manifest says which have one).
                         for shard in stride(from: members[at], to: shards, by: buckets) {
-                            guard let content = byShard[shard]?.lists() else { continue }
-                            files.append(
-                                (
-                                    shard, Self.shardScript(shard, content, tail: false),
-                                    content.bigrams.isEmpty ? nil : Self.positionsScript(shard, content)
-                                ))
+                            guard let scripts = byShard[shard]?.scripts(shard) else { continue }
+                            files.append((shard, scripts.shard, scripts.positions))
                         }
                         buffer[at] = .success(files)
                     } catch {
@@ -1284,26 +1280,97 @@ final class SpillFiles {
         var filters: [(String, [UInt8])] = []
     }
 
-    /// A shard as the full pass assembles it: characters and pairs by key.
+    /// A shard as the full pass assembles it: characters and pairs by key,
+    /// their postings as plain numbers (`PostingTable`), spelled straight
+    /// into the shard's files (`scripts`) without the varints of `Posting`
+    /// in between (written, then read back, by each list's encoder).
     struct KeyedShard {
         var unigrams = PostingTable()
         var bigrams = PostingTable()
         var filters: [String: Posting] = [:]
 
-        func lists() -> Lists {
-            func sorted(_ table: PostingTable, pair: Bool) -> [(String, [UInt8])] {
+        /// What `shardScript(index, lists, tail: false)` and, when the shard
+        /// holds pairs, `positionsScript(index, lists)` write for the
+        /// `Lists` of these postings.
+        func scripts(_ index: Int) -> (shard: Data, positions: Data?) {
+            func sorted(_ table: PostingTable, pair: Bool) -> [(text: String, at: Int)] {
                 table.keys.indices.map { at in
-                    (
-                        key: table.keys[at], text: SearchText.termText(table.keys[at], pair: pair),
-                        bytes: table.postings[at].bytes
-                    )
+                    (key: table.keys[at], text: SearchText.termText(table.keys[at], pair: pair), at: at)
                 }
                 .sorted { $0.text != $1.text ? $0.text < $1.text : $0.key < $1.key }
-                .map { ($0.text, $0.bytes) }
+                .map { ($0.text, $0.at) }
             }
-            return Lists(
-                unigrams: sorted(unigrams, pair: false), bigrams: sorted(bigrams, pair: true),
-                filters: filters.keys.sorted().map { ($0, filters[$0]?.bytes ?? []) })
+            let unigramOrder = sorted(unigrams, pair: false)
+            let bigramOrder = sorted(bigrams, pair: true)
+            // Spelled as UTF-8 bytes into one buffer a file: a String for
+            // each list, each key and each piece, then joined, was most of
+            // the cost of spelling a shard.
+            var shard: [UInt8] = []
+            shard.reserveCapacity(4096)
+            shard += "BBSSearch.shard(\(index),{\"u\":{".utf8
+            var docs: [Int] = []
+            for (number, (text, at)) in unigramOrder.enumerated() {
+                if number > 0 { shard.append(UInt8(ascii: ",")) }
+                SearchIndexWriter.appendJSON(text, to: &shard)
+                shard += ":\"".utf8
+                docs.removeAll(keepingCapacity: true)
+                for doc in unigrams.postings[at] { docs.append(Int(doc)) }
+                ListCoding.appendDocs(docs, to: &shard)
+                shard.append(UInt8(ascii: "\""))
+            }
+            shard += "},\"b\":{".utf8
+            var positions: [UInt8] = []
+            if !bigramOrder.isEmpty {
+                positions.reserveCapacity(4096)
+                positions += "BBSSearch.positions(\(index),{".utf8
+            }
+            var ranks: [Int] = []
+            var counts: [Int] = []
+            var values: [Int] = []
+            for (number, (text, at)) in bigramOrder.enumerated() {
+                docs.removeAll(keepingCapacity: true)
+                ranks.removeAll(keepingCapacity: true)
+                counts.removeAll(keepingCapacity: true)
+                values.removeAll(keepingCapacity: true)
+                let list = bigrams.postings[at]
+                var index = 0
+                // (document, count, the count's positions as gaps) each.
+                while index + 1 < list.count {
+                    let count = Int(list[index + 1])
+                    if count != 1 {
+                        ranks.append(docs.count)
+                        counts.append(count)
+                    }
+                    docs.append(Int(list[index]))
+                    let end = min(list.count, index + 2 + count)
+                    for value in list[(index + 2)..<end] { values.append(Int(value)) }
+                    index = end
+                }
+                if number > 0 {
+                    shard.append(UInt8(ascii: ","))
+                    positions.append(UInt8(ascii: ","))
+                }
+                SearchIndexWriter.appendJSON(text, to: &shard)
+                shard += ":\"".utf8
+                ListCoding.appendList(docs: docs, ranks: ranks, counts: counts, to: &shard)
+                shard.append(UInt8(ascii: "\""))
+                SearchIndexWriter.appendJSON(text, to: &positions)
+                positions += ":\"".utf8
+                ListCoding.appendBase64(ListCoding.riceBytes(values: values), to: &positions)
+                positions.append(UInt8(ascii: "\""))
+            }
+            shard += "},\"m\":{".utf8
+            for (number, key) in filters.keys.sorted().enumerated() {
+                if number > 0 { shard.append(UInt8(ascii: ",")) }
+                SearchIndexWriter.appendJSON(key, to: &shard)
+                shard += ":\"".utf8
+                shard += ListCoding.encode(filters[key]?.bytes ?? [], positional: false).utf8
+                shard.append(UInt8(ascii: "\""))
+            }
+            shard += "}});\n".utf8
+            guard !bigramOrder.isEmpty else { return (Data(shard), nil) }
+            positions += "});\n".utf8
+            return (Data(shard), Data(positions))
         }
     }
 
@@ -1313,7 +1380,9 @@ final class SpillFiles {
     /// records with SipHash (2.3 % of indexing at 100k).
     struct PostingTable {
         private(set) var keys: [UInt64] = []
-        var postings: [Posting] = []
+        /// Each key's postings in document order: documents, or for pairs
+        /// (document, count, the positions as gaps within the document) each.
+        var postings: [[Int32]] = []
         /// Places in `keys`, -1 where empty; a power of two, at most half full.
         private var slots: [Int32] = []
         private var shift: UInt64 = 64
@@ -1328,7 +1397,7 @@ final class SpillFiles {
                 if found < 0 {
                     slots[slot] = Int32(truncatingIfNeeded: keys.count)
                     keys.append(key)
-                    postings.append(Posting())
+                    postings.append([])
                     return keys.count - 1
                 }
                 if keys[found] == key { return found }
@@ -1527,8 +1596,7 @@ final class SpillFiles {
                 total += sizes[bucket]
                 if sizes[bucket] > 0 { out.spans.append((bucket, total)) }
             }
-            out.bytes = [UInt8](repeating: 0, count: total)
-            out.bytes.withUnsafeMutableBufferPointer { target in
+            out.bytes = [UInt8](unsafeUninitializedCapacity: total) { target, initialized in
                 for index in documents.indices {
                     let records = documents[index].records
                     records.bytes.withUnsafeBufferPointer { source in
@@ -1547,6 +1615,7 @@ final class SpillFiles {
                     }
                     documents[index].records = Records()
                 }
+                initialized = total
             }
             return out
         }
@@ -1559,17 +1628,45 @@ final class SpillFiles {
     /// each bucket gets the same bytes as if they were appended one by one.
     static func records(_ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int, buckets: Int) -> Records {
         let filters = SearchIndexWriter.filters(prepared.document)
+        let unigrams = prepared.unigrams
         let pairs = prepared.pairs
+        // The records: one a character, one a run of pairs with one key
+        // (`runs`: where each starts in `pairs`, then the end), one a
+        // filter; first their shards, then each written straight to its
+        // place in bucket order (not written in this order, then copied).
+        var shardOf: [Int] = []
+        var runs: [Int] = []
+        shardOf.reserveCapacity(unigrams.count + pairs.count + filters.count)
+        runs.reserveCapacity(pairs.count + 1)
+        for unigram in unigrams {
+            shardOf.append(Int(SearchIndexWriter.hash(key: UInt64(unigram), pair: false) % UInt32(shards)))
+        }
+        var index = 0
+        while index < pairs.count {
+            let key = pairs[index].key
+            runs.append(index)
+            shardOf.append(Int(SearchIndexWriter.hash(key: key, pair: true) % UInt32(shards)))
+            index += 1
+            while index < pairs.count && pairs[index].key == key { index += 1 }
+        }
+        runs.append(pairs.count)
+        for filter in filters { shardOf.append(Int(SearchIndexWriter.hash(filter) % UInt32(shards))) }
+        let pairRecords = runs.count - 1
+        // Grouped by bucket, each bucket's records in their order.
+        // (A counting sort: stable, linear.)
+        var starts = [Int](repeating: 0, count: buckets + 1)
+        for shard in shardOf { starts[shard % buckets + 1] += 1 }
+        for bucket in 0..<buckets { starts[bucket + 1] += starts[bucket] }
+        var order = [Int](repeating: 0, count: shardOf.count)
+        for (record, shard) in shardOf.enumerated() {
+            order[starts[shard % buckets]] = record
+            starts[shard % buckets] += 1
+        }
         // Room for every record at its longest (a varint takes at most 10 bytes).
-        let count = prepared.unigrams.count + pairs.count + filters.count
-        var bound = count * 41 + pairs.count * 10
+        var bound = shardOf.count * 41 + pairs.count * 10
         for filter in filters { bound += filter.utf8.count }
-        var raw = [UInt8](repeating: 0, count: bound)
-        var ends: [Int] = []
-        var bucketOf: [Int] = []
-        ends.reserveCapacity(count)
-        bucketOf.reserveCapacity(count)
-        raw.withUnsafeMutableBufferPointer { buffer in
+        var spans: [(bucket: Int, end: Int)] = []
+        let bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
             var at = 0
             func put(_ value: Int) {
                 var value = UInt(max(0, value))
@@ -1581,75 +1678,47 @@ final class SpillFiles {
                 buffer[at] = UInt8(value)
                 at += 1
             }
-            func head(_ shard: Int, _ kind: Kind) {
-                bucketOf.append(shard % buckets)
+            for record in order {
+                let shard = shardOf[record]
                 put(shard)
-                buffer[at] = kind.rawValue
-                at += 1
-            }
-            for unigram in prepared.unigrams {
-                let key = UInt64(unigram)
-                head(Int(SearchIndexWriter.hash(key: key, pair: false) % UInt32(shards)), .unigram)
-                put(Int(key))
-                put(doc)
-                put(0)
-                ends.append(at)
-            }
-            var index = 0
-            while index < pairs.count {
-                let key = pairs[index].key
-                var end = index + 1
-                while end < pairs.count && pairs[end].key == key { end += 1 }
-                head(Int(SearchIndexWriter.hash(key: key, pair: true) % UInt32(shards)), .bigram)
-                put(Int(key))
-                put(doc)
-                put(end - index)
-                for position in index..<end { put(pairs[position].position) }
-                ends.append(at)
-                index = end
-            }
-            for filter in filters {
-                head(Int(SearchIndexWriter.hash(filter) % UInt32(shards)), .filter)
-                put(filter.utf8.count)
-                for byte in filter.utf8 {
-                    buffer[at] = byte
+                if record < unigrams.count {
+                    buffer[at] = Kind.unigram.rawValue
                     at += 1
-                }
-                put(doc)
-                put(0)
-                ends.append(at)
-            }
-        }
-        // Grouped by bucket, each bucket's records in their order.
-        // (A counting sort: stable, linear.)
-        var starts = [Int](repeating: 0, count: buckets + 1)
-        for bucket in bucketOf { starts[bucket + 1] += 1 }
-        for bucket in 0..<buckets { starts[bucket + 1] += starts[bucket] }
-        var order = [Int](repeating: 0, count: bucketOf.count)
-        for (record, bucket) in bucketOf.enumerated() {
-            order[starts[bucket]] = record
-            starts[bucket] += 1
-        }
-        var out = Records()
-        out.bytes = [UInt8](repeating: 0, count: ends.last ?? 0)
-        out.bytes.withUnsafeMutableBufferPointer { target in
-            raw.withUnsafeBufferPointer { source in
-                var at = 0
-                for record in order {
-                    let start = record == 0 ? 0 : ends[record - 1]
-                    let length = ends[record] - start
-                    _ = UnsafeMutableBufferPointer(rebasing: target[at..<at + length])
-                        .update(fromContentsOf: UnsafeBufferPointer(rebasing: source[start..<ends[record]]))
-                    at += length
-                    if out.spans.last?.bucket == bucketOf[record] {
-                        out.spans[out.spans.count - 1].end = at
-                    } else {
-                        out.spans.append((bucketOf[record], at))
+                    put(Int(unigrams[record]))
+                    put(doc)
+                    put(0)
+                } else if record < unigrams.count + pairRecords {
+                    let run = record - unigrams.count
+                    let start = runs[run]
+                    let end = runs[run + 1]
+                    buffer[at] = Kind.bigram.rawValue
+                    at += 1
+                    put(Int(pairs[start].key))
+                    put(doc)
+                    put(end - start)
+                    for position in start..<end { put(pairs[position].position) }
+                } else {
+                    let filter = filters[record - unigrams.count - pairRecords]
+                    buffer[at] = Kind.filter.rawValue
+                    at += 1
+                    put(filter.utf8.count)
+                    for byte in filter.utf8 {
+                        buffer[at] = byte
+                        at += 1
                     }
+                    put(doc)
+                    put(0)
+                }
+                let bucket = shard % buckets
+                if spans.last?.bucket == bucket {
+                    spans[spans.count - 1].end = at
+                } else {
+                    spans.append((bucket, at))
                 }
             }
+            initialized = at
         }
-        return out
+        return Records(bytes: bytes, spans: spans)
     }
 
     /// A document's records (`records`), or a batch's (`Records.batch`), appended to their buckets.
@@ -1736,27 +1805,30 @@ final class SpillFiles {
                     key = UInt64(value)
                 }
                 guard let doc = readVarint(bytes, &index), let count = readVarint(bytes, &index) else { throw damaged }
-                // The first document as is, then gaps; positions as gaps within the document.
-                func append(_ posting: inout Posting) throws(ArchiveError) {
-                    varint(doc - max(posting.lastDoc, 0), into: &posting.bytes)
-                    posting.lastDoc = doc
-                    guard kind == .bigram else { return }
-                    varint(count, into: &posting.bytes)
-                    var previous = 0
-                    for _ in 0..<count {
-                        guard let position = readVarint(bytes, &index) else { throw damaged }
-                        varint(position - previous, into: &posting.bytes)
-                        previous = position
-                    }
-                }
+                guard let number = Int32(exactly: doc), let counted = Int32(exactly: count) else { throw damaged }
                 switch kind {
                 case .unigram:
                     let at = slots[slot].unigrams.index(of: key)
-                    try append(&slots[slot].unigrams.postings[at])
+                    slots[slot].unigrams.postings[at].append(number)
                 case .bigram:
+                    // The document, the count, the positions as gaps within the document.
                     let at = slots[slot].bigrams.index(of: key)
-                    try append(&slots[slot].bigrams.postings[at])
-                case .filter: try append(&slots[slot].filters[filter, default: Posting()])
+                    func add(_ list: inout [Int32]) throws(ArchiveError) {
+                        list.append(number)
+                        list.append(counted)
+                        var previous = 0
+                        for _ in 0..<count {
+                            guard let position = readVarint(bytes, &index), position >= previous,
+                                let gap = Int32(exactly: position - previous)
+                            else { throw damaged }
+                            list.append(gap)
+                            previous = position
+                        }
+                    }
+                    try add(&slots[slot].bigrams.postings[at])
+                case .filter:
+                    // The first document as is, then gaps (as `Shard` keeps them).
+                    SpillFiles.Shard.append(&slots[slot].filters[filter, default: Posting()], doc: doc, positions: nil)
                 }
             }
         }
@@ -1866,6 +1938,68 @@ enum ListCoding {
         return list + "." + encodeDocs(ranks) + "." + SearchIndexWriter.base64(packed + large)
     }
 
+    /// `encode(bytes, positional: true)`'s UTF-8 for a pair's documents, appended to
+    /// `out`: `ranks`, the places in `docs` of the documents that hold the pair
+    /// other than once, `counts`, those counts.
+    static func appendList(docs: [Int], ranks: [Int], counts: [Int], to out: inout [UInt8]) {
+        appendDocs(docs, to: &out)
+        guard !ranks.isEmpty else { return }
+        var packed = [UInt8](repeating: 0, count: (counts.count + 1) / 2)
+        var large: [UInt8] = []
+        for (at, count) in counts.enumerated() {
+            let nibble = min(max(count - 2, 0), 15)
+            packed[at / 2] |= UInt8(nibble) << UInt8(4 * (at % 2))
+            if nibble == 15 { varint(count - 17, into: &large) }
+        }
+        out.append(UInt8(ascii: "."))
+        appendDocs(ranks, to: &out)
+        out.append(UInt8(ascii: "."))
+        appendBase64(packed + large, to: &out)
+    }
+
+    /// `encodeDocs(docs)`'s UTF-8, appended to `out`.
+    static func appendDocs(_ docs: [Int], to out: inout [UInt8]) {
+        guard let first = docs.first, let last = docs.last else { return }
+        let rice = riceBytes(docs)
+        let firstByte = first / 8
+        var bitmap: [UInt8] = []
+        varint(firstByte, into: &bitmap)
+        let header = bitmap.count
+        guard header + last / 8 - firstByte + 1 < rice.count else {
+            out.append(UInt8(ascii: "!"))
+            appendBase64(rice, to: &out)
+            return
+        }
+        bitmap += [UInt8](repeating: 0, count: last / 8 - firstByte + 1)
+        for doc in docs { bitmap[header + doc / 8 - firstByte] |= UInt8(1) << UInt8(doc % 8) }
+        out.append(UInt8(ascii: "~"))
+        appendBase64(bitmap, to: &out)
+    }
+
+    /// Base64 (RFC 4648, padded), as `Data.base64EncodedString()` spells it, appended to `out`.
+    static func appendBase64(_ bytes: [UInt8], to out: inout [UInt8]) {
+        let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        alphabet.withUTF8Buffer { digits in
+            out.reserveCapacity(out.count + (bytes.count + 2) / 3 * 4)
+            var at = 0
+            while at + 3 <= bytes.count {
+                let value = Int(bytes[at]) << 16 | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2])
+                out.append(digits[value >> 18 & 63])
+                out.append(digits[value >> 12 & 63])
+                out.append(digits[value >> 6 & 63])
+                out.append(digits[value & 63])
+                at += 3
+            }
+            let left = bytes.count - at
+            guard left > 0 else { return }
+            let value = Int(bytes[at]) << 16 | (left == 2 ? Int(bytes[at + 1]) << 8 : 0)
+            out.append(digits[value >> 18 & 63])
+            out.append(digits[value >> 12 & 63])
+            out.append(left == 2 ? digits[value >> 6 & 63] : UInt8(ascii: "="))
+            out.append(UInt8(ascii: "="))
+        }
+    }
+
     static func encodeDocs(_ docs: [Int]) -> String {
         guard let first = docs.first, let last = docs.last else { return "" }
         let rice = riceBytes(docs)
@@ -1887,12 +2021,13 @@ enum ListCoding {
         var values: [Int] = []
         values.reserveCapacity(docs.count)
         for index in docs.indices.dropFirst() { values.append(docs[index] - docs[index - 1] - 1) }
-        let k = riceParameter(values)
+        let (k, bits) = riceChoice(values)
         var out: [UInt8] = []
+        out.reserveCapacity(12 + (bits + 7) / 8)
         varint(k, into: &out)
         varint(docs.count, into: &out)
         varint(docs.first ?? 0, into: &out)
-        appendRice(values, k: k, to: &out)
+        appendRice(values, k: k, bits: bits, to: &out)
         return out
     }
 
@@ -1901,25 +2036,40 @@ enum ListCoding {
     /// then each value shifted right by k in unary (ones, then a zero) and
     /// its k low bits, bits taken low bit first.
     static func riceBytes(values: [Int]) -> [UInt8] {
-        let k = riceParameter(values)
+        let (k, bits) = riceChoice(values)
         var out: [UInt8] = []
+        out.reserveCapacity(12 + (bits + 7) / 8)
         varint(k, into: &out)
         varint(values.count, into: &out)
-        appendRice(values, k: k, to: &out)
+        appendRice(values, k: k, bits: bits, to: &out)
         return out
     }
 
     /// The k that codes `values` in the fewest bits: tried around the
     /// estimate from their mean.
-    static func riceParameter(_ values: [Int]) -> Int {
+    static func riceParameter(_ values: [Int]) -> Int { riceChoice(values).k }
+
+    /// `riceParameter` and the bits it codes `values` in (`riceBits`): the
+    /// candidates' bits summed in one pass over the values, not one each.
+    static func riceChoice(_ values: [Int]) -> (k: Int, bits: Int) {
         let mean = values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count)
         let guess = mean * 0.69 >= 1 ? Int(log2(mean * 0.69)) : 0
-        var best = (bits: Int.max, k: 0)
-        for k in max(0, guess - 1)...(guess + 1) {
-            let bits = riceBits(values, k: k)
-            if bits < best.bits { best = (bits, k) }
+        let low = max(0, guess - 1)
+        var sums = (0, 0, 0)
+        for value in values {
+            sums.0 += value >> low
+            sums.1 += value >> (low + 1)
+            sums.2 += value >> (low + 2)
         }
-        return best.k
+        var best = (k: 0, bits: Int.max)
+        func consider(_ k: Int, _ sum: Int) {
+            let bits = values.count * (1 + k) + sum
+            if k <= guess + 1 && bits < best.bits { best = (k, bits) }
+        }
+        consider(low, sums.0)
+        consider(low + 1, sums.1)
+        consider(low + 2, sums.2)
+        return best
     }
 
     /// How many bits `values` take with parameter k.
@@ -1935,8 +2085,13 @@ enum ListCoding {
     /// The bits gather in a 64-bit word, low bit first, and leave it a
     /// whole byte at a time (a bit at a time was 5 % of indexing).
     static func appendRice(_ values: [Int], k: Int, to out: inout [UInt8]) {
+        appendRice(values, k: k, bits: riceBits(values, k: k), to: &out)
+    }
+
+    /// `appendRice(values, k:, to:)` with `riceBits(values, k: k)` already known.
+    static func appendRice(_ values: [Int], k: Int, bits: Int, to out: inout [UInt8]) {
         let start = out.count
-        out += [UInt8](repeating: 0, count: (riceBits(values, k: k) + 7) / 8)
+        out.append(contentsOf: repeatElement(0, count: (bits + 7) / 8))
         out.withUnsafeMutableBufferPointer { buffer in
             var at = start
             var word: UInt64 = 0
