@@ -372,6 +372,29 @@ import Testing
         #expect(one.publisher.files.count > 100)
         #expect(one.publisher.files == four.publisher.files)
         #expect(site.publisher.files == four.publisher.files)
+        // Two buckets instead of one a shard: the same files.
+        var fewer = writer
+        fewer.leastBuckets = 2
+        fewer.documentsPerBucket = 1 << 30
+        let two = Recorder()
+        _ = try fewer.writeAll(two.output)
+        #expect(two.publisher.files == four.publisher.files)
+    }
+
+    /// Buckets hold about the same number of documents at any size, so
+    /// decoding one takes the same memory: 64 up to 262,144 documents,
+    /// then doubled, never more than the shards.
+    @Test func bucketsGrowWithTheArchiveNotTheirSize() {
+        func count(_ documents: Int) -> Int {
+            SearchIndexWriter.bucketCount(
+                documents: documents, shards: SearchIndexWriter.shardCount(documents: documents), per: 4096, least: 64)
+        }
+        #expect(count(100) == 16)
+        #expect(count(99_988) == 64)
+        #expect(count(262_144) == 64)
+        #expect(count(1_000_882) == 256)
+        #expect(count(10_000_000) == 4096)
+        #expect(SearchIndexWriter.bucketCount(documents: 5000, shards: 1024, per: 1 << 30, least: 2) == 2)
     }
 
     /// A full pass spells its shards straight from numbers
