@@ -1396,46 +1396,23 @@ final class SpillFiles {
     }
 
     /// Postings by the key of a character or pair, in the order the keys
-    /// came: open addressing, a multiplicative hash, linear probing. The
-    /// standard library's dictionary hashed each of the full pass's
-    /// records with SipHash (2.3 % of indexing at 100k).
+    /// came, numbered by the same open-addressing table as `termKeys`
+    /// (`SearchText.KeyGroups`). The standard library's dictionary hashed
+    /// each of the full pass's records with SipHash (2.3 % of indexing at 100k).
     struct PostingTable {
-        private(set) var keys: [UInt64] = []
+        /// The keys in the order they came, numbered by `SearchText.KeyGroups`.
+        private var groups = SearchText.KeyGroups()
         /// Each key's postings in document order: documents, or for pairs
         /// (document, count, the positions as gaps within the document) each.
         var postings: [[Int32]] = []
-        /// Places in `keys`, -1 where empty; a power of two, at most half full.
-        private var slots: [Int32] = []
-        private var shift: UInt64 = 64
+
+        var keys: [UInt64] { groups.keys }
 
         /// Where `key`'s postings are in `postings`, added empty when new.
         mutating func index(of key: UInt64) -> Int {
-            if (keys.count + 1) * 2 > slots.count { grow() }
-            let mask = slots.count - 1
-            var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
-            while true {
-                let found = Int(slots[slot])
-                if found < 0 {
-                    slots[slot] = Int32(truncatingIfNeeded: keys.count)
-                    keys.append(key)
-                    postings.append([])
-                    return keys.count - 1
-                }
-                if keys[found] == key { return found }
-                slot = (slot + 1) & mask
-            }
-        }
-
-        private mutating func grow() {
-            let capacity = max(16, slots.count * 2)
-            shift = UInt64(64 - capacity.trailingZeroBitCount)
-            slots = [Int32](repeating: -1, count: capacity)
-            let mask = capacity - 1
-            for (at, key) in keys.enumerated() {
-                var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
-                while slots[slot] >= 0 { slot = (slot + 1) & mask }
-                slots[slot] = Int32(truncatingIfNeeded: at)
-            }
+            let number = Int(groups.group(of: key))
+            if number == postings.count { postings.append([]) }
+            return number
         }
     }
 
@@ -1949,6 +1926,12 @@ enum ListCoding {
         }
         let list = encodeDocs(docs)
         guard !ranks.isEmpty else { return list }
+        return list + "." + encodeDocs(ranks) + "." + SearchIndexWriter.base64(packedCounts(counts))
+    }
+
+    /// A pair's counts of more than one: a nibble each (count − 2, two a
+    /// byte), 15 for 17 and more, whose rest follows as varints.
+    static func packedCounts(_ counts: [Int]) -> [UInt8] {
         var packed = [UInt8](repeating: 0, count: (counts.count + 1) / 2)
         var large: [UInt8] = []
         for (at, count) in counts.enumerated() {
@@ -1956,7 +1939,7 @@ enum ListCoding {
             packed[at / 2] |= UInt8(nibble) << UInt8(4 * (at % 2))
             if nibble == 15 { varint(count - 17, into: &large) }
         }
-        return list + "." + encodeDocs(ranks) + "." + SearchIndexWriter.base64(packed + large)
+        return packed + large
     }
 
     /// `encode(bytes, positional: true)`'s UTF-8 for a pair's documents, appended to
@@ -1965,17 +1948,10 @@ enum ListCoding {
     static func appendList(docs: [Int], ranks: [Int], counts: [Int], to out: inout [UInt8]) {
         appendDocs(docs, to: &out)
         guard !ranks.isEmpty else { return }
-        var packed = [UInt8](repeating: 0, count: (counts.count + 1) / 2)
-        var large: [UInt8] = []
-        for (at, count) in counts.enumerated() {
-            let nibble = min(max(count - 2, 0), 15)
-            packed[at / 2] |= UInt8(nibble) << UInt8(4 * (at % 2))
-            if nibble == 15 { varint(count - 17, into: &large) }
-        }
         out.append(UInt8(ascii: "."))
         appendDocs(ranks, to: &out)
         out.append(UInt8(ascii: "."))
-        appendBase64(packed + large, to: &out)
+        appendBase64(packedCounts(counts), to: &out)
     }
 
     /// `encodeDocs(docs)`'s UTF-8, appended to `out`.

@@ -209,6 +209,9 @@ package enum SearchText {
         private var slots: [Int32] = []
         private var shift: UInt64 = 64
 
+        /// Empty; the slots come with the first key.
+        init() {}
+
         init(capacity: Int) {
             keys.reserveCapacity(capacity)
             var size = 64
