@@ -148,11 +148,13 @@ private struct Program: Sendable {
                 instructions.append(.init(kind: .text, a: text.count, b: bytes.count))
                 text.append(contentsOf: bytes)
             case .variable(let path, let escaped, let fromTop):
-                instructions.append(.init(kind: .variable, flag: escaped, fromTop: fromTop, a: names.count, b: path.count))
+                instructions.append(
+                    .init(kind: .variable, flag: escaped, fromTop: fromTop, a: names.count, b: path.count))
                 add(path)
             case .section(let path, let fromTop, let inverted, let body):
                 let index = instructions.count
-                instructions.append(.init(kind: .section, flag: inverted, fromTop: fromTop, a: names.count, b: path.count))
+                instructions.append(
+                    .init(kind: .section, flag: inverted, fromTop: fromTop, a: names.count, b: path.count))
                 add(path)
                 emit(body)
                 instructions[index].end = instructions.count
@@ -592,7 +594,15 @@ protocol TypedTemplateViewList {
 extension Array: TypedTemplateViewList where Element: TypedTemplateView {
     var typedCount: Int { count }
     func typedView(_ index: Int) -> any TypedTemplateView { self[index] }
-    func typedValue(_ index: Int, named name: TemplateName) -> TemplateValue? { self[index].templateValue(named: name) }
+    func typedValue(_ index: Int, named name: TemplateName) -> TemplateValue? {
+        // Asked through a pointer, in place: this conformance is generic, and
+        // `self[index]` copied the whole item out (a post's view: a dozen
+        // strings retained and released) for every name asked of it.
+        withUnsafeBufferPointer { items in
+            guard let base = items.baseAddress, index >= 0, index < items.count else { return nil }
+            return (base + index).pointee.templateValue(named: name)
+        }
+    }
     var templateArray: Any { self }
 }
 
