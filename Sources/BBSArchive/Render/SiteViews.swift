@@ -269,6 +269,9 @@ struct BoardRowView: TypedTemplateView {
     var author: UserLinkView?
     var lastReplier: UserLinkView?
 
+    // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+    // the view was copied out of its list for every name asked.
+    @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "gid": .number(gid)
@@ -305,6 +308,9 @@ struct ListRowView: TypedTemplateView {
     var lastReplyAt: String
     var lastReplyISO: String
 
+    // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+    // the view was copied out of its list for every name asked.
+    @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "title": .text(title)
@@ -392,6 +398,9 @@ struct UserPostRowView: TypedTemplateView {
     var postedAt: String
     var postedISO: String
 
+    // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+    // the view was copied out of its list for every name asked.
+    @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "title": .text(title)
@@ -423,6 +432,9 @@ struct LineView: TypedTemplateView {
         /// segments, which the template then prints with one lookup.
         var isPlain: Bool { segHref == nil && segClass == nil && emSrc == nil }
 
+        // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+        // the view was copied out of its list for every name asked.
+        @inline(__always)
         func templateValue(named name: TemplateName) -> TemplateValue? {
             switch name {
             case "plain": .flag(isPlain)
@@ -461,6 +473,9 @@ struct BlockView: TypedTemplateView {
     /// The quoted post, when it is in the thread.
     var headerHref: String?
 
+    // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+    // the view was copied out of its list for every name asked.
+    @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "headerHref": headerHref.map(TemplateValue.text)
@@ -500,6 +515,9 @@ struct AttachmentView: TypedTemplateView {
         isTall = Thumbnailer.isTall(variants.facts)
     }
 
+    // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+    // the view was copied out of its list for every name asked.
+    @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "name": .text(self.name)
@@ -607,6 +625,9 @@ struct PostView: TypedTemplateView {
     /// A reply by whoever started the thread.
     var byThreadAuthor = false
 
+    // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+    // the view was copied out of its list for every name asked.
+    @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "isMono": .flag(isMono)
