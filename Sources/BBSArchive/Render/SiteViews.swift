@@ -63,7 +63,7 @@ struct PageChrome: Sendable {
         case "pageTitle": .text(pageTitle)
         case "pageNumber": pageNumber.map(TemplateValue.number)
         case "siteTitle": .text(siteTitle)
-        case "forum": .other(forum)
+        case "forum": .typed(forum)
         case "version": .text(version)
         case "crumbs": .typedList(crumbs)
         case "sidebar": .text(sidebar)
@@ -171,7 +171,7 @@ struct PagerView: TypedTemplateView {
         case "backJump": backJump.map(TemplateValue.typed)
         case "forwardJump": forwardJump.map(TemplateValue.typed)
         case "isLatest": .flag(isLatest)
-        case "jump": jump.map(TemplateValue.other)
+        case "jump": jump.map(TemplateValue.typed)
         default: nil
         }
     }
@@ -955,15 +955,15 @@ struct LookupPageView: TemplateView {
 /// The forum's own words, as templates read them (`{{forum.name}}`,
 /// `{{forum.deletedAuthor}}`, `{{forum.timeZone}}`), so that no template
 /// names a forum.
-struct ForumWordsView: TemplateView {
+struct ForumWordsView: TypedTemplateView {
     var forum: ForumProfile
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
-        case "name": forum.wording.forumName
-        case "deletedAuthor": forum.wording.deletedAuthor
-        case "siteTitle": forum.wording.siteTitle
-        case "timeZone": forum.time.name
+        case "name": .text(forum.wording.forumName)
+        case "deletedAuthor": .text(forum.wording.deletedAuthor)
+        case "siteTitle": .text(forum.wording.siteTitle)
+        case "timeZone": .text(forum.time.name)
         default: nil
         }
     }
