@@ -120,6 +120,29 @@ import Testing
         #expect(ours.contains("<r1:a&lt;b(h&amp;1)T&quot;c-T&quot;"))
     }
 
+    /// Templates laid out flat (a section's body after it, a partial by
+    /// number, blocks given to a partial after it): partials named before
+    /// they are registered, one never registered, blocks given inside a
+    /// section and the text after each, as swift-mustache renders them.
+    @Test func flatLayoutMatchesSwiftMustache() async throws {
+        let folder = try Self.templatesCopy([
+            "t-a": """
+            {{#rows}}[{{<t-frame}}{{$body}}{{name}}{{/body}}{{/t-frame}}]{{/rows}} after {{> t-missing}}end
+              {{> t-b}}
+            {{<t-frame}}{{/t-frame}} {{#first}}{{^cells}}no cells{{/cells}}{{#cells}}{{text}}{{/cells}}{{/first}} {{title}}
+            """,
+            "t-b": "b1 {{#rows}}{{name}}{{/rows}}\nb2 {{title}}\n",
+            "t-frame": "<{{$body}}default{{/body}}|{{$other}}o {{title}}{{/other}}>",
+        ])
+        let view = TypedProbe(
+            title: "T", rows: [.init(name: "r1", cells: [.init(text: "c", href: nil)]), .init(name: "r2", cells: [])],
+            empty: [])
+        let ours = try await TemplateSet(directory: folder).render("t-a", view)
+        let theirs = try await TemplateSet(directory: folder, engine: .reference).render("t-a", view)
+        #expect(ours == theirs)
+        #expect(ours.hasPrefix("[<r1|o T>][<r2|o T>] after end\n  b1 r1r2\n  b2 T\n<default|o T> c T"), "\(ours)")
+    }
+
     struct TypedProbe: TypedTemplateView {
         struct Cell: TypedTemplateView {
             var text: String

@@ -4,7 +4,7 @@ import Foundation
 /// `site.js` shows it and goes to the page (and the floor's anchor), so it
 /// works from `file://` too; without JavaScript it stays hidden and the
 /// pager's links remain.
-struct PageJumpView: TemplateView {
+struct PageJumpView: TypedTemplateView {
     /// Page 1's address when it is not the pattern's (a thread's `GID.html`).
     var first: String?
     /// Any page's address, `{n}` standing for its number.
@@ -24,12 +24,12 @@ struct PageJumpView: TemplateView {
         self.floors = floors.map { $0.map(String.init).joined(separator: ",") }
     }
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
-        case "first": first
-        case "pattern": pattern
-        case "pages": pages
-        case "floors": floors
+        case "first": first.map(TemplateValue.text)
+        case "pattern": .text(pattern)
+        case "pages": .number(pages)
+        case "floors": floors.map(TemplateValue.text)
         default: nil
         }
     }

@@ -120,7 +120,7 @@ extension SiteBuilder {
             view.isLastPage = number == total
             // A thread whose first post is gone says so before its first reply.
             view.openingDeleted = number == 1 && !posts.isEmpty && !posts.contains { $0.floor == 0 }
-            try page(path, template: "thread", view, run: run)
+            try page(path, template: "thread", view, capacity: Self.capacity(view.posts), run: run)
         }
 
         for (author, indexes) in postsByAuthor.sorted(by: { $0.key < $1.key }) where indexes.count > 1 {
@@ -138,7 +138,7 @@ extension SiteBuilder {
                         from: path, to: SitePaths.authorView(thread.board, gid: thread.gid, author: author, page: $0))
                 }
                 // A filtered copy of the thread: kept out of the sitemap.
-                try page(path, template: "thread", view, run: run)
+                try page(path, template: "thread", view, capacity: Self.capacity(view.posts), run: run)
             }
         }
 
@@ -149,6 +149,12 @@ extension SiteBuilder {
             mediaLink: { url in mediaPaths[url].map { SitePaths.relative(from: markdownPath, to: $0) } })
         try markdown(markdownPath, text, run: run)
 
+    }
+
+    /// The bytes a thread page with `posts` is expected to take: the page
+    /// around them, their bodies and what each post adds around its body.
+    static func capacity(_ posts: [PostView]) -> Int {
+        posts.reduce(16 * 1024) { $0 + $1.body.bytes.count + 1024 }
     }
 
     /// The opening of a normalized post as one short line of text, quotes left out.

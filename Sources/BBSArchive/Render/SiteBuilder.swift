@@ -294,8 +294,12 @@ package struct SiteBuilder: Sendable {
     // MARK: Writing
 
     /// Renders a page template and writes it; `listed` pages go in the sitemap.
-    func page(_ path: String, template: String, _ context: some TemplateView, run: BuildRun) throws(ArchiveError) {
-        let html = try templates.bytes(template, context)
+    /// `capacity`: the bytes the page is expected to take (a page's worth
+    /// unless told more), reserved up front so that it is not copied as it grows.
+    func page(
+        _ path: String, template: String, _ context: some TemplateView, capacity: Int = 16 * 1024, run: BuildRun
+    ) throws(ArchiveError) {
+        let html = try templates.bytes(template, context, capacity: capacity)
         // Written from the rendered bytes themselves: no `Data` copy of each page.
         count(try publisher.write(bytes: html, to: path), in: run)
         run.report.pages += 1

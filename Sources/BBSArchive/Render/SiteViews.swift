@@ -45,7 +45,7 @@ struct PageChrome: Sendable {
     /// Its CSP source, `sha256-…`.
     var inlineScriptHash: String? = nil
 
-    func child(named name: String) -> Any? { templateValue(named: TemplateName(name))?.any }
+    func child(named name: String) -> Any? { TemplateName.with(name) { templateValue(named: $0)?.any } }
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
@@ -63,7 +63,7 @@ struct PageChrome: Sendable {
         case "pageTitle": .text(pageTitle)
         case "pageNumber": pageNumber.map(TemplateValue.number)
         case "siteTitle": .text(siteTitle)
-        case "forum": .other(forum)
+        case "forum": .typed(forum)
         case "version": .text(version)
         case "crumbs": .typedList(crumbs)
         case "sidebar": .text(sidebar)
@@ -171,7 +171,7 @@ struct PagerView: TypedTemplateView {
         case "backJump": backJump.map(TemplateValue.typed)
         case "forwardJump": forwardJump.map(TemplateValue.typed)
         case "isLatest": .flag(isLatest)
-        case "jump": jump.map(TemplateValue.other)
+        case "jump": jump.map(TemplateValue.typed)
         default: nil
         }
     }
@@ -269,6 +269,9 @@ struct BoardRowView: TypedTemplateView {
     var author: UserLinkView?
     var lastReplier: UserLinkView?
 
+    // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+    // the view was copied out of its list for every name asked.
+    @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "gid": .number(gid)
@@ -305,6 +308,9 @@ struct ListRowView: TypedTemplateView {
     var lastReplyAt: String
     var lastReplyISO: String
 
+    // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+    // the view was copied out of its list for every name asked.
+    @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "title": .text(title)
@@ -392,6 +398,9 @@ struct UserPostRowView: TypedTemplateView {
     var postedAt: String
     var postedISO: String
 
+    // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+    // the view was copied out of its list for every name asked.
+    @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "title": .text(title)
@@ -423,6 +432,9 @@ struct LineView: TypedTemplateView {
         /// segments, which the template then prints with one lookup.
         var isPlain: Bool { segHref == nil && segClass == nil && emSrc == nil }
 
+        // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+        // the view was copied out of its list for every name asked.
+        @inline(__always)
         func templateValue(named name: TemplateName) -> TemplateValue? {
             switch name {
             case "plain": .flag(isPlain)
@@ -461,6 +473,9 @@ struct BlockView: TypedTemplateView {
     /// The quoted post, when it is in the thread.
     var headerHref: String?
 
+    // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+    // the view was copied out of its list for every name asked.
+    @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "headerHref": headerHref.map(TemplateValue.text)
@@ -500,6 +515,9 @@ struct AttachmentView: TypedTemplateView {
         isTall = Thumbnailer.isTall(variants.facts)
     }
 
+    // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+    // the view was copied out of its list for every name asked.
+    @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "name": .text(self.name)
@@ -607,6 +625,9 @@ struct PostView: TypedTemplateView {
     /// A reply by whoever started the thread.
     var byThreadAuthor = false
 
+    // Inlined into the list that asks it (`TypedTemplateViewList`): called,
+    // the view was copied out of its list for every name asked.
+    @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
         case "isMono": .flag(isMono)
@@ -934,15 +955,15 @@ struct LookupPageView: TemplateView {
 /// The forum's own words, as templates read them (`{{forum.name}}`,
 /// `{{forum.deletedAuthor}}`, `{{forum.timeZone}}`), so that no template
 /// names a forum.
-struct ForumWordsView: TemplateView {
+struct ForumWordsView: TypedTemplateView {
     var forum: ForumProfile
 
-    func child(named name: String) -> Any? {
+    func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name {
-        case "name": forum.wording.forumName
-        case "deletedAuthor": forum.wording.deletedAuthor
-        case "siteTitle": forum.wording.siteTitle
-        case "timeZone": forum.time.name
+        case "name": .text(forum.wording.forumName)
+        case "deletedAuthor": .text(forum.wording.deletedAuthor)
+        case "siteTitle": .text(forum.wording.siteTitle)
+        case "timeZone": .text(forum.time.name)
         default: nil
         }
     }

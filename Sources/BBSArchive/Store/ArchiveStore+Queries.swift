@@ -44,9 +44,13 @@ extension ArchiveStore {
     /// A build reads every thread this way, so the statements are prepared
     /// once per connection (`cachedStatement`), not once per thread.
     package func posts(board: String, gid: Int) throws(ArchiveError) -> [StoredPost] {
+        // Rows read by position from a cursor (one row reused, not a copy
+        // each), in the order `StoreRows.swift` decodes them: a column
+        // looked up by name is a lowercased key and a dictionary search,
+        // per column of every post of every thread a build renders.
         try read { db in
             var attachments: [Int: [StoredAttachment]] = [:]
-            for row in try Row.fetchAll(
+            let attachmentRows = try Row.fetchCursor(
                 db.cachedStatement(
                     sql: """
                         SELECT a.floor, a.name, a.url, a.kind, a.size, m.hash, m.mime FROM attachment a
@@ -54,27 +58,22 @@ extension ArchiveStore {
                         WHERE a.board = ? AND a.gid = ? ORDER BY a.floor, a.position
                         """),
                 arguments: [board, gid])
-            {
-                attachments[row["floor"], default: []].append(StoredAttachment(row: row))
+            while let row = try attachmentRows.next() {
+                attachments[row[0], default: []].append(StoredAttachment(positions: row, from: 1))
             }
             var likes: [Int: [Like]] = [:]
-            for row in try Row.fetchAll(
+            let likeRows = try Row.fetchCursor(
                 db.cachedStatement(
                     sql:
                         "SELECT floor, score, user, message, at FROM post_like WHERE board = ? AND gid = ? ORDER BY floor, position"
                 ),
                 arguments: [board, gid])
-            {
-                likes[row["floor"], default: []].append(Like(row: row))
+            while let row = try likeRows.next() {
+                likes[row[0], default: []].append(Like(positions: row, from: 1))
             }
-            var posts = try StoredPost.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID,
-                          editedAt, parseWarning, rawText, forumDeletedAt FROM post
-                        WHERE board = ? AND gid = ? ORDER BY floor
-                        """),
-                arguments: [board, gid])
+            var posts: [StoredPost] = []
+            let postRows = try Row.fetchCursor(db.cachedStatement(sql: Self.threadPosts), arguments: [board, gid])
+            while let row = try postRows.next() { posts.append(StoredPost(positions: row)) }
             if attachments.isEmpty, likes.isEmpty { return posts }
             for index in posts.indices {
                 posts[index].attachments = attachments[posts[index].floor] ?? []
@@ -83,6 +82,8 @@ extension ArchiveStore {
             return posts
         }
     }
+
+    private static let threadPosts = "SELECT \(StoredPost.columns) FROM post WHERE board = ? AND gid = ? ORDER BY floor"
 
     /// Each thread's first archived post (the lowest floor) with its
     /// attachments (not its likes), as `posts(board:gid:).first` gives it,

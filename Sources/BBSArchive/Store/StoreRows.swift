@@ -58,6 +58,24 @@ extension StoredPost: FetchableRecord {
     }
 }
 
+extension StoredPost {
+    /// Every column `init(positions:)` reads, in its order.
+    static let columns = """
+        board, gid, floor, author, postedAt, body, ip, editedBy, nick, title, signature, postID,
+          editedAt, parseWarning, rawText, forumDeletedAt
+        """
+
+    /// The same post as `init(row:)` decodes, from a row of `columns` read
+    /// by position (no column looked up by name).
+    init(positions row: Row) {
+        self.init(
+            board: row[0], gid: row[1], floor: row[2], author: row[3], postedAt: ArchiveStore.date(row[4]),
+            body: row[5], ip: row[6], editedBy: row[7], attachments: [], nick: row[8], title: row[9],
+            signature: row[10], postID: row[11], editedAt: (row[12] as Int64?).map(ArchiveStore.date),
+            warning: row[13], rawText: row[14], forumDeletedAt: (row[15] as Int64?).map(ArchiveStore.date))
+    }
+}
+
 extension StoredUserPost: FetchableRecord {
     /// Columns: board, gid, floor, position, threadTitle, postedAt.
     package init(row: Row) {
@@ -76,6 +94,16 @@ extension StoredAttachment: FetchableRecord {
     }
 }
 
+extension StoredAttachment {
+    /// The same as `init(row:)`, from the columns name, url, kind, size,
+    /// hash, mime at `start` and on, read by position.
+    init(positions row: Row, from start: Int) {
+        self.init(
+            name: row[start], url: row[start + 1], kind: Attachment.Kind(rawValue: row[start + 2]) ?? .file,
+            size: row[start + 3], hash: row[start + 4], mime: row[start + 5])
+    }
+}
+
 extension Attachment: FetchableRecord {
     /// Columns: name, url, kind, size.
     package init(row: Row) {
@@ -89,5 +117,15 @@ extension Like: FetchableRecord {
         self.init(
             score: row["score"], user: row["user"], message: row["message"],
             at: (row["at"] as Int64?).map(ArchiveStore.date))
+    }
+}
+
+extension Like {
+    /// The same as `init(row:)`, from the columns score, user, message, at
+    /// at `start` and on, read by position.
+    init(positions row: Row, from start: Int) {
+        self.init(
+            score: row[start], user: row[start + 1], message: row[start + 2],
+            at: (row[start + 3] as Int64?).map(ArchiveStore.date))
     }
 }
