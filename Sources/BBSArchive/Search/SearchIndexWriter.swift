@@ -74,8 +74,6 @@ struct SearchIndexWriter {
     static let daysPath = "search/days.js"
     static let latePath = "search/late.js"
     static let docsPerChunk = 4
-    /// Rows of `search_doc` a statement of the full pass inserts.
-    static let insertRows = 64
     /// The layout's version; an index of another version on disk is written again whole.
     /// 2: pair positions apart from the document lists (`search/p/`).
     /// 3: lists Rice-coded or as bitmaps, pair counts only where not 1 (`ListCoding`).
@@ -358,14 +356,9 @@ struct SearchIndexWriter {
             try db.execute(sql: "DELETE FROM search_doc; DELETE FROM search_index")
             let insert = try db.makeStatement(
                 sql: "INSERT INTO search_doc (board, gid, floor, doc, hash) VALUES (?, ?, ?, ?, ?)")
-            // Rows inserted `Self.insertRows` at a time: one statement
-            // executed for each document was 2.6 % of indexing (GRDB's
-            // arguments and checks each time), as much as SQLite's insert.
-            let insertMany = try db.makeStatement(
-                sql: "INSERT INTO search_doc (board, gid, floor, doc, hash) VALUES "
-                    + Array(repeating: "(?, ?, ?, ?, ?)", count: Self.insertRows).joined(separator: ", "))
-            var rows: [(any DatabaseValueConvertible)?] = []
-            rows.reserveCapacity(5 * Self.insertRows)
+            // One row a statement: SQLite gives a statement that inserts
+            // several a statement journal (a temporary file: 74,000 page
+            // writes at 100k, 64 rows a statement).
             let gapped = try Self.gappedThreads(db)
             // The threads' titles, read once (a post whose thread is missing
             // is left out, as a join would): joined to each post, and with
@@ -401,11 +394,7 @@ struct SearchIndexWriter {
                 try spill.flushIfNeeded()
                 for prepared in batch.documents {
                     let document = prepared.document
-                    rows += [document.board, document.gid, document.floor, doc, prepared.hash]
-                    if rows.count == 5 * Self.insertRows {
-                        try insertMany.execute(arguments: StatementArguments(rows))
-                        rows.removeAll(keepingCapacity: true)
-                    }
+                    try insert.execute(arguments: [document.board, document.gid, document.floor, doc, prepared.hash])
                     id = Self.chain(id, prepared.hash)
                     if days.last?.0 != document.day { days.append((document.day, doc)) }
                     last = document.key
@@ -463,9 +452,6 @@ struct SearchIndexWriter {
                 try endRun()
                 try next()
                 if let last = preparing { try process(last.wait()) }
-                for start in stride(from: 0, to: rows.count, by: 5) {
-                    try insert.execute(arguments: StatementArguments(rows[start..<start + 5]))
-                }
             } catch let error as ArchiveError {
                 preparing?.cancelAndWait()
                 failure = error
