@@ -509,6 +509,55 @@ import Testing
         #expect(appendedContent.postings["u:q"]?.count ?? 0 >= 5)
     }
 
+    /// Posts of one thread made in the same second are numbered by floor,
+    /// whatever order the store holds them in: the full pass reads posts
+    /// in `post_by_time` order (time, board, thread), which leaves the
+    /// floors of such a run in the order they were stored.
+    @Test func aFullPassNumbersThePostsOfOneSecondByFloor() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let folder = try Fixtures.temporaryFolder("search-same-second")
+        let path = folder.appendingPathComponent("archive.sqlite").path
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: built.storePath + suffix) {
+            try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
+        }
+        let access = try GRDBTestAccess.open(path)
+        let (board, gid, last) = try await access.queue.write { db in
+            let row = try #require(
+                try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT board, gid, max(floor) AS floor, author FROM post
+                        GROUP BY board, gid ORDER BY board, gid LIMIT 1
+                        """))
+            let newest = try Int64.fetchOne(db, sql: "SELECT max(postedAt) FROM post") ?? 0
+            let board: String = row["board"]
+            let gid: Int = row["gid"]
+            let last: Int = row["floor"]
+            // Stored last floor first, all in one second (the newest).
+            for floor in [last + 3, last + 1, last + 2] {
+                try db.execute(
+                    sql: "INSERT INTO post (board, gid, floor, author, postedAt, body) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [board, gid, floor, row["author"] as String, newest + 60, "同一秒 \(floor)"])
+            }
+            return (board, gid, last)
+        }
+        let store = try ArchiveStore(path: path)
+        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        let site = Recorder()
+        let report = try writer.update(SearchChanges(threads: nil), site.output)
+        #expect(report.full)
+        var places: [String] = []
+        for doc in report.documents - 3..<report.documents {
+            let rows = try #require(
+                site.publisher.read(SearchIndexWriter.chunkPath(doc / SearchIndexWriter.docsPerChunk)).map(
+                    SearchIndexWriter.chunkRows))
+            let row = try #require(
+                try JSONSerialization.jsonObject(with: Data(rows[doc % SearchIndexWriter.docsPerChunk].utf8)) as? [Any])
+            places.append("\(row[0])/\(row[1])/\(row[2])")
+        }
+        #expect(places == (1...3).map { "\(board)/\(gid)/\(last + $0)" })
+    }
+
     /// A tail that grows past its share of the shard is merged into it, and
     /// the index still says what a full pass says.
     @Test func aTailMergesIntoItsShardWhenItGrows() async throws {
