@@ -175,9 +175,15 @@ import Testing
     /// on. A run that leaves many frames empties the file when it ends.
     @Test func aRunThatLeavesALargeWALEmptiesIt() throws {
         let path = try Fixtures.temporaryFolder("large-wal").appendingPathComponent("archive.sqlite").path
-        var generator = SystemRandomNumberGenerator()
-        // Random bytes do not compress: about 1,500 pages of the store.
-        let body = Data((0..<6_000_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        // SplitMix64's bytes do not compress: about 1,500 pages of the store.
+        var state: UInt64 = 0
+        let words = (0..<750_000).map { _ -> UInt64 in
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = (state ^ (state >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let body = words.withUnsafeBytes { Data($0) }
         let url = "http://h/att/big"
         func walBytes() throws -> Int? {
             try URL(fileURLWithPath: path + "-wal").resourceValues(forKeys: [.fileSizeKey]).fileSize
