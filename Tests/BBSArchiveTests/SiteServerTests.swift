@@ -117,6 +117,59 @@ import Testing
         }
     }
 
+    /// The server's own HTTP: two requests on one kept-alive connection,
+    /// HEAD with the length but no body, 405 for other methods, 400 for
+    /// something that is not a request.
+    @Test func keepsConnectionsAndAnswersHeadAndRefusesOtherMethods() async throws {
+        let (root, _) = try Self.makeSite()
+        let server = SiteServer(root: root)
+        let base = String(try await server.start().dropLast())
+        let curl = try #require(ExternalTool.find("curl"), "no curl on PATH")
+        let (twice, head, post) = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    // %{num_connects}: 1 for the first transfer, 0 when the second reused its connection.
+                    let twice = try ExternalTool.run(
+                        curl,
+                        [
+                            "-s", "-o", "/dev/null", "-o", "/dev/null", "-w", "%{http_code} %{num_connects}\n",
+                            base + "/index.html", base + "/assets/style.css",
+                        ], timeout: 30)
+                    let head = try ExternalTool.run(curl, ["-s", "-I", base + "/assets/style.css"], timeout: 30)
+                    let post = try ExternalTool.run(
+                        curl, ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-d", "x=1", base + "/index.html"],
+                        timeout: 30)
+                    continuation.resume(returning: (twice.text, head.text, post.text))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+        await server.stop()
+        #expect(twice == "200 1\n200 0\n", "\(twice)")
+        #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(head)")
+        #expect(head.contains("Content-Length: 6\r\n"), "\(head)")
+        #expect(head.contains("Content-Type: text/css; charset=utf-8\r\n"), "\(head)")
+        #expect(head.hasSuffix("\r\n\r\n"), "a body after HEAD: \(head)")
+        #expect(post == "405")
+    }
+
+    @Test func readsRequestHeads() throws {
+        let get = try #require(HTTPHead(ArraySlice("GET /a%20b?q=1 HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
+        #expect(get == HTTPHead(method: "GET", target: "/a%20b?q=1", keepAlive: true, contentLength: 0))
+        let closing = try #require(HTTPHead(ArraySlice("GET / HTTP/1.1\r\nConnection: close\r\n\r\n".utf8)))
+        #expect(!closing.keepAlive)
+        let old = try #require(HTTPHead(ArraySlice("HEAD / HTTP/1.0\r\n\r\n".utf8)))
+        #expect(!old.keepAlive && old.method == "HEAD")
+        let body = try #require(HTTPHead(ArraySlice("POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\n".utf8)))
+        #expect(body.contentLength == 3)
+        for bad in ["GET /\r\n\r\n", "GET / SPDY/3\r\n\r\n", "GET / HTTP/1.1\r\nno colon\r\n\r\n", "\r\n\r\n"] {
+            #expect(HTTPHead(ArraySlice(bad.utf8)) == nil, "\(bad)")
+        }
+        #expect(HTTPHead.end(of: Array("GET / HTTP/1.1\r\n\r\nGET".utf8)) == 18)
+        #expect(HTTPHead.end(of: Array("GET / HTTP/1.1\r\n".utf8)) == nil)
+    }
+
     @Test func aMissingFolderIsOneClearError() async throws {
         let server = SiteServer(root: URL(fileURLWithPath: "/nonexistent/site"))
         await #expect(throws: ArchiveError.self) { _ = try await server.start() }

@@ -33,9 +33,8 @@ package final class CurlHTTPClient: HTTPClient {
     private let engine: CurlMultiEngine?
 
     package init(options: Options = Options()) {
-        Curl.initialize()
         self.options = options
-        engine = CurlMultiEngine(maxConnections: options.maxConnections)
+        engine = Curl.load() == nil ? CurlMultiEngine(maxConnections: options.maxConnections) : nil
     }
 
     deinit {
@@ -49,7 +48,7 @@ package final class CurlHTTPClient: HTTPClient {
         guard !Task.isCancelled else { throw .cancelled(url: url) }
         let options = self.options
         guard let engine = self.engine else {
-            throw .unreachable(url: url, reason: "libcurl could not start (out of memory?)")
+            throw .unreachable(url: url, reason: Curl.load() ?? "libcurl could not start (out of memory?)")
         }
         let result: Result<HTTPResponse, ArchiveError> = await withCheckedContinuation { continuation in
             guard let transfer = Transfer(url: url, headers: headers, options: options, continuation: continuation)
@@ -75,7 +74,7 @@ private final class CurlMultiEngine: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: Transfer] = [:]
 
     init?(maxConnections: Int) {
-        guard let multi = curl_multi_init() else { return nil }
+        guard let multi = bbs_curl_multi_init() else { return nil }
         self.multi = multi
         bbs_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(1, maxConnections))
         bbs_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, maxConnections))
@@ -91,7 +90,7 @@ private final class CurlMultiEngine: @unchecked Sendable {
             return true
         }
         if accepted {
-            curl_multi_wakeup(multi)
+            bbs_curl_multi_wakeup(multi)
         } else {
             transfer.fail(.unreachable(url: transfer.url, reason: "the HTTP client was shut down"))
         }
@@ -99,7 +98,7 @@ private final class CurlMultiEngine: @unchecked Sendable {
 
     func stop() {
         lock.withLock { stopping = true }
-        curl_multi_wakeup(multi)
+        bbs_curl_multi_wakeup(multi)
     }
 
     private func run() {
@@ -110,30 +109,30 @@ private final class CurlMultiEngine: @unchecked Sendable {
             }
             if stop {
                 for transfer in batch + Array(active.values) {
-                    curl_multi_remove_handle(multi, transfer.easy)
+                    bbs_curl_multi_remove_handle(multi, transfer.easy)
                     transfer.fail(.unreachable(url: transfer.url, reason: "the HTTP client was shut down"))
                 }
                 active = [:]
                 break
             }
             for transfer in batch {
-                curl_multi_add_handle(multi, transfer.easy)
+                bbs_curl_multi_add_handle(multi, transfer.easy)
                 active[transfer.easy] = transfer
             }
             var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            bbs_curl_multi_perform(multi, &running)
             var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
+            while let message = bbs_curl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                     let transfer = active.removeValue(forKey: easy)
                 else { continue }
                 let code = message.pointee.data.result
-                curl_multi_remove_handle(multi, easy)
+                bbs_curl_multi_remove_handle(multi, easy)
                 transfer.finish(code)
             }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            bbs_curl_multi_poll(multi, nil, 0, 1000, nil)
         }
-        curl_multi_cleanup(multi)
+        bbs_curl_multi_cleanup(multi)
     }
 }
 
@@ -156,7 +155,7 @@ private final class Transfer: @unchecked Sendable {
         url: String, headers extra: [(name: String, value: String)], options: CurlHTTPClient.Options,
         continuation: CheckedContinuation<Result<HTTPResponse, ArchiveError>, Never>
     ) {
-        guard let easy = curl_easy_init() else { return nil }
+        guard let easy = bbs_curl_easy_init() else { return nil }
         self.url = url
         self.easy = easy
         self.options = options
@@ -185,7 +184,7 @@ private final class Transfer: @unchecked Sendable {
             bbs_curl_setopt_string(easy, CURLOPT_COOKIE, cookie)
         }
         for (name, value) in extra {
-            headerList = curl_slist_append(headerList, "\(name): \(value)")
+            headerList = bbs_curl_slist_append(headerList, "\(name): \(value)")
         }
         if let headerList {
             bbs_curl_setopt_pointer(easy, CURLOPT_HTTPHEADER, headerList)
@@ -193,15 +192,15 @@ private final class Transfer: @unchecked Sendable {
     }
 
     deinit {
-        curl_easy_cleanup(easy)
-        curl_slist_free_all(headerList)
+        bbs_curl_easy_cleanup(easy)
+        bbs_curl_slist_free_all(headerList)
         errorText.deallocate()
     }
 
     func finish(_ code: CURLcode) {
         guard code == CURLE_OK else {
             let detail = String(cString: errorText)
-            let summary = String(cString: curl_easy_strerror(code))
+            let summary = String(cString: bbs_curl_easy_strerror(code))
             var reason = detail.isEmpty ? summary : "\(summary) (\(detail))"
             if overflowed { reason = "the response is larger than \(options.maxBodyBytes >> 20) MB" }
             let error: ArchiveError =
@@ -269,9 +268,11 @@ extension Transfer {
     fileprivate var maxBodyBytes: Int { options.maxBodyBytes }
 }
 
-/// libcurl's one-time global set-up.
+/// libcurl, loaded and set up (`curl_global_init`) by the first client, not
+/// at start-up: only a fetch needs it and the libraries it brings.
 enum Curl {
-    private static let once: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
-
-    static func initialize() { _ = once }
+    /// `nil` once libcurl is ready; otherwise why it is not (one sentence).
+    static func load() -> String? {
+        bbs_curl_load() == 0 ? nil : String(cString: bbs_curl_load_error())
+    }
 }

@@ -1,6 +1,10 @@
-import FlyingFox
-import FlyingSocks
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `bbsarchive serve`: previews a built site over HTTP.
 ///
@@ -8,10 +12,16 @@ import Foundation
 /// percent-encoded) is refused with 400, and a file reached through a
 /// symbolic link that leads out of the folder is a 404, as is anything
 /// missing (with the site's `404.html` as the body when there is one).
+///
+/// A small HTTP/1.1 server on plain sockets, a thread a connection (a
+/// preview has a handful of clients): GET and HEAD, kept-alive connections,
+/// each answer written whole in one go. It used FlyingFox, whose module links
+/// FoundationNetworking and so libcurl, which every run of every command
+/// then loaded (~7 ms of the dynamic loader's work) though only `fetch`
+/// needs it.
 package actor SiteServer {
     package let root: URL
-    private var server: HTTPServer?
-    private var runTask: Task<Void, Never>?
+    private var listener: SiteListener?
 
     package init(root: URL) { self.root = root }
 
@@ -22,110 +32,301 @@ package actor SiteServer {
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder.boolValue else {
             throw .unreadableFile(path: root.path, reason: "there is no such folder; build the site first")
         }
-        let address: SocketAddress
-        do {
-            address = host.contains(":") ? try .inet6(ip6: host, port: port) : try .inet(ip4: host, port: port)
-        } catch {
+        let handler = SiteFileHandler(root: root.resolvingSymlinksInPath())
+        let listener = try SiteListener.open(host: host, port: port, handler: handler)
+        self.listener = listener
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return "http://\(shown):\(listener.port)/"
+    }
+
+    /// Closes the socket and every open connection, and waits for the
+    /// server's thread to end. Safe to call twice.
+    package func stop() async {
+        guard let listener else { return }
+        self.listener = nil
+        await listener.stop()
+    }
+}
+
+/// The listening socket and its thread, which accepts connections and hands
+/// each to a thread of its own.
+private final class SiteListener: @unchecked Sendable {
+    // @unchecked: `stopping`, `connections` and `ended` are only touched
+    // while holding `lock`; the descriptor never changes once open.
+    private let listening: Int32
+    let port: UInt16
+    private let handler: SiteFileHandler
+    private let lock = NSLock()
+    private var stopping = false
+    private var connections: Set<Int32> = []
+    private var ended = false
+    private var waiting: CheckedContinuation<Void, Never>?
+
+    private init(socket: Int32, port: UInt16, handler: SiteFileHandler) {
+        self.listening = socket
+        self.port = port
+        self.handler = handler
+    }
+
+    static func open(host: String, port: UInt16, handler: SiteFileHandler) throws(ArchiveError) -> SiteListener {
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let info = found else {
             throw .invalidOption("--host \"\(host)\" is not an IP address, e.g. 127.0.0.1 or ::1")
         }
-        let handler = SiteFileHandler(root: root.resolvingSymlinksInPath())
-        let http = HTTPServer(
-            config: HTTPServer.Configuration(
-                address: address, timeout: 15, pool: NoDelayPool(HTTPServer.defaultPool()), logger: .disabled),
-            handler: handler)
-        let failure = ServeFailure()
-        let task = Task {
-            do { try await http.run() } catch { failure.set(error) }
+        defer { freeaddrinfo(found) }
+        func failure(_ what: String) -> ArchiveError {
+            .invalidOption("cannot listen on \(host):\(port): \(what): \(String(cString: strerror(errno)))")
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while true {
-            if let error = failure.get() {
-                throw .invalidOption("cannot listen on \(host):\(port): \(Self.describe(error))")
-            }
-            if await http.isListening, let bound = await http.listeningAddress {
-                let shown = host.contains(":") ? "[\(host)]" : host
-                let boundPort: UInt16
-                switch bound {
-                case .ip4(_, let port): boundPort = port
-                case .ip6(_, let port): boundPort = port
-                default:
-                    await http.stop()
-                    task.cancel()
-                    throw .invalidOption("cannot listen on \(host):\(port): unexpected address \(bound)")
+        let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw failure("socket") }
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
+            let error = failure("bind")
+            close(fd)
+            throw error
+        }
+        guard listen(fd, 64) == 0 else {
+            let error = failure("listen")
+            close(fd)
+            throw error
+        }
+        var bound = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else {
+            let error = failure("getsockname")
+            close(fd)
+            throw error
+        }
+        let family = Int32(bound.ss_family)
+        let boundPort: UInt16 = withUnsafePointer(to: bound) { pointer in
+            if family == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    UInt16(bigEndian: $0.pointee.sin6_port)
                 }
-                server = http
-                runTask = task
-                return "http://\(shown):\(boundPort)/"
             }
-            if ContinuousClock.now > deadline {
-                await http.stop()
-                task.cancel()
-                throw .invalidOption("cannot listen on \(host):\(port): timed out waiting for the socket")
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                UInt16(bigEndian: $0.pointee.sin_port)
             }
-            // Stopped while waiting (Ctrl-C at start-up): close the socket
-            // and say so, instead of polling until the deadline.
-            do {
-                try await Task.sleep(for: .milliseconds(2))
-            } catch {
-                await http.stop()
-                task.cancel()
-                throw .invalidOption("cannot listen on \(host):\(port): stopped before the socket was open")
+        }
+        let listener = SiteListener(socket: fd, port: boundPort, handler: handler)
+        let thread = Thread { listener.acceptLoop() }
+        thread.name = "bbsarchive.serve"
+        thread.start()
+        return listener
+    }
+
+    func stop() async {
+        let open = lock.withLock {
+            stopping = true
+            return connections
+        }
+        // Wakes the threads blocked in recv on kept-alive connections.
+        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+        await withCheckedContinuation { continuation in
+            let done = lock.withLock {
+                if ended { return true }
+                waiting = continuation
+                return false
             }
+            if done { continuation.resume() }
         }
     }
 
-    /// Closes the socket and waits for the server to end. Safe to call twice.
-    package func stop() async {
-        guard let http = server else { return }
-        server = nil
-        await http.stop(timeout: 1)
-        runTask?.cancel()
-        await runTask?.value
-        runTask = nil
+    private var isStopping: Bool { lock.withLock { stopping } }
+
+    private func acceptLoop() {
+        while !isStopping {
+            var ready = pollfd(fd: listening, events: Int16(POLLIN), revents: 0)
+            // A short wait, so that `stop` is seen soon without a wake-up pipe.
+            guard poll(&ready, 1, 50) > 0 else { continue }
+            let connection = accept(listening, nil, nil)
+            guard connection >= 0 else { continue }
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            let accepted = lock.withLock {
+                guard !stopping else { return false }
+                connections.insert(connection)
+                return true
+            }
+            guard accepted else {
+                close(connection)
+                break
+            }
+            let thread = Thread { [self] in
+                serve(connection)
+                lock.withLock { _ = connections.remove(connection) }
+                close(connection)
+            }
+            thread.name = "bbsarchive.serve.connection"
+            thread.start()
+        }
+        close(listening)
+        let continuation = lock.withLock {
+            ended = true
+            defer { waiting = nil }
+            return waiting
+        }
+        continuation?.resume()
     }
 
-    private static func describe(_ error: any Error) -> String {
-        if let socketError = error as? SocketError, case .failed(_, _, let message) = socketError { return message }
-        return String(describing: error)
+    /// Answers requests on one connection until the client closes it, asks
+    /// to, sends something that is not a request, or is idle for 15 seconds.
+    private func serve(_ fd: Int32) {
+        var on: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        var idle = timeval(tv_sec: 15, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        while !isStopping {
+            // The head of the next request: up to the blank line.
+            var end = HTTPHead.end(of: buffer)
+            while end == nil {
+                guard buffer.count < HTTPHead.maxBytes else {
+                    sendAll(fd, SiteFileHandler.answer(431, "Request Header Fields Too Large", keepAlive: false))
+                    return
+                }
+                let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { return }
+                buffer += chunk[..<count]
+                end = HTTPHead.end(of: buffer)
+            }
+            guard let headEnd = end, let head = HTTPHead(buffer[..<headEnd]) else {
+                sendAll(fd, SiteFileHandler.answer(400, "Bad Request", keepAlive: false))
+                return
+            }
+            buffer.removeSubrange(..<headEnd)
+            // A body (no GET or HEAD has one) is not read: answer, then close.
+            let keepAlive = head.keepAlive && head.contentLength == 0
+            sendAll(fd, handler.answer(head, keepAlive: keepAlive))
+            if !keepAlive { return }
+        }
+    }
+
+    private func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                buffer.baseAddress.map { send(fd, $0 + sent, buffer.count - sent, Int32(MSG_NOSIGNAL)) } ?? -1
+            }
+            guard count > 0 else { return }
+            sent += count
+        }
+    }
+}
+
+/// The request line and the headers that matter of one HTTP request.
+struct HTTPHead: Equatable {
+    static let maxBytes = 64 << 10
+
+    var method: String
+    var target: String
+    var keepAlive: Bool
+    var contentLength: Int
+
+    /// The index just past the blank line that ends a request's head, if
+    /// `bytes` holds one.
+    static func end(of bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 3..<bytes.count
+        where bytes[index] == 10 && bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 {
+            return index + 1
+        }
+        return nil
+    }
+}
+
+extension HTTPHead {
+    /// `nil` for anything that is not an HTTP/1.x request head.
+    init?(_ bytes: ArraySlice<UInt8>) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: true).makeIterator()
+        guard let requestLine = lines.next() else { return nil }
+        let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, parts[2].hasPrefix("HTTP/1.") else {
+            return nil
+        }
+        method = String(parts[0])
+        target = String(parts[1])
+        // HTTP/1.1 keeps the connection unless asked not to; 1.0 only if asked to.
+        var keepAlive = parts[2] == "HTTP/1.1"
+        var contentLength = 0
+        while let line = lines.next() {
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces).lowercased()
+            if name == "connection" {
+                if value.contains("close") { keepAlive = false }
+                if value.contains("keep-alive") { keepAlive = true }
+            } else if name == "content-length" {
+                guard let length = Int(value), length >= 0 else { return nil }
+                contentLength = length
+            } else if name == "transfer-encoding" {
+                contentLength = Int.max
+            }
+        }
+        self.keepAlive = keepAlive
+        self.contentLength = contentLength
     }
 }
 
 /// Maps request paths to files under the root.
-struct SiteFileHandler: HTTPHandler {
+struct SiteFileHandler: Sendable {
     let root: URL
 
-    func handleRequest(_ request: FlyingFox.HTTPRequest) async throws -> FlyingFox.HTTPResponse {
-        guard request.method == .GET || request.method == .HEAD else {
-            return Self.plain(405, "Method Not Allowed")
+    /// The whole answer to one request, head and body.
+    func answer(_ request: HTTPHead, keepAlive: Bool) -> [UInt8] {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return Self.answer(405, "Method Not Allowed", keepAlive: keepAlive)
         }
-        switch Self.resolve(target: request.target.rawValue, root: root) {
+        let head = request.method == "HEAD"
+        switch Self.resolve(target: request.target, root: root) {
         case .bad:
-            return Self.plain(400, "Bad Request")
+            return Self.answer(400, "Bad Request", keepAlive: keepAlive)
         case .missing:
-            return notFound()
+            return notFound(keepAlive: keepAlive, head: head)
         case .file(let url):
-            guard let data = FileManager.default.contents(atPath: url.path) else { return notFound() }
-            return FlyingFox.HTTPResponse(
-                statusCode: .ok,
-                headers: [
-                    .contentType: Self.contentType(url), HTTPHeader("X-Content-Type-Options"): "nosniff",
-                ],
-                body: request.method == .HEAD ? Data() : data)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                return notFound(keepAlive: keepAlive, head: head)
+            }
+            return Self.answer(
+                200, "OK", type: Self.contentType(url), extra: "X-Content-Type-Options: nosniff\r\n", body: data,
+                keepAlive: keepAlive, head: head)
         }
     }
 
-    private func notFound() -> FlyingFox.HTTPResponse {
-        let page = FileManager.default.contents(atPath: root.appendingPathComponent("404.html").path)
-        return FlyingFox.HTTPResponse(
-            statusCode: .notFound,
-            headers: [.contentType: page == nil ? "text/plain; charset=utf-8" : "text/html; charset=utf-8"],
-            body: page ?? Data("Not Found\n".utf8))
+    private func notFound(keepAlive: Bool, head: Bool) -> [UInt8] {
+        guard let page = FileManager.default.contents(atPath: root.appendingPathComponent("404.html").path) else {
+            return Self.answer(404, "Not Found", keepAlive: keepAlive)
+        }
+        return Self.answer(
+            404, "Not Found", type: "text/html; charset=utf-8", body: page, keepAlive: keepAlive, head: head)
     }
 
-    private static func plain(_ status: Int, _ phrase: String) -> FlyingFox.HTTPResponse {
-        FlyingFox.HTTPResponse(
-            statusCode: HTTPStatusCode(status, phrase: phrase), headers: [.contentType: "text/plain; charset=utf-8"],
-            body: Data("\(phrase)\n".utf8))
+    /// A plain-text answer that says its status.
+    static func answer(_ status: Int, _ phrase: String, keepAlive: Bool) -> [UInt8] {
+        answer(
+            status, phrase, type: "text/plain; charset=utf-8", body: Data("\(phrase)\n".utf8), keepAlive: keepAlive,
+            head: false)
+    }
+
+    static func answer(
+        _ status: Int, _ phrase: String, type: String, extra: String = "", body: Data, keepAlive: Bool, head: Bool
+    ) -> [UInt8] {
+        let lines =
+            "HTTP/1.1 \(status) \(phrase)\r\nContent-Type: \(type)\r\n\(extra)Content-Length: \(body.count)\r\n"
+            + "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+        var bytes = Array(lines.utf8)
+        if !head { bytes += body }
+        return bytes
     }
 
     enum Resolution: Equatable {
@@ -179,34 +380,5 @@ struct SiteFileHandler: HTTPHandler {
         case "mp4": "video/mp4"
         default: "application/octet-stream"
         }
-    }
-}
-
-private final class ServeFailure: @unchecked Sendable {
-    // @unchecked: `error` is only touched while holding `lock`.
-    private let lock = NSLock()
-    private var error: (any Error)?
-
-    func set(_ error: any Error) { lock.withLock { self.error = error } }
-    func get() -> (any Error)? { lock.withLock { error } }
-}
-
-/// The server's socket pool, with Nagle's algorithm off on every socket it
-/// waits on (the listening socket, whose connections inherit it, and each
-/// connection). FlyingFox writes a response's header and body apart; with
-/// Nagle on, the body of every response after the first on a kept-alive
-/// connection waits for the client's delayed ACK, about 40 ms, which made a
-/// search page that loads a dozen index files take 150 ms longer.
-struct NoDelayPool: AsyncSocketPool {
-    let inner: any AsyncSocketPool
-
-    init(_ inner: any AsyncSocketPool) { self.inner = inner }
-
-    func prepare() async throws { try await inner.prepare() }
-    func run() async throws { try await inner.run() }
-
-    func suspendSocket(_ socket: Socket, untilReadyFor events: Socket.Events) async throws {
-        try? socket.setValue(true, for: BoolSocketOption(level: Int32(IPPROTO_TCP), name: Int32(TCP_NODELAY)))
-        try await inner.suspendSocket(socket, untilReadyFor: events)
     }
 }
