@@ -154,6 +154,47 @@ import Testing
         #expect(post == "405")
     }
 
+    /// A server that holds its limit of connections answers one more with
+    /// 503 at once, and serves again when a connection ends.
+    @Test func aFullServerRefusesAConnectionAndServesWhenOneEnds() async throws {
+        let (root, _) = try Self.makeSite()
+        let server = SiteServer(root: root, maxConnections: 1)
+        let base = String(try await server.start().dropLast())
+        let port = try #require(base.split(separator: ":").last.flatMap { UInt16($0) })
+        // One kept-alive connection, answered once, so the server holds it.
+        let held = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(held >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(held, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0)
+        let request = Array("GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(held, $0.baseAddress, $0.count, 0) }
+        var reply = [UInt8](repeating: 0, count: 4096)
+        let count = reply.withUnsafeMutableBytes { recv(held, $0.baseAddress, $0.count, 0) }
+        #expect(String(decoding: reply.prefix(max(count, 0)), as: UTF8.self).hasPrefix("HTTP/1.1 200 OK"))
+        let curl = try #require(ExternalTool.find("curl"), "no curl on PATH")
+        let arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", base + "/index.html"]
+        let busy = try await Task.detached { try ExternalTool.run(curl, arguments, timeout: 30).text }.value
+        close(held)
+        // The server sees the close when its thread's read returns.
+        var again = ""
+        for _ in 0..<100 {
+            again = try await Task.detached { try ExternalTool.run(curl, arguments, timeout: 30).text }.value
+            if again == "200" { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        await server.stop()
+        #expect(busy == "503")
+        #expect(again == "200")
+    }
+
     @Test func readsRequestHeads() throws {
         let get = try #require(HTTPHead(ArraySlice("GET /a%20b?q=1 HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
         #expect(get == HTTPHead(method: "GET", target: "/a%20b?q=1", keepAlive: true, contentLength: 0))

@@ -21,9 +21,16 @@ import Foundation
 /// needs it.
 package actor SiteServer {
     package let root: URL
+    /// Connections served at once; one more is answered 503 and closed.
+    /// Each has a thread, so a client that opens thousands (the preview
+    /// can listen beyond loopback with `--host`) cannot exhaust the process.
+    package let maxConnections: Int
     private var listener: SiteListener?
 
-    package init(root: URL) { self.root = root }
+    package init(root: URL, maxConnections: Int = 64) {
+        self.root = root
+        self.maxConnections = max(1, maxConnections)
+    }
 
     /// Binds `host:port` (port 0 picks a free one) and returns the address
     /// to open, `http://HOST:PORT/`, once the server accepts connections.
@@ -33,7 +40,8 @@ package actor SiteServer {
             throw .unreadableFile(path: root.path, reason: "there is no such folder; build the site first")
         }
         let handler = SiteFileHandler(root: root.resolvingSymlinksInPath())
-        let listener = try SiteListener.open(host: host, port: port, handler: handler)
+        let listener = try SiteListener.open(
+            host: host, port: port, handler: handler, maxConnections: maxConnections)
         self.listener = listener
         let shown = host.contains(":") ? "[\(host)]" : host
         return "http://\(shown):\(listener.port)/"
@@ -56,19 +64,23 @@ private final class SiteListener: @unchecked Sendable {
     private let listening: Int32
     let port: UInt16
     private let handler: SiteFileHandler
+    private let maxConnections: Int
     private let lock = NSLock()
     private var stopping = false
     private var connections: Set<Int32> = []
     private var ended = false
     private var waiting: CheckedContinuation<Void, Never>?
 
-    private init(socket: Int32, port: UInt16, handler: SiteFileHandler) {
+    private init(socket: Int32, port: UInt16, handler: SiteFileHandler, maxConnections: Int) {
         self.listening = socket
         self.port = port
         self.handler = handler
+        self.maxConnections = maxConnections
     }
 
-    static func open(host: String, port: UInt16, handler: SiteFileHandler) throws(ArchiveError) -> SiteListener {
+    static func open(host: String, port: UInt16, handler: SiteFileHandler, maxConnections: Int)
+        throws(ArchiveError) -> SiteListener
+    {
         var hints = addrinfo()
         hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE
         hints.ai_family = AF_UNSPEC
@@ -116,7 +128,7 @@ private final class SiteListener: @unchecked Sendable {
                 UInt16(bigEndian: $0.pointee.sin_port)
             }
         }
-        let listener = SiteListener(socket: fd, port: boundPort, handler: handler)
+        let listener = SiteListener(socket: fd, port: boundPort, handler: handler, maxConnections: maxConnections)
         let thread = Thread { listener.acceptLoop() }
         thread.name = "bbsarchive.serve"
         thread.start()
@@ -150,14 +162,21 @@ private final class SiteListener: @unchecked Sendable {
             let connection = accept(listening, nil, nil)
             guard connection >= 0 else { continue }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            let accepted = lock.withLock {
-                guard !stopping else { return false }
+            enum Admission { case served, busy, stopping }
+            let admission = lock.withLock { () -> Admission in
+                guard !stopping else { return .stopping }
+                guard connections.count < maxConnections else { return .busy }
                 connections.insert(connection)
-                return true
+                return .served
             }
-            guard accepted else {
+            if admission == .stopping {
                 close(connection)
                 break
+            }
+            if admission == .busy {
+                // Said at once, without reading the request: nothing waits on a full server.
+                refuse(connection)
+                continue
             }
             let thread = Thread { [self] in
                 serve(connection)
@@ -209,6 +228,23 @@ private final class SiteListener: @unchecked Sendable {
             sendAll(fd, handler.answer(head, keepAlive: keepAlive))
             if !keepAlive { return }
         }
+    }
+
+    /// Answers 503 and closes. The request is read (64 kB and 0.2 s at
+    /// most) before closing, or the kernel would reset the connection over
+    /// the unread bytes and the client might never see the answer.
+    private func refuse(_ fd: Int32) {
+        var wait = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        sendAll(fd, SiteFileHandler.answer(503, "Service Unavailable", keepAlive: false))
+        shutdown(fd, Int32(SHUT_WR))
+        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        for _ in 0..<4 {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+        }
+        close(fd)
     }
 
     private func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
