@@ -655,8 +655,9 @@ final class WorkerPool: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            // Its own items first, then anyone's; wait when there are none.
-            guard let (next, index) = claim(preferring: job) else {
+            // Its own items first, then another task's (the newest: the
+            // items of a board under way); wait when there are none.
+            guard let (next, index) = claim(preferring: job, newest: true) else {
                 condition.wait()
                 condition.unlock()
                 continue
@@ -670,7 +671,7 @@ final class WorkerPool: @unchecked Sendable {
     private func work() {
         while true {
             condition.lock()
-            guard let (job, index) = claim(preferring: nil) else {
+            guard let (job, index) = claim(preferring: nil, newest: false) else {
                 if closed {
                     condition.unlock()
                     return
@@ -685,11 +686,15 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     /// The next unclaimed item, of `preferred` if it has one, else of the
-    /// newest job that has; called with the condition's lock held.
-    private func claim(preferring preferred: Job?) -> (Job, Int)? {
+    /// `newest` job that has or the oldest; called with the condition's
+    /// lock held. A free worker takes the oldest, so that while boards are
+    /// left each worker renders one of its own (workers creating files in
+    /// the same folder wait for each other: the kernel locks the folder for
+    /// each), and joins the others' boards only when none are.
+    private func claim(preferring preferred: Job?, newest: Bool) -> (Job, Int)? {
         jobs.removeAll { $0.stopped || $0.claimed == $0.count }
         let own = preferred.flatMap { preferred in jobs.contains { $0 === preferred } ? preferred : nil }
-        guard let job = own ?? jobs.last else { return nil }
+        guard let job = own ?? (newest ? jobs.last : jobs.first) else { return nil }
         job.claimed += 1
         return (job, job.claimed - 1)
     }
