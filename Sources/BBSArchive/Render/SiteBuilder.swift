@@ -267,6 +267,11 @@ package struct SiteBuilder: Sendable {
 
     /// `body` over every item, on up to `options.workers` threads at once;
     /// the results in the order of the items. The first error is thrown.
+    ///
+    /// Called from a task of another `parallelMap` (a board's pages and
+    /// threads, within the boards), its items join the same workers: a
+    /// worker with nothing left of its own takes them, so the last big
+    /// board is rendered by every worker, not by one while the others wait.
     func parallelMap<Item: Sendable, Result>(
         _ items: [Item], _ body: @Sendable (Item) throws(ArchiveError) -> Result
     ) throws(ArchiveError) -> [Result] {
@@ -276,16 +281,20 @@ package struct SiteBuilder: Sendable {
             return results
         }
         let results = TaskResults<Result>(count: items.count)
-        let next = TaskResults<Int>(count: 0)
-        DispatchQueue.concurrentPerform(iterations: min(options.workers, items.count)) { _ in
-            // Each worker takes the next item until none is left or one failed.
-            while let index = next.claim(below: items.count) {
+        try withoutActuallyEscaping(body) { body throws(ArchiveError) in
+            let job = WorkerPool.Job(count: items.count) { index in
                 do throws(ArchiveError) {
                     results.set(index, .success(try body(items[index])))
+                    return true
                 } catch {
                     results.set(index, .failure(error))
-                    next.stop()
+                    return false
                 }
+            }
+            if let pool = WorkerPool.current {
+                pool.run(job)
+            } else {
+                WorkerPool.run(job, threads: min(options.workers, items.count))
             }
         }
         return try results.collect()
@@ -570,6 +579,134 @@ final class BackgroundTask: @unchecked Sendable {
         done.wait()
         done.signal()  // so that the next wait returns at once
         if case .failure(let error) = lock.withLock({ result }) { throw error }
+    }
+}
+
+/// The threads of a build's `parallelMap`: jobs (the items of one call),
+/// each item run once by whichever worker claims it first. A call made from
+/// a worker adds its job to the same pool (`current`), so nested calls
+/// share the workers instead of running one after the other on the
+/// caller's thread. A worker takes the newest job's items first (the inner
+/// ones: a board is done before the next is started).
+final class WorkerPool: @unchecked Sendable {
+    /// The items of one `parallelMap`; `body` returns false when an item
+    /// failed, after which no more of its items are started.
+    final class Job: @unchecked Sendable {
+        let count: Int
+        /// Let go when the job is done: `parallelMap` hands in a closure
+        /// that must not outlive it.
+        var body: ((Int) -> Bool)?
+        // Guarded by the pool's condition.
+        var claimed = 0
+        var finished = 0
+        var stopped = false
+
+        init(count: Int, body: @escaping (Int) -> Bool) {
+            self.count = count
+            self.body = body
+        }
+
+        var isDone: Bool { finished == claimed && (stopped || claimed == count) }
+    }
+
+    /// The pool the current thread works for, if it is one of its workers.
+    @TaskLocal static var current: WorkerPool?
+
+    private let condition = NSCondition()
+    /// Jobs that may still have unclaimed items, oldest first.
+    private var jobs: [Job] = []
+    private var closed = false
+
+    /// Runs `job` on `threads` threads (this one and `threads - 1` more),
+    /// then ends them.
+    static func run(_ job: Job, threads: Int) {
+        let pool = WorkerPool()
+        let group = DispatchGroup()
+        for _ in 1..<max(1, threads) {
+            group.enter()
+            let thread = Thread {
+                WorkerPool.$current.withValue(pool) { pool.work() }
+                group.leave()
+            }
+            // As deep as the main thread's: rendering recurses through templates.
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        WorkerPool.$current.withValue(pool) { pool.run(job) }
+        pool.condition.withLock {
+            pool.closed = true
+            pool.condition.broadcast()
+        }
+        group.wait()
+    }
+
+    /// Adds `job`, works on it (and on the jobs of other workers while its
+    /// last items are running elsewhere) until all its items are done.
+    func run(_ job: Job) {
+        condition.withLock {
+            jobs.append(job)
+            condition.broadcast()
+        }
+        while true {
+            condition.lock()
+            if job.isDone {
+                jobs.removeAll { $0 === job }
+                job.body = nil
+                condition.unlock()
+                return
+            }
+            // Its own items first, then another task's (the newest: the
+            // items of a board under way); wait when there are none.
+            guard let (next, index) = claim(preferring: job, newest: true) else {
+                condition.wait()
+                condition.unlock()
+                continue
+            }
+            condition.unlock()
+            perform(next, index)
+        }
+    }
+
+    /// A worker's loop: items of any job until the pool is closed.
+    private func work() {
+        while true {
+            condition.lock()
+            guard let (job, index) = claim(preferring: nil, newest: false) else {
+                if closed {
+                    condition.unlock()
+                    return
+                }
+                condition.wait()
+                condition.unlock()
+                continue
+            }
+            condition.unlock()
+            perform(job, index)
+        }
+    }
+
+    /// The next unclaimed item, of `preferred` if it has one, else of the
+    /// `newest` job that has or the oldest; called with the condition's
+    /// lock held. A free worker takes the oldest, so that while boards are
+    /// left each worker renders one of its own (workers creating files in
+    /// the same folder wait for each other: the kernel locks the folder for
+    /// each), and joins the others' boards only when none are.
+    private func claim(preferring preferred: Job?, newest: Bool) -> (Job, Int)? {
+        jobs.removeAll { $0.stopped || $0.claimed == $0.count }
+        let own = preferred.flatMap { preferred in jobs.contains { $0 === preferred } ? preferred : nil }
+        guard let job = own ?? (newest ? jobs.last : jobs.first) else { return nil }
+        job.claimed += 1
+        return (job, job.claimed - 1)
+    }
+
+    private func perform(_ job: Job, _ index: Int) {
+        // Nothing clears `body` before this item is counted finished.
+        let succeeded = job.body?(index) ?? false
+        condition.withLock {
+            job.finished += 1
+            if !succeeded { job.stopped = true }
+            if job.isDone { condition.broadcast() }
+        }
     }
 }
 

@@ -75,8 +75,11 @@ package struct DiskPublisher: SitePublisher {
 
     /// `earlyFlushBytes`: once more than `flushOneByOne` files are
     /// written, each time this many more bytes are, the disk starts on them
-    /// in the background (`WriteLog.wrote`).
-    package init(root: URL, earlyFlushBytes: Int = 64 << 20) throws(ArchiveError) {
+    /// in the background (`WriteLog.wrote`). What is left of the last
+    /// bound is what the build's last flush waits for with every core idle:
+    /// at the 100k site (ext4, 2 cores), 0.29 s with 64 MB, 0.04 s with 16 MB,
+    /// for the same user and system CPU.
+    package init(root: URL, earlyFlushBytes: Int = 16 << 20) throws(ArchiveError) {
         self.root = root
         prefix = root.path + "/"
         do {
