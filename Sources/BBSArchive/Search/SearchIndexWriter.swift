@@ -272,7 +272,7 @@ struct SearchIndexWriter {
         var out = [Prepared?](repeating: nil, count: rows.count)
         out.withUnsafeMutableBufferPointer { buffer in
             nonisolated(unsafe) let buffer = buffer
-            DispatchQueue.concurrentPerform(iterations: stripes) { stripe in
+            onThreads(stripes) { stripe in
                 for index in stride(from: stripe, to: rows.count, by: stripes) {
                     let (post, title, position) = rows[index]
                     let document = Self.document(
@@ -291,6 +291,28 @@ struct SearchIndexWriter {
             }
         }
         return out.compactMap { $0 }
+    }
+
+    /// Runs `body` for 0..<count at once, each on a thread of its own (0 on
+    /// the caller's), and returns when all have ended. Threads, not
+    /// `DispatchQueue.concurrentPerform` or the global queue: in a build the
+    /// boards' tasks hold the dispatch pool's threads (one a core), and the
+    /// index's work queued there waited for the boards to end (a timeline
+    /// of the 100k build: no search work for its first 12 s, then only the
+    /// search), where threads of its own share the cores with them.
+    static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let group = DispatchGroup()
+        for index in stride(from: 1, to: count, by: 1) {
+            group.enter()
+            let thread = Thread {
+                body(index)
+                group.leave()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        body(0)
+        group.wait()
     }
 
     /// A batch's documents being worked out on other threads (`prepare`),
@@ -312,7 +334,7 @@ struct SearchIndexWriter {
             numbering: Numbering, files: FileBatch
         ) {
             group.enter()
-            DispatchQueue.global().async { [self] in
+            let thread = Thread { [self] in
                 defer { group.leave() }
                 result = SearchIndexWriter.prepare(
                     rows, postsPerPage: postsPerPage, forum: forum, cores: cores, numbering: numbering)
@@ -327,6 +349,8 @@ struct SearchIndexWriter {
                     failure = error
                 }
             }
+            thread.stackSize = 8 << 20
+            thread.start()
         }
 
         /// The batch's documents (their own records emptied) and its
@@ -496,7 +520,7 @@ struct SearchIndexWriter {
         let folder = spill.folder
         let buffered = spill.takeBuffered()
         let assembly = BucketAssembly()
-        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+        Self.onThreads(threads) { _ in
             while let bucket = assembly.claim(below: buckets) {
                 do throws(ArchiveError) {
                     let records = SpillFiles.bucketRecords(bucket, folder: folder, buffered: buffered[bucket])
