@@ -381,6 +381,56 @@ import Testing
         #expect(two.publisher.files == four.publisher.files)
     }
 
+    /// A full pass writes its chunks as each batch of posts is worked out
+    /// (not from the thread that reads the store) and each bucket's shards
+    /// as soon as it is assembled: the same files whatever the size of a
+    /// batch (a chunk never spans two), and every chunk there.
+    @Test func aFullPassIsTheSameWhateverTheBatch() async throws {
+        let (_, _, writer, site, first) = try await Self.indexedCopy("search-batches")
+        #expect(first.documents > 40)
+        for size in [4, 8, 12] {
+            var small = writer
+            small.batchSize = size
+            let recorder = Recorder()
+            _ = try small.writeAll(recorder.output)
+            #expect(recorder.files == site.files, "batches of \(size)")
+        }
+        let chunks = site.files.keys.filter { $0.hasPrefix("search/d/") }
+        #expect(chunks.count == (first.documents + SearchIndexWriter.docsPerChunk - 1) / SearchIndexWriter.docsPerChunk)
+        let last = (first.documents - 1) / SearchIndexWriter.docsPerChunk
+        let rows = try #require(site.files[SearchIndexWriter.chunkPath(last)].map(SearchIndexWriter.chunkRows))
+        #expect(rows.count == first.documents - last * SearchIndexWriter.docsPerChunk)
+    }
+
+    /// A file that cannot be written, a chunk (written beside the reading
+    /// of the store) or a shard (by the cores that assemble them), fails
+    /// the pass with its error, and the manifest, written last, is not
+    /// written: the next build indexes everything again.
+    @Test(arguments: [SearchIndexWriter.chunkPath(3), "search/s/"])
+    func aFullPassThatCannotWriteAFileFails(_ failing: String) async throws {
+        let (_, _, writer, _, _) = try await Self.indexedCopy("search-unwritable")
+        let recorder = Recorder()
+        let output = SearchIndexWriter.Output(
+            read: recorder.output.read,
+            write: { data, path throws(ArchiveError) in
+                if path.hasPrefix(failing) { throw .outputUnwritable(path: path, reason: "test") }
+                return try recorder.output.write(data, path)
+            })
+        var thrown: ArchiveError?
+        do throws(ArchiveError) {
+            _ = try writer.writeAll(output)
+        } catch {
+            thrown = error
+        }
+        guard case .outputUnwritable(let path, let reason) = try #require(thrown) else {
+            Issue.record("unexpected error \(String(describing: thrown))")
+            return
+        }
+        #expect(path.hasPrefix(failing))
+        #expect(reason == "test")
+        #expect(recorder.publisher.read(SearchIndexWriter.manifestPath) == nil)
+    }
+
     /// Buckets hold about the same number of documents at any size, so
     /// decoding one takes the same memory: 64 up to 262,144 documents,
     /// then doubled, never more than the shards.

@@ -189,8 +189,6 @@ package struct SiteBuilder: Sendable {
             }
         }
         for part in userRuns { run.absorb(part) }
-        try search.wait()
-        run.absorb(searchRun)
         let shrunk = run.previousShrunkUserPages.filter { !run.builtUsers.contains($0.key) }
             .merging(run.shrunkUserPages) { _, new in new }
 
@@ -208,6 +206,11 @@ package struct SiteBuilder: Sendable {
         // Only a cache: a store that cannot take it costs a probe next time.
         try? store.recordImageFacts(run.newImageFacts)
         for writer in writers { try writer.write(changes: run.changes, store: store, publisher: publisher) }
+        // The search task goes on beside everything above (nothing there
+        // reads what it writes): waited for here, the cores that the home,
+        // feeds, sitemap and assets leave idle finish the index.
+        try search.wait()
+        run.absorb(searchRun)
         // Written last, after everything else is on the disk: a build that
         // stopped part way leaves the old state, and the next build renders
         // everything that changed since then.

@@ -131,6 +131,9 @@ struct SearchIndexWriter {
     /// Buckets of the full pass at the least (fewer only when there are
     /// fewer shards).
     var leastBuckets = 64
+    /// Posts a batch of the full pass (`Preparing`), rounded up to a
+    /// multiple of `docsPerChunk`, so that each batch writes whole chunks.
+    var batchSize = 256
     /// Threads that work out documents and assemble shards (at most four);
     /// the files are the same whatever the number.
     var cores = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
@@ -269,7 +272,7 @@ struct SearchIndexWriter {
         var out = [Prepared?](repeating: nil, count: rows.count)
         out.withUnsafeMutableBufferPointer { buffer in
             nonisolated(unsafe) let buffer = buffer
-            DispatchQueue.concurrentPerform(iterations: stripes) { stripe in
+            onThreads(stripes) { stripe in
                 for index in stride(from: stripe, to: rows.count, by: stripes) {
                     let (post, title, position) = rows[index]
                     let document = Self.document(
@@ -290,31 +293,71 @@ struct SearchIndexWriter {
         return out.compactMap { $0 }
     }
 
+    /// Runs `body` for 0..<count at once, each on a thread of its own (0 on
+    /// the caller's), and returns when all have ended. Threads, not
+    /// `DispatchQueue.concurrentPerform` or the global queue: in a build the
+    /// boards' tasks hold the dispatch pool's threads (one a core), and the
+    /// index's work queued there waited for the boards to end (a timeline
+    /// of the 100k build: no search work for its first 12 s, then only the
+    /// search), where threads of its own share the cores with them.
+    static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let group = DispatchGroup()
+        for index in stride(from: 1, to: count, by: 1) {
+            group.enter()
+            let thread = Thread {
+                body(index)
+                group.leave()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        body(0)
+        group.wait()
+    }
+
     /// A batch's documents being worked out on other threads (`prepare`),
     /// with the spill records of the whole batch grouped by bucket
     /// (`SpillFiles.Records.batch`), so the writer appends them at once.
+    ///
+    /// It writes the batch's `search/d/` chunks too (to `files`), on its own
+    /// thread: written by the thread that reads the store, 25,000 chunks at
+    /// 100k held it up while the other cores waited for the next batch. A
+    /// batch starts at a chunk's first document (`batchSize`).
     final class Preparing: @unchecked Sendable {
         private let group = DispatchGroup()
         private var result: [Prepared] = []
         private var records = SpillFiles.Records()
+        private var failure: ArchiveError?
 
         init(
             _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile, cores: Int,
-            numbering: Numbering
+            numbering: Numbering, files: FileBatch
         ) {
             group.enter()
-            DispatchQueue.global().async { [self] in
+            let thread = Thread { [self] in
+                defer { group.leave() }
                 result = SearchIndexWriter.prepare(
                     rows, postsPerPage: postsPerPage, forum: forum, cores: cores, numbering: numbering)
                 records = SpillFiles.Records.batch(&result, buckets: numbering.buckets)
-                group.leave()
+                do throws(ArchiveError) {
+                    for start in stride(from: 0, to: result.count, by: docsPerChunk) {
+                        let index = (numbering.firstDoc + start) / docsPerChunk
+                        let rows = result[start..<min(result.count, start + docsPerChunk)].map(\.document.row)
+                        try files.write(chunkScript(index, rows), chunkPath(index))
+                    }
+                } catch {
+                    failure = error
+                }
             }
+            thread.stackSize = 8 << 20
+            thread.start()
         }
 
         /// The batch's documents (their own records emptied) and its
-        /// records, once they are worked out.
-        func wait() -> (documents: [Prepared], records: SpillFiles.Records) {
+        /// records, once they are worked out and their chunks written.
+        func wait() throws(ArchiveError) -> (documents: [Prepared], records: SpillFiles.Records) {
             group.wait()
+            if let failure { throw failure }
             return (result, records)
         }
 
@@ -342,7 +385,6 @@ struct SearchIndexWriter {
         let files = FileBatch(output)
         func emit(_ data: Data, _ path: String) throws(ArchiveError) { try files.add(data, path) }
 
-        var chunk: [String] = []
         var days: [(Int, Int)] = []
         var last: Key?
         var failure: ArchiveError?
@@ -389,6 +431,7 @@ struct SearchIndexWriter {
             let postsPerPage = postsPerPage
             let forum = forum
             let cores = cores
+            let batchSize = (max(1, batchSize) + Self.docsPerChunk - 1) / Self.docsPerChunk * Self.docsPerChunk
             func process(_ batch: (documents: [Prepared], records: SpillFiles.Records)) throws {
                 spill.add(batch.records)
                 try spill.flushIfNeeded()
@@ -398,13 +441,7 @@ struct SearchIndexWriter {
                     id = Self.chain(id, prepared.hash)
                     if days.last?.0 != document.day { days.append((document.day, doc)) }
                     last = document.key
-                    chunk.append(document.row)
                     doc += 1
-                    if chunk.count == Self.docsPerChunk {
-                        let index = doc / Self.docsPerChunk - 1
-                        try emit(Self.chunkScript(index, chunk), Self.chunkPath(index))
-                        chunk = []
-                    }
                 }
             }
             // Hands the batch to the cores and processes the one handed before.
@@ -412,7 +449,7 @@ struct SearchIndexWriter {
             func next() throws {
                 let started = Preparing(
                     batch, postsPerPage: postsPerPage, forum: forum, cores: cores,
-                    numbering: Numbering(firstDoc: queued, shards: shards, buckets: buckets))
+                    numbering: Numbering(firstDoc: queued, shards: shards, buckets: buckets), files: files)
                 queued += batch.count
                 batch = []
                 if let previous = preparing { try process(previous.wait()) }
@@ -425,7 +462,7 @@ struct SearchIndexWriter {
                 if run.count > 1 { run.sort { $0.0.floor < $1.0.floor } }
                 for entry in run {
                     batch.append(entry)
-                    if batch.count == 256 { try next() }
+                    if batch.count == batchSize { try next() }
                 }
                 run.removeAll(keepingCapacity: true)
             }
@@ -472,54 +509,44 @@ struct SearchIndexWriter {
                 ])
         }
         if let failure { throw failure }
-        if !chunk.isEmpty {
-            let index = report.documents / Self.docsPerChunk
-            try emit(Self.chunkScript(index, chunk), Self.chunkPath(index))
-        }
-        // The shards, a bucket a core at a time: each bucket's records
-        // decoded and its files spelled apart (pure work), then written in
-        // order, so the files are the same whatever the number of cores.
-        let threads = max(1, cores)
+        // The shards, a bucket a core at a time: each core takes the next
+        // bucket, decodes its records, spells its files and writes them,
+        // with no wait for the others (a group of buckets at a time, each
+        // group's files then written by this thread alone, left a core idle
+        // for the slower bucket of each group and for every write). The
+        // files are the same whatever the number of cores or the order.
+        try files.flush()
+        let threads = max(1, min(cores, buckets))
         let folder = spill.folder
-        var present: [Int] = []
-        for group in stride(from: 0, to: buckets, by: threads) {
-            let members = Array(group..<min(buckets, group + threads))
-            let records = try members.map { bucket throws(ArchiveError) in try spill.takeBucket(bucket) }
-            var assembled = [Result<[(Int, Data, Data?)], ArchiveError>?](repeating: nil, count: members.count)
-            assembled.withUnsafeMutableBufferPointer { buffer in
-                nonisolated(unsafe) let buffer = buffer
-                DispatchQueue.concurrentPerform(iterations: members.count) { at in
-                    do throws(ArchiveError) {
-                        let byShard = try SpillFiles.decode(
-                            records[at], folder: folder, shards: shards, buckets: buckets)
-                        var files: [(Int, Data, Data?)] = []
-                        // A shard that holds nothing has no file (the manifest says which have one).
-                        for shard in stride(from: members[at], to: shards, by: buckets) {
-                            guard let scripts = byShard[shard]?.scripts(shard) else { continue }
-                            files.append((shard, scripts.shard, scripts.positions))
-                        }
-                        buffer[at] = .success(files)
-                    } catch {
-                        buffer[at] = .failure(error)
+        let buffered = spill.takeBuffered()
+        let assembly = BucketAssembly()
+        Self.onThreads(threads) { _ in
+            while let bucket = assembly.claim(below: buckets) {
+                do throws(ArchiveError) {
+                    let records = SpillFiles.bucketRecords(bucket, folder: folder, buffered: buffered[bucket])
+                    let byShard = try SpillFiles.decode(records, folder: folder, shards: shards, buckets: buckets)
+                    // A shard that holds nothing has no file (the manifest says which have one).
+                    var present: [Int] = []
+                    for shard in stride(from: bucket, to: shards, by: buckets) {
+                        guard let scripts = byShard[shard]?.scripts(shard) else { continue }
+                        present.append(shard)
+                        try files.write(scripts.shard, Self.shardPath(shard))
+                        if let positions = scripts.positions { try files.write(positions, Self.positionsPath(shard)) }
                     }
-                }
-            }
-            for result in assembled {
-                guard let result else { continue }
-                for (shard, main, positions) in try result.get() {
-                    present.append(shard)
-                    try emit(main, Self.shardPath(shard))
-                    if let positions { try emit(positions, Self.positionsPath(shard)) }
+                    assembly.done(present)
+                } catch {
+                    assembly.fail(error)
                 }
             }
         }
+        let present = try assembly.present()
         try emit(Self.daysScript(days), Self.daysPath)
         try emit(Self.lateScript([]), Self.latePath)
         try files.flush()
         // Last: until it names the new index, the next build indexes everything again.
         try emit(
             Self.manifestScript(
-                id: id, shards: shards, documents: report.documents, late: 0, present: present.sorted()),
+                id: id, shards: shards, documents: report.documents, late: 0, present: present),
             Self.manifestPath)
         try files.flush()
         report.bytes = files.bytes
@@ -1812,15 +1839,26 @@ final class SpillFiles {
         return out
     }
 
-    /// One bucket's records: those spilled to its file, then those still in
-    /// memory (which it lets go of).
-    func takeBucket(_ bucket: Int) throws(ArchiveError) -> [[UInt8]] {
-        let spilled = FileManager.default.contents(atPath: file(bucket).path).map { [UInt8]($0) } ?? []
-        defer { buffers[bucket] = [] }
-        return [spilled, Self.joined(buffers[bucket])]
+    /// Every bucket's records still in memory, which it lets go of: handed
+    /// out at once, so that the cores that assemble the buckets never touch
+    /// the spill (`bucketRecords`).
+    func takeBuffered() -> [[ArraySlice<UInt8>]] {
+        defer {
+            buffers = Array(repeating: [], count: buckets)
+            buffered = 0
+        }
+        return buffers
     }
 
-    /// The shards of a bucket's records (`takeBucket`, spilled ones first), in document order;
+    /// One bucket's records: those spilled to its file, then `buffered`,
+    /// those still in memory (`takeBuffered`). Safe on several threads at once.
+    static func bucketRecords(_ bucket: Int, folder: URL, buffered: [ArraySlice<UInt8>]) -> [[UInt8]] {
+        let path = folder.appendingPathComponent("\(bucket).bin").path
+        let spilled = FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []
+        return [spilled, joined(buffered)]
+    }
+
+    /// The shards of a bucket's records (`bucketRecords`, spilled ones first), in document order;
     /// safe on several threads at once.
     /// A bucket's shards are every `buckets`-th one from the first: they
     /// are kept in an array by `shard / buckets`, not looked up by hashing.
@@ -1885,6 +1923,35 @@ final class SpillFiles {
     }
 }
 
+/// The buckets of a full pass handed out to the cores that assemble
+/// them, one at a time, and the shards that have a file.
+final class BucketAssembly: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+    private var shards: [Int] = []
+    private var failure: ArchiveError?
+
+    /// The next bucket below `count`, or nil when none is left or one failed.
+    func claim(below count: Int) -> Int? {
+        lock.withLock {
+            guard failure == nil, next < count else { return nil }
+            next += 1
+            return next - 1
+        }
+    }
+
+    func done(_ present: [Int]) { lock.withLock { shards += present } }
+
+    func fail(_ error: ArchiveError) { lock.withLock { failure = failure ?? error } }
+
+    /// The shards that have a file, in order, or the first failure.
+    func present() throws(ArchiveError) -> [Int] {
+        let (shards, failure) = lock.withLock { (self.shards, self.failure) }
+        if let failure { throw failure }
+        return shards.sorted()
+    }
+}
+
 /// The index's files on their way out, written a batch at a time by
 /// several threads: most of a write is waiting for the disk (the publisher
 /// makes each file durable), which threads overlap. Distinct paths, the
@@ -1898,15 +1965,24 @@ final class FileBatch: @unchecked Sendable {
     private var pending: [(Data, String)] = []
     private let lock = NSLock()
     private var failure: ArchiveError?
-    private(set) var written = 0
-    private(set) var bytes = 0
+    private var counts = (written: 0, bytes: 0)
+    var written: Int { lock.withLock { counts.written } }
+    var bytes: Int { lock.withLock { counts.bytes } }
 
     init(_ output: SearchIndexWriter.Output) { self.output = output }
 
+    /// Queues a file (from one thread at a time).
     func add(_ data: Data, _ path: String) throws(ArchiveError) {
-        bytes += data.count
+        lock.withLock { counts.bytes += data.count }
         pending.append((data, path))
         if pending.count >= Self.size { try flush() }
+    }
+
+    /// Writes a file now, on the caller's thread; safe on several threads
+    /// at once (beside `add` and `flush` too).
+    func write(_ data: Data, _ path: String) throws(ArchiveError) {
+        lock.withLock { counts.bytes += data.count }
+        if try output.write(data, path) { lock.withLock { counts.written += 1 } }
     }
 
     /// Writes what is pending; returns when every file is written.
@@ -1914,7 +1990,7 @@ final class FileBatch: @unchecked Sendable {
         let batch = pending
         pending = []
         if batch.count == 1 {
-            if try output.write(batch[0].0, batch[0].1) { written += 1 }
+            if try output.write(batch[0].0, batch[0].1) { lock.withLock { counts.written += 1 } }
             return
         }
         let group = DispatchGroup()
@@ -1926,7 +2002,7 @@ final class FileBatch: @unchecked Sendable {
                 for index in stride(from: stripe, to: batch.count, by: stripes) {
                     do throws(ArchiveError) {
                         let wrote = try output.write(batch[index].0, batch[index].1)
-                        if wrote { lock.withLock { written += 1 } }
+                        if wrote { lock.withLock { counts.written += 1 } }
                     } catch {
                         lock.withLock { failure = failure ?? error }
                         return
