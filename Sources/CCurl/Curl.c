@@ -41,7 +41,9 @@ static void load(void) {
         }
     }
     if (library == NULL) {
-        failure = "libcurl.so.4 could not be loaded: install libcurl4 (apt-get install libcurl4)";
+        failure = chosen != NULL && chosen[0] != '\0'
+                      ? "the library BBSARCHIVE_LIBCURL names could not be loaded: correct or unset it"
+                      : "libcurl.so.4 could not be loaded: install libcurl4 (apt-get install libcurl4)";
         return;
     }
 #define BBS_FIND(field, symbol)                                                                                \

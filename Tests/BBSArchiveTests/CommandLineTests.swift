@@ -132,6 +132,26 @@ import Testing
         #expect(outcome.stderr.contains("--forum-url"))
     }
 
+    /// libcurl is loaded at run time. Without it a fetch is one error that
+    /// names the library, before the store is made; `parse` of a saved page
+    /// does not need it.
+    @Test func withoutLibcurlAFetchSaysSoAndParseStillWorks() async throws {
+        let folder = try Fixtures.temporaryFolder("cli")
+        let store = folder.appendingPathComponent("a.sqlite").path
+        let missing = ["BBSARCHIVE_LIBCURL": "/nonexistent/libcurl.so.4"]
+        let fetch = try await run(
+            ["fetch", "Geography", "--forum-url", "http://127.0.0.1:1", "--store", store], environment: missing)
+        expectOneLineError(fetch, containing: "the library BBSARCHIVE_LIBCURL names could not be loaded")
+        #expect(!fetch.stderr.contains("--forum-url"), "stderr: \(fetch.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: store))
+        let parse = try await run(
+            [
+                "parse", "--source", "smth-mobile",
+                Fixtures.smth.appendingPathComponent("mobile/board-Geography-p1.xhtml").path,
+            ], environment: missing)
+        #expect(parse.status == 0, "stderr: \(parse.stderr)")
+    }
+
     @Test func aPageThatIsNotAForumPageSaysSo() async throws {
         let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), logger: .disabled)
         await server.appendRoute("GET *") { _ in

@@ -542,11 +542,7 @@ import Testing
     /// whole: seeded filter queries and the added posts' own words, newest first.
     @Test func anAppendedIndexAnswersExactlyWithDatesAndNewestFirst() async throws {
         let built = try await ReadingSiteFixture.shared.site()
-        let folder = try Fixtures.temporaryFolder("search-appended")
-        let path = folder.appendingPathComponent("archive.sqlite").path
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: built.storePath + suffix) {
-            try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
-        }
+        let (folder, path) = try await SearchIndexTests.storeCopy("search-appended")
         let root = folder.appendingPathComponent("site")
         try FileManager.default.copyItem(at: built.plain.root, to: root)
         let store = try ArchiveStore(path: path)

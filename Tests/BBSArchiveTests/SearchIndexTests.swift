@@ -132,16 +132,22 @@ import Testing
         }
     }
 
-    /// A copy of the reading site's store, its index written whole.
-    static func indexedCopy(_ name: String) async throws -> (
-        path: String, store: ArchiveStore, writer: SearchIndexWriter, site: Recorder, first: SearchIndexWriter.Report
-    ) {
+    /// A copy of the reading site's store (with its WAL) in a new folder.
+    static func storeCopy(_ name: String) async throws -> (folder: URL, path: String) {
         let built = try await ReadingSiteFixture.shared.site()
         let folder = try Fixtures.temporaryFolder(name)
         let path = folder.appendingPathComponent("archive.sqlite").path
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: built.storePath + suffix) {
             try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
         }
+        return (folder, path)
+    }
+
+    /// A copy of the reading site's store, its index written whole.
+    static func indexedCopy(_ name: String) async throws -> (
+        path: String, store: ArchiveStore, writer: SearchIndexWriter, site: Recorder, first: SearchIndexWriter.Report
+    ) {
+        let (_, path) = try await Self.storeCopy(name)
         let store = try ArchiveStore(path: path)
         let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
         let site = Recorder()
@@ -153,12 +159,7 @@ import Testing
     /// post "甲" (its title too) and 150 replies "甲", so that an index of
     /// 32 shards has only a few terms, and most shards hold nothing.
     static func sparseCopy(_ name: String) async throws -> (path: String, store: ArchiveStore) {
-        let built = try await ReadingSiteFixture.shared.site()
-        let folder = try Fixtures.temporaryFolder(name)
-        let path = folder.appendingPathComponent("archive.sqlite").path
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: built.storePath + suffix) {
-            try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
-        }
+        let (_, path) = try await Self.storeCopy(name)
         let access = try GRDBTestAccess.open(path)
         try await access.queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
@@ -564,12 +565,7 @@ import Testing
     /// in `post_by_time` order (time, board, thread), which leaves the
     /// floors of such a run in the order they were stored.
     @Test func aFullPassNumbersThePostsOfOneSecondByFloor() async throws {
-        let built = try await ReadingSiteFixture.shared.site()
-        let folder = try Fixtures.temporaryFolder("search-same-second")
-        let path = folder.appendingPathComponent("archive.sqlite").path
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: built.storePath + suffix) {
-            try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
-        }
+        let (_, path) = try await Self.storeCopy("search-same-second")
         let access = try GRDBTestAccess.open(path)
         let (board, gid, last) = try await access.queue.write { db in
             let row = try #require(
@@ -638,12 +634,7 @@ import Testing
     }
 
     @Test func anEditedOldPostIndexesEverythingAgain() async throws {
-        let built = try await ReadingSiteFixture.shared.site()
-        let folder = try Fixtures.temporaryFolder("search-edit")
-        let path = folder.appendingPathComponent("archive.sqlite").path
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: built.storePath + suffix) {
-            try FileManager.default.copyItem(atPath: built.storePath + suffix, toPath: path + suffix)
-        }
+        let (_, path) = try await Self.storeCopy("search-edit")
         let store = try ArchiveStore(path: path)
         let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
         let site = Recorder()

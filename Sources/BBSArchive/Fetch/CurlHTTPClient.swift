@@ -48,7 +48,8 @@ package final class CurlHTTPClient: HTTPClient {
         guard !Task.isCancelled else { throw .cancelled(url: url) }
         let options = self.options
         guard let engine = self.engine else {
-            throw .unreachable(url: url, reason: Curl.load() ?? "libcurl could not start (out of memory?)")
+            if let missing = Curl.load() { throw .missingLibrary(missing) }
+            throw .unreachable(url: url, reason: "libcurl could not start (out of memory?)")
         }
         let result: Result<HTTPResponse, ArchiveError> = await withCheckedContinuation { continuation in
             guard let transfer = Transfer(url: url, headers: headers, options: options, continuation: continuation)
@@ -274,5 +275,12 @@ enum Curl {
     /// `nil` once libcurl is ready; otherwise why it is not (one sentence).
     static func load() -> String? {
         bbs_curl_load() == 0 ? nil : String(cString: bbs_curl_load_error())
+    }
+
+    /// Loads libcurl, or throws why it cannot be: called before a run that
+    /// fetches opens anything, so a missing library is one clear error, not
+    /// a failure of every page.
+    static func require() throws(ArchiveError) {
+        if let missing = load() { throw .missingLibrary(missing) }
     }
 }

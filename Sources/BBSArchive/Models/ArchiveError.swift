@@ -40,6 +40,9 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case cancelled(url: String)
     /// An option has a value that cannot work.
     case invalidOption(String)
+    /// A shared library the run needs could not be loaded (the sentence
+    /// says which, and how to install it).
+    case missingLibrary(String)
     /// Some pages failed; the rest of the run went on.
     case incomplete(failures: [String])
     /// Another run holds the store or the output folder (`holder` says
@@ -111,7 +114,7 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
             return "cannot write the site to \(path): \(reason); pass --out with a writable folder"
         case .cancelled(let url):
             return "\(url) was not fetched: the run was stopping; run the same command again to fetch it"
-        case .invalidOption(let message):
+        case .invalidOption(let message), .missingLibrary(let message):
             return message
         case .locked(let path, let holder):
             return "\(path) is in use by \(holder); wait for that run to end, or pass --wait to wait for it"

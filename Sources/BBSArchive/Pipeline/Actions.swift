@@ -65,6 +65,7 @@ package struct FetchAction: Sendable {
         if !respectRobots {
             events(.note("--ignore-robots: robots.txt is not read; make sure the site's owners allow this"))
         }
+        if client == nil { try Curl.require() }
         let store = try ArchiveStore(path: storePath, clock: clock)
         let fetcher = Fetcher(
             client: client ?? CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate),
@@ -234,18 +235,20 @@ package struct ParseAction: Sendable {
     }
 
     /// The page model as pretty-printed JSON.
-    package func run(client: any HTTPClient = CurlHTTPClient()) async throws(ArchiveError) -> String {
+    package func run(client: (any HTTPClient)? = nil) async throws(ArchiveError) -> String {
         try await inspect(client: client).json
     }
 
     /// The JSON, and how many posts on the page could be read only in part
     /// (and how many post containers could not be read at all).
-    package func inspect(client: any HTTPClient = CurlHTTPClient()) async throws(ArchiveError)
+    /// A saved file is read without libcurl; a URL is fetched with
+    /// `client`, libcurl's unless one is given.
+    package func inspect(client: (any HTTPClient)? = nil) async throws(ArchiveError)
         -> (json: String, partialPosts: Int, unreadPosts: Int)
     {
         let page: FetchedPage
         if input.hasPrefix("http://") || input.hasPrefix("https://") {
-            let response = try await client.get(input, headers: source.requestHeaders)
+            let response = try await (client ?? CurlHTTPClient()).get(input, headers: source.requestHeaders)
             guard (200..<300).contains(response.status) else { throw .httpStatus(url: input, status: response.status) }
             page = FetchedPage(
                 url: response.url, body: response.body, contentType: response.header("Content-Type"),

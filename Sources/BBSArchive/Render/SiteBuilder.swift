@@ -718,23 +718,10 @@ final class WorkerPool: @unchecked Sendable {
 final class TaskResults<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var slots: [Result<Value, ArchiveError>?]
-    private var claimed = 0
-    private var stopped = false
 
     init(count: Int) { slots = Array(repeating: nil, count: count) }
 
     func set(_ index: Int, _ result: Result<Value, ArchiveError>) { lock.withLock { slots[index] = result } }
-
-    /// The next unclaimed index below `count`, or `nil` when done or stopped.
-    func claim(below count: Int) -> Int? {
-        lock.withLock {
-            guard !stopped, claimed < count else { return nil }
-            claimed += 1
-            return claimed - 1
-        }
-    }
-
-    func stop() { lock.withLock { stopped = true } }
 
     /// Every value in order, or the first error (by index).
     func collect() throws(ArchiveError) -> [Value] {

@@ -293,26 +293,19 @@ struct SearchIndexWriter {
         return out.compactMap { $0 }
     }
 
-    /// Runs `body` for 0..<count at once, each on a thread of its own (0 on
-    /// the caller's), and returns when all have ended. Threads, not
-    /// `DispatchQueue.concurrentPerform` or the global queue: in a build the
-    /// boards' tasks hold the dispatch pool's threads (one a core), and the
-    /// index's work queued there waited for the boards to end (a timeline
-    /// of the 100k build: no search work for its first 12 s, then only the
-    /// search), where threads of its own share the cores with them.
+    /// Runs `body` for 0..<count at once on `count` threads (this one and
+    /// `count - 1` of a `WorkerPool`), and returns when all have ended.
+    /// Threads, not `DispatchQueue.concurrentPerform` or the global queue:
+    /// in a build the boards' workers keep the cores busy, and the index's
+    /// work queued on the dispatch pool waited for the boards to end (a
+    /// timeline of the 100k build: no search work for its first 12 s, then
+    /// only the search), where threads of its own share the cores with them.
     static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        let group = DispatchGroup()
-        for index in stride(from: 1, to: count, by: 1) {
-            group.enter()
-            let thread = Thread {
-                body(index)
-                group.leave()
-            }
-            thread.stackSize = 8 << 20
-            thread.start()
+        let job = WorkerPool.Job(count: count) { index in
+            body(index)
+            return true
         }
-        body(0)
-        group.wait()
+        WorkerPool.run(job, threads: count)
     }
 
     /// A batch's documents being worked out on other threads (`prepare`),
