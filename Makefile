@@ -32,9 +32,11 @@ setup: setup-core
 	    $(PYTHON) -m pip install --quiet --break-system-packages warcio; \
 	fi
 
-# Only the libraries bbsarchive builds against.
+# Only the libraries bbsarchive builds against; and the commit that
+# `--version` names, written afresh (scripts/build-commit.sh).
 setup-core:
 	@$(call apt_install,$(CORE_PACKAGES))
+	@./scripts/build-commit.sh
 
 define apt_install
 missing=""; \
@@ -81,13 +83,11 @@ VERSION := $(shell sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/BBS
 ARCH := $(shell uname -m)
 DIST_NAME := bbsarchive-$(VERSION)-linux-$(ARCH)
 DIST_ARCHIVE := $(DIST_NAME).tar.gz
-# --manifest-cache none: the commit --version names is read when the manifest
-# is evaluated, so it must be evaluated afresh for every release build.
-STATIC_BUILD := $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static --manifest-cache none
+STATIC_BUILD := $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static
 ifeq ($(CONFIG),release)
 INSTALL_BUILD := $(STATIC_BUILD)
 else
-INSTALL_BUILD := $(SWIFT) build -c $(CONFIG) --manifest-cache none
+INSTALL_BUILD := $(SWIFT) build -c $(CONFIG)
 endif
 # The man page: swift-argument-parser's generate-manual (the tool behind its
 # GenerateManual plugin, run on the very binary installed, so that the

@@ -2,12 +2,6 @@
 import Foundation
 import PackageDescription
 
-/// The commit `bbsarchive --version` names: the checkout's, when built from one.
-let buildCommit: String = {
-    guard let git = Context.gitInformation else { return "unknown" }
-    return String(git.currentCommit.prefix(12)) + (git.hasUncommittedChanges ? "-dirty" : "")
-}()
-
 let package = Package(
     name: "bbsarchive",
     platforms: [.macOS(.v14)],
@@ -51,8 +45,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ]),
-        // The commit the program was built from, for `--version`.
-        .target(name: "CBuildInfo", cSettings: [.define("BBSARCHIVE_COMMIT", to: "\"\(buildCommit)\"")]),
+        // The commit the program was built from, for `--version` (commit.h, which
+        // scripts/build-commit.sh writes before every make target that builds).
+        .target(name: "CBuildInfo"),
         // The command line: parses options, then calls the core.
         .target(
             name: "BBSArchiveCLI",

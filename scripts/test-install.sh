@@ -41,7 +41,12 @@ board=$("$bin/smth-replica" --seed 3 --sections 1 --boards 1 --list-boards | hea
 # Another folder, the installed program through PATH, no source checkout in sight.
 mkdir "$work/daily"
 cd "$work/daily"
-PATH="$prefix/bin:$PATH" bbsarchive --version | grep -q "^bbsarchive .* (commit " || fail "--version names no commit"
+version=$(PATH="$prefix/bin:$PATH" bbsarchive --version)
+head=$(git -C "$root" rev-parse --short=12 HEAD)
+case "$version" in
+  "bbsarchive "*" (commit $head)" | "bbsarchive "*" (commit $head-dirty)") ;;
+  *) fail "--version says '$version', not the checkout's commit $head" ;;
+esac
 PATH="$prefix/bin:$PATH" bbsarchive init "$board" --forum-url "$url" >/dev/null 2>&1 || fail "init"
 PATH="$prefix/bin:$PATH" bbsarchive archive --rate 0 --quiet || fail "the installed program did not archive the replica"
 [ -f site/index.html ] || fail "no site/index.html"

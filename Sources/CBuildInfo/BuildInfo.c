@@ -1,6 +1,10 @@
 #include "CBuildInfo.h"
 
-// Package.swift defines BBSARCHIVE_COMMIT from the checkout's git state.
+// commit.h is written by scripts/build-commit.sh (every make target that
+// builds runs it); a plain `swift build` without it says "unknown".
+#if __has_include("commit.h")
+#include "commit.h"
+#endif
 #ifndef BBSARCHIVE_COMMIT
 #define BBSARCHIVE_COMMIT "unknown"
 #endif
