@@ -30,7 +30,8 @@ grep -q '^\.Dt BBSARCHIVE 1' "$prefix/share/man/man1/bbsarchive.1" || fail "the 
 "$bin/smth-replica" --port 0 --seed 3 --sections 1 --boards 1 --threads 6 --posts 5 >"$work/replica.log" &
 replica_pid=$!
 url=""
-for _ in $(seq 1 100); do
+# Up to 30 s: on a loaded machine (two builds beside it) the replica took longer than 10.
+for _ in $(seq 1 300); do
   url=$(head -n 1 "$work/replica.log")
   [ -n "$url" ] && break
   sleep 0.1
