@@ -1,5 +1,6 @@
 import BBSArchiveTestSupport
 import Foundation
+import GRDB
 import Testing
 
 @testable import BBSArchive
@@ -50,6 +51,66 @@ import Testing
                     boards: 1, threads: 1, posts: 2, users: 2, attachments: 1, media: 0, captures: 1, blobs: 1))
         #expect(try store.boards().first?.title == "测试")
         #expect(try store.posts(board: "T", gid: 700).map(\.body) == ["第0楼", "第1楼"])
+    }
+
+    /// A list page's rows are compared with the stored ones and only those
+    /// that differ are written: every field a row shows still reaches the
+    /// store, a page without a title keeps the board's, and a row listed as
+    /// stored logs no change for the build.
+    @Test func aListPageWritesEveryFieldThatDiffersAndNothingElse() throws {
+        let path = try Fixtures.temporaryFolder().appendingPathComponent("a.sqlite").path
+        let store = try ArchiveStore(path: path)
+        let rows = (700..<703).map { summary(gid: $0) }
+        func save(_ rows: [ThreadSummary], title: String? = "测试", pages: Int = 1) throws {
+            try store.saveBoardPage(
+                BoardPage(board: "T", title: title, page: PageInfo(current: 1, total: pages), threads: rows),
+                source: source)
+        }
+        func stored() throws -> [[DatabaseValue]] {
+            try GRDBTestAccess.open(path).queue.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, originalURL
+                        FROM thread ORDER BY gid
+                        """
+                ).map { Array($0.databaseValues) }
+            }
+        }
+        func changes() throws -> Int {
+            try GRDBTestAccess.open(path).queue.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM build_change") ?? 0
+            }
+        }
+        try save(rows)
+        let logged = try changes()
+        try save(rows)
+        #expect(try changes() == logged)
+
+        var changed = rows
+        changed[0].title = "新标题"
+        changed[0].sticky = true
+        changed[1].replies = 5
+        changed[1].lastReplier = nil
+        changed[1].lastReplyAt = Fixtures.beijing(2026, 8, 2)
+        changed[2].marked = true
+        changed[2].author = "carol"
+        changed[2].postedAt = Fixtures.beijing(2026, 7, 31)
+        try save(changed, title: nil, pages: 2)
+        let after = try stored()
+        #expect(after.map { String.fromDatabaseValue($0[1]) } == ["新标题", "标题", "标题"])
+        #expect(after.map { Bool.fromDatabaseValue($0[3]) } == [true, false, false])
+        #expect(after.map { Int.fromDatabaseValue($0[2]) } == [1, 5, 1])
+        #expect(after[1][7].isNull)
+        #expect(Int64.fromDatabaseValue(after[1][8]) == ArchiveStore.seconds(Fixtures.beijing(2026, 8, 2)))
+        #expect(after.map { Bool.fromDatabaseValue($0[4]) } == [false, false, true])
+        #expect(String.fromDatabaseValue(after[2][5]) == "carol")
+        #expect(Int64.fromDatabaseValue(after[2][6]) == ArchiveStore.seconds(Fixtures.beijing(2026, 7, 31)))
+        #expect(after.allSatisfy { String.fromDatabaseValue($0[9]) != nil })
+        // The untitled page kept the title; its page count is stored.
+        #expect(try store.boards().first?.title == "测试")
+        #expect(try store.boardPageCount(board: "T") == 2)
+        #expect(try changes() > logged)
     }
 
     @Test func knowsWhichThreadsAreUnchanged() throws {

@@ -20,4 +20,36 @@ import Testing
         let million = Data(repeating: UInt8(ascii: "a"), count: 1_000_000)
         #expect(SHA256.hex(million) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
+
+    /// Lengths around the padding's edges (55 bytes and 56, where the
+    /// length no longer fits in the last block) and the blocks' (63, 64,
+    /// 65, 127, 128, 129): byte `i` is `(7i + 3) mod 256`, digests by `sha256sum`.
+    @Test(arguments: [
+        (55, "e7313d333c272e639f790978283f9eb392e843d0f29b7016828bb1daa4aac70b"),
+        (56, "4324d65f3c103567f5589c710bc08f8523f929a9272e3af36fc968e52abc6c27"),
+        (57, "35df609437dcfea3279283ab79fd554e2bf78f8f7ae2de532d8ee300b09e8f73"),
+        (63, "81c80242132f230c3bd41b3e63bbcff16107339549214a99614ff26664625055"),
+        (64, "39e3d7b6b5d075d37d053ad89b24b41bef4f3c29760c84447cab3f3be1882241"),
+        (65, "aacca6ff74fdbb296d165a45cecfa04e5127bc008770fbbdd48006f2d2fae95e"),
+        (119, "9ce7368e4daf32341631b492e80359dc9f594b48453cd0dd5bf0b19279cc177e"),
+        (120, "7836b787757e95e58b3ca5aec90b1b004e8deba1e50e9675af9cabf1a13a04b5"),
+        (127, "a8d23e75d936f303d248888d9b165ee543f4cbafcad3c9dd2a79bd84faa11d07"),
+        (128, "d2742f1f4ac6bb7ca2b239ee18402ba8b3f9f8e652d2a72973c2b9ba11c08cf6"),
+        (129, "307f8fc2c1622b92762e818d39a185d4d667ad49a4b07ceae1f4afa008a93ec4"),
+        (1000, "1e9bc38cbf860b9ec31918b065f9b52476c549a782e0e7990bed8ce3868d2371"),
+    ])
+    func matchesAtEveryEdgeOfTheBlocks(_ count: Int, _ expected: String) {
+        #expect(SHA256.hex(Self.pattern(count)) == expected)
+    }
+
+    /// A slice of a larger `Data` (its indices do not start at 0).
+    @Test func hashesASliceOfData() {
+        let slice = Self.pattern(200)[5..<150]
+        #expect(slice.startIndex == 5)
+        #expect(SHA256.hex(slice) == "1a595d40333d676306dba376c87119240eaccf293a30954c9edf1add6edc8918")
+    }
+
+    static func pattern(_ count: Int) -> Data {
+        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+    }
 }

@@ -73,7 +73,7 @@ extension SiteBuilder {
     /// reply, not at the clock, so the same store gives the same pages.
     func buildHot(run: BuildRun) throws(ArchiveError) {
         let perPage = max(1, options.hotTopics)
-        let limit = perPage * max(1, options.hotPages)
+        let limit = options.hotCards
         let titles = Dictionary(
             run.navigation.boards.map { ($0.name, $0.title ?? $0.name) }, uniquingKeysWith: { first, _ in first })
         var digests: [String: ThreadDigest] = [:]
@@ -87,7 +87,8 @@ extension SiteBuilder {
                         try store.hotThreads(since: newest.addingTimeInterval(-span), limit: limit)
                     } ?? []
             } else {
-                threads = try store.topThreads(.mostPosts, limit: limit)
+                // Read by `chooseDigests`, in the same order, at least `limit` long.
+                threads = Array(run.mostPosts.prefix(limit))
             }
             let pages = max(1, (threads.count + perPage - 1) / perPage)
             // A page a fuller window left behind says it is empty now, not stale cards.

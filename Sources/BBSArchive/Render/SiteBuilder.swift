@@ -31,6 +31,8 @@ package struct SiteBuilder: Sendable {
         /// Pages of hot topics each window (今日, 本周, 全部) has at most.
         package var hotPages = 3
         package var homeHotTopics = 10
+        /// Cards each window of the hot pages shows at most.
+        var hotCards: Int { max(1, hotTopics) * max(1, hotPages) }
         /// Most recently active threads on the home page.
         package var homeRecentThreads = 20
         /// Entries of each Atom feed.
@@ -234,8 +236,12 @@ package struct SiteBuilder: Sendable {
         // The most replied threads in the home page's order, from their rows;
         // only the cards the home page shows read their first posts (the hot
         // pages read theirs when they are rendered).
+        // One query for the home page's cards and the hot pages' "all"
+        // window: the first threads of the one order, as many as the
+        // larger of the two shows (`buildHot` takes its own from them).
+        run.mostPosts = try store.topThreads(.mostPosts, limit: max(run.hot.limit, options.hotCards))
         var order = run.hot.emptied()
-        for thread in try store.topThreads(.mostPosts, limit: run.hot.limit) {
+        for thread in run.mostPosts.prefix(run.hot.limit) {
             order.offer(
                 ThreadDigest(thread: thread, boardTitle: byName[thread.board]?.title ?? thread.board, excerpt: ""))
         }
@@ -252,7 +258,7 @@ package struct SiteBuilder: Sendable {
         var rendering = options
         rendering.workers = 0
         rendering.boardPagesPerTask = 0
-        var text = "bbsarchive \(BBSArchiveVersion.version)\n\(rendering)\n"
+        var text = "bbsarchive \(BBSArchiveVersion.version)\n\(rendering.fingerprintText)\n"
         for (relative, data) in templates.files {
             text += "\(relative) \(data.map(SHA256.hex) ?? "-")\n"
         }
@@ -483,6 +489,9 @@ final class BuildRun: @unchecked Sendable {
     var hotPages: [String: String] = [:]
     /// Most replied threads of the whole archive.
     var hot: TopThreads
+    /// The first threads of the whole archive by archived posts, as many as
+    /// the home page or a hot window shows (`chooseDigests`): read once.
+    var mostPosts: [StoredThread] = []
     /// Most recently active threads of the whole archive (home page and site feed).
     var recent: TopThreads
     /// What the home page says about each board.
@@ -778,5 +787,48 @@ struct BuildState: Codable {
     func save(to publisher: any SitePublisher) throws(ArchiveError) {
         guard let data = try? JSONEncoder().encode(self) else { return }
         try publisher.write(data, to: Self.path)
+    }
+}
+
+extension SiteBuilder.Options {
+    /// The options as `"\(options)"` prints them, for the build's
+    /// fingerprint, written out field by field: the standard library's
+    /// printing reflects over every value and asks the runtime, for each
+    /// type, whether it conforms to the printing protocols, and each first
+    /// question scans every conformance record of the static binary. That
+    /// was 3.3 % of the CPU of a build after one reply (3.6 ms), the same
+    /// in a build with nothing to do. The text, and so the fingerprint, is
+    /// the same byte for byte (`SiteBuilderFingerprintTests` compares them):
+    /// a field added to any of these types must be added here too.
+    var fingerprintText: String {
+        func quoted(_ text: String) -> String { text.debugDescription }
+        func optional(_ value: String?) -> String { value.map { "Optional(\(quoted($0)))" } ?? "nil" }
+        func optional(_ value: Int?) -> String { value.map { "Optional(\($0))" } ?? "nil" }
+        let wording = forum.wording
+        let time = forum.time
+        let lookup = forum.lookup
+        let rules = lookup.rules.map { rule in
+            "BBSArchive.LookupRule(part: BBSArchive.LookupRule.Part.\(rule.part.rawValue), pattern: \(quoted(rule.pattern)), "
+                + "board: \(rule.board), gid: \(optional(rule.gid)))"
+        }
+        let forms = lookup.forms.map { form in
+            "BBSArchive.LookupRules.Form(label: \(quoted(form.label)), shape: \(quoted(form.shape)))"
+        }
+        // The conventions are a value of a type the forum chooses: printed
+        // as the standard library prints it (a type without fields, a few
+        // questions to the runtime).
+        let profile =
+            "BBSArchive.ForumProfile(wording: BBSArchive.SiteWording(siteTitle: \(quoted(wording.siteTitle)), "
+            + "deletedAuthor: \(quoted(wording.deletedAuthor)), lookupExample: \(quoted(wording.lookupExample)), "
+            + "forumName: \(quoted(wording.forumName))), time: BBSArchive.ForumTime(zone: \(quoted(time.zone)), "
+            + "offsetSeconds: \(time.offsetSeconds), name: \(quoted(time.name))), "
+            + "conventions: \(String(reflecting: forum.conventions)), lookup: BBSArchive.LookupRules(base: "
+            + "\(quoted(lookup.base)), rules: [\(rules.joined(separator: ", "))], forms: [\(forms.joined(separator: ", "))]))"
+        return "Options(threadsPerPage: \(threadsPerPage), postsPerPage: \(postsPerPage), "
+            + "postsPerUserPage: \(postsPerUserPage), forum: \(profile), siteURL: \(optional(siteURL)), "
+            + "hotTopics: \(hotTopics), hotPages: \(hotPages), homeHotTopics: \(homeHotTopics), "
+            + "homeRecentThreads: \(homeRecentThreads), feedEntries: \(feedEntries), longQuoteLines: \(longQuoteLines), "
+            + "incremental: \(incremental), workers: \(workers), boardPagesPerTask: \(boardPagesPerTask), "
+            + "searchIndex: \(searchIndex))"
     }
 }

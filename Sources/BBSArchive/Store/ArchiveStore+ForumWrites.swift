@@ -15,45 +15,86 @@ extension ArchiveStore {
     ) throws(ArchiveError) {
         try write { db in
             if let walked { try Self.markWalked(db, board: page.board, page: walked.page, url: walked.url) }
-            try db.cachedStatement(
+            // Each row compared with the stored one first, and written only
+            // when it differs: an update fetch reads dozens of list rows per
+            // board that did not change, and a read of a row costs less than
+            // an upsert that finds nothing to do (its twelve values made and
+            // bound, the insert tried, the conflict's condition evaluated).
+            let storedBoard = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT title, pages, source, baseURL FROM board WHERE name = ?"),
+                arguments: [page.board])
+            let boardValues = [
+                page.title.databaseValue, page.page.total.databaseValue, source.id.databaseValue,
+                source.baseURL.databaseValue,
+            ]
+            if let storedBoard, Self.sameBoard(storedBoard, boardValues) {
+                // The stored row already says it.
+            } else {
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO board (name, title, pages, source, baseURL) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (name) DO UPDATE SET title = coalesce(excluded.title, title), pages = excluded.pages,
+                          source = excluded.source, baseURL = excluded.baseURL
+                        """
+                ).execute(arguments: StatementArguments([page.board.databaseValue] + boardValues))
+            }
+            let storedThread = try db.cachedStatement(
                 sql: """
-                    INSERT INTO board (name, title, pages, source, baseURL) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (name) DO UPDATE SET title = coalesce(excluded.title, title), pages = excluded.pages,
-                      source = excluded.source, baseURL = excluded.baseURL
-                    """
-            ).execute(arguments: [page.board, page.title, page.page.total, source.id, source.baseURL])
+                    SELECT title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, originalURL
+                    FROM thread WHERE board = ? AND gid = ?
+                    """)
             // Prepared once per connection: with the triggers on `thread`,
             // compiling this statement costs more than running it. A row
             // listed as stored is left alone (the WHERE), so the triggers on
-            // `thread` do not recompute its summary: an update fetch reads
-            // dozens of unchanged rows per board.
+            // `thread` do not recompute its summary.
+            let upsert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO thread
+                      (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, changedAt,
+                       originalURL)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (board, gid) DO UPDATE SET originalURL = excluded.originalURL,
+                      changedAt = CASE WHEN title IS NOT excluded.title THEN excluded.changedAt ELSE changedAt END,
+                      title = excluded.title, replies = excluded.replies, sticky = excluded.sticky,
+                      marked = excluded.marked, author = excluded.author, postedAt = excluded.postedAt,
+                      lastReplier = excluded.lastReplier, lastReplyAt = excluded.lastReplyAt
+                    WHERE originalURL IS NOT excluded.originalURL OR title IS NOT excluded.title
+                      OR replies IS NOT excluded.replies OR sticky IS NOT excluded.sticky
+                      OR marked IS NOT excluded.marked OR author IS NOT excluded.author
+                      OR postedAt IS NOT excluded.postedAt OR lastReplier IS NOT excluded.lastReplier
+                      OR lastReplyAt IS NOT excluded.lastReplyAt
+                    """)
             for thread in page.threads {
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO thread
-                          (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, changedAt,
-                           originalURL)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT (board, gid) DO UPDATE SET originalURL = excluded.originalURL,
-                          changedAt = CASE WHEN title IS NOT excluded.title THEN excluded.changedAt ELSE changedAt END,
-                          title = excluded.title, replies = excluded.replies, sticky = excluded.sticky,
-                          marked = excluded.marked, author = excluded.author, postedAt = excluded.postedAt,
-                          lastReplier = excluded.lastReplier, lastReplyAt = excluded.lastReplyAt
-                        WHERE originalURL IS NOT excluded.originalURL OR title IS NOT excluded.title
-                          OR replies IS NOT excluded.replies OR sticky IS NOT excluded.sticky
-                          OR marked IS NOT excluded.marked OR author IS NOT excluded.author
-                          OR postedAt IS NOT excluded.postedAt OR lastReplier IS NOT excluded.lastReplier
-                          OR lastReplyAt IS NOT excluded.lastReplyAt
-                        """
-                ).execute(
-                    arguments: [
-                        page.board, thread.gid, thread.title, thread.replies, thread.sticky, thread.marked,
-                        thread.author, Self.seconds(thread.postedAt), thread.lastReplier,
-                        Self.seconds(thread.lastReplyAt), Self.seconds(clock()),
-                        source.originalThreadURL(board: page.board, gid: thread.gid),
-                    ])
+                // In the order of `storedThread`'s columns; the heading read
+                // directly, not through the row's dynamic members (a key path each).
+                let row = thread.heading
+                let values = [
+                    row.title.databaseValue, thread.replies.databaseValue, row.sticky.databaseValue,
+                    row.marked.databaseValue, row.author.databaseValue, Self.seconds(row.postedAt).databaseValue,
+                    row.lastReplier.databaseValue, Self.seconds(row.lastReplyAt).databaseValue,
+                    source.originalThreadURL(board: page.board, gid: row.gid).databaseValue,
+                ]
+                if let stored = try Row.fetchOne(storedThread, arguments: [page.board, row.gid]),
+                    stored.databaseValues.elementsEqual(values)
+                {
+                    continue
+                }
+                let changedAt = Self.seconds(clock())
+                try upsert.execute(
+                    arguments: StatementArguments(
+                        [page.board.databaseValue, row.gid.databaseValue] + values[0..<8]
+                            + [changedAt.databaseValue, values[8]]))
             }
         }
+    }
+
+    /// Whether the stored board row (title, pages, source, baseURL) already
+    /// holds `values` as the upsert would leave them (a page without a
+    /// title keeps the stored one).
+    private static func sameBoard(_ stored: Row, _ values: [DatabaseValue]) -> Bool {
+        let storedValues = Array(stored.databaseValues)
+        guard storedValues.count == 4, values.count == 4 else { return false }
+        return (values[0].isNull || storedValues[0] == values[0]) && storedValues[1...] == values[1...]
     }
 
     /// Stores pages of one thread at once, so a thread's new pages are

@@ -16,45 +16,84 @@ enum SHA256 {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// The digest of `data`, read in place: whole 64-byte blocks straight
+    /// from its bytes, only the last one or two (with the padding and the
+    /// length) from a small buffer, and every table through a pointer. The
+    /// earlier version copied the data into an array, padded it by appending
+    /// byte by byte, and checked bounds at every word: a build after one
+    /// reply spent 5.4 % of its instructions here (the templates it
+    /// fingerprints, the hot pages' keys), about 20 instructions a byte.
     static func digest(_ data: Data) -> [UInt8] {
         var h: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
         ]
-        var message = [UInt8](data)
-        let bitLength = UInt64(message.count) * 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        let length = data.count
+        // The bytes after the last whole block, 0x80, zeros and the length
+        // in bits (big-endian): one block, or two when fewer than 9 bytes are left.
+        var tail = [UInt8](repeating: 0, count: 128)
+        let whole = length - length % 64
+        h.withUnsafeMutableBufferPointer { h in
+            k.withUnsafeBufferPointer { k in
+                withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+                    data.withUnsafeBytes { bytes in
+                        if let base = bytes.baseAddress {
+                            for offset in stride(from: 0, to: whole, by: 64) { compress(base + offset, w, h, k) }
+                        }
+                        for i in whole..<length { tail[i - whole] = bytes[i] }
+                    }
+                    let rest = length - whole
+                    tail[rest] = 0x80
+                    let blocks = rest < 56 ? 1 : 2
+                    let bits = UInt64(length) &* 8
+                    for i in 0..<8 { tail[blocks * 64 - 1 - i] = UInt8(truncatingIfNeeded: bits >> UInt64(8 * i)) }
+                    tail.withUnsafeBytes { tail in
+                        guard let base = tail.baseAddress else { return }
+                        for block in 0..<blocks { compress(base + block * 64, w, h, k) }
+                    }
+                }
+            }
         }
+        var digest = [UInt8]()
+        digest.reserveCapacity(32)
+        for word in h {
+            for shift in stride(from: 24, through: 0, by: -8) {
+                digest.append(UInt8(truncatingIfNeeded: word >> shift))
+            }
+        }
+        return digest
+    }
 
-        var w = [UInt32](repeating: 0, count: 64)
-        for chunk in stride(from: 0, to: message.count, by: 64) {
-            for i in 0..<16 {
-                let j = chunk + i * 4
-                w[i] =
-                    UInt32(message[j]) << 24 | UInt32(message[j + 1]) << 16 | UInt32(message[j + 2]) << 8
-                    | UInt32(message[j + 3])
-            }
-            for i in 16..<64 {
-                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-            for i in 0..<64 {
-                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let t1 = hh &+ s1 &+ choice &+ k[i] &+ w[i]
-                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ majority
-                (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-            }
-            h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d
-            h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
+    /// One 64-byte block at `block` into the state `h`; `w`: room for
+    /// the schedule's 64 words.
+    @inline(__always)
+    private static func compress(
+        _ block: UnsafeRawPointer, _ w: UnsafeMutableBufferPointer<UInt32>, _ h: UnsafeMutableBufferPointer<UInt32>,
+        _ k: UnsafeBufferPointer<UInt32>
+    ) {
+        for i in 0..<16 { w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)) }
+        for i in 16..<64 {
+            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
         }
-        return h.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
+        var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+        for i in 0..<64 {
+            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+            let choice = (e & f) ^ (~e & g)
+            let t1 = hh &+ s1 &+ choice &+ k[i] &+ w[i]
+            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+            let majority = (a & b) ^ (a & c) ^ (b & c)
+            let t2 = s0 &+ majority
+            (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+        }
+        h[0] &+= a
+        h[1] &+= b
+        h[2] &+= c
+        h[3] &+= d
+        h[4] &+= e
+        h[5] &+= f
+        h[6] &+= g
+        h[7] &+= hh
     }
 
     private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
