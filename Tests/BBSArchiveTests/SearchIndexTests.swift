@@ -735,7 +735,10 @@ import Testing
             rows, postsPerPage: 20, forum: Fixtures.smthForum, cores: 1,
             numbering: .init(firstDoc: 0, shards: shards, buckets: 1))
         let bytes = SpillFiles.Records.batch(&prepared, buckets: 1).bytes
-        for damaged in [Array(bytes.dropLast()), [0x10, 0x00, 0x01], [0x01, 0x07, 0x01, 0x00, 0x00], [0x01, 0x01, 0x05, 0x00, 0x02, 0x03]] {
+        for damaged in [
+            Array(bytes.dropLast()), [0x10, 0x00, 0x01], [0x01, 0x07, 0x01, 0x00, 0x00],
+            [0x01, 0x01, 0x05, 0x00, 0x02, 0x03],
+        ] {
             #expect(throws: ArchiveError.self) {
                 try SpillFiles.decode([damaged], folder: folder, shards: shards, buckets: 1)
             }

@@ -1905,7 +1905,8 @@ final class SpillFiles {
                     if kind == .filter {
                         let length = try next()
                         guard length <= count - index else { throw damaged }
-                        filter = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self)
+                        filter = String(
+                            decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self)
                         index += length
                     } else {
                         key = UInt64(try next())
