@@ -81,19 +81,6 @@ import Testing
         }
     }
 
-    /// The writer's white space is the White_Space property, scalar for scalar.
-    @Test func whiteSpaceIsTheUnicodeProperty() {
-        var differing: [UInt32] = []
-        var spaces = 0
-        for value in UInt32(0)...0x10FFFF {
-            guard let scalar = Unicode.Scalar(value) else { continue }
-            if SearchText.isWhiteSpace(value) != scalar.properties.isWhitespace { differing.append(value) }
-            if scalar.properties.isWhitespace { spaces += 1 }
-        }
-        #expect(differing.isEmpty)
-        #expect(spaces == 25)
-    }
-
     /// The writer's numeric terms are the same terms.
     @Test func termKeysAreTheTerms() {
         // The last: more distinct characters and pairs than the tables are first sized for.

@@ -160,48 +160,29 @@ package enum SearchText {
         pairGroups.reserveCapacity(normalized.utf8.count / 2)
         var positions: [Int] = []
         positions.reserveCapacity(normalized.utf8.count / 2)
-        var text = normalized
-        // The scalars decoded from the UTF-8 bytes here (a String's bytes
-        // are valid UTF-8): the walk through `unicodeScalars` and the
-        // Unicode property lookup of `isWhitespace` were a third of this
-        // function's time at 100k.
-        text.withUTF8 { bytes in
-            let count = bytes.count
-            var at = 0
-            var previous: UInt32 = 0
-            var hasPrevious = false
-            var index = 0
-            while at < count {
-                let lead = UInt32(bytes[at])
-                let value: UInt32
-                if lead < 0x80 {
-                    value = lead
-                    at += 1
-                } else if lead < 0xE0 {
-                    value = (lead & 0x1F) << 6 | UInt32(bytes[at + 1] & 0x3F)
-                    at += 2
-                } else if lead < 0xF0 {
-                    value = (lead & 0x0F) << 12 | UInt32(bytes[at + 1] & 0x3F) << 6 | UInt32(bytes[at + 2] & 0x3F)
-                    at += 3
-                } else {
-                    value =
-                        (lead & 0x07) << 18 | UInt32(bytes[at + 1] & 0x3F) << 12 | UInt32(bytes[at + 2] & 0x3F) << 6
-                        | UInt32(bytes[at + 3] & 0x3F)
-                    at += 4
-                }
-                defer { index += 1 }
-                if value == 0x0A || value == 0x0D {
-                    hasPrevious = false
-                    continue
-                }
-                if hasPrevious {
-                    pairGroups.append(pairKeys.group(of: pairKey(previous, value)))
-                    positions.append(index - 1)
-                }
-                previous = value
-                hasPrevious = true
-                if !isWhiteSpace(value) { _ = characters.group(of: UInt64(value)) }
+        var previous: UInt32?
+        var index = 0
+        for scalar in normalized.unicodeScalars {
+            let value = scalar.value
+            defer { index += 1 }
+            if value == 0x0A || value == 0x0D {
+                previous = nil
+                continue
             }
+            if let previous {
+                pairGroups.append(pairKeys.group(of: pairKey(previous, value)))
+                positions.append(index - 1)
+            }
+            previous = value
+            let whitespace: Bool
+            if value < 0x80 {
+                whitespace = value == 0x20 || (0x09...0x0D).contains(value)
+            } else if (0x4E00...0x9FFF).contains(value) {
+                whitespace = false
+            } else {
+                whitespace = scalar.properties.isWhitespace
+            }
+            if !whitespace { _ = characters.group(of: UInt64(value)) }
         }
         var unigrams = characters.keys.map { UInt32(truncatingIfNeeded: $0) }
         unigrams.sort()
@@ -218,18 +199,6 @@ package enum SearchText {
             count = positions.count
         }
         return (unigrams, pairs)
-    }
-
-    /// `Unicode.Scalar.Properties.isWhitespace` (the White_Space property),
-    /// spelled out: its 25 scalars have been the same since Unicode 6.3.
-    @inline(__always)
-    static func isWhiteSpace(_ value: UInt32) -> Bool {
-        if value < 0x80 { return value == 0x20 || (0x09...0x0D).contains(value) }
-        if value < 0x1680 { return value == 0x85 || value == 0xA0 }
-        switch value {
-        case 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return true
-        default: return false
-        }
     }
 
     /// Distinct keys in the order they first came, each with its number:
