@@ -684,6 +684,67 @@ import Testing
         }
     }
 
+    /// Spill records decode to the same shards whatever the number of
+    /// buckets (a power of two, read by a shift, or not, by a division),
+    /// on tricky text (full-width forms, emoji, combining marks, mixed
+    /// scripts, empty posts), and damaged records fail with an error.
+    @Test func spillRecordsDecodeAlikeWhateverTheBucketsAndRejectDamage() throws {
+        let bodies = [
+            "ＧＰＳ ｉＰｈｏｎｅ 全角！", "表情 😀👍🏽 emoji", "e\u{301}cole cafe\u{301} n\u{303}",
+            "中文English混合123 ТЕСТ", "", "a\nb\nc", "清华清华清华 研究生",
+        ]
+        let rows = bodies.enumerated().map { index, body in
+            (
+                StoredPost(
+                    board: "B", gid: index, floor: 0, author: "Bob\(index)", postedAt: Date(timeIntervalSince1970: 0),
+                    body: body, ip: nil, editedBy: nil, attachments: [], signature: nil),
+                "标题 \(index)", 0
+            )
+        }
+        let shards = 16
+        let folder = URL(fileURLWithPath: "/nonexistent")
+        func decoded(buckets: Int) throws -> [Int: (shard: Data, positions: Data?)] {
+            var prepared = SearchIndexWriter.prepare(
+                rows, postsPerPage: 20, forum: Fixtures.smthForum, cores: 1,
+                numbering: .init(firstDoc: 0, shards: shards, buckets: buckets))
+            let records = SpillFiles.Records.batch(&prepared, buckets: buckets)
+            var out: [Int: (shard: Data, positions: Data?)] = [:]
+            var start = 0
+            for span in records.spans {
+                let bytes = Array(records.bytes[start..<span.end])
+                start = span.end
+                for (shard, keyed) in try SpillFiles.decode([bytes], folder: folder, shards: shards, buckets: buckets) {
+                    #expect(shard % buckets == span.bucket)
+                    out[shard] = keyed.scripts(shard)
+                }
+            }
+            return out
+        }
+        let one = try decoded(buckets: 1)
+        #expect(one.count > 4)
+        for buckets in [2, 3, 4, 5, 16] {
+            let other = try decoded(buckets: buckets)
+            #expect(other.keys.sorted() == one.keys.sorted(), "\(buckets) buckets")
+            for (shard, scripts) in one {
+                #expect(other[shard]?.shard == scripts.shard, "\(buckets) buckets, shard \(shard)")
+                #expect(other[shard]?.positions == scripts.positions, "\(buckets) buckets, shard \(shard)")
+            }
+        }
+        // Cut short, or naming a shard past the last: an error, not a trap.
+        var prepared = SearchIndexWriter.prepare(
+            rows, postsPerPage: 20, forum: Fixtures.smthForum, cores: 1,
+            numbering: .init(firstDoc: 0, shards: shards, buckets: 1))
+        let bytes = SpillFiles.Records.batch(&prepared, buckets: 1).bytes
+        for damaged in [
+            Array(bytes.dropLast()), [0x10, 0x00, 0x01], [0x01, 0x07, 0x01, 0x00, 0x00],
+            [0x01, 0x01, 0x05, 0x00, 0x02, 0x03],
+        ] {
+            #expect(throws: ArchiveError.self) {
+                try SpillFiles.decode([damaged], folder: folder, shards: shards, buckets: 1)
+            }
+        }
+    }
+
     /// Lists spelled as Rice codes or bitmaps read back as they were, pair
     /// counts of any size included.
     @Test func listsReadBackAsWritten() throws {

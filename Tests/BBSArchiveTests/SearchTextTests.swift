@@ -86,7 +86,11 @@ import Testing
         // The last: more distinct characters and pairs than the tables are first sized for.
         let long = String(
             String.UnicodeScalarView((0..<3000).compactMap { Unicode.Scalar(0x4E00 + ($0 * 7919) % 5000) }))
-        for text in ["用iphone拍照", "👍🏻好评👍🏻好评", "清华\n北大 mit\r\n  aa aa", "", "x", "ab" + long + "ab\n" + long] {
+        let tricky = [
+            "ＧＰＳ全角！", "e\u{301}cole n\u{303} Ω ТЕСТ", "a\u{A0}b\u{3000}c\u{2028}d\u{85}e\u{1680}f\u{205F}g",
+            "\u{10FFFF}\u{1F600}\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}", "\t\u{B}\u{C}中文English混合123",
+        ]
+        for text in ["用iphone拍照", "👍🏻好评👍🏻好评", "清华\n北大 mit\r\n  aa aa", "", "x", "ab" + long + "ab\n" + long] + tricky {
             let terms = SearchText.terms(text)
             let keys = SearchText.termKeys(text)
             // Each pair's positions in one run (the writer's records group them so).

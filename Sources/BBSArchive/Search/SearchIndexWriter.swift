@@ -133,7 +133,12 @@ struct SearchIndexWriter {
     var leastBuckets = 64
     /// Posts a batch of the full pass (`Preparing`), rounded up to a
     /// multiple of `docsPerChunk`, so that each batch writes whole chunks.
-    var batchSize = 256
+    /// Each batch starts a thread of its own and `cores - 1` workers (780
+    /// threads at 100k with 256 a batch, about 200 with 1,024): in perf of
+    /// the 100k full pass, thread ends went from 1.6 % to 0.7 % of the
+    /// samples and page faults from 3.4 % to 2.7 %; peak memory rose by
+    /// about 10 MB.
+    var batchSize = 1024
     /// Threads that work out documents and assemble shards (at most four);
     /// the files are the same whatever the number.
     var cores = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
@@ -1466,6 +1471,13 @@ final class SpillFiles {
 
         var keys: [UInt64] { groups.keys }
 
+        /// Calls `body` with the postings at `at` (`index(of:)`), changed in place.
+        mutating func append(
+            at: Int, _ body: (inout [Int32]) throws(ArchiveError) -> Void
+        ) throws(ArchiveError) {
+            try body(&postings[at])
+        }
+
         /// Where `key`'s postings are in `postings`, added empty when new.
         mutating func index(of key: UInt64) -> Int {
             let number = Int(groups.group(of: key))
@@ -1862,51 +1874,72 @@ final class SpillFiles {
         var slots = [KeyedShard](repeating: KeyedShard(), count: (shards + buckets - 1) / buckets)
         var numbers = [Int](repeating: -1, count: slots.count)
         let damaged = ArchiveError.outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
+        // `shard / buckets` by a shift: the bucket count is a power of two
+        // (`bucketCount`), and the division was a tenth of this loop's time.
+        let slotShift = buckets.nonzeroBitCount == 1 ? buckets.trailingZeroBitCount : -1
         for bytes in records {
-            var index = 0
-            while index < bytes.count {
-                guard let shard = readVarint(bytes, &index), shard < shards, index < bytes.count,
-                    let kind = Kind(rawValue: bytes[index])
-                else { throw damaged }
-                let slot = shard / buckets
-                guard numbers[slot] == -1 || numbers[slot] == shard else { throw damaged }
-                numbers[slot] = shard
-                index += 1
-                var key: UInt64 = 0
-                var filter = ""
-                if kind == .filter {
-                    guard let length = readVarint(bytes, &index), index + length <= bytes.count else { throw damaged }
-                    filter = String(decoding: bytes[index..<index + length], as: UTF8.self)
-                    index += length
-                } else {
-                    guard let value = readVarint(bytes, &index) else { throw damaged }
-                    key = UInt64(value)
-                }
-                guard let doc = readVarint(bytes, &index), let count = readVarint(bytes, &index) else { throw damaged }
-                guard let number = Int32(exactly: doc), let counted = Int32(exactly: count) else { throw damaged }
-                switch kind {
-                case .unigram:
-                    let at = slots[slot].unigrams.index(of: key)
-                    slots[slot].unigrams.postings[at].append(number)
-                case .bigram:
-                    // The document, the count, the positions as gaps within the document.
-                    let at = slots[slot].bigrams.index(of: key)
-                    func add(_ list: inout [Int32]) throws(ArchiveError) {
-                        list.append(number)
-                        list.append(counted)
-                        var previous = 0
-                        for _ in 0..<count {
-                            guard let position = readVarint(bytes, &index), position >= previous,
-                                let gap = Int32(exactly: position - previous)
-                            else { throw damaged }
-                            list.append(gap)
-                            previous = position
-                        }
+            try bytes.withUnsafeBufferPointer { (bytes) throws(ArchiveError) in
+                let count = bytes.count
+                var index = 0
+                /// Unsigned LEB128 at `index`, as `readVarint` reads it.
+                @inline(__always) func next() throws(ArchiveError) -> Int {
+                    var value = 0
+                    var shift = 0
+                    while index < count, shift < 63 {
+                        let byte = bytes[index]
+                        index += 1
+                        value |= Int(byte & 0x7F) << shift
+                        if byte & 0x80 == 0 { return value }
+                        shift += 7
                     }
-                    try add(&slots[slot].bigrams.postings[at])
-                case .filter:
-                    // The first document as is, then gaps (as `Shard` keeps them).
-                    SpillFiles.Shard.append(&slots[slot].filters[filter, default: Posting()], doc: doc, positions: nil)
+                    throw damaged
+                }
+                while index < count {
+                    let shard = try next()
+                    guard shard < shards, index < count, let kind = Kind(rawValue: bytes[index]) else { throw damaged }
+                    let slot = slotShift >= 0 ? shard >> slotShift : shard / buckets
+                    guard numbers[slot] == -1 || numbers[slot] == shard else { throw damaged }
+                    numbers[slot] = shard
+                    index += 1
+                    var key: UInt64 = 0
+                    var filter = ""
+                    if kind == .filter {
+                        let length = try next()
+                        guard length <= count - index else { throw damaged }
+                        filter = String(
+                            decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self)
+                        index += length
+                    } else {
+                        key = UInt64(try next())
+                    }
+                    let doc = try next()
+                    let counted = try next()
+                    guard let number = Int32(exactly: doc), Int32(exactly: counted) != nil else { throw damaged }
+                    switch kind {
+                    case .unigram:
+                        let at = slots[slot].unigrams.index(of: key)
+                        slots[slot].unigrams.postings[at].append(number)
+                    case .bigram:
+                        // The document, the count, the positions as gaps within the document.
+                        let at = slots[slot].bigrams.index(of: key)
+                        try slots[slot].bigrams.append(at: at) { (list) throws(ArchiveError) in
+                            list.append(number)
+                            list.append(Int32(truncatingIfNeeded: counted))
+                            var previous = 0
+                            for _ in 0..<counted {
+                                let position = try next()
+                                guard position >= previous, let gap = Int32(exactly: position - previous) else {
+                                    throw damaged
+                                }
+                                list.append(gap)
+                                previous = position
+                            }
+                        }
+                    case .filter:
+                        // The first document as is, then gaps (as `Shard` keeps them).
+                        SpillFiles.Shard.append(
+                            &slots[slot].filters[filter, default: Posting()], doc: doc, positions: nil)
+                    }
                 }
             }
         }
