@@ -1881,18 +1881,9 @@ final class SpillFiles {
             try bytes.withUnsafeBufferPointer { (bytes) throws(ArchiveError) in
                 let count = bytes.count
                 var index = 0
-                /// Unsigned LEB128 at `index`, as `readVarint` reads it.
                 @inline(__always) func next() throws(ArchiveError) -> Int {
-                    var value = 0
-                    var shift = 0
-                    while index < count, shift < 63 {
-                        let byte = bytes[index]
-                        index += 1
-                        value |= Int(byte & 0x7F) << shift
-                        if byte & 0x80 == 0 { return value }
-                        shift += 7
-                    }
-                    throw damaged
+                    guard let value = readVarint(bytes, &index) else { throw damaged }
+                    return value
                 }
                 while index < count {
                     let shard = try next()
@@ -2409,10 +2400,14 @@ func varint(_ value: Int, into bytes: inout [UInt8]) {
     bytes.append(UInt8(value))
 }
 
-func readVarint(_ bytes: [UInt8], _ index: inout Int) -> Int? {
+/// Unsigned LEB128 at `index` (advanced past it), or nil when the bytes
+/// end first or it is longer than an `Int`: over an array, or a buffer
+/// pointer where a loop reads many (`SpillFiles.decode`).
+func readVarint<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ index: inout Int) -> Int?
+where Bytes.Index == Int {
     var value = 0
     var shift = 0
-    while index < bytes.count, shift < 63 {
+    while index < bytes.endIndex, shift < 63 {
         let byte = bytes[index]
         index += 1
         value |= Int(byte & 0x7F) << shift
