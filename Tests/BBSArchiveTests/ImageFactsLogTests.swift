@@ -15,7 +15,8 @@ struct ImageFactsLogTests {
             all[hash] =
                 index % 5 == 0
                 ? .some(nil)
-                : ImageFacts(width: index + 1, height: Int(Int32.max) + index, frames: index % 3 + 1, alpha: index % 2 == 0)
+                : ImageFacts(
+                    width: index + 1, height: Int(Int32.max) + index, frames: index % 3 + 1, alpha: index % 2 == 0)
         }
         return all
     }
@@ -55,8 +56,12 @@ struct ImageFactsLogTests {
 
     @Test func aDamagedRecordEndsTheReadingWithoutInventingFacts() throws {
         let good = ImageFactsLog.encoded(["a": ImageFacts(width: 1, height: 2)])
-        for cut in 0..<good.count {
-            let bytes = Array(good[..<cut]) + [7]  // a flag byte no record has, or cut short
+        var unknownFlag = good
+        unknownFlag[5] = 7  // after the hash's length (4 bytes) and "a"
+        // Whole, it reads back; cut short anywhere, or with a flag no record
+        // has, it reads nothing.
+        let cases = [(good, true), (unknownFlag, false)] + (0..<good.count).map { (Array(good[..<$0]), false) }
+        for (bytes, readable) in cases {
             var path = Array(try Fixtures.temporaryFolder().appendingPathComponent("facts-XXXXXX").path.utf8CString)
             let descriptor = path.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
             #expect(descriptor >= 0)
@@ -64,9 +69,12 @@ struct ImageFactsLogTests {
                 close(descriptor)
                 path.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
             }
-            _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, 0) }
+            _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
             var reader = ImageFactsLog.Reader(descriptor: descriptor, length: bytes.count)
-            #expect(reader.next() == nil, "cut at \(cut)")
+            let record = reader.next()
+            #expect((record != nil) == readable, "\(bytes.count) bytes")
+            if readable { #expect(record?.0 == "a" && record?.1 == ImageFacts(width: 1, height: 2)) }
+            #expect(reader.next() == nil)
         }
     }
 }

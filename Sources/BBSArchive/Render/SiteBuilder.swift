@@ -528,7 +528,8 @@ extension BuildRun {
     /// A run for one task of this build: the same navigation and
     /// selections' sizes, nothing yet written or chosen.
     func fork() -> BuildRun {
-        let part = BuildRun(navigation: navigation, hot: hot.emptied(), recent: recent.emptied(), imageFacts: imageFacts)
+        let part = BuildRun(
+            navigation: navigation, hot: hot.emptied(), recent: recent.emptied(), imageFacts: imageFacts)
         part.changes = changes
         part.previousBoardPages = previousBoardPages
         part.previousShrunkUserPages = previousShrunkUserPages

@@ -316,8 +316,8 @@ package struct DiskPublisher: SitePublisher {
     package func exists(_ path: String) -> Bool {
         // In a folder that was empty, a media file is there only if this
         // build wrote it (or is writing it). The file system answers, not a
-        // set of every path written: that set grew with the archive (about
-        // 33 MB of paths at 1M posts, never let go before the build ended).
+        // set of every path written: that set grew with the archive (at 1M
+        // posts, 129,755 paths, 16.6 MB, held until the build ended).
         // Not trusted by name where a first build may have stopped part
         // way: the caller writes them, and `write` compares.
         if !log.trustsMedia, path.hasPrefix("media/") { return false }
