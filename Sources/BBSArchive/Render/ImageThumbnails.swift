@@ -103,7 +103,7 @@ extension SiteBuilder {
             return loaded
         }
         let facts: ImageFacts?
-        if let known = run.newImageFacts[hash] {
+        if let known = run.imageFacts.facts(hash) {
             facts = known
         } else if let known = try store.imageFacts(hash: hash) {
             facts = known
@@ -117,7 +117,7 @@ extension SiteBuilder {
             // Recorded in the store once, at the end of the build: no task
             // waits for the store's writer (which the search index holds
             // while it is built beside the pages).
-            run.newImageFacts[hash] = .some(facts)
+            run.imageFacts.add(hash, facts)
         }
         guard let facts else {
             run.report.unreadableImages += 1

@@ -206,7 +206,7 @@ package struct SiteBuilder: Sendable {
             SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.wording.siteTitle), run: run)
         try copyAssets(run: run)
         // Only a cache: a store that cannot take it costs a probe next time.
-        try? store.recordImageFacts(run.newImageFacts)
+        try? run.imageFacts.drain { facts throws(ArchiveError) in try store.recordImageFacts(facts) }
         for writer in writers { try writer.write(changes: run.changes, store: store, publisher: publisher) }
         // The search task goes on beside everything above (nothing there
         // reads what it writes): waited for here, the cores that the home,
@@ -498,18 +498,21 @@ final class BuildRun: @unchecked Sendable {
     var boardStats: [String: BoardStats] = [:]
     /// Emoticon codes whose images are archived, and their site paths.
     var emoticons: [String: String] = [:]
-    /// What this build read of images the store had no facts of (`nil`:
-    /// no image could be read), recorded in the store at its end.
-    var newImageFacts: [String: ImageFacts?] = [:]
+    /// What this build read of images the store had no facts of, recorded
+    /// in the store at its end: one log shared by every task (a cache; see
+    /// `ImageFactsLog`).
+    let imageFacts: ImageFactsLog
 
-    init(navigation: SiteNavigation, hot: TopThreads, recent: TopThreads) {
+    init(navigation: SiteNavigation, hot: TopThreads, recent: TopThreads, imageFacts: ImageFactsLog) {
         self.navigation = navigation
         self.hot = hot
         self.recent = recent
+        self.imageFacts = imageFacts
     }
 
     init(navigation: SiteNavigation, options: SiteBuilder.Options) {
         self.navigation = navigation
+        imageFacts = ImageFactsLog()
         hot = TopThreads(limit: max(options.hotTopics, options.homeHotTopics)) { a, b in
             (a.thread.postCount, a.thread.lastReplyAt, a.thread.gid) > (
                 b.thread.postCount, b.thread.lastReplyAt, b.thread.gid
@@ -525,7 +528,8 @@ extension BuildRun {
     /// A run for one task of this build: the same navigation and
     /// selections' sizes, nothing yet written or chosen.
     func fork() -> BuildRun {
-        let part = BuildRun(navigation: navigation, hot: hot.emptied(), recent: recent.emptied())
+        let part = BuildRun(
+            navigation: navigation, hot: hot.emptied(), recent: recent.emptied(), imageFacts: imageFacts)
         part.changes = changes
         part.previousBoardPages = previousBoardPages
         part.previousShrunkUserPages = previousShrunkUserPages
@@ -550,7 +554,6 @@ extension BuildRun {
         shrunkUserPages.merge(part.shrunkUserPages) { _, new in new }
         builtUsers.formUnion(part.builtUsers)
         sidebars.merge(part.sidebars) { old, _ in old }
-        newImageFacts.merge(part.newImageFacts) { old, _ in old }
     }
 }
 
