@@ -54,7 +54,7 @@ struct CompiledTemplates: Sendable {
     /// context stack; `nil` when there is no such template. `capacity`:
     /// the bytes reserved up front (a page's worth unless told less, for
     /// a fragment such as a post's body that is kept until its page is done).
-    func render(_ name: String, _ view: Any, capacity: Int = 16 * 1024) -> [UInt8]? {
+    func render(_ name: String, _ view: some TemplateView, capacity: Int = 16 * 1024) -> [UInt8]? {
         guard let range = program.range(of: name) else { return nil }
         // The program's arrays are read through pointers while a page is
         // rendered: an instruction is a plain value, loaded without a
@@ -67,7 +67,15 @@ struct CompiledTemplates: Sendable {
                         var renderer = Renderer(
                             program: program, instructions: instructions, text: text, names: names,
                             nameBytes: nameBytes)
-                        renderer.push(view)
+                        // The view's own conformance says whether it is typed:
+                        // a cast (`as? any TypedTemplateView`) scanned every
+                        // conformance record of the program the first time
+                        // each type was rendered.
+                        if let typed = view.typedView {
+                            renderer.stack.append(.typed(typed))
+                        } else {
+                            renderer.stack.append(.view(view))
+                        }
                         renderer.out.reserveCapacity(capacity)
                         renderer.render(range, indentation: nil)
                         return renderer.out
@@ -107,10 +115,11 @@ private struct Program: Sendable {
         var end = 0
     }
 
-    /// A name's bytes in `nameBytes`.
+    /// A name's bytes in `nameBytes`, and its key, found once here.
     struct NameSpan {
         var start: Int
         var count: Int
+        var key: TemplateKey
     }
 
     var instructions: [Instruction] = []
@@ -188,7 +197,7 @@ private struct Program: Sendable {
 
     private mutating func add(_ path: [String]) {
         for name in path {
-            names.append(NameSpan(start: nameBytes.count, count: name.utf8.count))
+            names.append(NameSpan(start: nameBytes.count, count: name.utf8.count, key: TemplateKey(name)))
             nameBytes.append(contentsOf: name.utf8)
         }
     }
@@ -322,8 +331,12 @@ private struct Renderer {
             stack.removeLast()
         case .other(let value)?:
             section(value, body: body, indentation: indentation)
-        case let value?:
-            push(value.any)
+        case .number(let number)?:
+            stack.append(.plain(number))
+            render(body, indentation: indentation)
+            stack.removeLast()
+        case .markup(let markup)?:
+            stack.append(.plain(markup))
             render(body, indentation: indentation)
             stack.removeLast()
         }
@@ -440,7 +453,8 @@ private struct Renderer {
     /// The name at `index` of `names`, its bytes read in place.
     private func name(_ index: Int) -> TemplateName {
         let span = names[index]
-        return TemplateName(unsafeBytes: UnsafeBufferPointer(rebasing: nameBytes[span.start..<span.start + span.count]))
+        return TemplateName(
+            unsafeBytes: UnsafeBufferPointer(rebasing: nameBytes[span.start..<span.start + span.count]), key: span.key)
     }
 
     private func lookup(_ path: Range<Int>, fromTop: Bool) -> TemplateValue? {
@@ -472,9 +486,14 @@ private struct Renderer {
     }
 
     fileprivate static func child(_ name: String, of object: Any) -> Any? {
-        if let parent = object as? any MustacheParent { return parent.child(named: name) }
+        // The plain values first, by their type: the cast to a protocol
+        // scans every conformance record the first time a type meets it.
         switch object {
         case is String, is Int, is Bool: return nil
+        default: break
+        }
+        if let parent = object as? any MustacheParent { return parent.child(named: name) }
+        switch object {
         default:
             // A plain value (not one of the typed views): by reflection, as swift-mustache reads it.
             guard let match = Mirror(reflecting: object).children.first(where: { $0.label == name }) else {
@@ -545,6 +564,16 @@ protocol TypedTemplateView: TemplateView {
     func templateValue(named name: TemplateName) -> TemplateValue?
 }
 
+extension TemplateView {
+    /// A view answering by `child(named:)` only: none.
+    var typedView: (any TypedTemplateView)? { nil }
+}
+
+extension TypedTemplateView {
+    /// The view itself, known typed by its conformance, without a cast.
+    var typedView: (any TypedTemplateView)? { self }
+}
+
 extension TypedTemplateView {
     func child(named name: String) -> Any? { TemplateName.with(name) { templateValue(named: $0)?.any } }
 }
@@ -559,13 +588,22 @@ extension TypedTemplateView {
 /// renderer asks every view on its stack, innermost first, for each name.
 struct TemplateName: CustomStringConvertible {
     let utf8: UnsafeBufferPointer<UInt8>
+    /// The name as one of the names the project's views answer
+    /// (`.unknown` for any other), found when the templates were compiled:
+    /// a view's `switch name.key` is a jump on a small integer, and a name
+    /// it does not answer costs it nothing but that jump.
+    let key: TemplateKey
 
-    init(unsafeBytes utf8: UnsafeBufferPointer<UInt8>) { self.utf8 = utf8 }
+    init(unsafeBytes utf8: UnsafeBufferPointer<UInt8>, key: TemplateKey) {
+        self.utf8 = utf8
+        self.key = key
+    }
 
     /// `body` with `text` as a name.
     static func with<Result>(_ text: String, _ body: (TemplateName) -> Result) -> Result {
+        let key = TemplateKey(text)
         var text = text
-        return text.withUTF8 { body(TemplateName(unsafeBytes: $0)) }
+        return text.withUTF8 { body(TemplateName(unsafeBytes: $0, key: key)) }
     }
 
     var text: String { String(decoding: utf8, as: UTF8.self) }
