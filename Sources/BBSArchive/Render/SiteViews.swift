@@ -11,7 +11,7 @@ import Mustache
 protocol TemplateView: MustacheParent, Sendable {
     /// The view as a typed view, when it is one (`TypedTemplateView`
     /// answers itself): what the renderer puts at the bottom of its stack.
-    var typedView: (any TypedTemplateView)? { get }
+    var typedBox: TypedViewBox? { get }
 }
 
 /// What every page's head, breadcrumbs, sidebar and footer read.

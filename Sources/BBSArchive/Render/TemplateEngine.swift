@@ -71,10 +71,10 @@ struct CompiledTemplates: Sendable {
                         // a cast (`as? any TypedTemplateView`) scanned every
                         // conformance record of the program the first time
                         // each type was rendered.
-                        if let typed = view.typedView {
+                        if let typed = view.typedBox {
                             renderer.stack.append(.typed(typed))
                         } else {
-                            renderer.stack.append(.view(view))
+                            renderer.stack.append(.parent(ParentBox(view)))
                         }
                         renderer.out.reserveCapacity(capacity)
                         renderer.render(range, indentation: nil)
@@ -313,8 +313,8 @@ private struct Renderer {
         case nil: return
         case .flag(let flag)?:
             if flag { render(body, indentation: indentation) }
-        case .typed(let view)?:
-            stack.append(.typed(view))
+        case .view(let box)?:
+            stack.append(.typed(box))
             render(body, indentation: indentation)
             stack.removeLast()
         case .typedList(let views)?:
@@ -326,17 +326,17 @@ private struct Renderer {
                 stack.removeLast()
             }
         case .text(let text)?:
-            stack.append(.plain(text))
+            stack.append(.text(text))
             render(body, indentation: indentation)
             stack.removeLast()
-        case .other(let value)?:
-            section(value, body: body, indentation: indentation)
+        case .boxed(let box)?:
+            section(box.value, body: body, indentation: indentation)
         case .number(let number)?:
-            stack.append(.plain(number))
+            stack.append(.other(AnyBox(number)))
             render(body, indentation: indentation)
             stack.removeLast()
         case .markup(let markup)?:
-            stack.append(.plain(markup))
+            stack.append(.other(AnyBox(markup)))
             render(body, indentation: indentation)
             stack.removeLast()
         }
@@ -349,7 +349,7 @@ private struct Renderer {
         case let flag as Bool:
             if flag { render(body, indentation: indentation) }
         case let text as String:
-            stack.append(.plain(text))
+            stack.append(.text(text))
             render(body, indentation: indentation)
             stack.removeLast()
         case let views as any TemplateViewList:
@@ -376,8 +376,8 @@ private struct Renderer {
         case nil: true
         case .flag(let flag)?: !flag
         case .typedList(let views)?: views.typedCount == 0
-        case .other(let value)?:
-            switch value {
+        case .boxed(let box)?:
+            switch box.value {
             case let flag as Bool: !flag
             case is String: false
             case let views as any TemplateViewList: views.templateCount == 0
@@ -413,40 +413,49 @@ private struct Renderer {
     }
 
     /// A value on the stack: a typed view (answering names with typed
-    /// values), an item of a list of them, a view answering names itself,
-    /// or anything else (a string a section entered, say).
+    /// values), an item of a list of them, a string a section entered, a
+    /// view answering names itself, or anything else. Every payload is a
+    /// reference or a plain value, so an entry is asked where it is: with
+    /// an existential payload (`any TypedTemplateView`, `Any`) the enum
+    /// was address-only and each name asked copied the entry out first.
     enum Entry {
-        case typed(any TypedTemplateView)
+        case typed(TypedViewBox)
         case item(TypedTemplateViewList, Int)
-        case view(any MustacheParent)
-        case plain(Any)
+        case text(String)
+        case parent(ParentBox)
+        case other(AnyBox)
 
         var value: TemplateValue {
             switch self {
-            case .typed(let view): .typed(view)
+            case .typed(let box): .view(box)
             case .item(let views, let index): views.typedView(index) ?? .other(views.templateArray)
-            case .view(let view): .other(view)
-            case .plain(let value): TemplateValue(any: value)
+            case .text(let text): .text(text)
+            case .parent(let box): .other(box.parent)
+            case .other(let box): TemplateValue(any: box.value)
             }
         }
 
         func child(_ name: TemplateName) -> TemplateValue? {
             switch self {
-            case .typed(let view): view.templateValue(named: name)
+            case .typed(let box): box.value(named: name)
             case .item(let views, let index): views.typedValue(index, named: name)
-            case .view(let view): view.child(named: name.text).map(TemplateValue.init(any:))
-            case .plain(let value): Renderer.child(name.text, of: value).map(TemplateValue.init(any:))
+            case .text: nil
+            case .parent(let box): box.parent.child(named: name.text).map(TemplateValue.init(any:))
+            case .other(let box): Renderer.child(name.text, of: box.value).map(TemplateValue.init(any:))
             }
         }
     }
 
+    /// A value from a view answering by `child(named:)`, or from a plain list.
     mutating func push(_ value: Any) {
-        if let view = value as? any TypedTemplateView {
-            stack.append(.typed(view))
+        if let view = value as? any TypedTemplateView, let box = view.typedBox {
+            stack.append(.typed(box))
         } else if let view = value as? any MustacheParent {
-            stack.append(.view(view))
+            stack.append(.parent(ParentBox(view)))
+        } else if let text = value as? String {
+            stack.append(.text(text))
         } else {
-            stack.append(.plain(value))
+            stack.append(.other(AnyBox(value)))
         }
     }
 
@@ -478,7 +487,7 @@ private struct Renderer {
             let name = name(index)
             switch value {
             case nil: return nil
-            case .typed(let view)?: value = view.templateValue(named: name)
+            case .view(let box)?: value = box.value(named: name)
             case let other?: value = Self.child(name.text, of: other.any).map(TemplateValue.init(any:))
             }
         }
@@ -518,15 +527,25 @@ struct RenderedMarkup: MustacheCustomRenderable, Sendable, Equatable {
 
 /// What a typed view answers for a name: a value the renderer prints or
 /// enters as it is, without casting an `Any` to find out what it is.
+/// Every payload is a reference or a plain value (views and anything else
+/// in a class box), so the enum is returned in registers and switched on
+/// in place, not copied through its value witnesses.
 enum TemplateValue {
     case text(String)
     case markup(RenderedMarkup)
     case number(Int)
     case flag(Bool)
-    case typed(any TypedTemplateView)
+    /// A typed view (`.typed(view)`).
+    case view(TypedViewBox)
     case typedList(TypedTemplateViewList)
-    /// Anything else, rendered as swift-mustache renders it.
-    case other(Any)
+    /// Anything else (`.other(value)`), rendered as swift-mustache renders it.
+    case boxed(AnyBox)
+
+    /// A typed view.
+    static func typed<View: TypedTemplateView>(_ view: View) -> TemplateValue { .view(TypedViewBoxOf(view)) }
+
+    /// Anything else.
+    static func other(_ value: Any) -> TemplateValue { .boxed(AnyBox(value)) }
 
     /// A list of typed views (see `TypedTemplateViewList`).
     static func typedList<View: TypedTemplateView>(_ views: [View]) -> TemplateValue {
@@ -540,7 +559,7 @@ enum TemplateValue {
         case let flag as Bool: self = .flag(flag)
         case let number as Int: self = .number(number)
         case let markup as RenderedMarkup: self = .markup(markup)
-        default: self = .other(value)
+        default: self = .boxed(AnyBox(value))
         }
     }
 
@@ -551,11 +570,43 @@ enum TemplateValue {
         case .markup(let markup): markup
         case .number(let number): number
         case .flag(let flag): flag
-        case .typed(let view): view
+        case .view(let box): box.any
         case .typedList(let views): views.templateArray
-        case .other(let value): value
+        case .boxed(let box): box.value
         }
     }
+}
+
+/// A typed view in a class box: one reference for the renderer's stack
+/// and `TemplateValue` to hold, its names asked through the class's table.
+class TypedViewBox {
+    func value(named name: TemplateName) -> TemplateValue? { nil }
+    /// The view itself.
+    var any: Any { () }
+}
+
+final class TypedViewBoxOf<View: TypedTemplateView>: TypedViewBox {
+    let view: View
+
+    init(_ view: View) { self.view = view }
+
+    override func value(named name: TemplateName) -> TemplateValue? { view.templateValue(named: name) }
+
+    override var any: Any { view }
+}
+
+/// A view answering by `child(named:)` only, boxed.
+final class ParentBox {
+    let parent: any MustacheParent
+
+    init(_ parent: any MustacheParent) { self.parent = parent }
+}
+
+/// Any other value, boxed.
+final class AnyBox {
+    let value: Any
+
+    init(_ value: Any) { self.value = value }
 }
 
 /// A view that answers names with typed values; `child(named:)` (what
@@ -566,12 +617,12 @@ protocol TypedTemplateView: TemplateView {
 
 extension TemplateView {
     /// A view answering by `child(named:)` only: none.
-    var typedView: (any TypedTemplateView)? { nil }
+    var typedBox: TypedViewBox? { nil }
 }
 
 extension TypedTemplateView {
     /// The view itself, known typed by its conformance, without a cast.
-    var typedView: (any TypedTemplateView)? { self }
+    var typedBox: TypedViewBox? { TypedViewBoxOf(self) }
 }
 
 extension TypedTemplateView {
