@@ -135,6 +135,10 @@ import Testing
         ("a\u{301}<b\u{20DD}>", "a\u{301}&lt;b\u{20DD}&gt;"), ("e\u{301}'\u{308}", "e\u{301}&#39;\u{308}"),
         ("👨‍👩‍👧\"", "👨‍👩‍👧&quot;"), ("水木\u{1b}[1m社区", "水木[1m社区"), ("a\u{0}b\u{7f}c\u{85}d", "abcd"),
         ("tab\tline\ncr\r", "tab\tline\ncr\r"), ("纯文本", "纯文本"), ("", ""),
+        // Runs between specials, specials at both ends, 0xC2 leading a
+        // character that passes (· U+00B7, U+00A0) or a C1 control (dropped).
+        ("<&>", "&lt;&amp;&gt;"), ("'a\"b<", "&#39;a&quot;b&lt;"), ("x·\u{9F}", "x·"),
+        ("\u{A0}\u{80}\u{A0}·", "\u{A0}\u{A0}·"), ("\u{85}", ""), ("水<木>社\u{7F}区", "水&lt;木&gt;社区"),
     ])
     func escapesEveryByteOfTheSpecials(input: String, expected: String) {
         #expect(MarkupEscaper.escape(input) == expected)
@@ -143,6 +147,14 @@ import Testing
     /// Each ASCII character between a letter and a combining mark, compared
     /// byte by byte (`String.contains` compares grapheme clusters, the very
     /// mistake this escaper avoids).
+    /// The bytes below `?` it replaces or drops, as the bits of `lowWork`.
+    @Test func lowWorkIsTheSpecialsBelowQuestionMark() {
+        for byte in 0..<64 {
+            let special = byte < 0x20 && ![0x09, 0x0A, 0x0D].contains(byte) || "&<>\"'".utf8.contains(UInt8(byte))
+            #expect((MarkupEscaper.lowWork >> UInt64(byte)) & 1 == (special ? 1 : 0), "byte \(byte)")
+        }
+    }
+
     @Test func everyASCIICharacterBeforeACombiningMark() {
         let entities: [UInt8: String] = [
             UInt8(ascii: "&"): "&amp;", UInt8(ascii: "<"): "&lt;", UInt8(ascii: ">"): "&gt;",

@@ -143,6 +143,37 @@ import Testing
         #expect(ours.hasPrefix("[<r1|o T>][<r2|o T>] after end\n  b1 r1r2\n  b2 T\n<default|o T> c T"), "\(ours)")
     }
 
+    /// The project's views answer by key (`TemplateKey`, found when the
+    /// templates are compiled): a user's template with names no view
+    /// answers (`bogus`, a name spelled like the unknown key, a name only
+    /// another view knows) renders them empty, falsey and their inverted
+    /// sections shown, names found further out, dotted names and `{{.}}`
+    /// as swift-mustache renders them.
+    @Test func projectViewsAnswerByKeyAndUnknownNamesRenderEmpty() async throws {
+        let folder = try Self.templatesCopy([
+            "t-keys": """
+            {{current}}/{{total}} {{#pages}}[{{number}}{{#isCurrent}}*{{/isCurrent}} {{href}} {{total}} {{bogus}}]\
+            {{/pages}}{{#firstPage}}{{href}}{{/firstPage}}{{^lastPage}}no last{{/lastPage}} {{firstPage.number}} \
+            {{firstPage.bogus}}{{unknown}}{{segHref}}{{#bogus}}never{{/bogus}}{{^bogus}}empty{{/bogus}}\
+            {{#jump}}{{pattern}} {{pages}} {{floors}} {{#first}}<{{.}}>{{/first}}{{/jump}}{{^unknown}}!{{/unknown}}
+            """
+        ])
+        guard var view = Pager.view(current: 2, total: 3, href: { "p\($0)&.html" }) else {
+            Issue.record("no pager for three pages")
+            return
+        }
+        view.lastPage = nil
+        view.jump = PageJumpView(pages: 3, floors: [0, 10, 20]) { $0 == 1 ? "first.html" : "p\($0).html" }
+        let ours = try await TemplateSet(directory: folder).render("t-keys", view)
+        let theirs = try await TemplateSet(directory: folder, engine: .reference).render("t-keys", view)
+        #expect(ours == theirs)
+        #expect(ours.hasPrefix("2/3 [1 p1&amp;.html 3 ][2* p2&amp;.html 3 ][3 p3&amp;.html 3 ]"), "\(ours)")
+        #expect(ours.hasSuffix("empty" + "p{n}.html 3 0,10,20 <first.html>!"), "\(ours)")
+        #expect(TemplateKey("segHref") == .segHref)
+        #expect(TemplateKey("bogus") == .unknown)
+        #expect(TemplateKey("unknown") == .unknown)
+    }
+
     struct TypedProbe: TypedTemplateView {
         struct Cell: TypedTemplateView {
             var text: String

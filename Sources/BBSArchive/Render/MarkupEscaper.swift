@@ -33,47 +33,85 @@ package enum MarkupEscaper {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends `text`, escaped as `escape(_:)` does, to `out`.
-    static func escape(_ text: String, into out: inout [UInt8]) {
+    /// Appends `text`, escaped as `escape(_:)` does, to `out`: the runs
+    /// of bytes between the ones replaced or dropped are copied whole.
+    static func escape<Output: ByteOutput>(_ text: String, into out: inout Output) {
         var text = text
         text.withUTF8 { bytes in
-            guard let first = bytes.firstIndex(where: needsWork) else {
-                out.append(contentsOf: bytes)
-                return
-            }
-            out.append(contentsOf: bytes[..<first])
-            var index = first
-            while index < bytes.count {
-                let byte = bytes[index]
-                switch byte {
-                case UInt8(ascii: "&"): out.append(contentsOf: amp)
-                case UInt8(ascii: "<"): out.append(contentsOf: lt)
-                case UInt8(ascii: ">"): out.append(contentsOf: gt)
-                case UInt8(ascii: "\""): out.append(contentsOf: quot)
-                case UInt8(ascii: "'"): out.append(contentsOf: apos)
-                case 0x09, 0x0A, 0x0D: out.append(byte)
-                case 0x00..<0x20, 0x7F: break
-                case 0xC2 where index + 1 < bytes.count && (0x80...0x9F).contains(bytes[index + 1]):
+            guard let base = bytes.baseAddress else { return }
+            let count = bytes.count
+            var start = 0
+            var index = 0
+            while index < count {
+                let byte = base[index]
+                // Every byte above `>` but DEL and 0xC2 passes (letters, CJK):
+                // one comparison; those below by a bit of `lowWork`.
+                if byte > 0x3E {
+                    guard byte == 0x7F || byte == 0xC2 else {
+                        index += 1
+                        continue
+                    }
+                } else if lowWork & (1 << UInt64(byte)) == 0 {
                     index += 1
-                default: out.append(byte)
+                    continue
                 }
-                index += 1
+                let skip: Int
+                switch byte {
+                case UInt8(ascii: "&"): skip = 1
+                case UInt8(ascii: "<"): skip = 1
+                case UInt8(ascii: ">"): skip = 1
+                case UInt8(ascii: "\""): skip = 1
+                case UInt8(ascii: "'"): skip = 1
+                // A C1 control (U+0080–U+009F) is dropped, both its bytes;
+                // any other character led by 0xC2 passes.
+                case 0xC2:
+                    guard index + 1 < count, (0x80...0x9F).contains(base[index + 1]) else {
+                        index += 1
+                        continue
+                    }
+                    skip = 2
+                default: skip = 1  // C0 controls but tab, LF and CR, and DEL: dropped
+                }
+                out.append(UnsafeBufferPointer(start: base + start, count: index - start))
+                switch byte {
+                case UInt8(ascii: "&"): out.append(amp)
+                case UInt8(ascii: "<"): out.append(lt)
+                case UInt8(ascii: ">"): out.append(gt)
+                case UInt8(ascii: "\""): out.append(quot)
+                case UInt8(ascii: "'"): out.append(apos)
+                default: break
+                }
+                index += skip
+                start = index
             }
+            out.append(UnsafeBufferPointer(start: base + start, count: count - start))
         }
     }
 
-    private static func needsWork(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"): true
-        case 0x09, 0x0A, 0x0D: false
-        case 0x00..<0x20, 0x7F, 0xC2: true
-        default: false
-        }
-    }
+    /// The bytes below 0x3F that are replaced or dropped, as bits: `& < > " '`
+    /// and the C0 controls but tab, line feed and carriage return.
+    /// A literal, so it is a constant in the loop (computed in a closure,
+    /// it was a lazily made global, checked for every byte).
+    static let lowWork: UInt64 = 0x5000_00C4_FFFF_D9FF
 
-    private static let amp = Array("&amp;".utf8)
-    private static let lt = Array("&lt;".utf8)
-    private static let gt = Array("&gt;".utf8)
-    private static let quot = Array("&quot;".utf8)
-    private static let apos = Array("&#39;".utf8)
+    private static let amp: StaticString = "&amp;"
+    private static let lt: StaticString = "&lt;"
+    private static let gt: StaticString = "&gt;"
+    private static let quot: StaticString = "&quot;"
+    private static let apos: StaticString = "&#39;"
+}
+
+/// Where rendered bytes go: an array, or the renderer's page buffer.
+protocol ByteOutput {
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>)
+}
+
+extension ByteOutput {
+    mutating func append(_ text: StaticString) {
+        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}
+
+extension Array: ByteOutput where Element == UInt8 {
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
 }

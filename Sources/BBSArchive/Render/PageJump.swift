@@ -25,11 +25,11 @@ struct PageJumpView: TypedTemplateView {
     }
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "first": first.map(TemplateValue.text)
-        case "pattern": .text(pattern)
-        case "pages": .number(pages)
-        case "floors": floors.map(TemplateValue.text)
+        switch name.key {
+        case .first: first.map(TemplateValue.text)
+        case .pattern: .text(pattern)
+        case .pages: .number(pages)
+        case .floors: floors.map(TemplateValue.text)
         default: nil
         }
     }

@@ -1,14 +1,18 @@
 import Mustache
 
 // One `Sendable` value per template and per row a template repeats. Each
-// answers the names its template reads through `child(named:)`, a switch,
-// rather than through reflection: on a 30-row board page that is several
+// answers the names its template reads through `templateValue(named:)`, a
+// switch over the name's key (`TemplateKey`), rather than through reflection: on a 30-row board page that is several
 // times faster than `Mirror` (`bbsarchive-bench render-lookup`). A name a view does not
 // know answers `nil`, so Mustache looks it up in the enclosing view, as it
 // would in nested dictionaries. The words readers see are in the templates.
 
 /// A value a template reads by name.
-protocol TemplateView: MustacheParent, Sendable {}
+protocol TemplateView: MustacheParent, Sendable {
+    /// The view as a typed view, when it is one (`TypedTemplateView`
+    /// answers itself): what the renderer puts at the bottom of its stack.
+    var typedBox: TypedViewBox? { get }
+}
 
 /// What every page's head, breadcrumbs, sidebar and footer read.
 struct PageChrome: Sendable {
@@ -48,31 +52,31 @@ struct PageChrome: Sendable {
     func child(named name: String) -> Any? { TemplateName.with(name) { templateValue(named: $0)?.any } }
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "root": .text(root)
-        case "home": .text(home)
-        case "hotHref": .text(hotHref)
-        case "lookupHref": .text(lookupHref)
-        case "feedHref": .text(feedHref)
-        case "searchHref": .text(searchHref)
-        case "searchBoard": searchBoard.map(TemplateValue.text)
-        case "stylesheet": .text(stylesheet)
-        case "bootScript": .text(bootScript)
-        case "siteScript": .text(siteScript)
-        case "icon": .text(icon)
-        case "pageTitle": .text(pageTitle)
-        case "pageNumber": pageNumber.map(TemplateValue.number)
-        case "siteTitle": .text(siteTitle)
-        case "forum": .typed(forum)
-        case "version": .text(version)
-        case "crumbs": .typedList(crumbs)
-        case "sidebar": .text(sidebar)
-        case "base": base.map(TemplateValue.text)
-        case "boardFeed": boardFeed.map(TemplateValue.text)
-        case "markdown": markdown.map(TemplateValue.text)
-        case "isHome": .flag(isHome)
-        case "inlineScript": inlineScript.map(TemplateValue.text)
-        case "inlineScriptHash": inlineScriptHash.map(TemplateValue.text)
+        switch name.key {
+        case .root: .text(root)
+        case .home: .text(home)
+        case .hotHref: .text(hotHref)
+        case .lookupHref: .text(lookupHref)
+        case .feedHref: .text(feedHref)
+        case .searchHref: .text(searchHref)
+        case .searchBoard: searchBoard.map(TemplateValue.text)
+        case .stylesheet: .text(stylesheet)
+        case .bootScript: .text(bootScript)
+        case .siteScript: .text(siteScript)
+        case .icon: .text(icon)
+        case .pageTitle: .text(pageTitle)
+        case .pageNumber: pageNumber.map(TemplateValue.number)
+        case .siteTitle: .text(siteTitle)
+        case .forum: .typed(forum)
+        case .version: .text(version)
+        case .crumbs: .typedList(crumbs)
+        case .sidebar: .text(sidebar)
+        case .base: base.map(TemplateValue.text)
+        case .boardFeed: boardFeed.map(TemplateValue.text)
+        case .markdown: markdown.map(TemplateValue.text)
+        case .isHome: .flag(isHome)
+        case .inlineScript: inlineScript.map(TemplateValue.text)
+        case .inlineScriptHash: inlineScriptHash.map(TemplateValue.text)
         default: nil
         }
     }
@@ -83,9 +87,9 @@ struct CrumbView: TypedTemplateView {
     var href: String
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "label": .text(label)
-        case "href": .text(href)
+        switch name.key {
+        case .label: .text(label)
+        case .href: .text(href)
         default: nil
         }
     }
@@ -107,21 +111,21 @@ struct UserLinkView: TypedTemplateView {
     }
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "id": .text(id)
-        case "href": .text(href)
+        switch name.key {
+        case .id: .text(id)
+        case .href: .text(href)
         default: nil
         }
     }
 }
 
 /// A link with nothing but an address (`loc` for sitemaps).
-struct LinkView: TemplateView {
+struct LinkView: TypedTemplateView {
     var href: String
 
-    func child(named name: String) -> Any? {
-        switch name {
-        case "href", "loc": href
+    func templateValue(named name: TemplateName) -> TemplateValue? {
+        switch name.key {
+        case .href, .loc: .text(href)
         default: nil
         }
     }
@@ -136,10 +140,10 @@ struct PagerView: TypedTemplateView {
         var isCurrent: Bool
 
         func templateValue(named name: TemplateName) -> TemplateValue? {
-            switch name {
-            case "number": .number(number)
-            case "href": .text(href)
-            case "isCurrent": .flag(isCurrent)
+            switch name.key {
+            case .number: .number(number)
+            case .href: .text(href)
+            case .isCurrent: .flag(isCurrent)
             default: nil
             }
         }
@@ -160,18 +164,18 @@ struct PagerView: TypedTemplateView {
     var jump: PageJumpView? = nil
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "current": .number(current)
-        case "total": .number(total)
-        case "pages": .typedList(pages)
-        case "firstPage": firstPage.map(TemplateValue.typed)
-        case "prevPage": prevPage.map(TemplateValue.typed)
-        case "nextPage": nextPage.map(TemplateValue.typed)
-        case "lastPage": lastPage.map(TemplateValue.typed)
-        case "backJump": backJump.map(TemplateValue.typed)
-        case "forwardJump": forwardJump.map(TemplateValue.typed)
-        case "isLatest": .flag(isLatest)
-        case "jump": jump.map(TemplateValue.typed)
+        switch name.key {
+        case .current: .number(current)
+        case .total: .number(total)
+        case .pages: .typedList(pages)
+        case .firstPage: firstPage.map(TemplateValue.typed)
+        case .prevPage: prevPage.map(TemplateValue.typed)
+        case .nextPage: nextPage.map(TemplateValue.typed)
+        case .lastPage: lastPage.map(TemplateValue.typed)
+        case .backJump: backJump.map(TemplateValue.typed)
+        case .forwardJump: forwardJump.map(TemplateValue.typed)
+        case .isLatest: .flag(isLatest)
+        case .jump: jump.map(TemplateValue.typed)
         default: nil
         }
     }
@@ -181,8 +185,8 @@ struct PagerView: TypedTemplateView {
 
 /// A group of boards (a section, or the boards filed nowhere) on the home
 /// page, a section page or the sidebar.
-struct BoardGroupView: TemplateView {
-    struct Board: TemplateView {
+struct BoardGroupView: TypedTemplateView {
+    struct Board: TypedTemplateView {
         var name: String
         var title: String
         var href: String
@@ -192,16 +196,16 @@ struct BoardGroupView: TemplateView {
         var to: String?
         var isCurrent = false
 
-        func child(named name: String) -> Any? {
-            switch name {
-            case "name": self.name
-            case "title": title
-            case "href": href
-            case "threads": threads
-            case "posts": posts
-            case "from": from
-            case "to": to
-            case "isCurrent": isCurrent
+        func templateValue(named name: TemplateName) -> TemplateValue? {
+            switch name.key {
+            case .name: .text(self.name)
+            case .title: .text(title)
+            case .href: .text(href)
+            case .threads: .number(threads)
+            case .posts: .number(posts)
+            case .from: from.map(TemplateValue.text)
+            case .to: to.map(TemplateValue.text)
+            case .isCurrent: .flag(isCurrent)
             default: nil
             }
         }
@@ -217,34 +221,34 @@ struct BoardGroupView: TemplateView {
     var open = false
     var subsections: [CrumbView] = []
 
-    func child(named name: String) -> Any? {
-        switch name {
-        case "name": self.name
-        case "isAll": isAll
-        case "isOther": isOther
-        case "href": href
-        case "boards": boards
-        case "hasBoards": !boards.isEmpty
-        case "open": open
-        case "subsections": subsections
-        case "hasSubsections": !subsections.isEmpty
+    func templateValue(named name: TemplateName) -> TemplateValue? {
+        switch name.key {
+        case .name: .text(self.name)
+        case .isAll: .flag(isAll)
+        case .isOther: .flag(isOther)
+        case .href: href.map(TemplateValue.text)
+        case .boards: .typedList(boards)
+        case .hasBoards: .flag(!boards.isEmpty)
+        case .open: .flag(open)
+        case .subsections: .typedList(subsections)
+        case .hasSubsections: .flag(!subsections.isEmpty)
         default: nil
         }
     }
 }
 
-struct SidebarView: TemplateView {
+struct SidebarView: TypedTemplateView {
     var groups: [BoardGroupView]
     var home: String
     var hotHref: String
     var lookupHref: String
 
-    func child(named name: String) -> Any? {
-        switch name {
-        case "groups": groups
-        case "home": home
-        case "hotHref": hotHref
-        case "lookupHref": lookupHref
+    func templateValue(named name: TemplateName) -> TemplateValue? {
+        switch name.key {
+        case .groups: .typedList(groups)
+        case .home: .text(home)
+        case .hotHref: .text(hotHref)
+        case .lookupHref: .text(lookupHref)
         default: nil
         }
     }
@@ -273,21 +277,21 @@ struct BoardRowView: TypedTemplateView {
     // the view was copied out of its list for every name asked.
     @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "gid": .number(gid)
-        case "title": .text(title)
-        case "href": .text(href)
-        case "key": .text(key)
-        case "replies": .number(replies)
-        case "sticky": .flag(sticky)
-        case "marked": .flag(marked)
-        case "hasFiles": .flag(hasFiles)
-        case "postedAt": .text(postedAt)
-        case "postedISO": .text(postedISO)
-        case "lastReplyAt": .text(lastReplyAt)
-        case "lastReplyISO": .text(lastReplyISO)
-        case "author": author.map(TemplateValue.typed)
-        case "lastReplier": lastReplier.map(TemplateValue.typed)
+        switch name.key {
+        case .gid: .number(gid)
+        case .title: .text(title)
+        case .href: .text(href)
+        case .key: .text(key)
+        case .replies: .number(replies)
+        case .sticky: .flag(sticky)
+        case .marked: .flag(marked)
+        case .hasFiles: .flag(hasFiles)
+        case .postedAt: .text(postedAt)
+        case .postedISO: .text(postedISO)
+        case .lastReplyAt: .text(lastReplyAt)
+        case .lastReplyISO: .text(lastReplyISO)
+        case .author: author.map(TemplateValue.typed)
+        case .lastReplier: lastReplier.map(TemplateValue.typed)
         default: nil
         }
     }
@@ -312,33 +316,33 @@ struct ListRowView: TypedTemplateView {
     // the view was copied out of its list for every name asked.
     @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "title": .text(title)
-        case "href": .text(href)
-        case "key": .text(key)
-        case "anchor": anchor.map(TemplateValue.text)
-        case "author": author.map(TemplateValue.text)
-        case "replies": .number(replies)
-        case "sticky": .flag(sticky)
-        case "hasFiles": .flag(hasFiles)
-        case "isCurrent": .flag(isCurrent)
-        case "lastReplyAt": .text(lastReplyAt)
-        case "lastReplyISO": .text(lastReplyISO)
+        switch name.key {
+        case .title: .text(title)
+        case .href: .text(href)
+        case .key: .text(key)
+        case .anchor: anchor.map(TemplateValue.text)
+        case .author: author.map(TemplateValue.text)
+        case .replies: .number(replies)
+        case .sticky: .flag(sticky)
+        case .hasFiles: .flag(hasFiles)
+        case .isCurrent: .flag(isCurrent)
+        case .lastReplyAt: .text(lastReplyAt)
+        case .lastReplyISO: .text(lastReplyISO)
         default: nil
         }
     }
 }
 
 /// A thread in a list of the whole archive (home, hot topics).
-struct DigestRowView: TemplateView {
-    struct Image: TemplateView {
+struct DigestRowView: TypedTemplateView {
+    struct Image: TypedTemplateView {
         var href: String
         var name: String
 
-        func child(named name: String) -> Any? {
-            switch name {
-            case "href": href
-            case "name": self.name
+        func templateValue(named name: TemplateName) -> TemplateValue? {
+            switch name.key {
+            case .href: .text(href)
+            case .name: .text(self.name)
             default: nil
             }
         }
@@ -362,26 +366,26 @@ struct DigestRowView: TemplateView {
     var image: Image?
     var rank: Int?
 
-    func child(named name: String) -> Any? {
-        switch name {
-        case "title": title
-        case "href": href
-        case "key": key
-        case "board": board
-        case "boardTitle": boardTitle
-        case "boardHref": boardHref
-        case "replies": replies
-        case "posts": posts
-        case "sticky": sticky
-        case "excerpt": excerpt
-        case "hasExcerpt": !excerpt.isEmpty
-        case "postedAt": postedAt
-        case "postedISO": postedISO
-        case "lastReplyAt": lastReplyAt
-        case "lastReplyISO": lastReplyISO
-        case "author": author
-        case "image": image
-        case "rank": rank
+    func templateValue(named name: TemplateName) -> TemplateValue? {
+        switch name.key {
+        case .title: .text(title)
+        case .href: .text(href)
+        case .key: .text(key)
+        case .board: .text(board)
+        case .boardTitle: .text(boardTitle)
+        case .boardHref: .text(boardHref)
+        case .replies: .number(replies)
+        case .posts: .number(posts)
+        case .sticky: .flag(sticky)
+        case .excerpt: .text(excerpt)
+        case .hasExcerpt: .flag(!excerpt.isEmpty)
+        case .postedAt: .text(postedAt)
+        case .postedISO: .text(postedISO)
+        case .lastReplyAt: .text(lastReplyAt)
+        case .lastReplyISO: .text(lastReplyISO)
+        case .author: author.map(TemplateValue.typed)
+        case .image: image.map(TemplateValue.typed)
+        case .rank: rank.map(TemplateValue.number)
         default: nil
         }
     }
@@ -402,16 +406,16 @@ struct UserPostRowView: TypedTemplateView {
     // the view was copied out of its list for every name asked.
     @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "title": .text(title)
-        case "board": .text(board)
-        case "boardHref": .text(boardHref)
-        case "href": .text(href)
-        case "key": .text(key)
-        case "floor": .number(floor)
-        case "isOpening": .flag(floor == 0)
-        case "postedAt": .text(postedAt)
-        case "postedISO": .text(postedISO)
+        switch name.key {
+        case .title: .text(title)
+        case .board: .text(board)
+        case .boardHref: .text(boardHref)
+        case .href: .text(href)
+        case .key: .text(key)
+        case .floor: .number(floor)
+        case .isOpening: .flag(floor == 0)
+        case .postedAt: .text(postedAt)
+        case .postedISO: .text(postedISO)
         default: nil
         }
     }
@@ -436,12 +440,12 @@ struct LineView: TypedTemplateView {
         // the view was copied out of its list for every name asked.
         @inline(__always)
         func templateValue(named name: TemplateName) -> TemplateValue? {
-            switch name {
-            case "plain": .flag(isPlain)
-            case "text": .text(text)
-            case "segHref": segHref.map(TemplateValue.text)
-            case "segClass": segClass.map(TemplateValue.text)
-            case "emSrc": emSrc.map(TemplateValue.text)
+            switch name.key {
+            case .plain: .flag(isPlain)
+            case .text: .text(text)
+            case .segHref: segHref.map(TemplateValue.text)
+            case .segClass: segClass.map(TemplateValue.text)
+            case .emSrc: emSrc.map(TemplateValue.text)
             default: nil
             }
         }
@@ -451,10 +455,10 @@ struct LineView: TypedTemplateView {
     var depth = 1
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "segments": .typedList(segments)
-        case "depth": .number(depth)
-        case "nested": .flag(depth > 1)
+        switch name.key {
+        case .segments: .typedList(segments)
+        case .depth: .number(depth)
+        case .nested: .flag(depth > 1)
         default: nil
         }
     }
@@ -477,16 +481,16 @@ struct BlockView: TypedTemplateView {
     // the view was copied out of its list for every name asked.
     @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "headerHref": headerHref.map(TemplateValue.text)
-        case "isText": .flag(!isQuote && !isArt)
-        case "isArt": .flag(!isQuote && isArt)
-        case "isQuote": .flag(isQuote)
-        case "lines": .typedList(lines)
-        case "lineCount": .number(lines.count)
-        case "isLong": .flag(isLong)
-        case "header": header.map(TemplateValue.text)
-        case "author": author.map(TemplateValue.text)
+        switch name.key {
+        case .headerHref: headerHref.map(TemplateValue.text)
+        case .isText: .flag(!isQuote && !isArt)
+        case .isArt: .flag(!isQuote && isArt)
+        case .isQuote: .flag(isQuote)
+        case .lines: .typedList(lines)
+        case .lineCount: .number(lines.count)
+        case .isLong: .flag(isLong)
+        case .header: header.map(TemplateValue.text)
+        case .author: author.map(TemplateValue.text)
         default: nil
         }
     }
@@ -519,25 +523,25 @@ struct AttachmentView: TypedTemplateView {
     // the view was copied out of its list for every name asked.
     @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "name": .text(self.name)
-        case "href": .text(href)
+        switch name.key {
+        case .name: .text(self.name)
+        case .href: .text(href)
         // What the page shows: the widest thumbnail (the browser picks from srcset).
-        case "src": .text(thumbnails.last?.href ?? href)
-        case "srcset":
+        case .src: .text(thumbnails.last?.href ?? href)
+        case .srcset:
             thumbnails.isEmpty
                 ? nil
                 : .text(
                     (thumbnails.map { "\($0.href) \($0.width)w" } + [width.map { "\(href) \($0)w" }].compactMap { $0 })
                         .joined(separator: ", "))
         // The column an image fills: the screen on a phone; a tall one the column.
-        case "sizes": .text(isTall ? "(max-width: 720px) 100vw, 640px" : "(max-width: 720px) 100vw, 600px")
-        case "width": width.map { .text(String($0)) }
-        case "height": height.map { .text(String($0)) }
-        case "isTall": .flag(isTall)
-        case "url": href.isEmpty ? nil : .text(href)
-        case "size": .text(size)
-        case "author": .text(author)
+        case .sizes: .text(isTall ? "(max-width: 720px) 100vw, 640px" : "(max-width: 720px) 100vw, 600px")
+        case .width: width.map { .text(String($0)) }
+        case .height: height.map { .text(String($0)) }
+        case .isTall: .flag(isTall)
+        case .url: href.isEmpty ? nil : .text(href)
+        case .size: .text(size)
+        case .author: .text(author)
         default: nil
         }
     }
@@ -552,14 +556,14 @@ struct LikeView: TypedTemplateView {
     var atISO: String?
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "score": .text(score > 0 ? "+\(score)" : score < 0 ? "\(score)" : "")
-        case "scoreClass": .text(score > 0 ? "up" : score < 0 ? "down" : "none")
-        case "user": .text(user)
-        case "message": .text(message)
-        case "userHref": .text(userHref)
-        case "at": at.map(TemplateValue.text)
-        case "atISO": atISO.map(TemplateValue.text)
+        switch name.key {
+        case .score: .text(score > 0 ? "+\(score)" : score < 0 ? "\(score)" : "")
+        case .scoreClass: .text(score > 0 ? "up" : score < 0 ? "down" : "none")
+        case .user: .text(user)
+        case .message: .text(message)
+        case .userHref: .text(userHref)
+        case .at: at.map(TemplateValue.text)
+        case .atISO: atISO.map(TemplateValue.text)
         default: nil
         }
     }
@@ -569,9 +573,9 @@ struct LikesView: TypedTemplateView {
     var items: [LikeView]
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "count": .number(items.count)
-        case "items": .typedList(items)
+        switch name.key {
+        case .count: .number(items.count)
+        case .items: .typedList(items)
         default: nil
         }
     }
@@ -587,17 +591,17 @@ struct PostBodyView: TypedTemplateView {
     var likes: LikesView?
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "blocks": .typedList(blocks)
-        case "signature": .typedList(signature)
-        case "hasSignature": .flag(!signature.isEmpty)
-        case "images": .typedList(images)
-        case "files": .typedList(files)
-        case "missing": .typedList(missing)
-        case "hasImages": .flag(!images.isEmpty)
-        case "hasFiles": .flag(!files.isEmpty)
-        case "hasMissing": .flag(!missing.isEmpty)
-        case "likes": likes.map(TemplateValue.typed)
+        switch name.key {
+        case .blocks: .typedList(blocks)
+        case .signature: .typedList(signature)
+        case .hasSignature: .flag(!signature.isEmpty)
+        case .images: .typedList(images)
+        case .files: .typedList(files)
+        case .missing: .typedList(missing)
+        case .hasImages: .flag(!images.isEmpty)
+        case .hasFiles: .flag(!files.isEmpty)
+        case .hasMissing: .flag(!missing.isEmpty)
+        case .likes: likes.map(TemplateValue.typed)
         default: nil
         }
     }
@@ -629,25 +633,25 @@ struct PostView: TypedTemplateView {
     // the view was copied out of its list for every name asked.
     @inline(__always)
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "isMono": .flag(isMono)
-        case "byThreadAuthor": .flag(byThreadAuthor && floor != 0)
-        case "floor": .number(floor)
-        case "isOpening": .flag(floor == 0)
-        case "anchor": .text("a\(floor)")
-        case "permalink": .text(permalink)
-        case "author": .text(author)
-        case "authorHref": .text(authorHref)
-        case "onlyHref": onlyHref.map(TemplateValue.text)
-        case "authorPosts": .number(authorPosts)
-        case "postedAt": .text(postedAt)
-        case "postedISO": .text(postedISO)
-        case "nick": nick.map(TemplateValue.text)
-        case "ip": ip.map(TemplateValue.text)
-        case "editedBy": editedBy.map(TemplateValue.text)
-        case "forumDeletedAt": forumDeletedAt.map(TemplateValue.text)
-        case "forumDeletedISO": forumDeletedISO.map(TemplateValue.text)
-        case "body": .markup(body)
+        switch name.key {
+        case .isMono: .flag(isMono)
+        case .byThreadAuthor: .flag(byThreadAuthor && floor != 0)
+        case .floor: .number(floor)
+        case .isOpening: .flag(floor == 0)
+        case .anchor: .text("a\(floor)")
+        case .permalink: .text(permalink)
+        case .author: .text(author)
+        case .authorHref: .text(authorHref)
+        case .onlyHref: onlyHref.map(TemplateValue.text)
+        case .authorPosts: .number(authorPosts)
+        case .postedAt: .text(postedAt)
+        case .postedISO: .text(postedISO)
+        case .nick: nick.map(TemplateValue.text)
+        case .ip: ip.map(TemplateValue.text)
+        case .editedBy: editedBy.map(TemplateValue.text)
+        case .forumDeletedAt: forumDeletedAt.map(TemplateValue.text)
+        case .forumDeletedISO: forumDeletedISO.map(TemplateValue.text)
+        case .body: .markup(body)
         default: nil
         }
     }
@@ -665,13 +669,13 @@ struct BoardPageView: TypedTemplateView {
         var latestHref: String
 
         func templateValue(named name: TemplateName) -> TemplateValue? {
-            switch name {
-            case "name": .text(self.name)
-            case "title": .text(title)
-            case "threads": .number(threads)
-            case "posts": .number(posts)
-            case "feed": .text(feed)
-            case "latestHref": .text(latestHref)
+            switch name.key {
+            case .name: .text(self.name)
+            case .title: .text(title)
+            case .threads: .number(threads)
+            case .posts: .number(posts)
+            case .feed: .text(feed)
+            case .latestHref: .text(latestHref)
             default: nil
             }
         }
@@ -685,11 +689,11 @@ struct BoardPageView: TypedTemplateView {
     var pager: PagerView?
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "board": .typed(board)
-        case "isLatest": .flag(isLatest)
-        case "threads": .typedList(threads)
-        case "pager": pager.map(TemplateValue.typed)
+        switch name.key {
+        case .board: .typed(board)
+        case .isLatest: .flag(isLatest)
+        case .threads: .typedList(threads)
+        case .pager: pager.map(TemplateValue.typed)
         default: chrome.templateValue(named: name)
         }
     }
@@ -705,12 +709,12 @@ struct ThreadListPageView: TypedTemplateView {
     var olderHref: String?
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "boardTitle": .text(boardTitle)
-        case "boardHref": .text(boardHref)
-        case "rows": .typedList(rows)
-        case "newerHref": newerHref.map(TemplateValue.text)
-        case "olderHref": olderHref.map(TemplateValue.text)
+        switch name.key {
+        case .boardTitle: .text(boardTitle)
+        case .boardHref: .text(boardHref)
+        case .rows: .typedList(rows)
+        case .newerHref: newerHref.map(TemplateValue.text)
+        case .olderHref: olderHref.map(TemplateValue.text)
         default: chrome.templateValue(named: name)
         }
     }
@@ -730,16 +734,16 @@ struct ThreadPageView: TypedTemplateView {
         var opHref: String? = nil
 
         func templateValue(named name: TemplateName) -> TemplateValue? {
-            switch name {
-            case "title": .text(title)
-            case "board": .text(board)
-            case "boardTitle": .text(boardTitle)
-            case "posts": .number(posts)
-            case "boardHref": .text(boardHref)
-            case "href": .text(href)
-            case "key": .text(key)
-            case "original": original.map(TemplateValue.text)
-            case "opHref": opHref.map(TemplateValue.text)
+            switch name.key {
+            case .title: .text(title)
+            case .board: .text(board)
+            case .boardTitle: .text(boardTitle)
+            case .posts: .number(posts)
+            case .boardHref: .text(boardHref)
+            case .href: .text(href)
+            case .key: .text(key)
+            case .original: original.map(TemplateValue.text)
+            case .opHref: opHref.map(TemplateValue.text)
             default: nil
             }
         }
@@ -750,9 +754,9 @@ struct ThreadPageView: TypedTemplateView {
         var boardTitle: String
 
         func templateValue(named name: TemplateName) -> TemplateValue? {
-            switch name {
-            case "listHref": .text(listHref)
-            case "boardTitle": .text(boardTitle)
+            switch name.key {
+            case .listHref: .text(listHref)
+            case .boardTitle: .text(boardTitle)
             default: nil
             }
         }
@@ -764,10 +768,10 @@ struct ThreadPageView: TypedTemplateView {
         var authorHref: String
 
         func templateValue(named name: TemplateName) -> TemplateValue? {
-            switch name {
-            case "author": .text(author)
-            case "count": .number(count)
-            case "authorHref": .text(authorHref)
+            switch name.key {
+            case .author: .text(author)
+            case .count: .number(count)
+            case .authorHref: .text(authorHref)
             default: nil
             }
         }
@@ -779,9 +783,9 @@ struct ThreadPageView: TypedTemplateView {
         var href: String
 
         func templateValue(named name: TemplateName) -> TemplateValue? {
-            switch name {
-            case "title": .text(title)
-            case "href": .text(href)
+            switch name.key {
+            case .title: .text(title)
+            case .href: .text(href)
             default: nil
             }
         }
@@ -802,37 +806,37 @@ struct ThreadPageView: TypedTemplateView {
     var openingDeleted = false
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "thread": .typed(thread)
-        case "threadList": .typed(threadList)
-        case "previous": previous.map(TemplateValue.typed)
-        case "next": next.map(TemplateValue.typed)
-        case "hasNeighbours": .flag(previous != nil || next != nil)
-        case "isLastPage": .flag(isLastPage)
-        case "openingDeleted": .flag(openingDeleted)
-        case "authorView": authorView.map(TemplateValue.typed)
-        case "posts": .typedList(posts)
-        case "pager": pager.map(TemplateValue.typed)
+        switch name.key {
+        case .thread: .typed(thread)
+        case .threadList: .typed(threadList)
+        case .previous: previous.map(TemplateValue.typed)
+        case .next: next.map(TemplateValue.typed)
+        case .hasNeighbours: .flag(previous != nil || next != nil)
+        case .isLastPage: .flag(isLastPage)
+        case .openingDeleted: .flag(openingDeleted)
+        case .authorView: authorView.map(TemplateValue.typed)
+        case .posts: .typedList(posts)
+        case .pager: pager.map(TemplateValue.typed)
         default: chrome.templateValue(named: name)
         }
     }
 }
 
-struct HomePageView: TemplateView {
-    struct Stats: TemplateView {
+struct HomePageView: TypedTemplateView {
+    struct Stats: TypedTemplateView {
         var boards: Int
         var threads: Int
         var posts: Int
         var from: String?
         var to: String?
 
-        func child(named name: String) -> Any? {
-            switch name {
-            case "boards": boards
-            case "threads": threads
-            case "posts": posts
-            case "from": from
-            case "to": to
+        func templateValue(named name: TemplateName) -> TemplateValue? {
+            switch name.key {
+            case .boards: .number(boards)
+            case .threads: .number(threads)
+            case .posts: .number(posts)
+            case .from: from.map(TemplateValue.text)
+            case .to: to.map(TemplateValue.text)
             default: nil
             }
         }
@@ -845,41 +849,41 @@ struct HomePageView: TemplateView {
     var groups: [BoardGroupView]
     var hasSections: Bool
 
-    func child(named name: String) -> Any? {
-        switch name {
-        case "stats": stats
-        case "hot": hot
-        case "recent": recent
-        case "groups": groups
-        case "hasSections": hasSections
-        default: chrome.child(named: name)
+    func templateValue(named name: TemplateName) -> TemplateValue? {
+        switch name.key {
+        case .stats: .typed(stats)
+        case .hot: .typedList(hot)
+        case .recent: .typedList(recent)
+        case .groups: .typedList(groups)
+        case .hasSections: .flag(hasSections)
+        default: chrome.templateValue(named: name)
         }
     }
 }
 
-struct SectionPageView: TemplateView {
+struct SectionPageView: TypedTemplateView {
     var chrome: PageChrome
     var section: BoardGroupView
 
-    func child(named name: String) -> Any? {
-        name == "section" ? section : chrome.child(named: name)
+    func templateValue(named name: TemplateName) -> TemplateValue? {
+        name.key == .section ? .typed(section) : chrome.templateValue(named: name)
     }
 }
 
-struct HotPageView: TemplateView {
+struct HotPageView: TypedTemplateView {
     /// A window's tab: 今日, 本周 or 全部.
-    struct Window: TemplateView {
+    struct Window: TypedTemplateView {
         var href: String
         var isCurrent: Bool
         var isToday: Bool
         var isWeek: Bool
 
-        func child(named name: String) -> Any? {
-            switch name {
-            case "href": href
-            case "isCurrent": isCurrent
-            case "isToday": isToday
-            case "isWeek": isWeek
+        func templateValue(named name: TemplateName) -> TemplateValue? {
+            switch name.key {
+            case .href: .text(href)
+            case .isCurrent: .flag(isCurrent)
+            case .isToday: .flag(isToday)
+            case .isWeek: .flag(isWeek)
             default: nil
             }
         }
@@ -893,20 +897,20 @@ struct HotPageView: TemplateView {
     var isAll = true
     var pager: PagerView? = nil
 
-    func child(named name: String) -> Any? {
-        switch name {
-        case "topics": topics
-        case "windows": windows
-        case "isToday": isToday
-        case "isWeek": isWeek
-        case "isAll": isAll
-        case "pager": pager
-        default: chrome.child(named: name)
+    func templateValue(named name: TemplateName) -> TemplateValue? {
+        switch name.key {
+        case .topics: .typedList(topics)
+        case .windows: .typedList(windows)
+        case .isToday: .flag(isToday)
+        case .isWeek: .flag(isWeek)
+        case .isAll: .flag(isAll)
+        case .pager: pager.map(TemplateValue.typed)
+        default: chrome.templateValue(named: name)
         }
     }
 }
 
-struct LookupPageView: TemplateView {
+struct LookupPageView: TypedTemplateView {
     var chrome: PageChrome
     var lookupMap: String
     var lookupRules: String
@@ -915,30 +919,30 @@ struct LookupPageView: TemplateView {
     /// The forms of address the page names, joined into one sentence.
     var forms: [Form]
 
-    func child(named name: String) -> Any? {
-        switch name {
-        case "lookupMap": lookupMap
-        case "lookupRules": lookupRules
-        case "lookupScript": lookupScript
-        case "example": example
-        case "forms": forms
-        case "hasForms": !forms.isEmpty
-        default: chrome.child(named: name)
+    func templateValue(named name: TemplateName) -> TemplateValue? {
+        switch name.key {
+        case .lookupMap: .text(lookupMap)
+        case .lookupRules: .text(lookupRules)
+        case .lookupScript: .text(lookupScript)
+        case .example: .text(example)
+        case .forms: .typedList(forms)
+        case .hasForms: .flag(!forms.isEmpty)
+        default: chrome.templateValue(named: name)
         }
     }
 
     /// One form as 标签（形状）, then what joins it to the next.
-    struct Form: TemplateView {
+    struct Form: TypedTemplateView {
         var label: String
         var shape: String
         /// 、 between forms, 和 before the last one, nothing after it.
         var separator: String
 
-        func child(named name: String) -> Any? {
-            switch name {
-            case "label": label
-            case "shape": shape
-            case "separator": separator
+        func templateValue(named name: TemplateName) -> TemplateValue? {
+            switch name.key {
+            case .label: .text(label)
+            case .shape: .text(shape)
+            case .separator: .text(separator)
             default: nil
             }
         }
@@ -959,20 +963,20 @@ struct ForumWordsView: TypedTemplateView {
     var forum: ForumProfile
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "name": .text(forum.wording.forumName)
-        case "deletedAuthor": .text(forum.wording.deletedAuthor)
-        case "siteTitle": .text(forum.wording.siteTitle)
-        case "timeZone": .text(forum.time.name)
+        switch name.key {
+        case .name: .text(forum.wording.forumName)
+        case .deletedAuthor: .text(forum.wording.deletedAuthor)
+        case .siteTitle: .text(forum.wording.siteTitle)
+        case .timeZone: .text(forum.time.name)
         default: nil
         }
     }
 }
 
-struct PlainPageView: TemplateView {
+struct PlainPageView: TypedTemplateView {
     var chrome: PageChrome
 
-    func child(named name: String) -> Any? { chrome.child(named: name) }
+    func templateValue(named name: TemplateName) -> TemplateValue? { chrome.templateValue(named: name) }
 }
 
 struct UserPageView: TypedTemplateView {
@@ -988,14 +992,14 @@ struct UserPageView: TypedTemplateView {
     var pager: PagerView?
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
-        switch name {
-        case "user":
+        switch name.key {
+        case .user:
             .typed(
                 UserSummary(
                     id: user.id, posts: postCount, isLatest: isLatest, latestHref: user.href, archiveHref: archiveHref))
-        case "posts": .typedList(posts)
-        case "pager": pager.map(TemplateValue.typed)
-        case "isLatest": .flag(isLatest)
+        case .posts: .typedList(posts)
+        case .pager: pager.map(TemplateValue.typed)
+        case .isLatest: .flag(isLatest)
         default: chrome.templateValue(named: name)
         }
     }
@@ -1008,12 +1012,12 @@ struct UserPageView: TypedTemplateView {
         var archiveHref: String?
 
         func templateValue(named name: TemplateName) -> TemplateValue? {
-            switch name {
-            case "id": .text(id)
-            case "posts": isLatest ? .number(posts) : nil
-            case "isLatest": .flag(isLatest)
-            case "latestHref": .text(latestHref)
-            case "archiveHref": archiveHref.map(TemplateValue.text)
+            switch name.key {
+            case .id: .text(id)
+            case .posts: isLatest ? .number(posts) : nil
+            case .isLatest: .flag(isLatest)
+            case .latestHref: .text(latestHref)
+            case .archiveHref: archiveHref.map(TemplateValue.text)
             default: nil
             }
         }
@@ -1022,8 +1026,8 @@ struct UserPageView: TypedTemplateView {
 
 // MARK: Feeds and sitemaps
 
-struct FeedView: TemplateView {
-    struct Entry: TemplateView {
+struct FeedView: TypedTemplateView {
+    struct Entry: TypedTemplateView {
         var id: String
         var title: String
         var updated: String
@@ -1035,18 +1039,18 @@ struct FeedView: TemplateView {
         var boardTitle: String
         var summary: String
 
-        func child(named name: String) -> Any? {
-            switch name {
-            case "id": id
-            case "title": title
-            case "updated": updated
-            case "published": published
-            case "author": author
-            case "authorHref": authorHref
-            case "href": href
-            case "board": board
-            case "boardTitle": boardTitle
-            case "summary": summary
+        func templateValue(named name: TemplateName) -> TemplateValue? {
+            switch name.key {
+            case .id: .text(id)
+            case .title: .text(title)
+            case .updated: .text(updated)
+            case .published: .text(published)
+            case .author: author.map(TemplateValue.text)
+            case .authorHref: authorHref.map(TemplateValue.text)
+            case .href: .text(href)
+            case .board: .text(board)
+            case .boardTitle: .text(boardTitle)
+            case .summary: .text(summary)
             default: nil
             }
         }
@@ -1062,31 +1066,31 @@ struct FeedView: TemplateView {
     var version: String
     var entries: [Entry]
 
-    func child(named name: String) -> Any? {
-        switch name {
-        case "id": id
-        case "title": title
-        case "updated": updated
-        case "selfHref": selfHref
-        case "alternate": alternate
-        case "siteTitle": siteTitle
-        case "forum": forum
-        case "version": version
-        case "entries": entries
+    func templateValue(named name: TemplateName) -> TemplateValue? {
+        switch name.key {
+        case .id: .text(id)
+        case .title: .text(title)
+        case .updated: .text(updated)
+        case .selfHref: .text(selfHref)
+        case .alternate: .text(alternate)
+        case .siteTitle: .text(siteTitle)
+        case .forum: .typed(forum)
+        case .version: .text(version)
+        case .entries: .typedList(entries)
         default: nil
         }
     }
 }
 
-struct SitemapView: TemplateView {
+struct SitemapView: TypedTemplateView {
     /// `urls` for a sitemap, `sitemaps` for a sitemap index.
     var urls: [LinkView] = []
     var sitemaps: [LinkView] = []
 
-    func child(named name: String) -> Any? {
-        switch name {
-        case "urls": urls
-        case "sitemaps": sitemaps
+    func templateValue(named name: TemplateName) -> TemplateValue? {
+        switch name.key {
+        case .urls: .typedList(urls)
+        case .sitemaps: .typedList(sitemaps)
         default: nil
         }
     }
