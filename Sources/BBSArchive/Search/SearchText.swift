@@ -23,37 +23,86 @@ package enum SearchText {
     /// between them go through Foundation, each with the character before
     /// it, which a combining mark may join.
     package static func normalize(_ text: String) -> String {
-        // Spelled as UTF-8 bytes: appending to a String's scalars costs more.
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        var slow = String.UnicodeScalarView()
-        var previous: Unicode.Scalar?
-        /// How many bytes the last fast character took in `out`.
-        var lastLength = 0
-        func flush() {
-            guard !slow.isEmpty else { return }
-            out.append(contentsOf: slowNormalize(String(slow)).utf8)
-            slow = String.UnicodeScalarView()
-        }
-        for scalar in text.unicodeScalars {
-            if let fast = fastNormalized(scalar) {
-                flush()
-                lastLength = out.count
-                appendUTF8(fast.value, to: &out)
-                lastLength = out.count - lastLength
-                previous = scalar
-                continue
+        // Read and spelled as UTF-8 bytes, the runs of characters the fast
+        // path leaves as they are copied whole: decoded as scalars and each
+        // encoded again, that was half of this function's instructions.
+        var text = text
+        return text.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            // Where the run of characters left as they are, not yet copied,
+            // starts in `bytes` (-1: none); where the run for Foundation
+            // starts (-1: none; never both); where the last character starts
+            // when the fast path took it (-1: it did not).
+            var copyStart = -1
+            var slowStart = -1
+            var previousStart = -1
+            /// How many bytes the last fast character took in `out`, when it was mapped.
+            var lastLength = 0
+            func flush(upTo end: Int) {
+                if copyStart >= 0 {
+                    if end > copyStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copyStart..<end])) }
+                    copyStart = -1
+                }
+                if slowStart >= 0 {
+                    let run = String(decoding: UnsafeBufferPointer(rebasing: bytes[slowStart..<end]), as: UTF8.self)
+                    out.append(contentsOf: slowNormalize(run).utf8)
+                    slowStart = -1
+                }
             }
-            if slow.isEmpty, let before = previous {
-                // The character before goes with the run: a mark may join it.
-                out.removeLast(lastLength)
-                slow.append(before)
+            var index = 0
+            while index < bytes.count {
+                let lead = bytes[index]
+                // Valid UTF-8 (a `String`'s): the lead byte says the length.
+                let length: Int
+                var value: UInt32
+                if lead < 0x80 {
+                    length = 1
+                    value = UInt32(lead)
+                } else if lead < 0xE0 {
+                    length = 2
+                    value = UInt32(lead & 0x1F)
+                } else if lead < 0xF0 {
+                    length = 3
+                    value = UInt32(lead & 0x0F)
+                } else {
+                    length = 4
+                    value = UInt32(lead & 0x07)
+                }
+                for offset in 1..<max(1, length) { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+                if let scalar = Unicode.Scalar(value), let fast = fastNormalized(scalar) {
+                    if fast.value == value {
+                        if slowStart >= 0 { flush(upTo: index) }
+                        if copyStart < 0 { copyStart = index }
+                    } else {
+                        flush(upTo: index)
+                        let before = out.count
+                        appendUTF8(fast.value, to: &out)
+                        lastLength = out.count - before
+                    }
+                    previousStart = index
+                } else {
+                    if slowStart < 0 {
+                        if previousStart >= 0 {
+                            // The character before goes with the run: a mark may join it.
+                            if copyStart >= 0 {
+                                flush(upTo: previousStart)
+                            } else {
+                                out.removeLast(lastLength)
+                            }
+                            slowStart = previousStart
+                        } else {
+                            flush(upTo: index)
+                            slowStart = index
+                        }
+                    }
+                    previousStart = -1
+                }
+                index += length
             }
-            slow.append(scalar)
-            previous = nil
+            flush(upTo: bytes.count)
+            return String(decoding: out, as: UTF8.self)
         }
-        flush()
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// A scalar's UTF-8 bytes.
