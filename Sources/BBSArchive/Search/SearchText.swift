@@ -315,33 +315,43 @@ package enum SearchText {
         // Sized for about one key in two scalars (at most one a UTF-8 byte).
         var characters = KeyGroups(capacity: normalized.utf8.count / 4)
         var pairKeys = KeyGroups(capacity: normalized.utf8.count / 2)
-        var pairGroups: [Int32] = []
-        pairGroups.reserveCapacity(normalized.utf8.count / 2)
+        // Each pair's key number and position, written through buffers of
+        // room enough (a pair a scalar at most, a scalar a byte at least):
+        // `append` checked the capacity and the reference count of both
+        // arrays for every pair.
+        let room = normalized.utf8.count
+        var pairCount = 0
         var positions: [Int] = []
-        positions.reserveCapacity(normalized.utf8.count / 2)
-        var previous: UInt32?
-        var index = 0
-        for scalar in normalized.unicodeScalars {
-            let value = scalar.value
-            defer { index += 1 }
-            if value == 0x0A || value == 0x0D {
-                previous = nil
-                continue
+        let pairGroups = [Int32](unsafeUninitializedCapacity: room) { groups, groupsCount in
+            positions = [Int](unsafeUninitializedCapacity: room) { places, placesCount in
+                var previous: UInt32?
+                var index = 0
+                for scalar in normalized.unicodeScalars {
+                    let value = scalar.value
+                    defer { index += 1 }
+                    if value == 0x0A || value == 0x0D {
+                        previous = nil
+                        continue
+                    }
+                    if let previous, pairCount < room {
+                        groups.initializeElement(at: pairCount, to: pairKeys.group(of: pairKey(previous, value)))
+                        places.initializeElement(at: pairCount, to: index - 1)
+                        pairCount += 1
+                    }
+                    previous = value
+                    let whitespace: Bool
+                    if value < 0x80 {
+                        whitespace = value == 0x20 || (0x09...0x0D).contains(value)
+                    } else if (0x4E00...0x9FFF).contains(value) {
+                        whitespace = false
+                    } else {
+                        whitespace = scalar.properties.isWhitespace
+                    }
+                    if !whitespace { _ = characters.group(of: UInt64(value)) }
+                }
+                placesCount = pairCount
             }
-            if let previous {
-                pairGroups.append(pairKeys.group(of: pairKey(previous, value)))
-                positions.append(index - 1)
-            }
-            previous = value
-            let whitespace: Bool
-            if value < 0x80 {
-                whitespace = value == 0x20 || (0x09...0x0D).contains(value)
-            } else if (0x4E00...0x9FFF).contains(value) {
-                whitespace = false
-            } else {
-                whitespace = scalar.properties.isWhitespace
-            }
-            if !whitespace { _ = characters.group(of: UInt64(value)) }
+            groupsCount = pairCount
         }
         var unigrams = characters.keys.map { UInt32(truncatingIfNeeded: $0) }
         unigrams.sort()
