@@ -70,19 +70,24 @@ import Testing
     /// the mobile body, and nForum's whole article text with its signature.
     @Test func replicaPostsReadAlike() {
         let forum = ReplicaForum(
-            config: ReplicaConfig(seed: 14, sections: 2, boardsPerSection: 3, threadsPerBoard: 40, maxPostsPerThread: 12))
+            config: ReplicaConfig(
+                seed: 14, sections: 2, boardsPerSection: 3, threadsPerBoard: 40, maxPostsPerThread: 12))
         var posts: [(StoredPost, String)] = []
         for name in forum.boardNames {
             guard let board = forum.board(named: name) else { continue }
             for thread in board.threads {
                 for post in thread.posts {
                     posts.append(
-                        (Self.post(body: post.plainLines.joined(separator: "\n"), signature: nil, floor: post.floor),
-                        thread.title))
+                        (
+                            Self.post(body: post.plainLines.joined(separator: "\n"), signature: nil, floor: post.floor),
+                            thread.title
+                        ))
                     posts.append(
-                        (Self.post(
-                            body: post.articleText(board: name).joined(separator: "\n"),
-                            signature: post.signature.joined(separator: "\n"), floor: post.floor), thread.title))
+                        (
+                            Self.post(
+                                body: post.articleText(board: name).joined(separator: "\n"),
+                                signature: post.signature.joined(separator: "\n"), floor: post.floor), thread.title
+                        ))
                 }
             }
         }
