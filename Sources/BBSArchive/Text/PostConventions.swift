@@ -18,6 +18,16 @@ package protocol PostConventions: Sendable {
     /// The emoticon a bracket tag (lowercased, without brackets) stands
     /// for, e.g. `em01`; `nil` when the tag is no emoticon.
     func emoticon(tag: String) -> String?
+    /// Whether `quoteHeaderAuthor` or `quotedLine` may read the line (its
+    /// UTF-8 bytes, no line break) as a quote: `false` only when both give
+    /// `nil` for it. A byte test that spares the lines it rules out a
+    /// `String` of their own, where search reads a post's own text
+    /// (`SearchText.searchable`). The default rules out nothing.
+    func mayQuote(_ line: UnsafeBufferPointer<UInt8>) -> Bool
+}
+
+extension PostConventions {
+    package func mayQuote(_ line: UnsafeBufferPointer<UInt8>) -> Bool { true }
 }
 
 /// The conventions of no forum in particular: no quote headers, no quoted
@@ -28,6 +38,7 @@ package struct PlainPostConventions: PostConventions {
     package func quotedLine(_ line: String) -> (depth: Int, text: String)? { nil }
     package var usesBracketTags: Bool { false }
     package func emoticon(tag: String) -> String? { nil }
+    package func mayQuote(_ line: UnsafeBufferPointer<UInt8>) -> Bool { false }
 }
 
 /// Quoting conventions many forums share, for their `PostConventions`.

@@ -67,6 +67,18 @@ struct SMTHPostConventions: PostConventions {
         }
     }
 
+    /// A quote header holds a 【 (E3 80 90, `hasLenticularBracket`); a
+    /// quoted line's first `Character` is `:`, so its first byte is `:`.
+    func mayQuote(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        if line.first == UInt8(ascii: ":") { return true }
+        guard line.count >= 3 else { return false }
+        for index in 0..<(line.count - 2)
+        where line[index] == 0xE3 && line[index + 1] == 0x80 && line[index + 2] == 0x90 {
+            return true
+        }
+        return false
+    }
+
     /// `: : deeper` → (2, `deeper`).
     func quotedLine(_ line: String) -> (depth: Int, text: String)? { QuotePrefix.colons(line) }
 
