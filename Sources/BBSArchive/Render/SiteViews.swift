@@ -49,8 +49,6 @@ struct PageChrome: Sendable {
     /// Its CSP source, `sha256-…`.
     var inlineScriptHash: String? = nil
 
-    func child(named name: String) -> Any? { TemplateName.with(name) { templateValue(named: $0)?.any } }
-
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name.key {
         case .root: .text(root)

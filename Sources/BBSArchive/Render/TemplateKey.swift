@@ -113,6 +113,7 @@ enum TemplateKey: String, CaseIterable, Sendable {
     case lookupMap
     case lookupRules
     case lookupScript
+    case manifest
     case markdown
     case marked
     case message
@@ -151,6 +152,7 @@ enum TemplateKey: String, CaseIterable, Sendable {
     case score
     case scoreClass
     case searchBoard
+    case searchScript
     case searchHref
     case section
     case segClass

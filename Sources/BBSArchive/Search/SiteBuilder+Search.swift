@@ -47,16 +47,16 @@ extension SiteBuilder {
 }
 
 /// The search page: the chrome, the client and the index's manifest.
-struct SearchPageView: TemplateView {
+struct SearchPageView: TypedTemplateView {
     var chrome: PageChrome
     var searchScript: String
     var manifest: String
 
-    func child(named name: String) -> Any? {
-        switch name {
-        case "searchScript": searchScript
-        case "manifest": manifest
-        default: chrome.child(named: name)
+    func templateValue(named name: TemplateName) -> TemplateValue? {
+        switch name.key {
+        case .searchScript: .text(searchScript)
+        case .manifest: .text(manifest)
+        default: chrome.templateValue(named: name)
         }
     }
 }
