@@ -695,10 +695,9 @@ extension TypedTemplateView {
 /// (the compiled templates' names, or a string's own storage), so that
 /// handing a name to a view copies two words and retains nothing. It is
 /// only valid while it is being asked for: a view never keeps one.
-/// A typed view's `switch name { case "title": … }` matches it by length
-/// and bytes against the literal (`~=` below), inlined, instead of one
-/// call to the standard library's string comparison per case tried: the
-/// renderer asks every view on its stack, innermost first, for each name.
+/// The project's views switch on `key`. A view whose names are not in
+/// `TemplateKey` (a test's, the bench's) may `switch name { case "title": … }`:
+/// that matches by length and bytes against the literal (`~=` below).
 struct TemplateName: CustomStringConvertible {
     let utf8: UnsafeBufferPointer<UInt8>
     /// The name as one of the names the project's views answer
