@@ -71,25 +71,17 @@ extension SiteBuilder {
     /// page, at most `hotPages` pages. Rewritten by every build (a reply
     /// anywhere may move them); the windows end at the archive's latest
     /// reply, not at the clock, so the same store gives the same pages.
-    func buildHot(run: BuildRun) throws(ArchiveError) {
+    func buildHot(windows: [HotWindow: [StoredThread]], run: BuildRun) throws(ArchiveError) {
         let perPage = max(1, options.hotTopics)
-        let limit = options.hotCards
         let titles = Dictionary(
             run.navigation.boards.map { ($0.name, $0.title ?? $0.name) }, uniquingKeysWith: { first, _ in first })
         var digests: [String: ThreadDigest] = [:]
         for digest in run.hot.items { digests[SitePaths.thread(digest.thread.board, gid: digest.thread.gid)] = digest }
-        let newest = try store.newestActivity()
+        // Every hot page is at the one depth, so has the one sidebar: hashed once.
+        var sidebarHash: (sidebar: String, hash: String)?
         for window in HotWindow.allCases {
-            let threads: [StoredThread]
-            if let span = window.span {
-                threads =
-                    try newest.map { newest throws(ArchiveError) in
-                        try store.hotThreads(since: newest.addingTimeInterval(-span), limit: limit)
-                    } ?? []
-            } else {
-                // Read by `chooseDigests`, in the same order, at least `limit` long.
-                threads = Array(run.mostPosts.prefix(limit))
-            }
+            // Read by `readTops`, at most `hotCards` a window.
+            let threads = windows[window] ?? []
             let pages = max(1, (threads.count + perPage - 1) / perPage)
             // A page a fuller window left behind says it is empty now, not stale cards.
             let left = (pages + 1..<max(pages + 1, options.hotPages + 1)).filter {
@@ -103,7 +95,10 @@ extension SiteBuilder {
                 let path = SitePaths.hot(window: window.slug, page: number)
                 let chrome = try common(path: path, title: "", page: number, crumbs: [], run: run)
                 let cards = threads.dropFirst((number - 1) * perPage).prefix(perPage)
-                let key = Self.hotPageKey(cards, pages: pages, page: number, sidebar: chrome.sidebar)
+                if sidebarHash?.sidebar != chrome.sidebar {
+                    sidebarHash = (chrome.sidebar, SHA256.hex(Data(chrome.sidebar.utf8)))
+                }
+                let key = Self.hotPageKey(cards, pages: pages, page: number, sidebar: sidebarHash?.hash ?? "")
                 run.hotPages[path] = key
                 if let changes = run.changes, run.previousHotPages[path] == key, publisher.exists(path),
                     !cards.contains(where: { changes.threads.contains(.init(board: $0.board, gid: $0.gid)) })
@@ -150,7 +145,7 @@ extension SiteBuilder {
 
     /// What a hot page shows, as a hash: its place among the window's
     /// pages, every field of its cards' rows as the window's query read
-    /// them, and the sidebar. The rest of a card (excerpt, picture) comes
+    /// them, and the sidebar (its hash: every hot page has the same one). The rest of a card (excerpt, picture) comes
     /// from its thread's posts, which the store logs as a change.
     static func hotPageKey(
         _ cards: ArraySlice<StoredThread>, pages: Int, page: Int, sidebar: String

@@ -164,6 +164,15 @@ package struct SiteBuilder: Sendable {
         }
         // Whatever fails, the search task ends before the build returns.
         defer { _ = try? search.wait() }
+        // What the home and hot pages read of the whole archive: store
+        // reads only, so they run beside the boards too, into a value that
+        // the pages take after them. (What depends on the files the boards
+        // write, such as a card's picture, is decided after them.)
+        let topsBox = TopsBox()
+        let tops = BackgroundTask(inBackground: options.workers > 1) { () throws(ArchiveError) in
+            topsBox.value = try readTops(run: run)
+        }
+        defer { _ = try? tops.wait() }
         let boardRuns = try parallelMap(dirty) { board throws(ArchiveError) in
             let part = run.fork()
             let threads = try store.threads(board: board.name)
@@ -194,10 +203,12 @@ package struct SiteBuilder: Sendable {
         let shrunk = run.previousShrunkUserPages.filter { !run.builtUsers.contains($0.key) }
             .merging(run.shrunkUserPages) { _, new in new }
 
-        try chooseDigests(boards: boards, run: run)
+        try tops.wait()
+        let read = topsBox.value
+        try chooseDigests(read, boards: boards, run: run)
         try buildHome(run: run)
         try buildSections(run: run)
-        try buildHot(run: run)
+        try buildHot(windows: read.windows, run: run)
         try buildLookup(LookupMap.updated(oldLookup, with: lookup, present: Set(boards.map(\.name))), run: run)
         try buildNotFound(run: run)
         try buildSiteFeed(run: run)
@@ -225,29 +236,76 @@ package struct SiteBuilder: Sendable {
         return run.report
     }
 
-    /// Hot topics, recent threads and each board's figures, read from the
-    /// store for the whole archive (not gathered while rendering, so an
-    /// incremental build shows the same as a full one).
-    private func chooseDigests(boards: [StoredBoard], run: BuildRun) throws(ArchiveError) {
-        let byName = Dictionary(boards.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        func digests(_ threads: [StoredThread]) throws(ArchiveError) -> [ThreadDigest] {
-            try self.digests(threads) { byName[$0]?.title ?? $0 }
-        }
-        // The most replied threads in the home page's order, from their rows;
-        // only the cards the home page shows read their first posts (the hot
-        // pages read theirs when they are rendered).
+    /// What the home page, the feeds and the hot pages show of the whole
+    /// archive, as the store holds it: read beside the boards
+    /// (`readTops`), made into digests after them (`chooseDigests`).
+    struct Tops: Sendable {
+        /// The first threads by archived posts, as many as the home page or
+        /// a hot window shows; the home page's cards among them, with their
+        /// first posts.
+        var mostPosts: [StoredThread] = []
+        var homeHot: [StoredThread] = []
+        /// The most recently active threads (home page, site feed).
+        var latest: [StoredThread] = []
+        var openings: [BuildChanges.ThreadKey: StoredPost] = [:]
+        var boardSpans: [String: (first: Date, last: Date)] = [:]
+        /// Each hot window's threads, in its order (`HotWindow.all` is
+        /// `mostPosts`).
+        var windows: [HotWindow: [StoredThread]] = [:]
+    }
+
+    /// Set by the task that reads the tops (which throws if it cannot),
+    /// read after it ended.
+    final class TopsBox: @unchecked Sendable {
+        var value = Tops()
+    }
+
+    /// The store's part of the home and hot pages (see `Tops`). It reads
+    /// only the store, never the site, so it may run beside the boards.
+    func readTops(run: BuildRun) throws(ArchiveError) -> Tops {
+        var tops = Tops()
         // One query for the home page's cards and the hot pages' "all"
         // window: the first threads of the one order, as many as the
         // larger of the two shows (`buildHot` takes its own from them).
-        run.mostPosts = try store.topThreads(.mostPosts, limit: max(run.hot.limit, options.hotCards))
+        tops.mostPosts = try store.topThreads(.mostPosts, limit: max(run.hot.limit, options.hotCards))
+        // The most replied threads in the home page's order, from their rows;
+        // only the cards the home page shows read their first posts (the hot
+        // pages read theirs when they are rendered).
         var order = run.hot.emptied()
-        for thread in run.mostPosts.prefix(run.hot.limit) {
-            order.offer(
-                ThreadDigest(thread: thread, boardTitle: byName[thread.board]?.title ?? thread.board, excerpt: ""))
+        for thread in tops.mostPosts.prefix(run.hot.limit) {
+            order.offer(ThreadDigest(thread: thread, boardTitle: thread.board, excerpt: ""))
         }
-        for digest in try digests(order.items.prefix(options.homeHotTopics).map(\.thread)) { run.hot.offer(digest) }
-        for digest in try digests(store.topThreads(.latestReply, limit: run.recent.limit)) { run.recent.offer(digest) }
-        run.boardStats = try store.boardSpans().mapValues { BoardStats(first: $0.first, last: $0.last) }
+        tops.homeHot = order.items.prefix(options.homeHotTopics).map(\.thread)
+        tops.latest = try store.topThreads(.latestReply, limit: run.recent.limit)
+        tops.openings = try store.openingPosts((tops.homeHot + tops.latest).map { .init(board: $0.board, gid: $0.gid) })
+        tops.boardSpans = try store.boardSpans()
+        let newest = try store.newestActivity()
+        for window in HotWindow.allCases {
+            guard let span = window.span else { continue }
+            tops.windows[window] =
+                try newest.map { newest throws(ArchiveError) in
+                    try store.hotThreads(since: newest.addingTimeInterval(-span), limit: options.hotCards)
+                } ?? []
+        }
+        tops.windows[.all] = Array(tops.mostPosts.prefix(options.hotCards))
+        return tops
+    }
+
+    /// Hot topics, recent threads and each board's figures, from what
+    /// `readTops` read of the whole archive (not gathered while rendering,
+    /// so an incremental build shows the same as a full one). After the
+    /// boards: a card shows a picture only if its file is in the site.
+    private func chooseDigests(_ tops: Tops, boards: [StoredBoard], run: BuildRun) throws(ArchiveError) {
+        let byName = Dictionary(boards.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        func digest(_ thread: StoredThread) -> ThreadDigest {
+            self.digest(
+                thread, boardTitle: byName[thread.board]?.title ?? thread.board, original: Self.originalLink(thread),
+                opening: tops.openings[.init(board: thread.board, gid: thread.gid)])
+        }
+        run.mostPosts = tops.mostPosts
+        for thread in tops.homeHot { run.hot.offer(digest(thread)) }
+        for thread in tops.latest { run.recent.offer(digest(thread)) }
+        run.boardStats = tops.boardSpans.mapValues { BoardStats(first: $0.first, last: $0.last) }
     }
 
     /// Everything besides the store that every page depends on: the
