@@ -36,12 +36,15 @@ let package = Package(
         .target(name: "CCurl"),
         // A per-document arena behind libxml2's allocator (HTMLDocument).
         .target(name: "CXMLArena"),
+        // SHA-256 from the system's libcrypto where there is one (the CPU's SHA
+        // instructions), loaded at run time; Store/SHA256.swift otherwise.
+        .target(name: "CSHA256"),
 
         // The core: fetch → parse → normalize → store → render, one folder per stage.
         .target(
             name: "BBSArchive",
             dependencies: [
-                "CLibXML2", "CXMLArena", "CCurl", "CCmarkGFM", "CZlib", "CVips",
+                "CLibXML2", "CXMLArena", "CCurl", "CCmarkGFM", "CZlib", "CVips", "CSHA256",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ]),
@@ -83,6 +86,7 @@ let package = Package(
             name: "BBSArchiveTests",
             dependencies: [
                 "BBSArchive", "BBSArchiveCLI", "SMTHReplica", "BBSArchiveTestSupport", "CLibXML2", "CXMLArena",
+                "CSHA256",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "GRDB", package: "GRDB.swift"),

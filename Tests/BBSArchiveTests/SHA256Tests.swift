@@ -1,3 +1,4 @@
+import CSHA256
 import Foundation
 import Testing
 
@@ -47,6 +48,26 @@ import Testing
         let slice = Self.pattern(200)[5..<150]
         #expect(slice.startIndex == 5)
         #expect(SHA256.hex(slice) == "1a595d40333d676306dba376c87119240eaccf293a30954c9edf1add6edc8918")
+    }
+
+    /// The vectors above go through libcrypto on this machine (libssl3 is
+    /// there with curl); the portable code must give the same digests, at
+    /// every length up to three blocks and for a slice.
+    @Test func thePortableCodeGivesLibcryptosDigests() {
+        var out = [UInt8](repeating: 0, count: 32)
+        let loaded = out.withUnsafeMutableBufferPointer { bbs_sha256(nil, 0, $0.baseAddress) } == 0
+        #expect(
+            loaded || ProcessInfo.processInfo.environment["BBSARCHIVE_PORTABLE_SHA256"] != nil,
+            "libcrypto was not loaded: the tests above checked only the portable code")
+        #expect(!loaded || out == SHA256.portableDigest(Data()))
+        for count in 0...200 {
+            let data = Self.pattern(count)
+            #expect(SHA256.portableDigest(data) == SHA256.digest(data), "\(count) bytes")
+        }
+        let slice = Self.pattern(300)[7..<290]
+        #expect(SHA256.portableDigest(slice) == SHA256.digest(slice))
+        #expect(
+            SHA256.portableDigest(Data("abc".utf8)).map { String(format: "%02x", $0) }.joined().hasPrefix("ba7816bf"))
     }
 
     static func pattern(_ count: Int) -> Data {
