@@ -1364,43 +1364,139 @@ final class SpillFiles {
         var filters: [(String, [UInt8])] = []
     }
 
-    /// A shard as the full pass assembles it: characters and pairs by key,
-    /// their postings as plain numbers (`PostingTable`), spelled straight
-    /// into the shard's files (`scripts`) without the varints of `Posting`
-    /// in between (written, then read back, by each list's encoder).
+    /// A shard as the full pass assembles it: a view of one slot of its
+    /// bucket's postings (`Bucket`), spelled straight into the shard's
+    /// files (`scripts`) without the varints of `Posting` in between
+    /// (written, then read back, by each list's encoder).
     struct KeyedShard {
-        var unigrams = PostingTable()
-        var bigrams = PostingTable()
-        var filters: [String: Posting] = [:]
+        let bucket: Bucket
+        let slot: Int
 
         /// What `shardScript(index, lists, tail: false)` and, when the shard
         /// holds pairs, `positionsScript(index, lists)` write for the
         /// `Lists` of these postings.
-        func scripts(_ index: Int) -> (shard: Data, positions: Data?) {
-            func sorted(_ table: PostingTable, pair: Bool) -> [(text: String, at: Int)] {
-                table.keys.indices.map { at in
-                    (key: table.keys[at], text: SearchText.termText(table.keys[at], pair: pair), at: at)
-                }
-                .sorted { $0.text != $1.text ? $0.text < $1.text : $0.key < $1.key }
-                .map { ($0.text, $0.at) }
+        func scripts(_ index: Int) -> (shard: Data, positions: Data?) { bucket.scripts(slot: slot, index) }
+    }
+
+    /// A bucket's postings, decoded from its records: every character and
+    /// pair of its shards numbered in one table by (slot, kind, key), each
+    /// record's values in one array in the order they came, and the
+    /// records put in the order of their terms by a counting sort. One
+    /// array a term (`[[Int32]]`, appended to record by record) was most of
+    /// the cost of decoding: a uniqueness check and often a reallocation a
+    /// record, and a heap block of its own for each of the many terms with
+    /// a posting or two.
+    final class Bucket {
+        /// A term's place in `groups`: kind (0 character, 1 pair) and slot
+        /// above the key's 42 bits.
+        static func groupKey(slot: Int, pair: Bool, key: UInt64) -> UInt64 {
+            (UInt64(slot) << 1 | (pair ? 1 : 0)) << 42 | key
+        }
+
+        let groups: SearchText.KeyGroups
+        /// A character's record: the document; a pair's: the document, the
+        /// count and the positions as gaps within the document.
+        let values: [Int32]
+        /// Where each record starts in `values`, the records in the order of
+        /// their terms (then of their documents); `termStarts[g]` is where
+        /// term g's records start in it.
+        let recordStarts: [Int32]
+        let termStarts: [Int32]
+        /// The terms of each slot and kind (`slot * 2 + kind`), from `kindStarts[slot * 2 + kind]`.
+        let terms: [Int32]
+        let kindStarts: [Int32]
+        let filters: [[String: Posting]]
+
+        init(
+            groups: SearchText.KeyGroups, values: [Int32], recordGroups: [Int32], recordStarts: [Int32],
+            slots: Int, filters: [[String: Posting]]
+        ) {
+            let count = groups.keys.count
+            var termStarts = [Int32](repeating: 0, count: count + 1)
+            for group in recordGroups { termStarts[Int(group) + 1] += 1 }
+            for group in 0..<count { termStarts[group + 1] += termStarts[group] }
+            var next = termStarts
+            var ordered = [Int32](repeating: 0, count: recordStarts.count)
+            for (record, group) in recordGroups.enumerated() {
+                ordered[Int(next[Int(group)])] = recordStarts[record]
+                next[Int(group)] += 1
             }
-            let unigramOrder = sorted(unigrams, pair: false)
-            let bigramOrder = sorted(bigrams, pair: true)
+            var kindStarts = [Int32](repeating: 0, count: slots * 2 + 1)
+            let keys = groups.keys
+            for key in keys { kindStarts[Int(key >> 42) + 1] += 1 }
+            for kind in 0..<(slots * 2) { kindStarts[kind + 1] += kindStarts[kind] }
+            var nextKind = kindStarts
+            var terms = [Int32](repeating: 0, count: count)
+            for (group, key) in keys.enumerated() {
+                let kind = Int(key >> 42)
+                terms[Int(nextKind[kind])] = Int32(truncatingIfNeeded: group)
+                nextKind[kind] += 1
+            }
+            self.groups = groups
+            self.values = values
+            self.recordStarts = ordered
+            self.termStarts = termStarts
+            self.terms = terms
+            self.kindStarts = kindStarts
+            self.filters = filters
+        }
+
+        /// The terms of a slot and kind in the order the files spell them:
+        /// by text (as `String` orders them), then by key. Two terms of
+        /// ASCII and CJK ideographs alone are ordered by their scalars, which is
+        /// how `String` orders them (they are their own NFC, and
+        /// compose with nothing), without a `String` for each.
+        func sortedTerms(slot: Int, pair: Bool) -> [(key: UInt64, group: Int)] {
+            let kind = slot * 2 + (pair ? 1 : 0)
+            var list: [(key: UInt64, group: Int, plain: Bool)] = []
+            list.reserveCapacity(Int(kindStarts[kind + 1] - kindStarts[kind]))
+            for at in Int(kindStarts[kind])..<Int(kindStarts[kind + 1]) {
+                let group = Int(terms[at])
+                let key = groups.keys[group] & 0x3FF_FFFF_FFFF
+                let plain =
+                    Self.plain(UInt32(truncatingIfNeeded: key & 0x1F_FFFF))
+                    && (!pair || Self.plain(UInt32(truncatingIfNeeded: key >> 21)))
+                list.append((key, group, plain))
+            }
+            list.sort { a, b in
+                if a.plain && b.plain { return a.key < b.key }
+                let first = SearchText.termText(a.key, pair: pair)
+                let second = SearchText.termText(b.key, pair: pair)
+                return first != second ? first < second : a.key < b.key
+            }
+            return list.map { ($0.key, $0.group) }
+        }
+
+        /// ASCII and CJK ideographs: their own NFC, composed with nothing.
+        static func plain(_ value: UInt32) -> Bool {
+            value < 0x80 || (0x4E00...0x9FFF).contains(value) || (0x3400...0x4DBF).contains(value)
+        }
+
+        func scripts(slot: Int, _ index: Int) -> (shard: Data, positions: Data?) {
+            let unigramOrder = sortedTerms(slot: slot, pair: false)
+            let bigramOrder = sortedTerms(slot: slot, pair: true)
             // Spelled as UTF-8 bytes into one buffer a file: a String for
             // each list, each key and each piece, then joined, was most of
             // the cost of spelling a shard.
             var shard: [UInt8] = []
             shard.reserveCapacity(4096)
             shard += "BBSSearch.shard(\(index),{\"u\":{".utf8
+            var coder = ListCoding.Scratch()
             var docs: [Int] = []
-            for (number, (text, at)) in unigramOrder.enumerated() {
-                if number > 0 { shard.append(UInt8(ascii: ",")) }
-                SearchIndexWriter.appendJSON(text, to: &shard)
-                shard += ":\"".utf8
-                docs.removeAll(keepingCapacity: true)
-                for doc in unigrams.postings[at] { docs.append(Int(doc)) }
-                ListCoding.appendDocs(docs, to: &shard)
-                shard.append(UInt8(ascii: "\""))
+            values.withUnsafeBufferPointer { values in
+                recordStarts.withUnsafeBufferPointer { starts in
+                    for (number, (key, group)) in unigramOrder.enumerated() {
+                        if number > 0 { shard.append(UInt8(ascii: ",")) }
+                        SearchIndexWriter.appendJSON(SearchText.termText(key, pair: false), to: &shard)
+                        shard += ":\"".utf8
+                        docs.removeAll(keepingCapacity: true)
+                        for at in Int(termStarts[group])..<Int(termStarts[group + 1]) {
+                            docs.append(Int(values[Int(starts[at])]))
+                        }
+                        ListCoding.appendDocs(docs, to: &shard, scratch: &coder)
+                        shard.append(UInt8(ascii: "\""))
+                    }
+                }
             }
             shard += "},\"b\":{".utf8
             var positions: [UInt8] = []
@@ -1410,40 +1506,43 @@ final class SpillFiles {
             }
             var ranks: [Int] = []
             var counts: [Int] = []
-            var values: [Int] = []
-            for (number, (text, at)) in bigramOrder.enumerated() {
-                docs.removeAll(keepingCapacity: true)
-                ranks.removeAll(keepingCapacity: true)
-                counts.removeAll(keepingCapacity: true)
-                values.removeAll(keepingCapacity: true)
-                let list = bigrams.postings[at]
-                var index = 0
-                // (document, count, the count's positions as gaps) each.
-                while index + 1 < list.count {
-                    let count = Int(list[index + 1])
-                    if count != 1 {
-                        ranks.append(docs.count)
-                        counts.append(count)
+            var gaps: [Int] = []
+            values.withUnsafeBufferPointer { values in
+                recordStarts.withUnsafeBufferPointer { starts in
+                    for (number, (key, group)) in bigramOrder.enumerated() {
+                        docs.removeAll(keepingCapacity: true)
+                        ranks.removeAll(keepingCapacity: true)
+                        counts.removeAll(keepingCapacity: true)
+                        gaps.removeAll(keepingCapacity: true)
+                        // (document, count, the count's positions as gaps) each.
+                        for at in Int(termStarts[group])..<Int(termStarts[group + 1]) {
+                            let start = Int(starts[at])
+                            let count = Int(values[start + 1])
+                            if count != 1 {
+                                ranks.append(docs.count)
+                                counts.append(count)
+                            }
+                            docs.append(Int(values[start]))
+                            for value in values[(start + 2)..<(start + 2 + count)] { gaps.append(Int(value)) }
+                        }
+                        if number > 0 {
+                            shard.append(UInt8(ascii: ","))
+                            positions.append(UInt8(ascii: ","))
+                        }
+                        let text = SearchText.termText(key, pair: true)
+                        SearchIndexWriter.appendJSON(text, to: &shard)
+                        shard += ":\"".utf8
+                        ListCoding.appendList(docs: docs, ranks: ranks, counts: counts, to: &shard, scratch: &coder)
+                        shard.append(UInt8(ascii: "\""))
+                        SearchIndexWriter.appendJSON(text, to: &positions)
+                        positions += ":\"".utf8
+                        ListCoding.appendRiceValues(gaps, to: &positions, scratch: &coder)
+                        positions.append(UInt8(ascii: "\""))
                     }
-                    docs.append(Int(list[index]))
-                    let end = min(list.count, index + 2 + count)
-                    for value in list[(index + 2)..<end] { values.append(Int(value)) }
-                    index = end
                 }
-                if number > 0 {
-                    shard.append(UInt8(ascii: ","))
-                    positions.append(UInt8(ascii: ","))
-                }
-                SearchIndexWriter.appendJSON(text, to: &shard)
-                shard += ":\"".utf8
-                ListCoding.appendList(docs: docs, ranks: ranks, counts: counts, to: &shard)
-                shard.append(UInt8(ascii: "\""))
-                SearchIndexWriter.appendJSON(text, to: &positions)
-                positions += ":\"".utf8
-                ListCoding.appendBase64(ListCoding.riceBytes(values: values), to: &positions)
-                positions.append(UInt8(ascii: "\""))
             }
             shard += "},\"m\":{".utf8
+            let filters = filters.isEmpty ? [:] : filters[slot]
             for (number, key) in filters.keys.sorted().enumerated() {
                 if number > 0 { shard.append(UInt8(ascii: ",")) }
                 SearchIndexWriter.appendJSON(key, to: &shard)
@@ -1455,34 +1554,6 @@ final class SpillFiles {
             guard !bigramOrder.isEmpty else { return (Data(shard), nil) }
             positions += "});\n".utf8
             return (Data(shard), Data(positions))
-        }
-    }
-
-    /// Postings by the key of a character or pair, in the order the keys
-    /// came, numbered by the same open-addressing table as `termKeys`
-    /// (`SearchText.KeyGroups`). The standard library's dictionary hashed
-    /// each of the full pass's records with SipHash (2.3 % of indexing at 100k).
-    struct PostingTable {
-        /// The keys in the order they came, numbered by `SearchText.KeyGroups`.
-        private var groups = SearchText.KeyGroups()
-        /// Each key's postings in document order: documents, or for pairs
-        /// (document, count, the positions as gaps within the document) each.
-        var postings: [[Int32]] = []
-
-        var keys: [UInt64] { groups.keys }
-
-        /// Calls `body` with the postings at `at` (`index(of:)`), changed in place.
-        mutating func append(
-            at: Int, _ body: (inout [Int32]) throws(ArchiveError) -> Void
-        ) throws(ArchiveError) {
-            try body(&postings[at])
-        }
-
-        /// Where `key`'s postings are in `postings`, added empty when new.
-        mutating func index(of key: UInt64) -> Int {
-            let number = Int(groups.group(of: key))
-            if number == postings.count { postings.append([]) }
-            return number
         }
     }
 
@@ -1871,71 +1942,102 @@ final class SpillFiles {
         _ records: [[UInt8]], folder: URL, shards: Int, buckets: Int
     ) throws(ArchiveError) -> [Int: KeyedShard] {
         let buckets = max(1, buckets)
-        var slots = [KeyedShard](repeating: KeyedShard(), count: (shards + buckets - 1) / buckets)
-        var numbers = [Int](repeating: -1, count: slots.count)
+        let slots = (shards + buckets - 1) / buckets
+        var numbers = [Int](repeating: -1, count: slots)
+        var filters = [[String: Posting]](repeating: [:], count: slots)
         let damaged = ArchiveError.outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
         // `shard / buckets` by a shift: the bucket count is a power of two
         // (`bucketCount`), and the division was a tenth of this loop's time.
         let slotShift = buckets.nonzeroBitCount == 1 ? buckets.trailingZeroBitCount : -1
-        for bytes in records {
-            try bytes.withUnsafeBufferPointer { (bytes) throws(ArchiveError) in
-                let count = bytes.count
-                var index = 0
-                @inline(__always) func next() throws(ArchiveError) -> Int {
-                    guard let value = readVarint(bytes, &index) else { throw damaged }
-                    return value
-                }
-                while index < count {
-                    let shard = try next()
-                    guard shard < shards, index < count, let kind = Kind(rawValue: bytes[index]) else { throw damaged }
-                    let slot = slotShift >= 0 ? shard >> slotShift : shard / buckets
-                    guard numbers[slot] == -1 || numbers[slot] == shard else { throw damaged }
-                    numbers[slot] = shard
-                    index += 1
-                    var key: UInt64 = 0
-                    var filter = ""
-                    if kind == .filter {
-                        let length = try next()
-                        guard length <= count - index else { throw damaged }
-                        filter = String(
-                            decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self)
-                        index += length
-                    } else {
-                        key = UInt64(try next())
-                    }
-                    let doc = try next()
-                    let counted = try next()
-                    guard let number = Int32(exactly: doc), Int32(exactly: counted) != nil else { throw damaged }
-                    switch kind {
-                    case .unigram:
-                        let at = slots[slot].unigrams.index(of: key)
-                        slots[slot].unigrams.postings[at].append(number)
-                    case .bigram:
-                        // The document, the count, the positions as gaps within the document.
-                        let at = slots[slot].bigrams.index(of: key)
-                        try slots[slot].bigrams.append(at: at) { (list) throws(ArchiveError) in
-                            list.append(number)
-                            list.append(Int32(truncatingIfNeeded: counted))
-                            var previous = 0
-                            for _ in 0..<counted {
-                                let position = try next()
-                                guard position >= previous, let gap = Int32(exactly: position - previous) else {
-                                    throw damaged
-                                }
-                                list.append(gap)
-                                previous = position
-                            }
+        // Room enough: a value is a varint of a byte at least, a record
+        // (shard, kind, key or name, document, count) five bytes at least.
+        let total = records.reduce(0) { $0 + $1.count }
+        var groups = SearchText.KeyGroups(capacity: total / 16)
+        var recordCount = 0
+        var valueCount = 0
+        guard total < Int(Int32.max) else { throw damaged }
+        // Written through pointers (an array's every store checked its
+        // uniqueness), then copied to arrays of their size: only the pages
+        // written to are ever in memory.
+        let recordGroups = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total / 5 + 1)
+        let recordStarts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total / 5 + 1)
+        let values = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total + 1)
+        defer {
+            recordGroups.deallocate()
+            recordStarts.deallocate()
+            values.deallocate()
+        }
+        do {
+            for bytes in records {
+                try bytes.withUnsafeBufferPointer { (bytes) throws(ArchiveError) in
+                    let count = bytes.count
+                    var index = 0
+                    @inline(__always) func next() throws(ArchiveError) -> Int {
+                        if index < count, bytes[index] < 0x80 {
+                            index += 1
+                            return Int(bytes[index - 1])
                         }
-                    case .filter:
-                        // The first document as is, then gaps (as `Shard` keeps them).
-                        SpillFiles.Shard.append(
-                            &slots[slot].filters[filter, default: Posting()], doc: doc, positions: nil)
+                        guard let value = readVarint(bytes, &index) else { throw damaged }
+                        return value
+                    }
+                    while index < count {
+                        let shard = try next()
+                        guard shard < shards, index < count, let kind = Kind(rawValue: bytes[index]) else {
+                            throw damaged
+                        }
+                        let slot = slotShift >= 0 ? shard >> slotShift : shard / buckets
+                        guard numbers[slot] == -1 || numbers[slot] == shard else { throw damaged }
+                        numbers[slot] = shard
+                        index += 1
+                        if kind == .filter {
+                            let length = try next()
+                            guard length <= count - index else { throw damaged }
+                            let filter = String(
+                                decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self)
+                            index += length
+                            let doc = try next()
+                            let counted = try next()
+                            guard Int32(exactly: doc) != nil, Int32(exactly: counted) != nil else { throw damaged }
+                            // The first document as is, then gaps (as `Shard` keeps them).
+                            SpillFiles.Shard.append(&filters[slot][filter, default: Posting()], doc: doc, positions: nil)
+                            continue
+                        }
+                        let key = try next()
+                        let doc = try next()
+                        let counted = try next()
+                        guard key < 1 << 42, let number = Int32(exactly: doc), Int32(exactly: counted) != nil,
+                            recordCount < recordGroups.count, valueCount + 2 + counted <= values.count
+                        else { throw damaged }
+                        let pair = kind == .bigram
+                        recordGroups[recordCount] = groups.group(
+                            of: Bucket.groupKey(slot: slot, pair: pair, key: UInt64(key)))
+                        recordStarts[recordCount] = Int32(truncatingIfNeeded: valueCount)
+                        recordCount += 1
+                        values[valueCount] = number
+                        valueCount += 1
+                        guard pair else { continue }
+                        // The document, the count, the positions as gaps within the document.
+                        values[valueCount] = Int32(truncatingIfNeeded: counted)
+                        valueCount += 1
+                        var previous = 0
+                        for _ in 0..<counted {
+                            let position = try next()
+                            guard position >= previous, let gap = Int32(exactly: position - previous) else {
+                                throw damaged
+                            }
+                            values[valueCount] = gap
+                            valueCount += 1
+                            previous = position
+                        }
                     }
                 }
             }
         }
+        let bucket = Bucket(
+            groups: groups, values: Array(UnsafeBufferPointer(rebasing: values[..<valueCount])), recordGroups: Array(UnsafeBufferPointer(rebasing: recordGroups[..<recordCount])),
+            recordStarts: Array(UnsafeBufferPointer(rebasing: recordStarts[..<recordCount])), slots: slots, filters: filters)
         var byShard: [Int: KeyedShard] = [:]
-        for (slot, shard) in numbers.enumerated() where shard >= 0 { byShard[shard] = slots[slot] }
+        for (slot, shard) in numbers.enumerated() where shard >= 0 { byShard[shard] = KeyedShard(bucket: bucket, slot: slot) }
         return byShard
     }
 }
@@ -2088,54 +2190,116 @@ enum ListCoding {
     /// `out`: `ranks`, the places in `docs` of the documents that hold the pair
     /// other than once, `counts`, those counts.
     static func appendList(docs: [Int], ranks: [Int], counts: [Int], to out: inout [UInt8]) {
-        appendDocs(docs, to: &out)
+        var scratch = Scratch()
+        appendList(docs: docs, ranks: ranks, counts: counts, to: &out, scratch: &scratch)
+    }
+
+    /// `appendList(docs:ranks:counts:to:)` with buffers kept from one list to the next.
+    static func appendList(docs: [Int], ranks: [Int], counts: [Int], to out: inout [UInt8], scratch: inout Scratch) {
+        appendDocs(docs, to: &out, scratch: &scratch)
         guard !ranks.isEmpty else { return }
         out.append(UInt8(ascii: "."))
-        appendDocs(ranks, to: &out)
+        appendDocs(ranks, to: &out, scratch: &scratch)
         out.append(UInt8(ascii: "."))
         appendBase64(packedCounts(counts), to: &out)
     }
 
     /// `encodeDocs(docs)`'s UTF-8, appended to `out`.
     static func appendDocs(_ docs: [Int], to out: inout [UInt8]) {
+        var scratch = Scratch()
+        appendDocs(docs, to: &out, scratch: &scratch)
+    }
+
+    /// The buffers of the full pass's list encoders, kept from one list to
+    /// the next (a list's gaps, then its bytes, each a new array a list,
+    /// were a third of the cost of spelling it).
+    struct Scratch {
+        var values: [Int] = []
+        var bytes: [UInt8] = []
+    }
+
+    /// `encodeDocs(docs)`'s UTF-8, appended to `out`: the Rice code's size
+    /// worked out before either code is spelled, and only the smaller one spelled.
+    static func appendDocs(_ docs: [Int], to out: inout [UInt8], scratch: inout Scratch) {
         guard let first = docs.first, let last = docs.last else { return }
-        let rice = riceBytes(docs)
+        scratch.values.removeAll(keepingCapacity: true)
+        for index in docs.indices.dropFirst() { scratch.values.append(docs[index] - docs[index - 1] - 1) }
+        let (k, bits) = riceChoice(scratch.values)
+        let riceCount = varintCount(k) + varintCount(docs.count) + varintCount(first) + (bits + 7) / 8
         let firstByte = first / 8
-        var bitmap: [UInt8] = []
-        varint(firstByte, into: &bitmap)
-        let header = bitmap.count
-        guard header + last / 8 - firstByte + 1 < rice.count else {
+        let header = varintCount(firstByte)
+        scratch.bytes.removeAll(keepingCapacity: true)
+        guard header + last / 8 - firstByte + 1 < riceCount else {
+            varint(k, into: &scratch.bytes)
+            varint(docs.count, into: &scratch.bytes)
+            varint(first, into: &scratch.bytes)
+            appendRice(scratch.values, k: k, bits: bits, to: &scratch.bytes)
             out.append(UInt8(ascii: "!"))
-            appendBase64(rice, to: &out)
+            appendBase64(scratch.bytes, to: &out)
             return
         }
-        bitmap += [UInt8](repeating: 0, count: last / 8 - firstByte + 1)
-        for doc in docs { bitmap[header + doc / 8 - firstByte] |= UInt8(1) << UInt8(doc % 8) }
+        varint(firstByte, into: &scratch.bytes)
+        scratch.bytes.append(contentsOf: repeatElement(0, count: last / 8 - firstByte + 1))
+        scratch.bytes.withUnsafeMutableBufferPointer { bitmap in
+            for doc in docs { bitmap[header + doc / 8 - firstByte] |= UInt8(1) << UInt8(doc % 8) }
+        }
         out.append(UInt8(ascii: "~"))
-        appendBase64(bitmap, to: &out)
+        appendBase64(scratch.bytes, to: &out)
+    }
+
+    /// Base64 of `riceBytes(values:)`, appended to `out`.
+    static func appendRiceValues(_ values: [Int], to out: inout [UInt8], scratch: inout Scratch) {
+        let (k, bits) = riceChoice(values)
+        scratch.bytes.removeAll(keepingCapacity: true)
+        varint(k, into: &scratch.bytes)
+        varint(values.count, into: &scratch.bytes)
+        appendRice(values, k: k, bits: bits, to: &scratch.bytes)
+        appendBase64(scratch.bytes, to: &out)
+    }
+
+    /// The bytes of `value`'s varint.
+    static func varintCount(_ value: Int) -> Int {
+        var value = UInt(max(0, value))
+        var count = 1
+        while value >= 0x80 {
+            value >>= 7
+            count += 1
+        }
+        return count
     }
 
     /// Base64 (RFC 4648, padded), as `Data.base64EncodedString()` spells it, appended to `out`.
+    /// Spelled into a buffer of its size, then appended whole (an append a
+    /// digit checked the array's capacity and uniqueness each time).
     static func appendBase64(_ bytes: [UInt8], to out: inout [UInt8]) {
         let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        let size = (bytes.count + 2) / 3 * 4
+        guard size > 0 else { return }
         alphabet.withUTF8Buffer { digits in
-            out.reserveCapacity(out.count + (bytes.count + 2) / 3 * 4)
-            var at = 0
-            while at + 3 <= bytes.count {
-                let value = Int(bytes[at]) << 16 | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2])
-                out.append(digits[value >> 18 & 63])
-                out.append(digits[value >> 12 & 63])
-                out.append(digits[value >> 6 & 63])
-                out.append(digits[value & 63])
-                at += 3
+            bytes.withUnsafeBufferPointer { bytes in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { target in
+                    var at = 0
+                    var to = 0
+                    while at + 3 <= bytes.count {
+                        let value = Int(bytes[at]) << 16 | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2])
+                        target[to] = digits[value >> 18 & 63]
+                        target[to + 1] = digits[value >> 12 & 63]
+                        target[to + 2] = digits[value >> 6 & 63]
+                        target[to + 3] = digits[value & 63]
+                        at += 3
+                        to += 4
+                    }
+                    let left = bytes.count - at
+                    if left > 0 {
+                        let value = Int(bytes[at]) << 16 | (left == 2 ? Int(bytes[at + 1]) << 8 : 0)
+                        target[to] = digits[value >> 18 & 63]
+                        target[to + 1] = digits[value >> 12 & 63]
+                        target[to + 2] = left == 2 ? digits[value >> 6 & 63] : UInt8(ascii: "=")
+                        target[to + 3] = UInt8(ascii: "=")
+                    }
+                    out.append(contentsOf: UnsafeBufferPointer(target))
+                }
             }
-            let left = bytes.count - at
-            guard left > 0 else { return }
-            let value = Int(bytes[at]) << 16 | (left == 2 ? Int(bytes[at + 1]) << 8 : 0)
-            out.append(digits[value >> 18 & 63])
-            out.append(digits[value >> 12 & 63])
-            out.append(left == 2 ? digits[value >> 6 & 63] : UInt8(ascii: "="))
-            out.append(UInt8(ascii: "="))
         }
     }
 
