@@ -522,7 +522,8 @@ struct SearchIndexWriter {
             while let bucket = assembly.claim(below: buckets) {
                 do throws(ArchiveError) {
                     let records = SpillFiles.bucketRecords(bucket, folder: folder, buffered: buffered[bucket])
-                    let byShard = try SpillFiles.decode(records, folder: folder, shards: shards, buckets: buckets)
+                    let byShard = try SpillFiles.decode(
+                        records, bucket: bucket, folder: folder, shards: shards, buckets: buckets)
                     // A shard that holds nothing has no file (the manifest says which have one).
                     var present: [Int] = []
                     for shard in stride(from: bucket, to: shards, by: buckets) {
@@ -1760,10 +1761,14 @@ final class SpillFiles {
         }
     }
 
-    /// Every posting of a prepared document, as record: varint shard,
-    /// kind, the term (for characters and pairs its key as a varint, for
-    /// filters varint length and UTF-8), varint document, varint count and
-    /// the positions. Pure, so documents are encoded on several threads;
+    /// Every posting of a prepared document, as records grouped by bucket:
+    /// for each bucket, varint document and varint number of records,
+    /// then the records, each varint `slot << 2 | kind` (the slot: the
+    /// shard divided by the bucket count), then for a character its key,
+    /// for a pair its key, count and positions (as gaps), for a filter its length
+    /// and UTF-8, as varints. (The document and the shard a record, and a
+    /// count of 0 a character, were half the varints written and read again.)
+    /// Pure, so documents are encoded on several threads;
     /// each bucket gets the same bytes as if they were appended one by one.
     static func records(_ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int, buckets: Int) -> Records {
         let filters = SearchIndexWriter.filters(prepared.document)
@@ -1803,13 +1808,17 @@ final class SpillFiles {
             starts[bucket + 1] += 1
         }
         for bucket in 0..<buckets { starts[bucket + 1] += starts[bucket] }
+        // Each bucket's records: the count its header gives.
+        var sizes = [Int](repeating: 0, count: buckets)
+        for bucket in 0..<buckets { sizes[bucket] = starts[bucket + 1] - starts[bucket] }
         var order = [Int](repeating: 0, count: shardOf.count)
         for (record, bucket) in bucketOf.enumerated() {
             order[starts[Int(bucket)]] = record
             starts[Int(bucket)] += 1
         }
-        // Room for every record at its longest (a varint takes at most 10 bytes).
-        var bound = shardOf.count * 41 + pairs.count * 10
+        // Room for every record at its longest (a varint takes at most 10
+        // bytes), and two headers a bucket.
+        var bound = shardOf.count * 50 + pairs.count * 10
         for filter in filters { bound += filter.utf8.count }
         var spans: [(bucket: Int, end: Int)] = []
         let bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
@@ -1817,7 +1826,7 @@ final class SpillFiles {
             // The bucket of the records written last (-1: none yet) and where they end.
             var current = -1
             var end = 0
-            func put(_ value: Int) {
+            @inline(__always) func put(_ value: Int) {
                 var value = UInt(max(0, value))
                 while value >= 0x80 {
                     buffer[at] = UInt8(value & 0x7F) | 0x80
@@ -1828,40 +1837,38 @@ final class SpillFiles {
                 at += 1
             }
             for record in order {
-                let shard = shardOf[record]
-                put(shard)
-                if record < unigrams.count {
-                    buffer[at] = Kind.unigram.rawValue
-                    at += 1
-                    put(Int(unigrams[record]))
+                let bucket = Int(bucketOf[record])
+                if bucket != current {
+                    if current >= 0 { spans.append((current, end)) }
+                    current = bucket
                     put(doc)
-                    put(0)
+                    put(sizes[bucket])
+                }
+                let slot = shardOf[record] / buckets
+                if record < unigrams.count {
+                    put(slot << 2 | Int(Kind.unigram.rawValue))
+                    put(Int(unigrams[record]))
                 } else if record < unigrams.count + pairRecords {
                     let run = record - unigrams.count
                     let start = runs[run]
                     let end = runs[run + 1]
-                    buffer[at] = Kind.bigram.rawValue
-                    at += 1
+                    put(slot << 2 | Int(Kind.bigram.rawValue))
                     put(Int(pairs[start].key))
-                    put(doc)
                     put(end - start)
-                    for position in start..<end { put(pairs[position].position) }
+                    // As gaps (the decoder's, the files' spelling): most take a byte.
+                    var previous = 0
+                    for position in start..<end {
+                        put(pairs[position].position - previous)
+                        previous = pairs[position].position
+                    }
                 } else {
                     let filter = filters[record - unigrams.count - pairRecords]
-                    buffer[at] = Kind.filter.rawValue
-                    at += 1
+                    put(slot << 2 | Int(Kind.filter.rawValue))
                     put(filter.utf8.count)
                     for byte in filter.utf8 {
                         buffer[at] = byte
                         at += 1
                     }
-                    put(doc)
-                    put(0)
-                }
-                let bucket = Int(bucketOf[record])
-                if bucket != current {
-                    if current >= 0 { spans.append((current, end)) }
-                    current = bucket
                 }
                 end = at
             }
@@ -1939,18 +1946,15 @@ final class SpillFiles {
     /// A bucket's shards are every `buckets`-th one from the first: they
     /// are kept in an array by `shard / buckets`, not looked up by hashing.
     static func decode(
-        _ records: [[UInt8]], folder: URL, shards: Int, buckets: Int
+        _ records: [[UInt8]], bucket: Int, folder: URL, shards: Int, buckets: Int
     ) throws(ArchiveError) -> [Int: KeyedShard] {
         let buckets = max(1, buckets)
         let slots = (shards + buckets - 1) / buckets
-        var numbers = [Int](repeating: -1, count: slots)
+        var present = [Bool](repeating: false, count: slots)
         var filters = [[String: Posting]](repeating: [:], count: slots)
         let damaged = ArchiveError.outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
-        // `shard / buckets` by a shift: the bucket count is a power of two
-        // (`bucketCount`), and the division was a tenth of this loop's time.
-        let slotShift = buckets.nonzeroBitCount == 1 ? buckets.trailingZeroBitCount : -1
         // Room enough: a value is a varint of a byte at least, a record
-        // (shard, kind, key or name, document, count) five bytes at least.
+        // (slot and kind, key or name) two bytes at least.
         let total = records.reduce(0) { $0 + $1.count }
         var groups = SearchText.KeyGroups(capacity: total / 16)
         var recordCount = 0
@@ -1959,56 +1963,53 @@ final class SpillFiles {
         // Written through pointers (an array's every store checked its
         // uniqueness), then copied to arrays of their size: only the pages
         // written to are ever in memory.
-        let recordGroups = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total / 5 + 1)
-        let recordStarts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total / 5 + 1)
+        let recordGroups = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total / 2 + 1)
+        let recordStarts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total / 2 + 1)
         let values = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total + 1)
         defer {
             recordGroups.deallocate()
             recordStarts.deallocate()
             values.deallocate()
         }
-        do {
-            for bytes in records {
-                try bytes.withUnsafeBufferPointer { (bytes) throws(ArchiveError) in
-                    let count = bytes.count
-                    var index = 0
-                    @inline(__always) func next() throws(ArchiveError) -> Int {
-                        if index < count, bytes[index] < 0x80 {
-                            index += 1
-                            return Int(bytes[index - 1])
-                        }
-                        guard let value = readVarint(bytes, &index) else { throw damaged }
-                        return value
-                    }
-                    while index < count {
-                        let shard = try next()
-                        guard shard < shards, index < count, let kind = Kind(rawValue: bytes[index]) else {
-                            throw damaged
-                        }
-                        let slot = slotShift >= 0 ? shard >> slotShift : shard / buckets
-                        guard numbers[slot] == -1 || numbers[slot] == shard else { throw damaged }
-                        numbers[slot] = shard
+        for bytes in records {
+            try bytes.withUnsafeBufferPointer { (bytes) throws(ArchiveError) in
+                let count = bytes.count
+                var index = 0
+                @inline(__always) func next() throws(ArchiveError) -> Int {
+                    if index < count, bytes[index] < 0x80 {
                         index += 1
+                        return Int(bytes[index - 1])
+                    }
+                    guard let value = readVarint(bytes, &index) else { throw damaged }
+                    return value
+                }
+                while index < count {
+                    let doc = try next()
+                    let inRun = try next()
+                    guard let number = Int32(exactly: doc) else { throw damaged }
+                    for _ in 0..<inRun {
+                        let slotKind = try next()
+                        let slot = slotKind >> 2
+                        guard slot < slots, slot * buckets + bucket < shards,
+                            let kind = Kind(rawValue: UInt8(slotKind & 3))
+                        else { throw damaged }
+                        present[slot] = true
                         if kind == .filter {
                             let length = try next()
                             guard length <= count - index else { throw damaged }
                             let filter = String(
                                 decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self)
                             index += length
-                            let doc = try next()
-                            let counted = try next()
-                            guard Int32(exactly: doc) != nil, Int32(exactly: counted) != nil else { throw damaged }
                             // The first document as is, then gaps (as `Shard` keeps them).
                             SpillFiles.Shard.append(&filters[slot][filter, default: Posting()], doc: doc, positions: nil)
                             continue
                         }
                         let key = try next()
-                        let doc = try next()
-                        let counted = try next()
-                        guard key < 1 << 42, let number = Int32(exactly: doc), Int32(exactly: counted) != nil,
-                            recordCount < recordGroups.count, valueCount + 2 + counted <= values.count
-                        else { throw damaged }
                         let pair = kind == .bigram
+                        let counted = pair ? try next() : 0
+                        guard key < 1 << 42, recordCount <= total / 2, counted <= total,
+                            valueCount + 2 + counted <= total + 1
+                        else { throw damaged }
                         recordGroups[recordCount] = groups.group(
                             of: Bucket.groupKey(slot: slot, pair: pair, key: UInt64(key)))
                         recordStarts[recordCount] = Int32(truncatingIfNeeded: valueCount)
@@ -2019,25 +2020,22 @@ final class SpillFiles {
                         // The document, the count, the positions as gaps within the document.
                         values[valueCount] = Int32(truncatingIfNeeded: counted)
                         valueCount += 1
-                        var previous = 0
                         for _ in 0..<counted {
-                            let position = try next()
-                            guard position >= previous, let gap = Int32(exactly: position - previous) else {
-                                throw damaged
-                            }
+                            guard let gap = Int32(exactly: try next()) else { throw damaged }
                             values[valueCount] = gap
                             valueCount += 1
-                            previous = position
                         }
                     }
                 }
             }
         }
-        let bucket = Bucket(
+        let decoded = Bucket(
             groups: groups, values: Array(UnsafeBufferPointer(rebasing: values[..<valueCount])), recordGroups: Array(UnsafeBufferPointer(rebasing: recordGroups[..<recordCount])),
             recordStarts: Array(UnsafeBufferPointer(rebasing: recordStarts[..<recordCount])), slots: slots, filters: filters)
         var byShard: [Int: KeyedShard] = [:]
-        for (slot, shard) in numbers.enumerated() where shard >= 0 { byShard[shard] = KeyedShard(bucket: bucket, slot: slot) }
+        for (slot, used) in present.enumerated() where used {
+            byShard[slot * buckets + bucket] = KeyedShard(bucket: decoded, slot: slot)
+        }
         return byShard
     }
 }
@@ -2410,8 +2408,16 @@ enum ListCoding {
                     at += 1
                 }
             }
+            let lowMask = (UInt64(1) << UInt64(k)) &- 1
             for value in values {
                 var ones = value >> k
+                // Most values: the unary part and the low bits in one put
+                // (two puts a value were most of this function's cost).
+                if ones + 1 + k <= 32 {
+                    let low = UInt64(truncatingIfNeeded: value) & lowMask
+                    put(((UInt64(1) << UInt64(ones)) - 1) | low << UInt64(ones + 1), ones + 1 + k)
+                    continue
+                }
                 while ones >= 32 {
                     put(0xFFFF_FFFF, 32)
                     ones -= 32
