@@ -1396,8 +1396,9 @@ final class SpillFiles {
 
         let groups: SearchText.KeyGroups
         /// A character's record: the document; a pair's: the document, the
-        /// count and the positions as gaps within the document.
-        let values: [Int32]
+        /// count and the positions as gaps within the document. Owned (and
+        /// freed) by the bucket: written by the decoder, never copied.
+        let values: UnsafeMutableBufferPointer<Int32>
         /// Where each record starts in `values`, the records in the order of
         /// their terms (then of their documents); `termStarts[g]` is where
         /// term g's records start in it.
@@ -1408,8 +1409,10 @@ final class SpillFiles {
         let kindStarts: [Int32]
         let filters: [[String: Posting]]
 
+        /// Takes `values` (freed with the bucket); the records' terms and starts are only read.
         init(
-            groups: SearchText.KeyGroups, values: [Int32], recordGroups: [Int32], recordStarts: [Int32],
+            groups: SearchText.KeyGroups, values: UnsafeMutableBufferPointer<Int32>,
+            recordGroups: UnsafeBufferPointer<Int32>, recordStarts: UnsafeBufferPointer<Int32>,
             slots: Int, filters: [[String: Posting]]
         ) {
             let count = groups.keys.count
@@ -1441,6 +1444,8 @@ final class SpillFiles {
             self.kindStarts = kindStarts
             self.filters = filters
         }
+
+        deinit { values.deallocate() }
 
         /// The terms of a slot and kind in the order the files spell them:
         /// by text (as `String` orders them), then by key. Two terms of
@@ -1484,7 +1489,8 @@ final class SpillFiles {
             shard += "BBSSearch.shard(\(index),{\"u\":{".utf8
             var coder = ListCoding.Scratch()
             var docs: [Int] = []
-            values.withUnsafeBufferPointer { values in
+            do {
+                let values = UnsafeBufferPointer(values)
                 recordStarts.withUnsafeBufferPointer { starts in
                     for (number, (key, group)) in unigramOrder.enumerated() {
                         if number > 0 { shard.append(UInt8(ascii: ",")) }
@@ -1508,7 +1514,8 @@ final class SpillFiles {
             var ranks: [Int] = []
             var counts: [Int] = []
             var gaps: [Int] = []
-            values.withUnsafeBufferPointer { values in
+            do {
+                let values = UnsafeBufferPointer(values)
                 recordStarts.withUnsafeBufferPointer { starts in
                     for (number, (key, group)) in bigramOrder.enumerated() {
                         docs.removeAll(keepingCapacity: true)
@@ -1817,8 +1824,8 @@ final class SpillFiles {
             starts[Int(bucket)] += 1
         }
         // Room for every record at its longest (a varint takes at most 10
-        // bytes), and two headers a bucket.
-        var bound = shardOf.count * 50 + pairs.count * 10
+        // bytes), and a header (two varints) a bucket that has records.
+        var bound = shardOf.count * 30 + min(shardOf.count, buckets) * 20 + pairs.count * 10
         for filter in filters { bound += filter.utf8.count }
         var spans: [(bucket: Int, end: Int)] = []
         let bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
@@ -1966,10 +1973,12 @@ final class SpillFiles {
         let recordGroups = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total / 2 + 1)
         let recordStarts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total / 2 + 1)
         let values = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total + 1)
+        // Until a bucket takes them.
+        var valuesOwned = true
         defer {
             recordGroups.deallocate()
             recordStarts.deallocate()
-            values.deallocate()
+            if valuesOwned { values.deallocate() }
         }
         for bytes in records {
             try bytes.withUnsafeBufferPointer { (bytes) throws(ArchiveError) in
@@ -2029,9 +2038,11 @@ final class SpillFiles {
                 }
             }
         }
+        // The bucket takes the values (the rest of their room never written to, so never in memory).
         let decoded = Bucket(
-            groups: groups, values: Array(UnsafeBufferPointer(rebasing: values[..<valueCount])), recordGroups: Array(UnsafeBufferPointer(rebasing: recordGroups[..<recordCount])),
-            recordStarts: Array(UnsafeBufferPointer(rebasing: recordStarts[..<recordCount])), slots: slots, filters: filters)
+            groups: groups, values: values, recordGroups: UnsafeBufferPointer(rebasing: recordGroups[..<recordCount]),
+            recordStarts: UnsafeBufferPointer(rebasing: recordStarts[..<recordCount]), slots: slots, filters: filters)
+        valuesOwned = false
         var byShard: [Int: KeyedShard] = [:]
         for (slot, used) in present.enumerated() where used {
             byShard[slot * buckets + bucket] = KeyedShard(bucket: decoded, slot: slot)
