@@ -2010,7 +2010,8 @@ final class SpillFiles {
                                 decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self)
                             index += length
                             // The first document as is, then gaps (as `Shard` keeps them).
-                            SpillFiles.Shard.append(&filters[slot][filter, default: Posting()], doc: doc, positions: nil)
+                            SpillFiles.Shard.append(
+                                &filters[slot][filter, default: Posting()], doc: doc, positions: nil)
                             continue
                         }
                         let key = try next()
