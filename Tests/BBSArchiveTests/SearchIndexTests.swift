@@ -713,7 +713,9 @@ import Testing
             for span in records.spans {
                 let bytes = Array(records.bytes[start..<span.end])
                 start = span.end
-                for (shard, keyed) in try SpillFiles.decode([bytes], folder: folder, shards: shards, buckets: buckets) {
+                for (shard, keyed) in try SpillFiles.decode(
+                    [bytes], bucket: span.bucket, folder: folder, shards: shards, buckets: buckets)
+                {
                     #expect(shard % buckets == span.bucket)
                     out[shard] = keyed.scripts(shard)
                 }
@@ -730,17 +732,18 @@ import Testing
                 #expect(other[shard]?.positions == scripts.positions, "\(buckets) buckets, shard \(shard)")
             }
         }
-        // Cut short, or naming a shard past the last: an error, not a trap.
+        // Cut short, with fewer records than its header says, or naming a
+        // shard past the last or a kind there is not: an error, not a trap.
         var prepared = SearchIndexWriter.prepare(
             rows, postsPerPage: 20, forum: Fixtures.smthForum, cores: 1,
             numbering: .init(firstDoc: 0, shards: shards, buckets: 1))
         let bytes = SpillFiles.Records.batch(&prepared, buckets: 1).bytes
         for damaged in [
             Array(bytes.dropLast()), [0x10, 0x00, 0x01], [0x01, 0x07, 0x01, 0x00, 0x00],
-            [0x01, 0x01, 0x05, 0x00, 0x02, 0x03],
+            [0x01, 0x01, 0x05, 0x00, 0x02, 0x03], [0x00, 0x01, 0x40, 0x01], [0x00, 0x01, 0x03, 0x01],
         ] {
             #expect(throws: ArchiveError.self) {
-                try SpillFiles.decode([damaged], folder: folder, shards: shards, buckets: 1)
+                try SpillFiles.decode([damaged], bucket: 0, folder: folder, shards: shards, buckets: 1)
             }
         }
     }

@@ -522,7 +522,8 @@ struct SearchIndexWriter {
             while let bucket = assembly.claim(below: buckets) {
                 do throws(ArchiveError) {
                     let records = SpillFiles.bucketRecords(bucket, folder: folder, buffered: buffered[bucket])
-                    let byShard = try SpillFiles.decode(records, folder: folder, shards: shards, buckets: buckets)
+                    let byShard = try SpillFiles.decode(
+                        records, bucket: bucket, folder: folder, shards: shards, buckets: buckets)
                     // A shard that holds nothing has no file (the manifest says which have one).
                     var present: [Int] = []
                     for shard in stride(from: bucket, to: shards, by: buckets) {
@@ -1364,43 +1365,145 @@ final class SpillFiles {
         var filters: [(String, [UInt8])] = []
     }
 
-    /// A shard as the full pass assembles it: characters and pairs by key,
-    /// their postings as plain numbers (`PostingTable`), spelled straight
-    /// into the shard's files (`scripts`) without the varints of `Posting`
-    /// in between (written, then read back, by each list's encoder).
+    /// A shard as the full pass assembles it: a view of one slot of its
+    /// bucket's postings (`Bucket`), spelled straight into the shard's
+    /// files (`scripts`) without the varints of `Posting` in between
+    /// (written, then read back, by each list's encoder).
     struct KeyedShard {
-        var unigrams = PostingTable()
-        var bigrams = PostingTable()
-        var filters: [String: Posting] = [:]
+        let bucket: Bucket
+        let slot: Int
 
         /// What `shardScript(index, lists, tail: false)` and, when the shard
         /// holds pairs, `positionsScript(index, lists)` write for the
         /// `Lists` of these postings.
-        func scripts(_ index: Int) -> (shard: Data, positions: Data?) {
-            func sorted(_ table: PostingTable, pair: Bool) -> [(text: String, at: Int)] {
-                table.keys.indices.map { at in
-                    (key: table.keys[at], text: SearchText.termText(table.keys[at], pair: pair), at: at)
-                }
-                .sorted { $0.text != $1.text ? $0.text < $1.text : $0.key < $1.key }
-                .map { ($0.text, $0.at) }
+        func scripts(_ index: Int) -> (shard: Data, positions: Data?) { bucket.scripts(slot: slot, index) }
+    }
+
+    /// A bucket's postings, decoded from its records: every character and
+    /// pair of its shards numbered in one table by (slot, kind, key), each
+    /// record's values in one array in the order they came, and the
+    /// records put in the order of their terms by a counting sort. One
+    /// array a term (`[[Int32]]`, appended to record by record) was most of
+    /// the cost of decoding: a uniqueness check and often a reallocation a
+    /// record, and a heap block of its own for each of the many terms with
+    /// a posting or two.
+    final class Bucket {
+        /// A term's place in `groups`: kind (0 character, 1 pair) and slot
+        /// above the key's 42 bits.
+        static func groupKey(slot: Int, pair: Bool, key: UInt64) -> UInt64 {
+            (UInt64(slot) << 1 | (pair ? 1 : 0)) << 42 | key
+        }
+
+        let groups: SearchText.KeyGroups
+        /// A character's record: the document; a pair's: the document, the
+        /// count and the positions as gaps within the document. Owned (and
+        /// freed) by the bucket: written by the decoder, never copied.
+        let values: UnsafeMutableBufferPointer<Int32>
+        /// Where each record starts in `values`, the records in the order of
+        /// their terms (then of their documents); `termStarts[g]` is where
+        /// term g's records start in it.
+        let recordStarts: [Int32]
+        let termStarts: [Int32]
+        /// The terms of each slot and kind (`slot * 2 + kind`), from `kindStarts[slot * 2 + kind]`.
+        let terms: [Int32]
+        let kindStarts: [Int32]
+        let filters: [[String: Posting]]
+
+        /// Takes `values` (freed with the bucket); the records' terms and starts are only read.
+        init(
+            groups: SearchText.KeyGroups, values: UnsafeMutableBufferPointer<Int32>,
+            recordGroups: UnsafeBufferPointer<Int32>, recordStarts: UnsafeBufferPointer<Int32>,
+            slots: Int, filters: [[String: Posting]]
+        ) {
+            let count = groups.keys.count
+            var termStarts = [Int32](repeating: 0, count: count + 1)
+            for group in recordGroups { termStarts[Int(group) + 1] += 1 }
+            for group in 0..<count { termStarts[group + 1] += termStarts[group] }
+            var next = termStarts
+            var ordered = [Int32](repeating: 0, count: recordStarts.count)
+            for (record, group) in recordGroups.enumerated() {
+                ordered[Int(next[Int(group)])] = recordStarts[record]
+                next[Int(group)] += 1
             }
-            let unigramOrder = sorted(unigrams, pair: false)
-            let bigramOrder = sorted(bigrams, pair: true)
+            var kindStarts = [Int32](repeating: 0, count: slots * 2 + 1)
+            let keys = groups.keys
+            for key in keys { kindStarts[Int(key >> 42) + 1] += 1 }
+            for kind in 0..<(slots * 2) { kindStarts[kind + 1] += kindStarts[kind] }
+            var nextKind = kindStarts
+            var terms = [Int32](repeating: 0, count: count)
+            for (group, key) in keys.enumerated() {
+                let kind = Int(key >> 42)
+                terms[Int(nextKind[kind])] = Int32(truncatingIfNeeded: group)
+                nextKind[kind] += 1
+            }
+            self.groups = groups
+            self.values = values
+            self.recordStarts = ordered
+            self.termStarts = termStarts
+            self.terms = terms
+            self.kindStarts = kindStarts
+            self.filters = filters
+        }
+
+        deinit { values.deallocate() }
+
+        /// The terms of a slot and kind in the order the files spell them:
+        /// by text (as `String` orders them), then by key. Two terms of
+        /// ASCII and CJK ideographs alone are ordered by their scalars, which is
+        /// how `String` orders them (they are their own NFC, and
+        /// compose with nothing), without a `String` for each.
+        func sortedTerms(slot: Int, pair: Bool) -> [(key: UInt64, group: Int)] {
+            let kind = slot * 2 + (pair ? 1 : 0)
+            var list: [(key: UInt64, group: Int, plain: Bool)] = []
+            list.reserveCapacity(Int(kindStarts[kind + 1] - kindStarts[kind]))
+            for at in Int(kindStarts[kind])..<Int(kindStarts[kind + 1]) {
+                let group = Int(terms[at])
+                let key = groups.keys[group] & 0x3FF_FFFF_FFFF
+                let plain =
+                    Self.plain(UInt32(truncatingIfNeeded: key & 0x1F_FFFF))
+                    && (!pair || Self.plain(UInt32(truncatingIfNeeded: key >> 21)))
+                list.append((key, group, plain))
+            }
+            list.sort { a, b in
+                if a.plain && b.plain { return a.key < b.key }
+                let first = SearchText.termText(a.key, pair: pair)
+                let second = SearchText.termText(b.key, pair: pair)
+                return first != second ? first < second : a.key < b.key
+            }
+            return list.map { ($0.key, $0.group) }
+        }
+
+        /// ASCII and CJK ideographs: their own NFC, composed with nothing.
+        static func plain(_ value: UInt32) -> Bool {
+            value < 0x80 || (0x4E00...0x9FFF).contains(value) || (0x3400...0x4DBF).contains(value)
+        }
+
+        func scripts(slot: Int, _ index: Int) -> (shard: Data, positions: Data?) {
+            let unigramOrder = sortedTerms(slot: slot, pair: false)
+            let bigramOrder = sortedTerms(slot: slot, pair: true)
             // Spelled as UTF-8 bytes into one buffer a file: a String for
             // each list, each key and each piece, then joined, was most of
             // the cost of spelling a shard.
             var shard: [UInt8] = []
             shard.reserveCapacity(4096)
             shard += "BBSSearch.shard(\(index),{\"u\":{".utf8
+            var coder = ListCoding.Scratch()
             var docs: [Int] = []
-            for (number, (text, at)) in unigramOrder.enumerated() {
-                if number > 0 { shard.append(UInt8(ascii: ",")) }
-                SearchIndexWriter.appendJSON(text, to: &shard)
-                shard += ":\"".utf8
-                docs.removeAll(keepingCapacity: true)
-                for doc in unigrams.postings[at] { docs.append(Int(doc)) }
-                ListCoding.appendDocs(docs, to: &shard)
-                shard.append(UInt8(ascii: "\""))
+            do {
+                let values = UnsafeBufferPointer(values)
+                recordStarts.withUnsafeBufferPointer { starts in
+                    for (number, (key, group)) in unigramOrder.enumerated() {
+                        if number > 0 { shard.append(UInt8(ascii: ",")) }
+                        SearchIndexWriter.appendJSON(SearchText.termText(key, pair: false), to: &shard)
+                        shard += ":\"".utf8
+                        docs.removeAll(keepingCapacity: true)
+                        for at in Int(termStarts[group])..<Int(termStarts[group + 1]) {
+                            docs.append(Int(values[Int(starts[at])]))
+                        }
+                        ListCoding.appendDocs(docs, to: &shard, scratch: &coder)
+                        shard.append(UInt8(ascii: "\""))
+                    }
+                }
             }
             shard += "},\"b\":{".utf8
             var positions: [UInt8] = []
@@ -1410,40 +1513,44 @@ final class SpillFiles {
             }
             var ranks: [Int] = []
             var counts: [Int] = []
-            var values: [Int] = []
-            for (number, (text, at)) in bigramOrder.enumerated() {
-                docs.removeAll(keepingCapacity: true)
-                ranks.removeAll(keepingCapacity: true)
-                counts.removeAll(keepingCapacity: true)
-                values.removeAll(keepingCapacity: true)
-                let list = bigrams.postings[at]
-                var index = 0
-                // (document, count, the count's positions as gaps) each.
-                while index + 1 < list.count {
-                    let count = Int(list[index + 1])
-                    if count != 1 {
-                        ranks.append(docs.count)
-                        counts.append(count)
+            var gaps: [Int] = []
+            do {
+                let values = UnsafeBufferPointer(values)
+                recordStarts.withUnsafeBufferPointer { starts in
+                    for (number, (key, group)) in bigramOrder.enumerated() {
+                        docs.removeAll(keepingCapacity: true)
+                        ranks.removeAll(keepingCapacity: true)
+                        counts.removeAll(keepingCapacity: true)
+                        gaps.removeAll(keepingCapacity: true)
+                        // (document, count, the count's positions as gaps) each.
+                        for at in Int(termStarts[group])..<Int(termStarts[group + 1]) {
+                            let start = Int(starts[at])
+                            let count = Int(values[start + 1])
+                            if count != 1 {
+                                ranks.append(docs.count)
+                                counts.append(count)
+                            }
+                            docs.append(Int(values[start]))
+                            for value in values[(start + 2)..<(start + 2 + count)] { gaps.append(Int(value)) }
+                        }
+                        if number > 0 {
+                            shard.append(UInt8(ascii: ","))
+                            positions.append(UInt8(ascii: ","))
+                        }
+                        let text = SearchText.termText(key, pair: true)
+                        SearchIndexWriter.appendJSON(text, to: &shard)
+                        shard += ":\"".utf8
+                        ListCoding.appendList(docs: docs, ranks: ranks, counts: counts, to: &shard, scratch: &coder)
+                        shard.append(UInt8(ascii: "\""))
+                        SearchIndexWriter.appendJSON(text, to: &positions)
+                        positions += ":\"".utf8
+                        ListCoding.appendRiceValues(gaps, to: &positions, scratch: &coder)
+                        positions.append(UInt8(ascii: "\""))
                     }
-                    docs.append(Int(list[index]))
-                    let end = min(list.count, index + 2 + count)
-                    for value in list[(index + 2)..<end] { values.append(Int(value)) }
-                    index = end
                 }
-                if number > 0 {
-                    shard.append(UInt8(ascii: ","))
-                    positions.append(UInt8(ascii: ","))
-                }
-                SearchIndexWriter.appendJSON(text, to: &shard)
-                shard += ":\"".utf8
-                ListCoding.appendList(docs: docs, ranks: ranks, counts: counts, to: &shard)
-                shard.append(UInt8(ascii: "\""))
-                SearchIndexWriter.appendJSON(text, to: &positions)
-                positions += ":\"".utf8
-                ListCoding.appendBase64(ListCoding.riceBytes(values: values), to: &positions)
-                positions.append(UInt8(ascii: "\""))
             }
             shard += "},\"m\":{".utf8
+            let filters = filters.isEmpty ? [:] : filters[slot]
             for (number, key) in filters.keys.sorted().enumerated() {
                 if number > 0 { shard.append(UInt8(ascii: ",")) }
                 SearchIndexWriter.appendJSON(key, to: &shard)
@@ -1455,34 +1562,6 @@ final class SpillFiles {
             guard !bigramOrder.isEmpty else { return (Data(shard), nil) }
             positions += "});\n".utf8
             return (Data(shard), Data(positions))
-        }
-    }
-
-    /// Postings by the key of a character or pair, in the order the keys
-    /// came, numbered by the same open-addressing table as `termKeys`
-    /// (`SearchText.KeyGroups`). The standard library's dictionary hashed
-    /// each of the full pass's records with SipHash (2.3 % of indexing at 100k).
-    struct PostingTable {
-        /// The keys in the order they came, numbered by `SearchText.KeyGroups`.
-        private var groups = SearchText.KeyGroups()
-        /// Each key's postings in document order: documents, or for pairs
-        /// (document, count, the positions as gaps within the document) each.
-        var postings: [[Int32]] = []
-
-        var keys: [UInt64] { groups.keys }
-
-        /// Calls `body` with the postings at `at` (`index(of:)`), changed in place.
-        mutating func append(
-            at: Int, _ body: (inout [Int32]) throws(ArchiveError) -> Void
-        ) throws(ArchiveError) {
-            try body(&postings[at])
-        }
-
-        /// Where `key`'s postings are in `postings`, added empty when new.
-        mutating func index(of key: UInt64) -> Int {
-            let number = Int(groups.group(of: key))
-            if number == postings.count { postings.append([]) }
-            return number
         }
     }
 
@@ -1689,10 +1768,14 @@ final class SpillFiles {
         }
     }
 
-    /// Every posting of a prepared document, as record: varint shard,
-    /// kind, the term (for characters and pairs its key as a varint, for
-    /// filters varint length and UTF-8), varint document, varint count and
-    /// the positions. Pure, so documents are encoded on several threads;
+    /// Every posting of a prepared document, as records grouped by bucket:
+    /// for each bucket, varint document and varint number of records,
+    /// then the records, each varint `slot << 2 | kind` (the slot: the
+    /// shard divided by the bucket count), then for a character its key,
+    /// for a pair its key, count and positions (as gaps), for a filter its length
+    /// and UTF-8, as varints. (The document and the shard a record, and a
+    /// count of 0 a character, were half the varints written and read again.)
+    /// Pure, so documents are encoded on several threads;
     /// each bucket gets the same bytes as if they were appended one by one.
     static func records(_ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int, buckets: Int) -> Records {
         let filters = SearchIndexWriter.filters(prepared.document)
@@ -1732,13 +1815,17 @@ final class SpillFiles {
             starts[bucket + 1] += 1
         }
         for bucket in 0..<buckets { starts[bucket + 1] += starts[bucket] }
+        // Each bucket's records: the count its header gives.
+        var sizes = [Int](repeating: 0, count: buckets)
+        for bucket in 0..<buckets { sizes[bucket] = starts[bucket + 1] - starts[bucket] }
         var order = [Int](repeating: 0, count: shardOf.count)
         for (record, bucket) in bucketOf.enumerated() {
             order[starts[Int(bucket)]] = record
             starts[Int(bucket)] += 1
         }
-        // Room for every record at its longest (a varint takes at most 10 bytes).
-        var bound = shardOf.count * 41 + pairs.count * 10
+        // Room for every record at its longest (a varint takes at most 10
+        // bytes), and a header (two varints) a bucket that has records.
+        var bound = shardOf.count * 30 + min(shardOf.count, buckets) * 20 + pairs.count * 10
         for filter in filters { bound += filter.utf8.count }
         var spans: [(bucket: Int, end: Int)] = []
         let bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
@@ -1746,7 +1833,7 @@ final class SpillFiles {
             // The bucket of the records written last (-1: none yet) and where they end.
             var current = -1
             var end = 0
-            func put(_ value: Int) {
+            @inline(__always) func put(_ value: Int) {
                 var value = UInt(max(0, value))
                 while value >= 0x80 {
                     buffer[at] = UInt8(value & 0x7F) | 0x80
@@ -1757,40 +1844,38 @@ final class SpillFiles {
                 at += 1
             }
             for record in order {
-                let shard = shardOf[record]
-                put(shard)
-                if record < unigrams.count {
-                    buffer[at] = Kind.unigram.rawValue
-                    at += 1
-                    put(Int(unigrams[record]))
+                let bucket = Int(bucketOf[record])
+                if bucket != current {
+                    if current >= 0 { spans.append((current, end)) }
+                    current = bucket
                     put(doc)
-                    put(0)
+                    put(sizes[bucket])
+                }
+                let slot = shardOf[record] / buckets
+                if record < unigrams.count {
+                    put(slot << 2 | Int(Kind.unigram.rawValue))
+                    put(Int(unigrams[record]))
                 } else if record < unigrams.count + pairRecords {
                     let run = record - unigrams.count
                     let start = runs[run]
                     let end = runs[run + 1]
-                    buffer[at] = Kind.bigram.rawValue
-                    at += 1
+                    put(slot << 2 | Int(Kind.bigram.rawValue))
                     put(Int(pairs[start].key))
-                    put(doc)
                     put(end - start)
-                    for position in start..<end { put(pairs[position].position) }
+                    // As gaps (the decoder's, the files' spelling): most take a byte.
+                    var previous = 0
+                    for position in start..<end {
+                        put(pairs[position].position - previous)
+                        previous = pairs[position].position
+                    }
                 } else {
                     let filter = filters[record - unigrams.count - pairRecords]
-                    buffer[at] = Kind.filter.rawValue
-                    at += 1
+                    put(slot << 2 | Int(Kind.filter.rawValue))
                     put(filter.utf8.count)
                     for byte in filter.utf8 {
                         buffer[at] = byte
                         at += 1
                     }
-                    put(doc)
-                    put(0)
-                }
-                let bucket = Int(bucketOf[record])
-                if bucket != current {
-                    if current >= 0 { spans.append((current, end)) }
-                    current = bucket
                 }
                 end = at
             }
@@ -1868,74 +1953,101 @@ final class SpillFiles {
     /// A bucket's shards are every `buckets`-th one from the first: they
     /// are kept in an array by `shard / buckets`, not looked up by hashing.
     static func decode(
-        _ records: [[UInt8]], folder: URL, shards: Int, buckets: Int
+        _ records: [[UInt8]], bucket: Int, folder: URL, shards: Int, buckets: Int
     ) throws(ArchiveError) -> [Int: KeyedShard] {
         let buckets = max(1, buckets)
-        var slots = [KeyedShard](repeating: KeyedShard(), count: (shards + buckets - 1) / buckets)
-        var numbers = [Int](repeating: -1, count: slots.count)
+        let slots = (shards + buckets - 1) / buckets
+        var present = [Bool](repeating: false, count: slots)
+        var filters = [[String: Posting]](repeating: [:], count: slots)
         let damaged = ArchiveError.outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
-        // `shard / buckets` by a shift: the bucket count is a power of two
-        // (`bucketCount`), and the division was a tenth of this loop's time.
-        let slotShift = buckets.nonzeroBitCount == 1 ? buckets.trailingZeroBitCount : -1
+        // Room enough: a value is a varint of a byte at least, a record
+        // (slot and kind, key or name) two bytes at least.
+        let total = records.reduce(0) { $0 + $1.count }
+        var groups = SearchText.KeyGroups(capacity: total / 16)
+        var recordCount = 0
+        var valueCount = 0
+        guard total < Int(Int32.max) else { throw damaged }
+        // Written through pointers (an array's every store checked its
+        // uniqueness), then copied to arrays of their size: only the pages
+        // written to are ever in memory.
+        let recordGroups = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total / 2 + 1)
+        let recordStarts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total / 2 + 1)
+        let values = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total + 1)
+        // Until a bucket takes them.
+        var valuesOwned = true
+        defer {
+            recordGroups.deallocate()
+            recordStarts.deallocate()
+            if valuesOwned { values.deallocate() }
+        }
         for bytes in records {
             try bytes.withUnsafeBufferPointer { (bytes) throws(ArchiveError) in
                 let count = bytes.count
                 var index = 0
                 @inline(__always) func next() throws(ArchiveError) -> Int {
+                    if index < count, bytes[index] < 0x80 {
+                        index += 1
+                        return Int(bytes[index - 1])
+                    }
                     guard let value = readVarint(bytes, &index) else { throw damaged }
                     return value
                 }
                 while index < count {
-                    let shard = try next()
-                    guard shard < shards, index < count, let kind = Kind(rawValue: bytes[index]) else { throw damaged }
-                    let slot = slotShift >= 0 ? shard >> slotShift : shard / buckets
-                    guard numbers[slot] == -1 || numbers[slot] == shard else { throw damaged }
-                    numbers[slot] = shard
-                    index += 1
-                    var key: UInt64 = 0
-                    var filter = ""
-                    if kind == .filter {
-                        let length = try next()
-                        guard length <= count - index else { throw damaged }
-                        filter = String(
-                            decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self)
-                        index += length
-                    } else {
-                        key = UInt64(try next())
-                    }
                     let doc = try next()
-                    let counted = try next()
-                    guard let number = Int32(exactly: doc), Int32(exactly: counted) != nil else { throw damaged }
-                    switch kind {
-                    case .unigram:
-                        let at = slots[slot].unigrams.index(of: key)
-                        slots[slot].unigrams.postings[at].append(number)
-                    case .bigram:
-                        // The document, the count, the positions as gaps within the document.
-                        let at = slots[slot].bigrams.index(of: key)
-                        try slots[slot].bigrams.append(at: at) { (list) throws(ArchiveError) in
-                            list.append(number)
-                            list.append(Int32(truncatingIfNeeded: counted))
-                            var previous = 0
-                            for _ in 0..<counted {
-                                let position = try next()
-                                guard position >= previous, let gap = Int32(exactly: position - previous) else {
-                                    throw damaged
-                                }
-                                list.append(gap)
-                                previous = position
-                            }
+                    let inRun = try next()
+                    guard let number = Int32(exactly: doc) else { throw damaged }
+                    for _ in 0..<inRun {
+                        let slotKind = try next()
+                        let slot = slotKind >> 2
+                        guard slot < slots, slot * buckets + bucket < shards,
+                            let kind = Kind(rawValue: UInt8(slotKind & 3))
+                        else { throw damaged }
+                        present[slot] = true
+                        if kind == .filter {
+                            let length = try next()
+                            guard length <= count - index else { throw damaged }
+                            let filter = String(
+                                decoding: UnsafeBufferPointer(rebasing: bytes[index..<index + length]), as: UTF8.self)
+                            index += length
+                            // The first document as is, then gaps (as `Shard` keeps them).
+                            SpillFiles.Shard.append(
+                                &filters[slot][filter, default: Posting()], doc: doc, positions: nil)
+                            continue
                         }
-                    case .filter:
-                        // The first document as is, then gaps (as `Shard` keeps them).
-                        SpillFiles.Shard.append(
-                            &slots[slot].filters[filter, default: Posting()], doc: doc, positions: nil)
+                        let key = try next()
+                        let pair = kind == .bigram
+                        let counted = pair ? try next() : 0
+                        guard key < 1 << 42, recordCount <= total / 2, counted <= total,
+                            valueCount + 2 + counted <= total + 1
+                        else { throw damaged }
+                        recordGroups[recordCount] = groups.group(
+                            of: Bucket.groupKey(slot: slot, pair: pair, key: UInt64(key)))
+                        recordStarts[recordCount] = Int32(truncatingIfNeeded: valueCount)
+                        recordCount += 1
+                        values[valueCount] = number
+                        valueCount += 1
+                        guard pair else { continue }
+                        // The document, the count, the positions as gaps within the document.
+                        values[valueCount] = Int32(truncatingIfNeeded: counted)
+                        valueCount += 1
+                        for _ in 0..<counted {
+                            guard let gap = Int32(exactly: try next()) else { throw damaged }
+                            values[valueCount] = gap
+                            valueCount += 1
+                        }
                     }
                 }
             }
         }
+        // The bucket takes the values (the rest of their room never written to, so never in memory).
+        let decoded = Bucket(
+            groups: groups, values: values, recordGroups: UnsafeBufferPointer(rebasing: recordGroups[..<recordCount]),
+            recordStarts: UnsafeBufferPointer(rebasing: recordStarts[..<recordCount]), slots: slots, filters: filters)
+        valuesOwned = false
         var byShard: [Int: KeyedShard] = [:]
-        for (slot, shard) in numbers.enumerated() where shard >= 0 { byShard[shard] = slots[slot] }
+        for (slot, used) in present.enumerated() where used {
+            byShard[slot * buckets + bucket] = KeyedShard(bucket: decoded, slot: slot)
+        }
         return byShard
     }
 }
@@ -2088,54 +2200,116 @@ enum ListCoding {
     /// `out`: `ranks`, the places in `docs` of the documents that hold the pair
     /// other than once, `counts`, those counts.
     static func appendList(docs: [Int], ranks: [Int], counts: [Int], to out: inout [UInt8]) {
-        appendDocs(docs, to: &out)
+        var scratch = Scratch()
+        appendList(docs: docs, ranks: ranks, counts: counts, to: &out, scratch: &scratch)
+    }
+
+    /// `appendList(docs:ranks:counts:to:)` with buffers kept from one list to the next.
+    static func appendList(docs: [Int], ranks: [Int], counts: [Int], to out: inout [UInt8], scratch: inout Scratch) {
+        appendDocs(docs, to: &out, scratch: &scratch)
         guard !ranks.isEmpty else { return }
         out.append(UInt8(ascii: "."))
-        appendDocs(ranks, to: &out)
+        appendDocs(ranks, to: &out, scratch: &scratch)
         out.append(UInt8(ascii: "."))
         appendBase64(packedCounts(counts), to: &out)
     }
 
     /// `encodeDocs(docs)`'s UTF-8, appended to `out`.
     static func appendDocs(_ docs: [Int], to out: inout [UInt8]) {
+        var scratch = Scratch()
+        appendDocs(docs, to: &out, scratch: &scratch)
+    }
+
+    /// The buffers of the full pass's list encoders, kept from one list to
+    /// the next (a list's gaps, then its bytes, each a new array a list,
+    /// were a third of the cost of spelling it).
+    struct Scratch {
+        var values: [Int] = []
+        var bytes: [UInt8] = []
+    }
+
+    /// `encodeDocs(docs)`'s UTF-8, appended to `out`: the Rice code's size
+    /// worked out before either code is spelled, and only the smaller one spelled.
+    static func appendDocs(_ docs: [Int], to out: inout [UInt8], scratch: inout Scratch) {
         guard let first = docs.first, let last = docs.last else { return }
-        let rice = riceBytes(docs)
+        scratch.values.removeAll(keepingCapacity: true)
+        for index in docs.indices.dropFirst() { scratch.values.append(docs[index] - docs[index - 1] - 1) }
+        let (k, bits) = riceChoice(scratch.values)
+        let riceCount = varintCount(k) + varintCount(docs.count) + varintCount(first) + (bits + 7) / 8
         let firstByte = first / 8
-        var bitmap: [UInt8] = []
-        varint(firstByte, into: &bitmap)
-        let header = bitmap.count
-        guard header + last / 8 - firstByte + 1 < rice.count else {
+        let header = varintCount(firstByte)
+        scratch.bytes.removeAll(keepingCapacity: true)
+        guard header + last / 8 - firstByte + 1 < riceCount else {
+            varint(k, into: &scratch.bytes)
+            varint(docs.count, into: &scratch.bytes)
+            varint(first, into: &scratch.bytes)
+            appendRice(scratch.values, k: k, bits: bits, to: &scratch.bytes)
             out.append(UInt8(ascii: "!"))
-            appendBase64(rice, to: &out)
+            appendBase64(scratch.bytes, to: &out)
             return
         }
-        bitmap += [UInt8](repeating: 0, count: last / 8 - firstByte + 1)
-        for doc in docs { bitmap[header + doc / 8 - firstByte] |= UInt8(1) << UInt8(doc % 8) }
+        varint(firstByte, into: &scratch.bytes)
+        scratch.bytes.append(contentsOf: repeatElement(0, count: last / 8 - firstByte + 1))
+        scratch.bytes.withUnsafeMutableBufferPointer { bitmap in
+            for doc in docs { bitmap[header + doc / 8 - firstByte] |= UInt8(1) << UInt8(doc % 8) }
+        }
         out.append(UInt8(ascii: "~"))
-        appendBase64(bitmap, to: &out)
+        appendBase64(scratch.bytes, to: &out)
+    }
+
+    /// Base64 of `riceBytes(values:)`, appended to `out`.
+    static func appendRiceValues(_ values: [Int], to out: inout [UInt8], scratch: inout Scratch) {
+        let (k, bits) = riceChoice(values)
+        scratch.bytes.removeAll(keepingCapacity: true)
+        varint(k, into: &scratch.bytes)
+        varint(values.count, into: &scratch.bytes)
+        appendRice(values, k: k, bits: bits, to: &scratch.bytes)
+        appendBase64(scratch.bytes, to: &out)
+    }
+
+    /// The bytes of `value`'s varint.
+    static func varintCount(_ value: Int) -> Int {
+        var value = UInt(max(0, value))
+        var count = 1
+        while value >= 0x80 {
+            value >>= 7
+            count += 1
+        }
+        return count
     }
 
     /// Base64 (RFC 4648, padded), as `Data.base64EncodedString()` spells it, appended to `out`.
+    /// Spelled into a buffer of its size, then appended whole (an append a
+    /// digit checked the array's capacity and uniqueness each time).
     static func appendBase64(_ bytes: [UInt8], to out: inout [UInt8]) {
         let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        let size = (bytes.count + 2) / 3 * 4
+        guard size > 0 else { return }
         alphabet.withUTF8Buffer { digits in
-            out.reserveCapacity(out.count + (bytes.count + 2) / 3 * 4)
-            var at = 0
-            while at + 3 <= bytes.count {
-                let value = Int(bytes[at]) << 16 | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2])
-                out.append(digits[value >> 18 & 63])
-                out.append(digits[value >> 12 & 63])
-                out.append(digits[value >> 6 & 63])
-                out.append(digits[value & 63])
-                at += 3
+            bytes.withUnsafeBufferPointer { bytes in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { target in
+                    var at = 0
+                    var to = 0
+                    while at + 3 <= bytes.count {
+                        let value = Int(bytes[at]) << 16 | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2])
+                        target[to] = digits[value >> 18 & 63]
+                        target[to + 1] = digits[value >> 12 & 63]
+                        target[to + 2] = digits[value >> 6 & 63]
+                        target[to + 3] = digits[value & 63]
+                        at += 3
+                        to += 4
+                    }
+                    let left = bytes.count - at
+                    if left > 0 {
+                        let value = Int(bytes[at]) << 16 | (left == 2 ? Int(bytes[at + 1]) << 8 : 0)
+                        target[to] = digits[value >> 18 & 63]
+                        target[to + 1] = digits[value >> 12 & 63]
+                        target[to + 2] = left == 2 ? digits[value >> 6 & 63] : UInt8(ascii: "=")
+                        target[to + 3] = UInt8(ascii: "=")
+                    }
+                    out.append(contentsOf: UnsafeBufferPointer(target))
+                }
             }
-            let left = bytes.count - at
-            guard left > 0 else { return }
-            let value = Int(bytes[at]) << 16 | (left == 2 ? Int(bytes[at + 1]) << 8 : 0)
-            out.append(digits[value >> 18 & 63])
-            out.append(digits[value >> 12 & 63])
-            out.append(left == 2 ? digits[value >> 6 & 63] : UInt8(ascii: "="))
-            out.append(UInt8(ascii: "="))
         }
     }
 
@@ -2246,8 +2420,16 @@ enum ListCoding {
                     at += 1
                 }
             }
+            let lowMask = (UInt64(1) << UInt64(k)) &- 1
             for value in values {
                 var ones = value >> k
+                // Most values: the unary part and the low bits in one put
+                // (two puts a value were most of this function's cost).
+                if ones + 1 + k <= 32 {
+                    let low = UInt64(truncatingIfNeeded: value) & lowMask
+                    put(((UInt64(1) << UInt64(ones)) - 1) | low << UInt64(ones + 1), ones + 1 + k)
+                    continue
+                }
                 while ones >= 32 {
                     put(0xFFFF_FFFF, 32)
                     ones -= 32

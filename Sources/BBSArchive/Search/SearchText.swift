@@ -390,22 +390,29 @@ package enum SearchText {
         }
 
         /// The number of `key`, added when new.
+        /// Probed through buffer pointers, and stored to only for a new key
+        /// (a store to `slots` checked its uniqueness at every probe's end).
         @inline(__always)
         mutating func group(of key: UInt64) -> Int32 {
             if (keys.count + 1) * 2 > slots.count { grow() }
             let mask = slots.count - 1
-            var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
-            while true {
-                let found = slots[slot]
-                if found < 0 {
-                    let number = Int32(truncatingIfNeeded: keys.count)
-                    slots[slot] = number
-                    keys.append(key)
-                    return number
+            let start = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
+            let (found, free) = slots.withUnsafeBufferPointer { slots in
+                keys.withUnsafeBufferPointer { keys -> (Int32, Int) in
+                    var slot = start
+                    while true {
+                        let found = slots[slot]
+                        if found < 0 { return (-1, slot) }
+                        if keys[Int(found)] == key { return (found, slot) }
+                        slot = (slot + 1) & mask
+                    }
                 }
-                if keys[Int(found)] == key { return found }
-                slot = (slot + 1) & mask
             }
+            if found >= 0 { return found }
+            let number = Int32(truncatingIfNeeded: keys.count)
+            slots[free] = number
+            keys.append(key)
+            return number
         }
 
         private mutating func grow() {
