@@ -39,7 +39,9 @@ enum SitePaths {
     static func board(_ board: String, page: Int = 1) -> String {
         let board = component(board)
         return page <= 1
-            ? joined(capacity: board.utf8.count + 17) { $0.literal("board/"); $0.text(board); $0.literal("/index.html") }
+            ? joined(capacity: board.utf8.count + 17) {
+                $0.literal("board/"); $0.text(board); $0.literal("/index.html")
+            }
             : joined(capacity: board.utf8.count + 37) {
                 $0.literal("board/"); $0.text(board); $0.literal("/page-"); $0.number(page); $0.literal(".html")
             }
@@ -87,7 +89,9 @@ enum SitePaths {
     /// A user's landing page: their newest posts.
     static func user(_ id: String) -> String {
         let id = component(id)
-        return joined(capacity: id.utf8.count + 10) { $0.literal("user/"); $0.text(id); $0.literal(".html") }
+        return joined(capacity: id.utf8.count + 10) {
+            $0.literal("user/"); $0.text(id); $0.literal(".html")
+        }
     }
 
     /// Page `page` of a user's posts by time, numbered from the oldest.

@@ -238,7 +238,21 @@ package enum InlineText {
     static func hasControlByte(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
-            for byte in bytes where byte < 0x20 && byte != 0x1B && byte != UInt8(ascii: "\t") { return true }
+            guard let base = bytes.baseAddress else { return false }
+            var index = 0
+            // Eight bytes at a time while none is below 0x20 (the test for
+            // a byte below `n`, exact as a yes or no), then byte by byte.
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            while index + 8 <= bytes.count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                if (word &- ones &* 0x20) & ~word & (ones &* 0x80) != 0 { break }
+                index += 8
+            }
+            while index < bytes.count {
+                let byte = base[index]
+                if byte < 0x20 && byte != 0x1B && byte != UInt8(ascii: "\t") { return true }
+                index += 1
+            }
             return false
         }
     }
