@@ -232,22 +232,24 @@ enum SitePaths {
         }
 
         mutating func number(_ number: Int) {
-            var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-            withUnsafeMutableBytes(of: &digits) { scratch in
-                // Right to left into 24 bytes: 20 digits and a sign at most.
-                var at = scratch.count
-                var magnitude = number.magnitude
-                repeat {
-                    at -= 1
-                    scratch[at] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                    magnitude /= 10
-                } while magnitude > 0
-                if number < 0 {
-                    at -= 1
-                    scratch[at] = UInt8(ascii: "-")
-                }
-                append(UnsafeRawBufferPointer(rebasing: scratch[at...]).assumingMemoryBound(to: UInt8.self))
+            // Its digits counted first, then written right to left in place.
+            var digits = 1
+            var rest = number.magnitude / 10
+            while rest > 0 {
+                digits += 1
+                rest /= 10
             }
+            let length = digits + (number < 0 ? 1 : 0)
+            guard let out = buffer.baseAddress, count + length <= buffer.count else { return }
+            var magnitude = number.magnitude
+            var at = count + length
+            repeat {
+                at -= 1
+                out[at] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if number < 0 { out[count] = UInt8(ascii: "-") }
+            count += length
         }
 
         private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
