@@ -43,49 +43,75 @@ package enum MarkupEscaper {
             var start = 0
             var index = 0
             while index < count {
-                let byte = base[index]
-                // Every byte above `>` but DEL and 0xC2 passes (letters, CJK):
-                // one comparison; those below by a bit of `lowWork`.
-                if byte > 0x3E {
-                    guard byte == 0x7F || byte == 0xC2 else {
-                        index += 1
-                        continue
-                    }
-                } else if lowWork & (1 << UInt64(byte)) == 0 {
-                    index += 1
+                // Eight bytes at a time while none of them can need work
+                // (CJK text: lead and continuation bytes are all above
+                // `>`); a word that may is read byte by byte below.
+                if index + 8 <= count,
+                    !mayNeedWork(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                {
+                    index += 8
                     continue
                 }
-                let skip: Int
-                switch byte {
-                case UInt8(ascii: "&"): skip = 1
-                case UInt8(ascii: "<"): skip = 1
-                case UInt8(ascii: ">"): skip = 1
-                case UInt8(ascii: "\""): skip = 1
-                case UInt8(ascii: "'"): skip = 1
-                // A C1 control (U+0080–U+009F) is dropped, both its bytes;
-                // any other character led by 0xC2 passes.
-                case 0xC2:
-                    guard index + 1 < count, (0x80...0x9F).contains(base[index + 1]) else {
+                let stop = min(index + 8, count)
+                while index < stop {
+                    let byte = base[index]
+                    // Every byte above `>` but DEL and 0xC2 passes (letters, CJK):
+                    // one comparison; those below by a bit of `lowWork`.
+                    if byte > 0x3E {
+                        guard byte == 0x7F || byte == 0xC2 else {
+                            index += 1
+                            continue
+                        }
+                    } else if lowWork & (1 << UInt64(byte)) == 0 {
                         index += 1
                         continue
                     }
-                    skip = 2
-                default: skip = 1  // C0 controls but tab, LF and CR, and DEL: dropped
+                    let skip: Int
+                    switch byte {
+                    case UInt8(ascii: "&"): skip = 1
+                    case UInt8(ascii: "<"): skip = 1
+                    case UInt8(ascii: ">"): skip = 1
+                    case UInt8(ascii: "\""): skip = 1
+                    case UInt8(ascii: "'"): skip = 1
+                    // A C1 control (U+0080–U+009F) is dropped, both its bytes;
+                    // any other character led by 0xC2 passes.
+                    case 0xC2:
+                        guard index + 1 < count, (0x80...0x9F).contains(base[index + 1]) else {
+                            index += 1
+                            continue
+                        }
+                        skip = 2
+                    default: skip = 1  // C0 controls but tab, LF and CR, and DEL: dropped
+                    }
+                    out.append(UnsafeBufferPointer(start: base + start, count: index - start))
+                    switch byte {
+                    case UInt8(ascii: "&"): out.append(amp)
+                    case UInt8(ascii: "<"): out.append(lt)
+                    case UInt8(ascii: ">"): out.append(gt)
+                    case UInt8(ascii: "\""): out.append(quot)
+                    case UInt8(ascii: "'"): out.append(apos)
+                    default: break
+                    }
+                    index += skip
+                    start = index
                 }
-                out.append(UnsafeBufferPointer(start: base + start, count: index - start))
-                switch byte {
-                case UInt8(ascii: "&"): out.append(amp)
-                case UInt8(ascii: "<"): out.append(lt)
-                case UInt8(ascii: ">"): out.append(gt)
-                case UInt8(ascii: "\""): out.append(quot)
-                case UInt8(ascii: "'"): out.append(apos)
-                default: break
-                }
-                index += skip
-                start = index
             }
             out.append(UnsafeBufferPointer(start: base + start, count: count - start))
         }
+    }
+
+    /// Whether any of the eight bytes of `word` is below 0x3F, DEL or
+    /// 0xC2: the bytes `escape` may replace or drop (and more of those
+    /// below 0x3F). Exact as a yes or no (the classic tests for a byte
+    /// below `n` and for a zero byte, whose false hits come only after a true one).
+    @inline(__always)
+    static func mayNeedWork(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let below = (word &- ones &* 0x3F) & ~word
+        let del = word ^ (ones &* 0x7F)
+        let c2 = word ^ (ones &* 0xC2)
+        return (below | ((del &- ones) & ~del) | ((c2 &- ones) & ~c2)) & highs != 0
     }
 
     /// The bytes below 0x3F that are replaced or dropped, as bits: `& < > " '`

@@ -47,6 +47,10 @@ package enum QuotePrefix {
     /// The space after a colon is optional: `:text` and `::deeper` are
     /// quoted lines as much as `: text` and `: : deeper`.
     package static func colons(_ line: String) -> (depth: Int, text: String)? {
+        // A first `Character` that is `:` starts with the byte `:` (no
+        // other character is canonically equivalent to it): most lines
+        // are ruled out by that byte alone.
+        guard line.utf8.first == UInt8(ascii: ":") else { return nil }
         var rest = Substring(line)
         var depth = 0
         while rest.hasPrefix(":") {

@@ -36,18 +36,32 @@ package enum PostNormalizer {
             quote = nil
         }
 
-        for line in lines(text) {
-            if let author = conventions.quoteHeaderAuthor(line) {
+        func read(_ line: String, mayQuote: Bool) {
+            if mayQuote, let author = conventions.quoteHeaderAuthor(line) {
                 flushPlain()
                 flushQuote()
                 quote = (line, author, [])
-            } else if let (depth, rest) = conventions.quotedLine(line) {
+            } else if mayQuote, let (depth, rest) = conventions.quotedLine(line) {
                 flushPlain()
                 if quote == nil { quote = (nil, nil, []) }
                 quote?.lines.append(.init(depth: depth, text: rest))
             } else {
                 flushQuote()
                 plain.append(line)
+            }
+        }
+
+        if text.containsUTF8(0x0D) {
+            for line in lines(text) { read(line, mayQuote: true) }
+        } else {
+            // Line by line over the UTF-8 bytes: a line the conventions
+            // rule out as a quote by its bytes (`mayQuote`) is not asked
+            // about again as a `String`.
+            var text = text
+            text.withUTF8 { bytes in
+                forEachLine(bytes) { line in
+                    read(String(decoding: line, as: UTF8.self), mayQuote: conventions.mayQuote(line))
+                }
             }
         }
         flushQuote()
@@ -64,6 +78,33 @@ package enum PostNormalizer {
         if text.containsUTF8(0x0D) {
             return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         }
-        return text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
+        var result: [String] = []
+        var text = text
+        text.withUTF8 { bytes in
+            forEachLine(bytes) { result.append(String(decoding: $0, as: UTF8.self)) }
+        }
+        return result
+    }
+
+    /// Calls `body` with each line of `bytes` (split at `\n`, empty lines
+    /// kept, as many lines as `\n`s plus one), found by `memchr`. A line of
+    /// valid UTF-8 split at `\n` (never part of another scalar) is valid too.
+    static func forEachLine(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        guard let base = bytes.baseAddress else {
+            body(bytes)
+            return
+        }
+        var start = 0
+        while start <= bytes.count {
+            let rest = bytes.count - start
+            let end: Int
+            if rest > 0, let found = memchr(base + start, 0x0A, rest) {
+                end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            } else {
+                end = bytes.count
+            }
+            body(UnsafeBufferPointer(start: base + start, count: end - start))
+            start = end + 1
+        }
     }
 }

@@ -21,13 +21,31 @@ package enum TerminalArt {
 
     /// One line with box drawing, space-aligned columns or painted cells.
     static func isDrawn(_ line: String) -> Bool {
-        if line.unicodeScalars.contains(where: isBoxDrawing) { return true }
+        if hasBoxDrawing(line) { return true }
         if ANSIText.mayHaveCodes(line), line.contains(ANSIText.escape),
             ANSIText.runs(line).contains(where: { $0.style.background != nil && $0.text.contains(" ") })
         {
             return true
         }
         return hasAlignmentGap(ANSIText.strip(line))
+    }
+
+    /// Whether a scalar of `line` is box drawing or a block element, by
+    /// its UTF-8 bytes: U+2500–U+259F is E2 94 80 – E2 96 9F.
+    static func hasBoxDrawing(_ line: String) -> Bool {
+        var line = line
+        return line.withUTF8 { bytes in
+            guard bytes.count >= 3 else { return false }
+            var index = 0
+            while index < bytes.count - 2 {
+                if bytes[index] == 0xE2 {
+                    let second = bytes[index + 1]
+                    if second == 0x94 || second == 0x95 || (second == 0x96 && bytes[index + 2] <= 0x9F) { return true }
+                }
+                index += 1
+            }
+            return false
+        }
     }
 
     /// U+2500–U+259F: box drawing and block elements.
@@ -40,19 +58,29 @@ package enum TerminalArt {
     /// indentation alone is not alignment (Chinese paragraphs start with
     /// two ideographic spaces).
     static func hasAlignmentGap(_ line: String) -> Bool {
-        var seenText = false
-        var columns = 0
-        for scalar in line.unicodeScalars {
-            switch scalar {
-            case " ": columns += 1
-            case "\u{3000}": columns += 2
-            case "\t": columns += 4
-            default:
-                if seenText, columns >= 3 { return true }
-                seenText = true
-                columns = 0
+        // By UTF-8 bytes: a scalar of several bytes is "text" at its lead
+        // byte, and its continuation bytes, met with `columns` at zero,
+        // change nothing; U+3000 is E3 80 80.
+        var line = line
+        return line.withUTF8 { bytes in
+            var seenText = false
+            var columns = 0
+            var index = 0
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: " "): columns += 1
+                case UInt8(ascii: "\t"): columns += 4
+                case 0xE3 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && bytes[index + 2] == 0x80:
+                    columns += 2
+                    index += 2
+                default:
+                    if seenText, columns >= 3 { return true }
+                    seenText = true
+                    columns = 0
+                }
+                index += 1
             }
+            return false
         }
-        return false
     }
 }

@@ -41,15 +41,16 @@ extension String {
         guard let first = pattern.first else { return true }
         var string = self
         return string.withUTF8 { bytes in
-            guard bytes.count >= pattern.count else { return false }
+            guard bytes.count >= pattern.count, let base = bytes.baseAddress else { return false }
+            // `memchr` to each place the first byte is (the needles' first
+            // bytes, `:` and `w`, are rare in post text), then the rest.
             var index = 0
             let last = bytes.count - pattern.count
-            while index <= last {
-                if bytes[index] == first {
-                    var offset = 1
-                    while offset < pattern.count, bytes[index + offset] == pattern[offset] { offset += 1 }
-                    if offset == pattern.count { return true }
-                }
+            while index <= last, let found = memchr(base + index, Int32(first), last - index + 1) {
+                index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                var offset = 1
+                while offset < pattern.count, bytes[index + offset] == pattern[offset] { offset += 1 }
+                if offset == pattern.count { return true }
                 index += 1
             }
             return false
