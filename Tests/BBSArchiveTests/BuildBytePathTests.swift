@@ -176,23 +176,6 @@ import Testing
             #expect(SitePaths.user(board) == "user/\(part).html")
         }
     }
-
-    /// `relative` against the split into components, on the site's own
-    /// kinds of path at every depth, and answers long enough to need memory.
-    @Test func relativeLinksAreTheSplitOnes() {
-        let paths = [
-            "", "index.html", "board/Geo/12.html", "board/Geo/12-2.html", "user/bob.html", "a/b/c/d/e/f/g/h/i/j.html",
-            "board/\(String(repeating: "x", count: 40))/\(Int.max).au.\(String(repeating: "y", count: 30)).html",
-            "board/Geo/", "search/p/ab.json", "media/ab/abcdef0123456789.png",
-        ]
-        for from in paths {
-            for to in paths {
-                #expect(
-                    SitePaths.relative(from: from, to: to) == SitePaths.relativeBySplitting(from: from, to: to),
-                    "\(from) → \(to)")
-            }
-        }
-    }
 }
 
 /// Replica posts, in the forum's own text, for the tests above.

@@ -62,7 +62,10 @@ import Testing
         let paths = [
             "", "index.html", "board/Geo/12.html", "board/Geo/12-2.html", "board/Geo/index.html", "board/Ge/1.html",
             "board/Geox/1.html", "board/Geo/", "user/bob.html", "/abs/x.html", "a//b.html", "board/Geo/a/b/c.html",
-            "search/p/ab.json", "board/Geo", "board",
+            "search/p/ab.json", "board/Geo", "board", "a/b/c/d/e/f/g/h/i/j.html",
+            // Answers long enough to need memory, and a media path.
+            "board/\(String(repeating: "x", count: 40))/\(Int.max).au.\(String(repeating: "y", count: 30)).html",
+            "media/ab/abcdef0123456789.png",
         ]
         for from in paths {
             for to in paths {

@@ -205,7 +205,7 @@ package struct SiteBuilder: Sendable {
 
         try tops.wait()
         let read = topsBox.value
-        try chooseDigests(read, boards: boards, run: run)
+        chooseDigests(read, boards: boards, run: run)
         try buildHome(run: run)
         try buildSections(run: run)
         try buildHot(windows: read.windows, run: run)
@@ -295,7 +295,7 @@ package struct SiteBuilder: Sendable {
     /// `readTops` read of the whole archive (not gathered while rendering,
     /// so an incremental build shows the same as a full one). After the
     /// boards: a card shows a picture only if its file is in the site.
-    private func chooseDigests(_ tops: Tops, boards: [StoredBoard], run: BuildRun) throws(ArchiveError) {
+    private func chooseDigests(_ tops: Tops, boards: [StoredBoard], run: BuildRun) {
         let byName = Dictionary(boards.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         func digest(_ thread: StoredThread) -> ThreadDigest {
             self.digest(
