@@ -36,6 +36,26 @@ import Testing
         }
     }
 
+    /// The zone's offset is written into the same string: west and east,
+    /// half hours, zero, seconds dropped; beyond 99 hours the old way.
+    @Test func printsTheOffsetOfAnyZone() {
+        let date = Date(timeIntervalSince1970: 1_458_877_924)
+        let cases: [(Int, String)] = [
+            (0, "+00:00"), (8 * 3600, "+08:00"), (-(3 * 3600 + 1800), "-03:30"), (5 * 3600 + 2700, "+05:45"),
+            (-12 * 3600, "-12:00"), (14 * 3600 + 59, "+14:00"), (-59, "-00:00"), (99 * 3600, "+99:00"),
+        ]
+        for (offset, text) in cases {
+            let time = ForumTime(zone: "Test", offsetSeconds: offset)
+            let c = time.components(of: date)
+            let expected =
+                String(format: "%04d-%02d-%02dT%02d:%02d:%02d", c.year, c.month, c.day, c.hour, c.minute, c.second)
+                + text
+            #expect(time.iso8601(date) == expected)
+        }
+        let far = ForumTime(zone: "Test", offsetSeconds: 100 * 3600)
+        #expect(far.iso8601(date).hasSuffix("+100:00"))
+    }
+
     @Test func rejectsImpossibleDates() {
         #expect(Fixtures.smthForum.time.date(.init(year: 2023, month: 2, day: 29)) == nil)
         #expect(Fixtures.smthForum.time.date(.init(year: 2024, month: 2, day: 29)) != nil)

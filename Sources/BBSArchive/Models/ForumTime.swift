@@ -73,7 +73,7 @@ package struct ForumTime: Sendable, Equatable {
     /// `2023-04-03T00:00:00+08:00`: ISO 8601 with the zone's offset.
     package func iso8601(_ date: Date) -> String {
         let c = components(of: date)
-        if let text = Self.digits(c, time: true, separator: UInt8(ascii: "T")) { return text + offsetText }
+        if let text = Self.digits(c, time: true, separator: UInt8(ascii: "T"), offset: offsetSeconds) { return text }
         let date = "\(Self.pad(c.year, 4))-\(Self.pad(c.month))-\(Self.pad(c.day))"
         return date + "T\(Self.pad(c.hour)):\(Self.pad(c.minute)):\(Self.pad(c.second))" + offsetText
     }
@@ -108,15 +108,19 @@ package struct ForumTime: Sendable, Equatable {
         return formatter.date(from: text)
     }
 
-    /// `2023-04-03`, with `separator` and `15:31:48` after it when `time`:
-    /// the digits written straight into the string (a build prints two
-    /// times for every post). `nil` for a year outside 0...9999, which the
-    /// padding of `pad` prints otherwise.
-    private static func digits(_ c: Components, time: Bool, separator: UInt8) -> String? {
+    /// `2023-04-03`, with `separator` and `15:31:48` after it when `time`,
+    /// and the zone's `+08:00` after that when `offset` is given: the digits
+    /// written straight into one string (a build prints several times for
+    /// every post). `nil` for a year outside 0...9999, which the padding of
+    /// `pad` prints otherwise, or an offset of 100 hours or more.
+    private static func digits(_ c: Components, time: Bool, separator: UInt8, offset: Int? = nil) -> String? {
         guard (0...9999).contains(c.year),
             [c.month, c.day, c.hour, c.minute, c.second].allSatisfy({ (0...99).contains($0) })
         else { return nil }
-        return String(unsafeUninitializedCapacity: time ? 19 : 10) { buffer in
+        let offsetMinutes = offset.map { abs($0) / 60 }
+        if let offsetMinutes, offsetMinutes / 60 > 99 { return nil }
+        let length = time ? (offsetMinutes == nil ? 19 : 25) : 10
+        return String(unsafeUninitializedCapacity: length) { buffer in
             func put(_ value: Int, _ width: Int, at offset: Int) {
                 var rest = value
                 for index in stride(from: offset + width - 1, through: offset, by: -1) {
@@ -136,7 +140,12 @@ package struct ForumTime: Sendable, Equatable {
             put(c.minute, 2, at: 14)
             buffer[16] = UInt8(ascii: ":")
             put(c.second, 2, at: 17)
-            return 19
+            guard let offsetMinutes, let offset else { return 19 }
+            buffer[19] = UInt8(ascii: offset < 0 ? "-" : "+")
+            put(offsetMinutes / 60, 2, at: 20)
+            buffer[22] = UInt8(ascii: ":")
+            put(offsetMinutes % 60, 2, at: 23)
+            return 25
         }
     }
 
