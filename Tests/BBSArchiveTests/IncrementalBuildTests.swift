@@ -90,7 +90,7 @@ import Testing
             SitePaths.threadMarkdown("Beta", gid: gid),
             // The board's list pages whose rows changed, its frame list, Markdown index and feed.
             SitePaths.board("Beta"), SitePaths.boardArchive("Beta", page: 4), SitePaths.boardList("Beta", page: 4),
-            SitePaths.boardMarkdown("Beta"), SitePaths.boardFeed("Beta"),
+            SitePaths.boardMarkdown("Beta"), SitePaths.boardMarkdown("Beta", page: 4), SitePaths.boardFeed("Beta"),
             // The replier's pages: the newest posts (and their count), and
             // the last page of all posts by time, where the reply falls. The
             // pages before it read the same, pager included.
@@ -120,6 +120,116 @@ import Testing
         #expect(
             written.subtracting(optional) == expected.subtracting(optional),
             "unexpected: \(written.subtracting(expected).sorted()); missing: \(expected.subtracting(written).sorted())")
+        // Nor was any other list page or thread of the board even rendered:
+        // the build read the board's latest page, page 4 and the thread.
+        let boardFiles = publisher.rendered.filter { $0.hasPrefix("board/Beta/") && !$0.contains(".au.") }
+        let threadPages = (1...(posts + 1) / 2).map { SitePaths.thread("Beta", gid: gid, page: $0) }
+        let boardExpected: Set<String> = [
+            SitePaths.board("Beta"), SitePaths.boardArchive("Beta", page: 4), SitePaths.boardList("Beta", page: 4),
+            SitePaths.boardMarkdown("Beta"), SitePaths.boardMarkdown("Beta", page: 4), SitePaths.boardFeed("Beta"),
+            SitePaths.threadMarkdown("Beta", gid: gid),
+        ]
+        #expect(
+            boardFiles == boardExpected.union(threadPages),
+            "\(boardFiles.sorted())")
+    }
+
+    /// A new thread, a new title and a reply to an old thread, on boards
+    /// whose number of list pages stays: only the pages that show them are
+    /// rendered, read by index, and the site equals a full build; then new
+    /// threads that open a page (every pager changes) render the board whole.
+    @Test func changedThreadsReadOnlyTheirPagesAndEqualAFullBuild() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let incremental = Recorder()
+        let builder = SiteBuilder(store: store, templates: templates, publisher: incremental, options: Self.options())
+        _ = try builder.build()
+        func newThread(_ gid: Int, board: String, at day: Date) throws {
+            let summary = ThreadSummary(
+                gid: gid, title: "新主题 \(gid)", replies: 0, sticky: false, author: "yan", postedAt: day,
+                lastReplier: nil, lastReplyAt: day)
+            try store.saveBoardPage(
+                BoardPage(board: board, title: nil, page: PageInfo(current: 1, total: 1), threads: [summary]),
+                source: SMTHNForumSource())
+            try store.saveThread(
+                board: board,
+                pages: [
+                    ThreadPage(
+                        board: board, gid: gid, title: summary.title, page: PageInfo(current: 1, total: 1),
+                        posts: [Post(floor: 0, author: "yan", postedAt: day, body: "开帖 \(gid)", postID: gid)])
+                ],
+                summary: summary)
+        }
+        func expectSameAsFull(_ step: String) throws {
+            let full = try Self.fullBuild(store, templates: templates, options: Self.options())
+            func pages(_ files: [String: Data]) -> [String: Data] {
+                files.filter { $0.key != BuildState.path && !$0.key.hasPrefix("search/") }
+            }
+            let a = pages(incremental.inner.files)
+            let b = pages(full.files)
+            #expect(Set(a.keys) == Set(b.keys), "\(step): \(Set(a.keys).symmetricDifference(b.keys).sorted())")
+            let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
+            #expect(differing.isEmpty, "\(step) differ: \(differing.prefix(10))")
+        }
+        // Beta's 26th thread (page 9 of 9, by start), Alpha 1012 retitled
+        // (the 13th: page 5), a reply to Gamma 1003 (the 4th: page 2).
+        let newest = try Self.newestPostTime(store)
+        try newThread(3000, board: "Beta", at: newest.addingTimeInterval(3600))
+        let retitled = try #require(try store.posts(board: "Alpha", gid: 1012).first)
+        try Self.save(
+            Post(
+                floor: retitled.floor, author: retitled.author, postedAt: retitled.postedAt, body: retitled.body,
+                postID: retitled.postID), board: "Alpha", gid: 1012, title: "新标题 1012", to: store)
+        let last = try #require(try store.posts(board: "Gamma", gid: 1003).last)
+        try Self.save(
+            Post(
+                floor: last.floor + 1, author: "zed", postedAt: newest.addingTimeInterval(60), body: "回复", postID: 8000),
+            board: "Gamma", gid: 1003, title: "Gamma 主题 3", to: store)
+        incremental.reset()
+        _ = try builder.build()
+        try expectSameAsFull("new thread, title, reply")
+        func listPages(_ board: String) -> Set<Int> {
+            Set((1...10).filter { incremental.rendered.contains(SitePaths.boardArchive(board, page: $0)) })
+        }
+        #expect(listPages("Beta") == [9])
+        #expect(listPages("Alpha") == [5])
+        #expect(listPages("Gamma") == [2])
+        for (board, page) in [("Beta", 9), ("Alpha", 5), ("Gamma", 2)] {
+            #expect(incremental.rendered.contains(SitePaths.boardMarkdown(board, page: page)), "\(board) \(page)")
+            #expect(!incremental.rendered.contains(SitePaths.boardMarkdown(board, page: 1)), "\(board)")
+        }
+        // The new thread and the one before it (its 下一主题); the retitled
+        // thread and both of its neighbours; the replied thread alone.
+        func threads(_ board: String) -> Set<Int> {
+            Set(
+                incremental.rendered.compactMap { path -> Int? in
+                    guard path.hasPrefix("board/\(board)/"), path.hasSuffix(".md") else { return nil }
+                    return Int(path.dropFirst("board/\(board)/".count).dropLast(3))
+                })
+        }
+        #expect(threads("Beta") == [1024, 3000])
+        #expect(threads("Alpha") == [1011, 1012, 1013])
+        #expect(threads("Gamma") == [1003])
+        let script = try #require(incremental.read(SitePaths.lookupMap))
+        let map = try #require(LookupMap.decode(script: script))
+        #expect(map["Beta"]?.threads == Array(1000..<1025) + [3000])
+        #expect(map["Alpha"]?.threads == Array(1000..<1025))
+
+        // Two more new threads: the 28th opens page 10, every pager changes.
+        try newThread(3001, board: "Beta", at: newest.addingTimeInterval(7200))
+        incremental.reset()
+        _ = try builder.build()
+        try expectSameAsFull("27th thread")
+        #expect(listPages("Beta") == [9])
+        try newThread(3002, board: "Beta", at: newest.addingTimeInterval(10800))
+        incremental.reset()
+        _ = try builder.build()
+        try expectSameAsFull("a new page")
+        #expect(listPages("Beta") == Set(1...10))
+        #expect(incremental.written.contains(SitePaths.boardMarkdown("Beta", page: 10)))
+        // The old last page gains its link to the newer one; no other Markdown page changes.
+        #expect(
+            Set((1...10).filter { incremental.written.contains(SitePaths.boardMarkdown("Beta", page: $0)) }) == [9, 10])
     }
 
     @Test func incrementalBuildEqualsAFullOne() async throws {
@@ -453,6 +563,53 @@ extension IncrementalBuildTests {
         #expect(second.changes?.threads == [BuildChanges.ThreadKey(board: "Old", gid: 1)])
         #expect(
             String(decoding: publisher.read(SitePaths.thread("Old", gid: 1)) ?? Data(), as: UTF8.self).contains("ben"))
+    }
+}
+
+extension OldStoreBuildTests {
+    /// A store made before the board orders' index (`v12-board-orders`)
+    /// gets it when opened, filled from the threads it holds: a build
+    /// after a reply and a new thread then equals a full one.
+    @Test func aStoreBeforeTheBoardOrdersGetsThemAndUpdatesIncrementally() async throws {
+        // The store's threads as a store of the last release held them.
+        let path = try ParallelBuildTests.makeStore().path
+        let access = try GRDBTestAccess.open(path)
+        try await access.queue.write { db in
+            for trigger in try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'thread_start_%'")
+            {
+                try db.execute(sql: "DROP TRIGGER \(trigger)")
+            }
+            try db.execute(sql: "DROP TABLE thread_start")
+            try db.execute(sql: "DROP INDEX thread_summary_by_board_last")
+            try db.execute(sql: "DROP INDEX thread_sticky")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v12-board-orders'")
+        }
+        let store = try ArchiveStore(path: path)
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let publisher = MemoryPublisher()
+        let options = IncrementalBuildTests.options()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
+        let newest = try IncrementalBuildTests.newestPostTime(store)
+        let last = try #require(try store.posts(board: "Beta", gid: 1010).last)
+        try IncrementalBuildTests.save(
+            Post(
+                floor: last.floor + 1, author: "zed", postedAt: newest.addingTimeInterval(60), body: "回复", postID: 8100),
+            board: "Beta", gid: 1010, title: "Beta 主题 10", to: store)
+        try IncrementalBuildTests.save(
+            Post(floor: 0, author: "yan", postedAt: newest.addingTimeInterval(120), body: "开帖", postID: 8101),
+            board: "Beta", gid: 4000, title: "新主题", to: store)
+        let report = try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
+        #expect(report.changes?.threads.contains(BuildChanges.ThreadKey(board: "Beta", gid: 4000)) == true)
+        let full = try IncrementalBuildTests.fullBuild(store, templates: templates, options: options)
+        func pages(_ files: [String: Data]) -> [String: Data] {
+            files.filter { $0.key != BuildState.path && !$0.key.hasPrefix("search/") }
+        }
+        let a = pages(publisher.files)
+        let b = pages(full.files)
+        #expect(Set(a.keys) == Set(b.keys))
+        let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
+        #expect(differing.isEmpty, "differ: \(differing.prefix(10))")
     }
 }
 

@@ -37,9 +37,30 @@ import Testing
         var expected = Self.boards
         expected["Delta"] = LookupMap.Board(dir: "Delta", title: "D", threads: [])
         expected["Beta"] = nil
-        let updated = LookupMap.updated(old, with: fresh, present: ["Alpha", "Gamma", "Delta"])
+        let updated = try #require(LookupMap.updated(old, with: fresh, present: ["Alpha", "Gamma", "Delta"]))
         #expect(LookupMap.decode(script: updated) == expected)
         #expect(updated == LookupMap(boards: expected).script())
         #expect(LookupMap.splice(Data("garbage".utf8), replacing: [:], present: []) == nil)
+    }
+
+    /// An incremental build knows a changed board only by its new threads:
+    /// they are merged into the board's old entry, whose other bytes stay.
+    @Test func newThreadsAreMergedIntoTheOldEntry() throws {
+        let old = LookupMap(boards: Self.boards).script()
+        let alpha = StoredBoard(
+            name: "Alpha", title: Self.boards["Alpha"]?.title, source: nil, baseURL: nil, threadCount: 5, postCount: 9)
+        var fresh = LookupMap()
+        // A new thread at the end, one in the middle, one already there.
+        fresh.add(board: alpha, newThreads: [12, 7, 5])
+        var expected = Self.boards
+        expected["Alpha"]?.threads = [1, 5, 7, 9, 12]
+        let updated = try #require(LookupMap.updated(old, with: fresh, present: Set(Self.boards.keys)))
+        #expect(updated == LookupMap(boards: expected).script())
+        // A map that cannot take them (no entry for the board) asks for the whole entry.
+        let without = LookupMap(boards: Self.boards.filter { $0.key != "Alpha" }).script()
+        #expect(LookupMap.updated(without, with: fresh, present: Set(Self.boards.keys)) == nil)
+        #expect(LookupMap.updated(nil, with: fresh, present: Set(Self.boards.keys)) == nil)
+        try fresh.complete { _ in [1, 5, 7, 9, 12] }
+        #expect(LookupMap.updated(without, with: fresh, present: Set(Self.boards.keys)) == updated)
     }
 }

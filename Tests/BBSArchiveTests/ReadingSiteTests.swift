@@ -335,8 +335,23 @@ import Testing
             #expect(home.contains("(\(SitePaths.boardMarkdown(name)))"), "index.md does not link \(name)")
             let index = site.text(SitePaths.boardMarkdown(name))
             #expect(index.contains("(../../index.md)"))
+            // The index links its pages by start, as the HTML list does;
+            // each page links the latest page and the pages either side, and
+            // the pages together link every thread.
+            var pages: [String] = []
+            while site.exists(SitePaths.boardMarkdown(name, page: pages.count + 1)) {
+                let number = pages.count + 1
+                let page = site.text(SitePaths.boardMarkdown(name, page: number))
+                #expect(page.contains("(index.md)") && page.contains("(../../index.md)"), "\(name) page \(number)")
+                if number > 1 { #expect(page.contains("(page-\(number - 1).md)"), "\(name) page \(number)") }
+                pages.append(page)
+            }
+            #expect(!pages.isEmpty)
+            #expect(index.contains("(page-1.md)") && index.contains("(page-\(pages.count).md)"))
+            #expect(pages.dropLast().enumerated().allSatisfy { $1.contains("(page-\($0 + 2).md)") })
+            let listed = pages.joined()
             for thread in built.forum.board(named: name)?.threads ?? [] {
-                #expect(index.contains("(\(thread.gid).md)"), "\(name)/index.md does not link \(thread.gid).md")
+                #expect(listed.contains("(\(thread.gid).md)"), "\(name)'s pages do not link \(thread.gid).md")
                 #expect(site.exists(SitePaths.threadMarkdown(name, gid: thread.gid)))
                 #expect(site.text(SitePaths.threadMarkdown(name, gid: thread.gid)).contains("(index.md)"))
             }

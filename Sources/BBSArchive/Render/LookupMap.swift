@@ -11,11 +11,28 @@ struct LookupMap {
         var dir: String
         var title: String
         var threads: [Int]
+
+        /// This entry with the threads of `added` (new ones, in order) and its folder and title.
+        func adding(_ added: Board) -> Board {
+            var threads = threads
+            // New threads come last, as a rule: merged from the end.
+            for gid in added.threads.sorted() {
+                if let last = threads.last, last < gid {
+                    threads.append(gid)
+                } else if !threads.contains(gid) {
+                    threads.insert(gid, at: threads.firstIndex { $0 > gid } ?? threads.endIndex)
+                }
+            }
+            return Board(dir: added.dir, title: added.title, threads: threads)
+        }
     }
 
     static let prefix = "window.BBSArchiveLookup = "
 
     private(set) var boards: [String: Board] = [:]
+    /// Boards of an incremental build known only by their new threads:
+    /// put into the last build's entry for the board, not in its place.
+    private(set) var additions: [String: Board] = [:]
     /// The forum address of one archived thread, shown as the example.
     private(set) var example: String?
 
@@ -30,10 +47,27 @@ struct LookupMap {
         }
     }
 
+    /// Adds threads new since the last build to a board's entry (an
+    /// incremental build reads no more of the board than what changed).
+    mutating func add(board: StoredBoard, newThreads gids: [Int]) {
+        additions[board.name] = Board(
+            dir: SitePaths.component(board.name), title: board.title ?? board.name, threads: gids.sorted())
+    }
+
+    /// The boards known only by their new threads get their whole entry
+    /// from `gids` (when the last build's map cannot take the additions).
+    mutating func complete(_ gids: (String) throws(ArchiveError) -> [Int]) throws(ArchiveError) {
+        for (name, board) in additions.sorted(by: { $0.key < $1.key }) {
+            boards[name] = Board(dir: board.dir, title: board.title, threads: try gids(name))
+        }
+        additions = [:]
+    }
+
     /// Adds the boards of a map made apart (by another build task); the
     /// example stays the first one found, in the order maps are merged.
     mutating func merge(_ other: LookupMap) {
         boards.merge(other.boards) { _, new in new }
+        additions.merge(other.additions) { _, new in new }
         if example == nil { example = other.example }
     }
 
@@ -45,23 +79,35 @@ struct LookupMap {
         return Data(Self.prefix.utf8) + json + Data(";\n".utf8)
     }
 
-    /// The script of the last build with the boards of `fresh` put in,
-    /// the boards no longer in `present` left out, and every other board's
-    /// bytes as they were: only the changed boards are encoded. Without an
-    /// old script (or one this cannot read) it is `fresh`'s alone.
-    static func updated(_ old: Data?, with fresh: LookupMap, present: Set<String>) -> Data {
-        guard let old else { return fresh.script() }
-        if let spliced = splice(old, replacing: fresh.boards, present: present) { return spliced }
-        guard let boards = decode(script: old) else { return fresh.script() }
+    /// The script of the last build with the boards of `fresh` put in (the
+    /// threads of its `additions` added to the old entries), the boards no
+    /// longer in `present` left out, and every other board's bytes as they
+    /// were: only the changed boards are encoded. Without an old script
+    /// (or one this cannot read) it is `fresh`'s alone; `nil` when `fresh`
+    /// has additions that the old script has no entry for (then
+    /// `complete(_:)` them and ask again).
+    static func updated(_ old: Data?, with fresh: LookupMap, present: Set<String>) -> Data? {
+        guard let old else { return fresh.additions.isEmpty ? fresh.script() : nil }
+        if let spliced = splice(old, replacing: fresh.boards, adding: fresh.additions, present: present) {
+            return spliced
+        }
+        guard var boards = decode(script: old) else { return fresh.additions.isEmpty ? fresh.script() : nil }
+        for (name, added) in fresh.additions {
+            guard let had = boards[name] else { return nil }
+            boards[name] = had.adding(added)
+        }
         var map = LookupMap(boards: boards.filter { present.contains($0.key) })
-        map.merge(fresh)
+        map.merge(LookupMap(boards: fresh.boards))
         return map.script()
     }
 
-    /// `old` with the value of each board in `replacing` encoded anew, when
-    /// `old` holds exactly the boards of `present` (so their order, the
-    /// encoder's, stays); `nil` when it does not, or cannot be read.
-    static func splice(_ old: Data, replacing: [String: Board], present: Set<String>) -> Data? {
+    /// `old` with the value of each board in `replacing` encoded anew, and
+    /// of each in `adding` read, given the new threads and encoded anew,
+    /// when `old` holds exactly the boards of `present` (so their order,
+    /// the encoder's, stays); `nil` when it does not, or cannot be read.
+    static func splice(
+        _ old: Data, replacing: [String: Board], adding: [String: Board] = [:], present: Set<String>
+    ) -> Data? {
         let opening = Array((prefix + "{\"boards\":{").utf8)
         let bytes = [UInt8](old)
         guard bytes.starts(with: opening) else { return nil }
@@ -118,12 +164,18 @@ struct LookupMap {
             if let board = replacing[key] {
                 guard let value = try? encoder.encode(board) else { return nil }
                 result.append(value)
+            } else if let added = adding[key] {
+                // Only this board's entry is read: its thread ids, new ones merged in.
+                guard let had = try? JSONDecoder().decode(Board.self, from: Data(bytes[(keyEnd + 1)..<end])),
+                    let value = try? encoder.encode(had.adding(added))
+                else { return nil }
+                result.append(value)
             } else {
                 result.append(contentsOf: bytes[(keyEnd + 1)..<end])
             }
             index = end
         }
-        guard seen == present, Set(replacing.keys).isSubset(of: present) else { return nil }
+        guard seen == present, Set(replacing.keys).union(adding.keys).isSubset(of: present) else { return nil }
         result.append(contentsOf: bytes[index...])
         return result
     }

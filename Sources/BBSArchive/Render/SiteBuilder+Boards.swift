@@ -3,82 +3,172 @@ import Foundation
 /// Board pages and, board by board, every thread page under them.
 extension SiteBuilder {
     /// A board's list pages, the pages of its threads that changed (all of
-    /// them in a full build), its thread list frame, Markdown index and feed.
+    /// them in a full build), its thread list frames, Markdown index and
+    /// feed; returns the board's part of the lookup map.
     ///
     /// The list has two parts, so that one reply rewrites few pages:
     /// `index.html`, the threads with the latest activity (sticky first),
     /// and `page-N.html`, every thread by when it was started, numbered from
     /// the oldest end. A reply changes its thread's row on the one page
-    /// that holds it; new threads fill the newest page.
-    func buildBoard(_ board: StoredBoard, threads: [StoredThread], run: BuildRun) throws(ArchiveError) {
-        let boardTitle = board.title ?? board.name
-        let withFiles = try store.threadsWithAttachments(board: board.name)
+    /// that holds it; new threads fill the newest page. When the number of
+    /// pages stays (every pager stays), an incremental build reads from the
+    /// store only what those pages show (`buildBoardChanges`), not the board.
+    func buildBoard(_ board: StoredBoard, run: BuildRun) throws(ArchiveError) -> LookupMap {
+        let perPage = max(1, options.threadsPerPage)
+        let total = max(1, (board.threadCount + perPage - 1) / perPage)
+        if let changes = run.changes, run.previousBoardPages[board.name] == total,
+            publisher.exists(SitePaths.boardArchive(board.name, page: total)),
+            publisher.exists(SitePaths.boardList(board.name, page: total)),
+            publisher.exists(SitePaths.boardMarkdown(board.name, page: total))
+        {
+            return try buildBoardChanges(board, changes: changes, total: total, run: run)
+        }
+        let threads = try store.threads(board: board.name)
+        try buildWholeBoard(board, threads: threads, run: run)
+        var map = LookupMap()
+        map.add(board: board, threads: threads)
+        return map
+    }
+
+    /// Every list page of the board, from all its threads (a full build, or
+    /// one after which the board has another number of pages), and the
+    /// pages of its threads that changed (all of them in a full build).
+    private func buildWholeBoard(_ board: StoredBoard, threads: [StoredThread], run: BuildRun) throws(ArchiveError) {
         let perPage = max(1, options.threadsPerPage)
         let byStart = threads.sorted { ($0.postedAt, $0.gid) < ($1.postedAt, $1.gid) }
         let total = max(1, (byStart.count + perPage - 1) / perPage)
-        run.boardPages[board.name] = total
-        let changed: Set<Int>? = run.changes.map { changes in
-            Set(changes.threads.filter { $0.board == board.name }.map(\.gid))
+        let pages = (1...total).map { number in
+            (number, Array(byStart[min(byStart.count, (number - 1) * perPage)..<min(byStart.count, number * perPage)]))
         }
-        @Sendable func slice(_ number: Int) -> ArraySlice<StoredThread> {
-            byStart[min(byStart.count, (number - 1) * perPage)..<min(byStart.count, number * perPage)]
-        }
-        // When the number of pages changes, every pager changes with it.
-        let allPages = changed == nil || run.previousBoardPages[board.name] != total
-        let pages = (1...total).filter { number in
-            allPages || !publisher.exists(SitePaths.boardArchive(board.name, page: number))
-                || !publisher.exists(SitePaths.boardList(board.name, page: number))
-                || slice(number).contains { changed?.contains($0.gid) ?? true }
-        }
-        // A thread's pages name the threads started just before and after
-        // it: a new thread rewrites those two as well. (A reply elsewhere
-        // moves nothing in this order.)
         let position = Dictionary(byStart.enumerated().map { ($1.gid, $0) }, uniquingKeysWith: { first, _ in first })
-        @Sendable func placement(_ thread: StoredThread) -> Placement {
-            let index = position[thread.gid] ?? 0
-            return Placement(
+        func placement(_ index: Int) -> Placement {
+            Placement(
                 previous: index > 0 ? byStart[index - 1] : nil,
                 next: index + 1 < byStart.count ? byStart[index + 1] : nil, window: index / perPage + 1)
         }
-        var staleGids = Set(
-            threads.filter { thread in
-                changed.map { $0.contains(thread.gid) } ?? true
-            }.map(\.gid))
-        // A new title shows on the pages of the threads either side.
-        let retitled = Set(run.changes?.retitled.filter { $0.board == board.name }.map(\.gid) ?? [])
-        // (A full build renders every thread anyway: no file to look for.)
-        for (index, thread) in byStart.enumerated()
-        where changed != nil
-            && (retitled.contains(thread.gid) || !publisher.exists(SitePaths.thread(thread.board, gid: thread.gid)))
-        {
-            staleGids.insert(thread.gid)
-            if index > 0 { staleGids.insert(byStart[index - 1].gid) }
-            if index + 1 < byStart.count { staleGids.insert(byStart[index + 1].gid) }
+        var stale: [(StoredThread, Placement)] = []
+        if let changes = run.changes {
+            // A thread's pages name the threads started just before and
+            // after it: a new or retitled thread rewrites those two as well.
+            // (A reply elsewhere moves nothing in this order.)
+            let retitled = Set(changes.retitled.filter { $0.board == board.name }.map(\.gid))
+            var indexes = Set<Int>()
+            for key in changes.threads where key.board == board.name {
+                guard let index = position[key.gid] else { continue }
+                indexes.insert(index)
+                if retitled.contains(key.gid) || !publisher.exists(SitePaths.thread(board.name, gid: key.gid)) {
+                    if index > 0 { indexes.insert(index - 1) }
+                    if index + 1 < byStart.count { indexes.insert(index + 1) }
+                }
+            }
+            stale = indexes.sorted().map { (byStart[$0], placement($0)) }
+        } else {
+            stale = byStart.indices.map { (byStart[$0], placement($0)) }
         }
-        let stale = threads.filter { staleGids.contains($0.gid) }
-        run.report.skippedThreads += threads.count - stale.count
+        // The feed follows activity, whatever is pinned.
+        let feed = threads.sorted { ($0.lastReplyAt, $0.gid) > ($1.lastReplyAt, $1.gid) }.prefix(options.feedEntries)
+        try renderBoard(
+            board, total: total, latest: Array(threads.prefix(perPage)), pages: pages, stale: stale,
+            feed: Array(feed), withFiles: try store.threadsWithAttachments(board: board.name), run: run)
+    }
 
-        try buildBoardPage(
-            board, number: nil, total: total, slice: Array(threads.prefix(perPage)), withFiles: withFiles, run: run)
+    /// After a change that leaves the board's number of pages as it was:
+    /// its latest page and feed, the pages by start that hold a changed
+    /// thread, and the changed threads with the neighbours of new and
+    /// retitled ones, each read by index (`ArchiveStore+BoardOrders`).
+    /// The lookup map gets the board's new threads, to add to its entry.
+    private func buildBoardChanges(
+        _ board: StoredBoard, changes: BuildChanges, total: Int, run: BuildRun
+    ) throws(ArchiveError) -> LookupMap {
+        let perPage = max(1, options.threadsPerPage)
+        let retitled = Set(changes.retitled.filter { $0.board == board.name }.map(\.gid))
+        let places = try store.startPlaces(
+            board: board.name, gids: changes.threads.filter { $0.board == board.name }.map(\.gid).sorted(),
+            total: board.threadCount
+        ).values.sorted { $0.index < $1.index }
+        var pages: [(Int, [StoredThread])] = []
+        for place in places {
+            let number = place.index / perPage + 1
+            guard pages.last?.0 != number else { continue }
+            let first = (number - 1) * perPage
+            pages.append(
+                (
+                    number,
+                    try store.threadsByStart(
+                        board: board.name, around: place, before: place.index - first,
+                        from: number * perPage - place.index)
+                ))
+        }
+        var stale: [Int: (StoredThread, Placement)] = [:]
+        var newThreads: [Int] = []
+        for place in places {
+            let isNew = !publisher.exists(SitePaths.thread(board.name, gid: place.gid))
+            if isNew { newThreads.append(place.gid) }
+            // Two threads either side: the neighbours' own neighbours too.
+            let near = try store.threadsByStart(board: board.name, around: place, before: 2, from: 3)
+            guard let at = near.firstIndex(where: { $0.gid == place.gid }) else { continue }
+            func add(_ offset: Int) {
+                let k = at + offset
+                guard near.indices.contains(k), stale[near[k].gid] == nil else { return }
+                stale[near[k].gid] = (
+                    near[k],
+                    Placement(
+                        previous: k > 0 ? near[k - 1] : nil, next: k + 1 < near.count ? near[k + 1] : nil,
+                        window: (place.index + offset) / perPage + 1)
+                )
+            }
+            add(0)
+            if isNew || retitled.contains(place.gid) {
+                add(-1)
+                add(1)
+            }
+        }
+        let latest = try store.latestThreads(board: board.name, limit: perPage)
+        let withFiles = try store.threadsWithAttachments(
+            board: board.name, among: latest.map(\.gid) + pages.flatMap { $0.1.map(\.gid) })
+        try renderBoard(
+            board, total: total, latest: latest, pages: pages,
+            stale: stale.keys.sorted().compactMap { stale[$0] },
+            feed: try store.newestThreads(board: board.name, limit: options.feedEntries), withFiles: withFiles, run: run
+        )
+        var map = LookupMap()
+        if !newThreads.isEmpty { map.add(board: board, newThreads: newThreads) }
+        return map
+    }
+
+    /// Writes the board's latest page, the given `pages` by start (their
+    /// threads oldest first) with their frames and Markdown copies, the
+    /// `stale` threads' pages, the Markdown index and the feed.
+    private func renderBoard(
+        _ board: StoredBoard, total: Int, latest: [StoredThread], pages: [(Int, [StoredThread])],
+        stale: [(StoredThread, Placement)], feed: [StoredThread], withFiles: Set<Int>, run: BuildRun
+    ) throws(ArchiveError) {
+        let boardTitle = board.title ?? board.name
+        run.boardPages[board.name] = total
+        run.report.skippedThreads += max(0, board.threadCount - stale.count)
+
+        try buildBoardPage(board, number: nil, total: total, slice: latest, withFiles: withFiles, run: run)
         // Runs of pages and of threads render at the same time, each into a
         // run of its own, merged in order.
         let chunk = max(1, options.boardPagesPerTask)
         let pageChunks = stride(from: 0, to: pages.count, by: chunk).map {
             Array(pages[$0..<min(pages.count, $0 + chunk)])
         }
-        let pageRuns = try parallelMap(pageChunks) { numbers throws(ArchiveError) in
+        let pageRuns = try parallelMap(pageChunks) { some throws(ArchiveError) in
             let part = run.fork()
-            for number in numbers {
-                try buildBoardPage(
-                    board, number: number, total: total, slice: slice(number).reversed(), withFiles: withFiles,
-                    run: part)
-                try buildThreadList(
-                    board, number: number, total: total, slice: slice(number).reversed(), withFiles: withFiles,
+            for (number, slice) in some {
+                let rows = Array(slice.reversed())
+                try buildBoardPage(board, number: number, total: total, slice: rows, withFiles: withFiles, run: part)
+                try buildThreadList(board, number: number, total: total, slice: rows, withFiles: withFiles, run: part)
+                try markdown(
+                    SitePaths.boardMarkdown(board.name, page: number),
+                    BoardMarkdown.page(
+                        board: board, number: number, isLast: number == total, threads: rows, forum: options.forum),
                     run: part)
             }
             return part
         }
-        let threadChunk = chunk * perPage
+        let threadChunk = chunk * max(1, options.threadsPerPage)
         let threadChunks = stride(from: 0, to: stale.count, by: threadChunk).map {
             Array(stale[$0..<min(stale.count, $0 + threadChunk)])
         }
@@ -86,10 +176,9 @@ extension SiteBuilder {
             // One read transaction for the run's threads, not one per thread.
             try store.reading { () throws(ArchiveError) in
                 let part = run.fork()
-                for thread in some {
+                for (thread, placement) in some {
                     try buildThread(
-                        thread, board: board, original: Self.originalLink(thread), placement: placement(thread),
-                        run: part)
+                        thread, board: board, original: Self.originalLink(thread), placement: placement, run: part)
                 }
                 return part
             }
@@ -98,15 +187,12 @@ extension SiteBuilder {
 
         try markdown(
             SitePaths.boardMarkdown(board.name),
-            BoardMarkdown.render(board: board, threads: threads, forum: options.forum), run: run
-        )
-        // The feed follows activity, whatever is pinned.
-        let latest = threads.sorted { ($0.lastReplyAt, $0.gid) > ($1.lastReplyAt, $1.gid) }
-        let feed = try digests(Array(latest.prefix(options.feedEntries))) { _ in boardTitle }
+            BoardMarkdown.latest(board: board, threads: latest, pages: total, forum: options.forum), run: run)
+        let entries = try digests(feed) { _ in boardTitle }
         try writeFeed(
             path: SitePaths.boardFeed(board.name),
             title: "\(boardTitle) (\(board.name)) · \(options.wording.siteTitle)",
-            alternate: SitePaths.board(board.name), id: "board:\(board.name)", entries: feed, run: run)
+            alternate: SitePaths.board(board.name), id: "board:\(board.name)", entries: entries, run: run)
     }
 
     /// The board's latest activity (`number` nil: `index.html`) or page
@@ -123,7 +209,9 @@ extension SiteBuilder {
         chrome.pageNumber = number
         let feedLink = SitePaths.relative(from: path, to: SitePaths.boardFeed(board.name))
         chrome.boardFeed = feedLink
-        chrome.markdown = SitePaths.relative(from: path, to: SitePaths.boardMarkdown(board.name))
+        chrome.markdown = SitePaths.relative(
+            from: path,
+            to: number.map { SitePaths.boardMarkdown(board.name, page: $0) } ?? SitePaths.boardMarkdown(board.name))
         var pager = Pager.view(current: number ?? total, total: total) {
             SitePaths.relative(from: path, to: SitePaths.boardArchive(board.name, page: $0))
         }

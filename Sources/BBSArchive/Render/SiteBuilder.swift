@@ -175,11 +175,7 @@ package struct SiteBuilder: Sendable {
         defer { _ = try? tops.wait() }
         let boardRuns = try parallelMap(dirty) { board throws(ArchiveError) in
             let part = run.fork()
-            let threads = try store.threads(board: board.name)
-            try buildBoard(board, threads: threads, run: part)
-            var map = LookupMap()
-            map.add(board: board, threads: threads)
-            return (part, map)
+            return (part, try buildBoard(board, run: part))
         }
         for (part, map) in boardRuns {
             run.absorb(part)
@@ -209,7 +205,14 @@ package struct SiteBuilder: Sendable {
         try buildHome(run: run)
         try buildSections(run: run)
         try buildHot(windows: read.windows, run: run)
-        try buildLookup(LookupMap.updated(oldLookup, with: lookup, present: Set(boards.map(\.name))), run: run)
+        let present = Set(boards.map(\.name))
+        var lookupScript = LookupMap.updated(oldLookup, with: lookup, present: present)
+        if lookupScript == nil {
+            // The last map lacks a board this build knows only the new threads of.
+            try lookup.complete { name throws(ArchiveError) in try store.threadGids(board: name) }
+            lookupScript = LookupMap.updated(oldLookup, with: lookup, present: present)
+        }
+        try buildLookup(lookupScript ?? lookup.script(), run: run)
         try buildNotFound(run: run)
         try buildSiteFeed(run: run)
         try buildSitemap(boards: boards, run: run)
@@ -320,6 +323,10 @@ package struct SiteBuilder: Sendable {
         for (relative, data) in templates.files {
             text += "\(relative) \(data.map(SHA256.hex) ?? "-")\n"
         }
+        // The layout of the files, where it changed without a template:
+        // a site of another layout is rendered anew (2: board Markdown
+        // paged like the HTML list).
+        text += "layout 2\n"
         for board in boards {
             text += "board \(board.name)|\(board.title ?? "")|\(board.source ?? "")|\(board.baseURL ?? "")\n"
         }

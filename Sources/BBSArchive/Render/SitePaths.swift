@@ -54,6 +54,11 @@ enum SitePaths {
 
     static func boardMarkdown(_ board: String) -> String { "board/\(component(board))/index.md" }
 
+    /// The Markdown copy of `page-N.html`: page `page` of a board's threads by start.
+    static func boardMarkdown(_ board: String, page: Int) -> String {
+        "board/\(component(board))/page-\(max(1, page)).md"
+    }
+
     /// Window `page` of a board's threads by start (the threads of
     /// `page-N.html`), shown in a frame beside each of those threads.
     static func boardList(_ board: String, page: Int) -> String {

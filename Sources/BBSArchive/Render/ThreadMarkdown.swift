@@ -110,21 +110,65 @@ enum ThreadMarkdown {
     }
 }
 
-/// The Markdown index of a board: every archived thread, linking its `.md`.
+/// The Markdown index of a board, paged like its HTML list, so that a
+/// reply rewrites only the pages whose rows changed: `index.md`, the
+/// latest activity (sticky first) with the board's figures and links to
+/// the pages by start; `page-N.md`, the threads of `page-N.html`, newest
+/// first, linking the pages either side (no count of pages, which would
+/// change them all when a page is added).
 enum BoardMarkdown {
-    static func render(board: StoredBoard, threads: [StoredThread], forum: ForumProfile) -> String {
+    static func latest(board: StoredBoard, threads: [StoredThread], pages: Int, forum: ForumProfile) -> String {
         let document = MarkdownDocument()
         document.heading(1, [.text("\(board.title ?? board.name) (\(board.name))")])
         let from = SitePaths.boardMarkdown(board.name)
         document.paragraph([
-            .text("\(threads.count) 个主题 · \(board.postCount) 篇文章 · "),
+            .text("\(board.threadCount) 个主题 · \(board.postCount) 篇文章 · "),
             .link(url: SitePaths.relative(from: from, to: SitePaths.markdownHome), text: "全部版面"),
         ])
+        list(threads, board: board.name, from: from, forum: forum, into: document)
+        // The first page and the newest ones, as the HTML pager offers them.
+        var links: [MarkdownDocument.Inline] = [.text("按发帖时间：")]
+        var shown = 0
+        for number in Set([1]).union(Pager.numbers(current: pages, total: pages)).sorted() {
+            links.append(.text(number == 1 ? " " : number == shown + 1 ? " · " : " … "))
+            links.append(
+                .link(
+                    url: SitePaths.relative(from: from, to: SitePaths.boardMarkdown(board.name, page: number)),
+                    text: "第\(number)页"))
+            shown = number
+        }
+        document.paragraph(links)
+        return document.render()
+    }
+
+    /// Page `number` by start: `threads` as `page-N.html` lists them.
+    static func page(
+        board: StoredBoard, number: Int, isLast: Bool, threads: [StoredThread], forum: ForumProfile
+    ) -> String {
+        let document = MarkdownDocument()
+        document.heading(1, [.text("\(board.title ?? board.name) (\(board.name)) · 第\(number)页")])
+        let from = SitePaths.boardMarkdown(board.name, page: number)
+        func link(_ to: String, _ text: String) -> MarkdownDocument.Inline {
+            .link(url: SitePaths.relative(from: from, to: to), text: text)
+        }
+        var links = [link(SitePaths.boardMarkdown(board.name), "最新")]
+        if number > 1 { links += [.text(" · "), link(SitePaths.boardMarkdown(board.name, page: number - 1), "较早")] }
+        if !isLast { links += [.text(" · "), link(SitePaths.boardMarkdown(board.name, page: number + 1), "较新")] }
+        links += [.text(" · "), link(SitePaths.markdownHome, "全部版面")]
+        document.paragraph(links)
+        list(threads, board: board.name, from: from, forum: forum, into: document)
+        return document.render()
+    }
+
+    private static func list(
+        _ threads: [StoredThread], board: String, from: String, forum: ForumProfile, into document: MarkdownDocument
+    ) {
+        guard !threads.isEmpty else { return }
         document.list(
             threads.map { thread in
                 [
                     .link(
-                        url: SitePaths.relative(from: from, to: SitePaths.threadMarkdown(board.name, gid: thread.gid)),
+                        url: SitePaths.relative(from: from, to: SitePaths.threadMarkdown(board, gid: thread.gid)),
                         text: thread.title),
                     .text(
                         " · \(thread.author ?? forum.wording.deletedAuthor) · \(SiteBuilder.threadStart(thread, time: forum.time))"
@@ -132,6 +176,5 @@ enum BoardMarkdown {
                     ),
                 ]
             })
-        return document.render()
     }
 }

@@ -294,6 +294,11 @@ enum StoreSchema {
             // (`INDEXED BY`): SQLite prefers the primary key, which is unique.
             try db.execute(sql: "CREATE INDEX post_by_thread ON post (board, gid, floor, author, postedAt)")
         }
+        // Each board's threads in its two list orders, by index: a build
+        // after one reply reads the board's latest page, its pages that
+        // hold changed threads and those threads' neighbours, not every
+        // thread of the board (issue 10).
+        migrator.registerMigration("v12-board-orders") { db in try db.execute(sql: ArchiveStore.boardOrdersMigration) }
         return migrator
     }
 
