@@ -15,17 +15,20 @@ extension ArchiveStore {
     package func areArchived(board: String, _ summaries: [ThreadSummary], time: ForumTime) throws(ArchiveError)
         -> [Bool]
     {
-        try read { db in
-            // Asked for every row of every list page walked: prepared once per connection.
-            let statement = try db.cachedStatement(
-                sql: "SELECT archivedReplies, archivedLastReplyAt FROM thread WHERE board = ? AND gid = ?")
-            return try summaries.map { summary in
-                let row = try Row.fetchOne(statement, arguments: [board, summary.gid])
-                guard let row, let replies: Int = row["archivedReplies"], let last: Int64 = row["archivedLastReplyAt"]
-                else { return false }
-                return replies == summary.replies
-                    && Self.sameListedTime(last, Self.seconds(summary.lastReplyAt), time: time)
+        // Asked for every row of every list page walked: all the page's rows in one read.
+        let archived = try read { db in
+            var archived: [Int: (replies: Int, last: Int64)] = [:]
+            try Self.forEachThreadRow(
+                db, board: board, gids: summaries.map(\.gid), columns: "archivedReplies, archivedLastReplyAt"
+            ) { gid, row in
+                if let replies: Int = row[1], let last: Int64 = row[2] { archived[gid] = (replies, last) }
             }
+            return archived
+        }
+        return summaries.map { summary in
+            guard let stored = archived[summary.gid] else { return false }
+            return stored.replies == summary.replies
+                && Self.sameListedTime(stored.last, Self.seconds(summary.lastReplyAt), time: time)
         }
     }
 
