@@ -152,6 +152,11 @@ import Testing
             index != asked.count - 1 && archived.contains(row.gid)
         }
         #expect(answers == expected)
+        // What saving the page returns answers as `areArchived` does, with no read of its own.
+        let listings = try store.saveBoardPage(
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: asked), source: source)
+        #expect(listings.areArchived(asked, time: time) == expected)
+        #expect(try store.areArchived(board: "T", asked, time: time) == expected)
         #expect(try store.areArchived(board: "T", [], time: time) == [])
         #expect(try store.areArchived(board: "U", [summary(gid: 2)], time: time) == [false])
     }

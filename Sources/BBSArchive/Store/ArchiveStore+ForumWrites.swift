@@ -10,9 +10,16 @@ extension ArchiveStore {
     /// With `walked`, the page's place in the board's walk (its number and
     /// address) is recorded in the same transaction (`markWalked`): one
     /// commit a list page walked, and never one without the other.
+    ///
+    /// Returns what the store held of the listed threads' archived posts
+    /// (`ArchivedListings`, read with their rows and not changed by this
+    /// write), from which `areArchived` tells which rows are unchanged
+    /// without reading them again.
+    @discardableResult
     package func saveBoardPage(
         _ page: BoardPage, source: any ForumSource, walked: (page: Int, url: String)? = nil
-    ) throws(ArchiveError) {
+    ) throws(ArchiveError) -> ArchivedListings {
+        var archived = ArchivedListings()
         try write { db in
             if let walked { try Self.markWalked(db, board: page.board, page: walked.page, url: walked.url) }
             // Each row compared with the stored one first, and written only
@@ -44,16 +51,19 @@ extension ArchiveStore {
             var stored: [Int: [DatabaseValue]] = [:]
             try Self.forEachThreadRow(
                 db, board: page.board, gids: page.threads.map(\.heading.gid),
-                columns: "title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, originalURL"
+                columns:
+                    "title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, originalURL, "
+                    + "archivedReplies, archivedLastReplyAt"
             ) { gid, row in
                 // Column by column: a copy of `row.databaseValues` cost 8 K instructions a row.
                 var values: [DatabaseValue] = []
-                values.reserveCapacity(row.count - 1)
-                for index in 1..<row.count {
+                values.reserveCapacity(9)
+                for index in 1...9 {
                     let value: DatabaseValue = row[index]
                     values.append(value)
                 }
                 stored[gid] = values
+                archived.record(gid: gid, replies: row[10], lastReplyAt: row[11])
             }
             // Prepared once per connection: with the triggers on `thread`,
             // compiling this statement costs more than running it (about 30 M
@@ -97,6 +107,7 @@ extension ArchiveStore {
                 stored[row.gid] = values
             }
         }
+        return archived
     }
 
     /// Whether the stored board row (title, pages, source, baseURL) already
