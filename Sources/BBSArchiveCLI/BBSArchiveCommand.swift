@@ -22,6 +22,12 @@ package struct BBSArchiveCommand: AsyncParsableCommand {
     /// mistake exits with 2 (not ArgumentParser's 64), like a wrong config.
     package static func main() async {
         do {
+            // `fetch`, `build` and `archive` as they are run every day, read
+            // without ArgumentParser's reflection; anything else by it.
+            if var command = QuickParse.command(Array(CommandLine.arguments.dropFirst())) {
+                try await command.run()
+                return
+            }
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -113,6 +113,54 @@ import Testing
         #expect(try changes() > logged)
     }
 
+    /// The page's stored rows are read once, before its rows are written:
+    /// a thread listed twice on one page still ends as its last listing
+    /// says, as when each row was compared with the store in turn.
+    @Test func aThreadListedTwiceOnAPageEndsAsItsLastListing() throws {
+        let path = try Fixtures.temporaryFolder().appendingPathComponent("a.sqlite").path
+        let store = try ArchiveStore(path: path)
+        func listedReplies() throws -> [Int] {
+            try GRDBTestAccess.open(path).queue.read { db in try Int.fetchAll(db, sql: "SELECT replies FROM thread") }
+        }
+        let page = { (threads: [ThreadSummary]) in
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: threads)
+        }
+        try store.saveBoardPage(page([summary(gid: 700, replies: 1)]), source: source)
+        // Changed, then back as stored: the second listing wins.
+        try store.saveBoardPage(page([summary(gid: 700, replies: 4), summary(gid: 700, replies: 1)]), source: source)
+        #expect(try listedReplies() == [1])
+        try store.saveBoardPage(page([summary(gid: 700, replies: 1), summary(gid: 700, replies: 6)]), source: source)
+        #expect(try listedReplies() == [6])
+    }
+
+    /// `areArchived` answers for every row, in the page's order, unknown
+    /// threads and repeated ones included, across its reads of 500 gids.
+    @Test func areArchivedAnswersEveryRowOfALongPage() throws {
+        let store = try openStore()
+        let time = Fixtures.smthForum.time
+        let rows = (1...1_203).map { summary(gid: $0) }
+        try store.saveBoardPage(
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: rows), source: source)
+        let archived = [2, 499, 500, 501, 1_000, 1_203]
+        for gid in archived {
+            try store.saveThread(board: "T", pages: sampleThread(gid: gid), summary: summary(gid: gid))
+        }
+        var asked = rows + [summary(gid: 9_999), summary(gid: 500), summary(gid: 2, replies: 3)]
+        asked.swapAt(0, 1_202)
+        let answers = try store.areArchived(board: "T", asked, time: time)
+        let expected = asked.enumerated().map { index, row in
+            index != asked.count - 1 && archived.contains(row.gid)
+        }
+        #expect(answers == expected)
+        // What saving the page returns answers as `areArchived` does, with no read of its own.
+        let listings = try store.saveBoardPage(
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: asked), source: source)
+        #expect(listings.areArchived(asked, time: time) == expected)
+        #expect(try store.areArchived(board: "T", asked, time: time) == expected)
+        #expect(try store.areArchived(board: "T", [], time: time) == [])
+        #expect(try store.areArchived(board: "U", [summary(gid: 2)], time: time) == [false])
+    }
+
     @Test func knowsWhichThreadsAreUnchanged() throws {
         let store = try openStore()
         try store.saveBoardPage(

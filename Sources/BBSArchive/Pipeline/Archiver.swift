@@ -329,7 +329,7 @@ package struct Archiver: Sendable {
             // clamps, or its pager lies) has no more pages.
             guard page.page.current == number else { return true }
             // The page and its place in the walk in one commit.
-            try Ingest(store: store, source: source).board(page, board: board, walked: (number, url))
+            let listings = try Ingest(store: store, source: source).board(page, board: board, walked: (number, url))
             report.boardPages += 1
             forumPages = page.page.total
             lastPage = min(lastPage, forumPages)
@@ -339,7 +339,8 @@ package struct Archiver: Sendable {
 
             if incremental {
                 let rows = page.threads.filter { !$0.sticky }
-                let archived = try store.areArchived(board: board, rows, time: source.time)
+                // Read with the page's rows as they were stored: no read of its own.
+                let archived = listings.areArchived(rows, time: source.time)
                 for isArchived in archived {
                     unchangedInARow = isArchived ? unchangedInARow + 1 : 0
                 }

@@ -9,10 +9,14 @@ struct Ingest: Sendable {
 
     /// Stores a board list page under the board id `board`; with `walked`,
     /// records it as that page of the board's walk in the same transaction.
-    func board(_ page: BoardPage, board: String, walked: (page: Int, url: String)? = nil) throws(ArchiveError) {
+    /// Returns what the store held of the listed threads' archived posts.
+    @discardableResult
+    func board(_ page: BoardPage, board: String, walked: (page: Int, url: String)? = nil) throws(ArchiveError)
+        -> ArchivedListings
+    {
         var page = page
         page.board = board
-        try store.saveBoardPage(page, source: source, walked: walked)
+        return try store.saveBoardPage(page, source: source, walked: walked)
     }
 
     /// Stores pages of one thread at once under `board` and `gid`, with

@@ -15,18 +15,17 @@ extension ArchiveStore {
     package func areArchived(board: String, _ summaries: [ThreadSummary], time: ForumTime) throws(ArchiveError)
         -> [Bool]
     {
-        try read { db in
-            // Asked for every row of every list page walked: prepared once per connection.
-            let statement = try db.cachedStatement(
-                sql: "SELECT archivedReplies, archivedLastReplyAt FROM thread WHERE board = ? AND gid = ?")
-            return try summaries.map { summary in
-                let row = try Row.fetchOne(statement, arguments: [board, summary.gid])
-                guard let row, let replies: Int = row["archivedReplies"], let last: Int64 = row["archivedLastReplyAt"]
-                else { return false }
-                return replies == summary.replies
-                    && Self.sameListedTime(last, Self.seconds(summary.lastReplyAt), time: time)
+        // Asked for every row of every list page walked: all the page's rows in one read.
+        let archived = try read { db in
+            var archived = ArchivedListings()
+            try Self.forEachThreadRow(
+                db, board: board, gids: summaries.map(\.gid), columns: "archivedReplies, archivedLastReplyAt"
+            ) { gid, row in
+                archived.record(gid: gid, replies: row[1], lastReplyAt: row[2])
             }
+            return archived
         }
+        return archived.areArchived(summaries, time: time)
     }
 
     /// Board lists print today's times to the second and older ones as a
@@ -222,6 +221,29 @@ extension ArchiveStore {
             try Row.fetchAll(db, sql: "SELECT url, reason, attempts, kind FROM failure ORDER BY url").map {
                 ($0["url"], $0["reason"], $0["attempts"], $0["kind"])
             }
+        }
+    }
+}
+
+/// What the store holds of listed threads' archived posts: the reply count
+/// and last reply time the list showed when each thread's posts were
+/// stored, by gid (threads never archived are absent).
+package struct ArchivedListings: Sendable {
+    private var byGid: [Int: (replies: Int, lastReplyAt: Int64)] = [:]
+
+    package init() {}
+
+    mutating func record(gid: Int, replies: Int?, lastReplyAt: Int64?) {
+        if let replies, let lastReplyAt { byGid[gid] = (replies, lastReplyAt) }
+    }
+
+    /// `ArchiveStore.isArchived` for each row: archived as it is listed now.
+    package func areArchived(_ summaries: [ThreadSummary], time: ForumTime) -> [Bool] {
+        summaries.map { summary in
+            guard let stored = byGid[summary.gid] else { return false }
+            return stored.replies == summary.replies
+                && ArchiveStore.sameListedTime(
+                    stored.lastReplyAt, ArchiveStore.seconds(summary.lastReplyAt), time: time)
         }
     }
 }
