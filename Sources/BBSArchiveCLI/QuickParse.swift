@@ -21,7 +21,7 @@ import BBSArchive
 /// starts with `-` or does not convert, an empty argument, the word
 /// `help`, a check that fails) returns `nil`, and ArgumentParser reads the
 /// line as before, with its messages and exit statuses.
-/// `CommandParsingTests` checks that both readings agree.
+/// `QuickParseTests` checks that both readings agree.
 enum QuickParse {
     static func command(_ arguments: [String]) -> (any AsyncParsableCommand)? {
         guard let name = arguments.first else { return nil }
