@@ -247,6 +247,25 @@ import Testing
         #expect(try #require(after[SitePaths.home]).contains("时间均为世界时。"))
     }
 
+    /// The table is part of the build's fingerprint, as the templates
+    /// are: a build after it changed renders the pages again.
+    @Test func aChangedTableRendersTheSiteAgain() async throws {
+        let store = try GoldenPagesTests.makeStore()
+        let site = try Fixtures.temporaryFolder("strings-site")
+        let folder = try Self.templates { Self.setting("floor", to: #"floor = "第{n}层""#, in: $0) }
+        func thread() throws -> String {
+            let names = try FileManager.default.subpathsOfDirectory(atPath: site.path)
+            return try names.filter { $0.hasPrefix("board/Golden/") && $0.hasSuffix(".md") && !$0.contains("page-") }
+                .sorted().map { try String(contentsOf: site.appendingPathComponent($0), encoding: .utf8) }.joined()
+        }
+        _ = try await BuildAction(storePath: store.path, outputPath: site.path, templatesPath: Fixtures.templates.path)
+            .run()
+        #expect(try thread().contains("## 1楼 · "))
+        _ = try await BuildAction(storePath: store.path, outputPath: site.path, templatesPath: folder.path).run()
+        #expect(try thread().contains("## 第1层 · "))
+        #expect(!(try thread()).contains("## 1楼 · "))
+    }
+
     /// The Markdown home names the group of boards filed in no section
     /// as the table says: 全部版面 without sections, 其他版面 with them.
     @Test func theMarkdownHomeNamesTheUnfiledBoards() async throws {
