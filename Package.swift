@@ -47,6 +47,7 @@ let package = Package(
                 "CLibXML2", "CXMLArena", "CCurl", "CCmarkGFM", "CZlib", "CVips", "CSHA256",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         // The commit the program was built from, for `--version` (commit.h, which
         // scripts/build-commit.sh writes before every make target that builds).

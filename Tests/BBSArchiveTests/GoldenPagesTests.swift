@@ -174,6 +174,10 @@ import Testing
             try Data("{{% CONTENT_TYPE: HTML}}<a title=\"{{title}}\">{{title}}</a>".utf8).write(
                 to: folder.appendingPathComponent("\(name).mustache"))
         }
+        // A templates folder has its strings table too.
+        try FileManager.default.copyItem(
+            at: Fixtures.templates.appendingPathComponent(SiteStrings.fileName),
+            to: folder.appendingPathComponent(SiteStrings.fileName))
         let templates = try await TemplateSet(directory: folder)
         let html = try templates.render("home", CrumbView(label: "", href: ""))
         #expect(html == "<a title=\"\"></a>")

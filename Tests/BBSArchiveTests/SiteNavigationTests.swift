@@ -14,7 +14,8 @@ import Testing
         let navigation = SiteNavigation(
             boards: [Self.board("A"), Self.board("B")], filing: StoredSectionFiling(sections: [], boardSection: [:]))
         #expect(!navigation.hasSections)
-        #expect(navigation.groups.map(\.name) == ["全部版面"])
+        // The templates and strings.toml name the group (全部版面).
+        #expect(navigation.groups.map(\.name) == [""])
         #expect(navigation.groups.first?.boards.map(\.name) == ["A", "B"])
         #expect(navigation.groups.first?.code == nil)
     }
@@ -29,7 +30,9 @@ import Testing
             boardSection: ["A": "1", "B": "0", "C": "7"])
         let navigation = SiteNavigation(boards: ["A", "B", "C"].map(Self.board), filing: filing)
         #expect(navigation.hasSections)
-        #expect(navigation.groups.map(\.name) == ["本站系统", "社会信息", "其他版面"])
+        // The templates and strings.toml name the last group (其他版面).
+        #expect(navigation.groups.map(\.name) == ["本站系统", "社会信息", ""])
+        #expect(navigation.groups.map(\.code) == ["0", "1", nil])
         #expect(navigation.groups.map { $0.boards.map(\.name) } == [["B"], ["A"], ["C"]])
         #expect(navigation.group(code: "1")?.boards.map(\.name) == ["A"])
     }

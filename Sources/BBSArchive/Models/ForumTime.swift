@@ -22,8 +22,9 @@ package struct ForumTime: Sendable, Equatable {
         self.name = name ?? zone
     }
 
-    /// UTC, for a build told nothing else.
-    package static let utc = ForumTime(zone: "UTC", offsetSeconds: 0, name: "协调世界时 (UTC)")
+    /// UTC, for a build told nothing else. It has no name of its own:
+    /// the site calls it as `strings.toml` says (`SiteStrings.utc`).
+    package static let utc = ForumTime(zone: "UTC", offsetSeconds: 0)
 
     /// A civil date and time of day in the forum's zone.
     package struct Components: Equatable, Sendable {

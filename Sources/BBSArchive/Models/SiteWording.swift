@@ -11,13 +11,10 @@ package struct SiteWording: Sendable, Equatable {
     /// The forum's own name, as in 用{{forum.name}}的原帖链接查找 on the 404 page.
     package var forumName: String
 
-    package init(siteTitle: String, deletedAuthor: String, lookupExample: String, forumName: String = "论坛") {
+    package init(siteTitle: String, deletedAuthor: String, lookupExample: String, forumName: String) {
         self.siteTitle = siteTitle
         self.deletedAuthor = deletedAuthor
         self.lookupExample = lookupExample
         self.forumName = forumName
     }
-
-    /// The words of no forum in particular, for a build told nothing else.
-    package static let plain = SiteWording(siteTitle: "论坛存档", deletedAuthor: "原帖已删除", lookupExample: "")
 }

@@ -212,22 +212,26 @@ struct LookupMap {
 /// The Markdown archive's front page: every board, linking its `index.md`,
 /// grouped like the home page, so the `.md` tree browses on its own.
 enum HomeMarkdown {
-    static func render(_ navigation: SiteNavigation, siteTitle: String) -> String {
+    static func render(_ navigation: SiteNavigation, siteTitle: String, strings: SiteStrings) -> String {
         let document = MarkdownDocument()
         document.heading(1, [.text(siteTitle)])
         let threads = navigation.boards.reduce(0) { $0 + $1.threadCount }
         let posts = navigation.boards.reduce(0) { $0 + $1.postCount }
         document.paragraph([
-            .text("\(navigation.boards.count) 个版面 · \(threads) 个主题 · \(posts) 篇文章 · "),
-            .link(url: SitePaths.home, text: "网页版"),
+            .text(strings.siteFigures(String(navigation.boards.count), String(threads), String(posts)) + " · "),
+            .link(url: SitePaths.home, text: strings.webVersion),
         ])
         for group in navigation.groups {
-            document.heading(2, [.text(group.name)])
+            let name =
+                group.code != nil ? group.name : navigation.hasSections ? strings.otherBoards : strings.allBoards
+            document.heading(2, [.text(name)])
             document.list(
                 group.boards.map { board in
                     [
                         .link(url: SitePaths.boardMarkdown(board.name), text: board.title ?? board.name),
-                        .text(" (\(board.name)) · \(board.threadCount) 个主题 · \(board.postCount) 篇文章"),
+                        .text(
+                            " (\(board.name)) · "
+                                + strings.boardFigures(String(board.threadCount), String(board.postCount))),
                     ]
                 })
         }

@@ -163,7 +163,8 @@ extension SiteBuilder {
                 try markdown(
                     SitePaths.boardMarkdown(board.name, page: number),
                     BoardMarkdown.page(
-                        board: board, number: number, isLast: number == total, threads: rows, forum: options.forum),
+                        board: board, number: number, isLast: number == total, threads: rows, forum: options.forum,
+                        strings: templates.strings),
                     run: part)
             }
             return part
@@ -187,7 +188,9 @@ extension SiteBuilder {
 
         try markdown(
             SitePaths.boardMarkdown(board.name),
-            BoardMarkdown.latest(board: board, threads: latest, pages: total, forum: options.forum), run: run)
+            BoardMarkdown.latest(
+                board: board, threads: latest, pages: total, forum: options.forum, strings: templates.strings),
+            run: run)
         let entries = try digests(feed) { _ in boardTitle }
         try writeFeed(
             path: SitePaths.boardFeed(board.name),

@@ -25,7 +25,7 @@ extension SiteBuilder {
         let view = FeedView(
             id: absolute(path) ?? "urn:bbsarchive:\(SitePaths.component(id))", title: title,
             updated: options.forum.time.iso8601(updated), selfHref: link(path), alternate: link(alternate),
-            siteTitle: options.wording.siteTitle, forum: ForumWordsView(forum: options.forum),
+            siteTitle: options.wording.siteTitle, forum: forumWords,
             version: BBSArchiveVersion.version,
             entries: entries.map { digest in
                 let thread = digest.thread

@@ -172,7 +172,7 @@ extension SiteBuilder {
             lookupRules: SitePaths.relative(from: path, to: SitePaths.lookupRules),
             lookupScript: SitePaths.relative(from: path, to: SitePaths.lookupScript),
             example: try lookupExample(run: run) ?? options.wording.lookupExample,
-            forms: LookupPageView.Form.list(options.forum.lookup.forms))
+            forms: LookupPageView.Form.list(options.forum.lookup.forms, strings: templates.strings))
         try page(path, template: "lookup", view, run: run)
         try file(SitePaths.lookupMap, mapScript, run: run)
         try file(SitePaths.lookupRules, LookupMap.rulesScript(options.forum), run: run)

@@ -217,7 +217,9 @@ package struct SiteBuilder: Sendable {
         try buildSiteFeed(run: run)
         try buildSitemap(boards: boards, run: run)
         try markdown(
-            SitePaths.markdownHome, HomeMarkdown.render(run.navigation, siteTitle: options.wording.siteTitle), run: run)
+            SitePaths.markdownHome,
+            HomeMarkdown.render(run.navigation, siteTitle: options.wording.siteTitle, strings: templates.strings),
+            run: run)
         try copyAssets(run: run)
         // Only a cache: a store that cannot take it costs a probe next time.
         try? run.imageFacts.drain { facts throws(ArchiveError) in try store.recordImageFacts(facts) }
@@ -442,6 +444,12 @@ package struct SiteBuilder: Sendable {
 
     /// Relative root, title, breadcrumbs, asset links and the board sidebar.
     /// `board` marks the current board in the sidebar.
+    /// The forum's words as the templates read them, with the zone as
+    /// the site calls it.
+    var forumWords: ForumWordsView {
+        ForumWordsView(forum: options.forum, timeZone: templates.strings.zoneName(options.forum.time))
+    }
+
     func common(
         path: String, title: String, page: Int = 1, crumbs: [(String, String)], board: String? = nil, run: BuildRun
     ) throws(ArchiveError) -> PageChrome {
@@ -453,7 +461,7 @@ package struct SiteBuilder: Sendable {
             stylesheet: link(SitePaths.stylesheet),
             bootScript: link(SitePaths.bootScript), siteScript: link(SitePaths.siteScript), icon: link(SitePaths.icon),
             pageTitle: title, pageNumber: page > 1 ? page : nil, siteTitle: options.wording.siteTitle,
-            forum: ForumWordsView(forum: options.forum), version: BBSArchiveVersion.version,
+            forum: forumWords, version: BBSArchiveVersion.version,
             crumbs: crumbs.map { CrumbView(label: $0.0, href: link($0.1)) },
             sidebar: try sidebar(root: root, board: board, run: run))
     }

@@ -7,6 +7,8 @@ struct SiteNavigation {
     struct Group {
         /// The section's code, or `nil` for the group of unfiled boards.
         var code: String?
+        /// The section's name; empty for the group of unfiled boards,
+        /// which the templates and `SiteStrings` name (全部版面 or 其他版面).
         var name: String
         var boards: [StoredBoard]
         /// Codes of the sections nested directly inside this one.
@@ -37,7 +39,7 @@ struct SiteNavigation {
         }
         if !unfiled.isEmpty {
             groups.append(
-                Group(code: nil, name: filing.sections.isEmpty ? "全部版面" : "其他版面", boards: unfiled, children: []))
+                Group(code: nil, name: "", boards: unfiled, children: []))
         }
         hasSections = !filing.sections.isEmpty
         // A section with neither boards nor subsections is noise on every page.

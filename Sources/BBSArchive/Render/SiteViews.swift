@@ -945,9 +945,10 @@ struct LookupPageView: TypedTemplateView {
             }
         }
 
-        static func list(_ forms: [LookupRules.Form]) -> [Form] {
+        static func list(_ forms: [LookupRules.Form], strings: SiteStrings) -> [Form] {
             forms.enumerated().map { index, form in
-                let separator = index == forms.count - 1 ? "" : index == forms.count - 2 ? "和" : "、"
+                let separator =
+                    index == forms.count - 1 ? "" : index == forms.count - 2 ? strings.listAnd : strings.listComma
                 return Form(label: form.label, shape: form.shape, separator: separator)
             }
         }
@@ -959,13 +960,15 @@ struct LookupPageView: TypedTemplateView {
 /// names a forum.
 struct ForumWordsView: TypedTemplateView {
     var forum: ForumProfile
+    /// What the site calls the forum's zone (`SiteStrings.zoneName`).
+    var timeZone: String
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name.key {
         case .name: .text(forum.wording.forumName)
         case .deletedAuthor: .text(forum.wording.deletedAuthor)
         case .siteTitle: .text(forum.wording.siteTitle)
-        case .timeZone: .text(forum.time.name)
+        case .timeZone: .text(timeZone)
         default: nil
         }
     }

@@ -4,8 +4,9 @@ import Mustache
 /// The Mustache templates (and static assets) a site is rendered with.
 ///
 /// Loaded from a folder (the project's `templates/` or the user's
-/// `--templates DIR`) with every page template checked up front, so a
-/// broken template fails the build before anything is written.
+/// `--templates DIR`) with every page template and the strings table
+/// (`strings.toml`) checked up front, so a broken template or table
+/// fails the build before anything is written.
 package struct TemplateSet: Sendable {
     /// The page templates every template folder must provide.
     package static let required = [
@@ -35,6 +36,9 @@ package struct TemplateSet: Sendable {
     /// and the assets (`assets/…`) alike: three walks and two reads of the
     /// folder were 4 % of the CPU of a build after one reply (issue 10).
     let files: [(path: String, data: Data?)]
+    /// The words the program writes itself, from the folder's
+    /// `strings.toml` (`SiteStrings`).
+    package let strings: SiteStrings
 
     package init(directory: URL, engine: Engine = .compiled) async throws(ArchiveError) {
         self.directory = directory
@@ -45,6 +49,7 @@ package struct TemplateSet: Sendable {
         }
         files = Self.read(directory)
         (library, compiled) = try Self.load(directory, files: files, reference: engine == .reference)
+        strings = try Self.strings(directory, files: files)
         for name in Self.required where !compiled.has(name) {
             throw .templates(path: directory.path, reason: "\(name).mustache is missing")
         }
@@ -80,6 +85,22 @@ package struct TemplateSet: Sendable {
             }
         }
         return (library, compiled)
+    }
+
+    /// Reads `strings.toml` from the folder's files.
+    private static func strings(_ directory: URL, files: [(path: String, data: Data?)]) throws(ArchiveError)
+        -> SiteStrings
+    {
+        let name = SiteStrings.fileName
+        guard let file = files.first(where: { $0.path == name }) else {
+            throw .templates(path: directory.path, reason: "\(name) is missing")
+        }
+        guard let data = file.data else { throw .templates(path: directory.path, reason: "\(name) cannot be read") }
+        do {
+            return try SiteStrings(data: data)
+        } catch {
+            throw .templates(path: directory.path, reason: "\(name) \(error.text)")
+        }
     }
 
     /// Renders a template with its view.

@@ -5,17 +5,17 @@ import Foundation
 enum ThreadMarkdown {
     static func render(
         thread: StoredThread, boardTitle: String, posts: [StoredPost], bodies: [PostBody]? = nil, original: String?,
-        forum: ForumProfile, mediaLink: (String) -> String?
+        forum: ForumProfile, strings: SiteStrings, mediaLink: (String) -> String?
     ) -> String {
         let document = MarkdownDocument()
         document.heading(1, [.text(thread.title)])
         let from = SitePaths.threadMarkdown(thread.board, gid: thread.gid)
         var about: [MarkdownDocument.Inline] = [
             .link(url: SitePaths.relative(from: from, to: SitePaths.boardMarkdown(thread.board)), text: boardTitle),
-            .text(" (\(thread.board)) · \(posts.count) 篇"),
+            .text(" (\(thread.board)) · " + strings.threadPosts(String(posts.count))),
         ]
         if let original {
-            about += [.text(" · "), .link(url: original, text: "原帖")]
+            about += [.text(" · "), .link(url: original, text: strings.original)]
         }
         document.paragraph(about)
         for (index, post) in posts.enumerated() {
@@ -24,12 +24,12 @@ enum ThreadMarkdown {
                 2,
                 [
                     .text(
-                        "\(post.floor == 0 ? "楼主" : "\(post.floor)楼") · \(post.author)\(post.nick.map { " (\($0))" } ?? "") · \(forum.time.display(post.postedAt))"
+                        "\(post.floor == 0 ? strings.firstFloor : strings.floor(String(post.floor))) · \(post.author)\(post.nick.map { " (\($0))" } ?? "") · \(forum.time.display(post.postedAt))"
                     )
                 ])
             if let deleted = post.forumDeletedAt {
                 document.paragraph([
-                    .emphasis("论坛后来删除了这篇文章（\(forum.time.display(deleted).prefix(16)) 发现）；以下是删除前存档的文字。")
+                    .emphasis(strings.forumDeleted(String(forum.time.display(deleted).prefix(16))))
                 ])
             }
             let body =
@@ -54,13 +54,15 @@ enum ThreadMarkdown {
                     if attachment.kind == .image {
                         document.paragraph([.image(url: local, alt: attachment.name)])
                     } else {
-                        document.paragraph([.text("附件: "), .link(url: local, text: attachment.name), .text(size)])
+                        document.paragraph([
+                            .text(strings.attachment), .link(url: local, text: attachment.name), .text(size),
+                        ])
                     }
                 } else {
                     let original: MarkdownDocument.Inline =
                         SafeLink.external(attachment.url).map { .link(url: $0, text: attachment.name) }
                         ?? .text(attachment.name)
-                    document.paragraph([.text("附件 (未存档): "), original, .text(size)])
+                    document.paragraph([.text(strings.attachmentUnarchived), original, .text(size)])
                 }
             }
             if let signature = post.signature, !signature.isEmpty {
@@ -79,7 +81,7 @@ enum ThreadMarkdown {
                     })
             }
             var origin: [String] = []
-            if let editor = post.editedBy { origin.append("修改: \(editor)") }
+            if let editor = post.editedBy { origin.append(strings.editedBy(editor)) }
             if let ip = post.ip { origin.append("FROM \(ip)") }
             if !origin.isEmpty { document.paragraph([.emphasis(origin.joined(separator: " · "))]) }
         }
@@ -117,24 +119,26 @@ enum ThreadMarkdown {
 /// first, linking the pages either side (no count of pages, which would
 /// change them all when a page is added).
 enum BoardMarkdown {
-    static func latest(board: StoredBoard, threads: [StoredThread], pages: Int, forum: ForumProfile) -> String {
+    static func latest(
+        board: StoredBoard, threads: [StoredThread], pages: Int, forum: ForumProfile, strings: SiteStrings
+    ) -> String {
         let document = MarkdownDocument()
         document.heading(1, [.text("\(board.title ?? board.name) (\(board.name))")])
         let from = SitePaths.boardMarkdown(board.name)
         document.paragraph([
-            .text("\(board.threadCount) 个主题 · \(board.postCount) 篇文章 · "),
-            .link(url: SitePaths.relative(from: from, to: SitePaths.markdownHome), text: "全部版面"),
+            .text(strings.boardFigures(String(board.threadCount), String(board.postCount)) + " · "),
+            .link(url: SitePaths.relative(from: from, to: SitePaths.markdownHome), text: strings.allBoards),
         ])
-        list(threads, board: board.name, from: from, forum: forum, into: document)
+        list(threads, board: board.name, from: from, forum: forum, strings: strings, into: document)
         // The first page and the newest ones, as the HTML pager offers them.
-        var links: [MarkdownDocument.Inline] = [.text("按发帖时间：")]
+        var links: [MarkdownDocument.Inline] = [.text(strings.byStart)]
         var shown = 0
         for number in Set([1]).union(Pager.numbers(current: pages, total: pages)).sorted() {
             links.append(.text(number == 1 ? " " : number == shown + 1 ? " · " : " … "))
             links.append(
                 .link(
                     url: SitePaths.relative(from: from, to: SitePaths.boardMarkdown(board.name, page: number)),
-                    text: "第\(number)页"))
+                    text: strings.page(String(number))))
             shown = number
         }
         document.paragraph(links)
@@ -143,25 +147,31 @@ enum BoardMarkdown {
 
     /// Page `number` by start: `threads` as `page-N.html` lists them.
     static func page(
-        board: StoredBoard, number: Int, isLast: Bool, threads: [StoredThread], forum: ForumProfile
+        board: StoredBoard, number: Int, isLast: Bool, threads: [StoredThread], forum: ForumProfile,
+        strings: SiteStrings
     ) -> String {
         let document = MarkdownDocument()
-        document.heading(1, [.text("\(board.title ?? board.name) (\(board.name)) · 第\(number)页")])
+        document.heading(1, [.text("\(board.title ?? board.name) (\(board.name)) · " + strings.page(String(number)))])
         let from = SitePaths.boardMarkdown(board.name, page: number)
         func link(_ to: String, _ text: String) -> MarkdownDocument.Inline {
             .link(url: SitePaths.relative(from: from, to: to), text: text)
         }
-        var links = [link(SitePaths.boardMarkdown(board.name), "最新")]
-        if number > 1 { links += [.text(" · "), link(SitePaths.boardMarkdown(board.name, page: number - 1), "较早")] }
-        if !isLast { links += [.text(" · "), link(SitePaths.boardMarkdown(board.name, page: number + 1), "较新")] }
-        links += [.text(" · "), link(SitePaths.markdownHome, "全部版面")]
+        var links = [link(SitePaths.boardMarkdown(board.name), strings.latest)]
+        if number > 1 {
+            links += [.text(" · "), link(SitePaths.boardMarkdown(board.name, page: number - 1), strings.earlier)]
+        }
+        if !isLast {
+            links += [.text(" · "), link(SitePaths.boardMarkdown(board.name, page: number + 1), strings.later)]
+        }
+        links += [.text(" · "), link(SitePaths.markdownHome, strings.allBoards)]
         document.paragraph(links)
-        list(threads, board: board.name, from: from, forum: forum, into: document)
+        list(threads, board: board.name, from: from, forum: forum, strings: strings, into: document)
         return document.render()
     }
 
     private static func list(
-        _ threads: [StoredThread], board: String, from: String, forum: ForumProfile, into document: MarkdownDocument
+        _ threads: [StoredThread], board: String, from: String, forum: ForumProfile, strings: SiteStrings,
+        into document: MarkdownDocument
     ) {
         guard !threads.isEmpty else { return }
         document.list(
@@ -172,7 +182,7 @@ enum BoardMarkdown {
                         text: thread.title),
                     .text(
                         " · \(thread.author ?? forum.wording.deletedAuthor) · \(SiteBuilder.threadStart(thread, time: forum.time))"
-                            + " · \(thread.replies) 回复"
+                            + " · " + strings.replies(String(thread.replies))
                     ),
                 ]
             })

@@ -22,7 +22,8 @@ extension SiteBuilder {
     func buildSearch(_ changes: SearchChanges, run: BuildRun) throws(ArchiveError) {
         let path = SitePaths.search
         let view = SearchPageView(
-            chrome: try common(path: path, title: "搜索", crumbs: [("搜索", path)], run: run),
+            chrome: try common(
+                path: path, title: templates.strings.search, crumbs: [(templates.strings.search, path)], run: run),
             searchScript: SitePaths.relative(from: path, to: SitePaths.searchScript),
             manifest: SitePaths.relative(from: path, to: SearchIndexWriter.manifestPath))
         try page(path, template: "search", view, run: run)
