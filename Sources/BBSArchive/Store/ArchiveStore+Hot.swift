@@ -27,6 +27,8 @@ extension ArchiveStore {
     /// store, 6.4-7.3 ms of CPU against 5.2-5.6 ms for its 1,616 threads'
     /// probes. `LIMIT -1` keeps SQLite from flattening the inner query,
     /// which counted each thread's posts three times (filter, order, row).
+    /// A full build reads the windows this way; a build of what changed
+    /// reads them from the counts it keeps (`keptHotThreads`).
     package func hotThreads(since: Date, limit: Int) throws(ArchiveError) -> [StoredThread] {
         guard limit > 0 else { return [] }
         let cut = Self.seconds(since)
