@@ -31,13 +31,16 @@ static const char *failure = "libcurl was not loaded";
 static void load(void) {
     static const char *const names[] = {"libcurl.so.4", "libcurl-gnutls.so.4", "libcurl.4.dylib"};
     void *library = NULL;
-    /* BBSARCHIVE_LIBCURL names the library instead (a path, or another name). */
+    /* BBSARCHIVE_LIBCURL names the library instead (a path, or another name).
+       Lazily bound: only the functions a run calls are looked up (relocating
+       libcurl and its libraries was 22.7 M instructions of a fetch, 19.3 M
+       lazily); the ones named below are found here, or the load fails. */
     const char *chosen = getenv("BBSARCHIVE_LIBCURL");
     if (chosen != NULL && chosen[0] != '\0') {
-        library = dlopen(chosen, RTLD_NOW | RTLD_LOCAL);
+        library = dlopen(chosen, RTLD_LAZY | RTLD_LOCAL);
     } else {
         for (size_t i = 0; i < sizeof names / sizeof names[0] && library == NULL; i++) {
-            library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+            library = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
         }
     }
     if (library == NULL) {

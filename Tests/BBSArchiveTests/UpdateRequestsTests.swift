@@ -47,6 +47,8 @@ import Testing
         #expect(second.failures.isEmpty)
         #expect(second.threadsFetched == 1)
         #expect(await Self.listPages(harness, since: start).sorted() == ["\(board)?p=1", "\(other)?p=1"].sorted())
+        // The other board's page 1 is the one the first run kept: not read again.
+        #expect(second.listsRepeated == 1)
         try ReplicaTruth.expectStore(try harness.store(), matches: harness.forum, base: harness.base)
 
         // More changes than page 1 holds: replies to 34 threads from all
@@ -71,6 +73,44 @@ import Testing
         let pages = await Self.listPages(harness, since: start)
         #expect(pages.contains("\(board)?p=2"))
         #expect(pages.filter { $0.hasPrefix("\(other)?") } == ["\(other)?p=1"])
+        try ReplicaTruth.expectStore(try harness.store(), matches: harness.forum, base: harness.base)
+    }
+
+    /// A list page 1 that is byte for byte what the last finished walk
+    /// kept is neither parsed nor stored again; one that changed is, and
+    /// an update finds every new reply either way.
+    @Test func aFirstListPageAsTheLastWalkKeptItIsNotReadAgain() async throws {
+        let harness = try await Self.start()
+        let clock = try #require(harness.clock)
+        let first = try await harness.fetch()
+        #expect(first.failures.isEmpty)
+        #expect(first.listsRepeated == 0)
+        let stored = try harness.store().counts()
+
+        // Nothing new: both boards' first pages repeat, nothing else is asked for.
+        var start = await harness.server.requestCount()
+        let second = try await harness.fetch()
+        #expect(second.failures.isEmpty)
+        #expect(second.listsRepeated == 2)
+        #expect(second.boardPages == 2)
+        #expect(second.threadsFetched == 0)
+        let log = await harness.server.requestLog().dropFirst(start)
+        #expect(log.filter { $0.hasPrefix("/board/") }.count == 2)
+        #expect(log.compactMap { SMTHMobileParser.articlePath($0) }.isEmpty, "\(log)")
+        #expect(try harness.store().counts() == stored)
+
+        // A reply on one board: its page 1 changed and is read; the other's repeats.
+        clock.advance(by: 60)
+        let board = harness.forum.boardNames[1]
+        let thread = try #require(harness.forum.board(named: board)).threads.filter { !$0.sticky }[40].gid
+        #expect(harness.forum.addReplies(board: board, gid: thread, count: 2, at: clock.now()))
+        start = await harness.server.requestCount()
+        let third = try await harness.fetch()
+        await harness.stop()
+        #expect(third.failures.isEmpty)
+        #expect(third.listsRepeated == 1)
+        #expect(third.threadsFetched == 1)
+        #expect(await Self.listPages(harness, since: start).contains("\(board)?p=1"))
         try ReplicaTruth.expectStore(try harness.store(), matches: harness.forum, base: harness.base)
     }
 

@@ -73,10 +73,12 @@ package struct Fetcher: Sendable {
             current = next
         }
         response.requestedURL = url
-        if response.status == 304, cached != nil, let stored = try captures.latestCapture(url: url) {
+        if response.status == 304, cached != nil, var stored = try captures.latestCapture(url: url) {
+            stored.repeatsLatestCapture = true
             return stored
         }
-        try captures.saveCapture(response)
+        let hash = try captures.saveCapture(response)
+        response.repeatsLatestCapture = cached?.captureHash == hash && cached?.status == response.status
         guard (200..<300).contains(response.status) else {
             throw .httpStatus(url: url, status: response.status)
         }
@@ -107,9 +109,11 @@ package struct Fetcher: Sendable {
         _ url: String, conditional: Bool = true, headers: [(name: String, value: String)] = []
     ) async throws(ArchiveError) -> FetchedPage {
         let response = try await fetch(url, conditional: conditional, headers: headers)
-        return FetchedPage(
+        var page = FetchedPage(
             url: response.url, body: response.body, contentType: response.header("Content-Type"),
             fetchedAt: response.fetchedAt)
+        page.repeatsLatestCapture = response.repeatsLatestCapture
+        return page
     }
 
     static func pathAndQuery(_ url: String) -> String {

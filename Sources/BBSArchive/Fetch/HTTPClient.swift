@@ -11,6 +11,11 @@ package struct HTTPResponse: Sendable {
     package var headers: [(name: String, value: String)]
     package var body: Data
     package var fetchedAt: Date
+    /// The hash its body is kept under, when it was read from a capture.
+    package var captureHash: String?
+    /// Whether its body is, byte for byte, the newest capture of its URL
+    /// before it was fetched (or the server said 304 Not Modified).
+    package var repeatsLatestCapture = false
 
     package init(
         url: String, status: Int, headers: [(name: String, value: String)], body: Data, fetchedAt: Date,

@@ -9,6 +9,8 @@ package struct FetchedPage: Sendable {
     package var contentType: String?
     /// When the page was fetched: `HH:MM:SS` times on it mean "that day".
     package var fetchedAt: Date
+    /// Whether it is, byte for byte, what the last fetch of its URL kept.
+    package var repeatsLatestCapture = false
 
     package init(url: String, body: Data, contentType: String?, fetchedAt: Date) {
         self.url = url

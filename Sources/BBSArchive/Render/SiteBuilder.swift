@@ -287,9 +287,14 @@ package struct SiteBuilder: Sendable {
         let newest = try store.newestActivity()
         for window in HotWindow.allCases {
             guard let span = window.span else { continue }
+            // A full build reads the window's posts (without writing to the
+            // store while the search index holds its writer); a build of
+            // what changed brings the counts kept in the store up to date.
             tops.windows[window] =
                 try newest.map { newest throws(ArchiveError) in
-                    try store.hotThreads(since: newest.addingTimeInterval(-span), limit: options.hotCards)
+                    run.changes == nil
+                        ? try store.hotThreads(since: newest.addingTimeInterval(-span), limit: options.hotCards)
+                        : try store.keptHotThreads(span: Int(span), newest: newest, limit: options.hotCards)
                 } ?? []
         }
         tops.windows[.all] = Array(tops.mostPosts.prefix(options.hotCards))

@@ -121,9 +121,11 @@ extension ArchiveStore {
             return parts.count == 2 ? (parts[0], parts[1]) : nil
         }
         let effective: String? = row.hasColumn("effectiveURL") ? row["effectiveURL"] : nil
-        return HTTPResponse(
+        var response = HTTPResponse(
             url: effective ?? url, status: row["status"], headers: headers, body: body,
             fetchedAt: date(row["fetchedAt"]), requestedURL: url)
+        response.captureHash = row.hasColumn("hash") ? row["hash"] : nil
+        return response
     }
 
     /// Attachment URLs whose bytes are not stored yet.

@@ -299,6 +299,10 @@ enum StoreSchema {
         // hold changed threads and those threads' neighbours, not every
         // thread of the board (issue 10).
         migrator.registerMigration("v12-board-orders") { db in try db.execute(sql: ArchiveStore.boardOrdersMigration) }
+        // Each hot window's posts by thread, kept between builds, so a build
+        // after one reply counts the changed threads, not the window's posts
+        // (issue 10: half of a one-reply build at 1M posts).
+        migrator.registerMigration("v13-hot-counts") { db in try db.execute(sql: ArchiveStore.hotCountsMigration) }
         return migrator
     }
 
