@@ -128,14 +128,7 @@ struct SMTHPostConventions: PostConventions {
             return start..<end
         }
         func first(_ pattern: StaticString, in range: Range<Int>) -> Int? {
-            let needle = UnsafeBufferPointer(start: pattern.utf8Start, count: pattern.utf8CodeUnitCount)
-            guard needle.count <= range.count else { return nil }
-            for start in range.lowerBound...(range.upperBound - needle.count) {
-                var at = 0
-                while at < needle.count && line[start + at] == needle[at] { at += 1 }
-                if at == needle.count { return start }
-            }
-            return nil
+            ByteSearch.firstOffset(UnsafeBufferPointer(rebasing: line[range]), pattern).map { range.lowerBound + $0 }
         }
         let header = trimmed(0..<line.count)
         let marker: StaticString = "在 "
