@@ -114,6 +114,28 @@ import Testing
         }
     }
 
+    /// SMTH's `isQuote` by bytes says what its `quoteHeaderAuthor` and
+    /// `quotedLine` say of the line: random lines, and headers padded,
+    /// emptied, reordered and cut.
+    @Test func quotesByBytesAreQuotesByStrings() {
+        let conventions = Fixtures.smthForum.conventions
+        let headers = [
+            "【 在 alice (爱丽丝) 的大作中提到: 】", "【 在 bob 的邮件中提到: 】", " \u{3000}【 在 c 的大作中提到: 】 \u{3000}",
+            "\t【 在 d 的大作中提到: 】", "\u{A0}【 在 e 的大作中提到: 】", "【 在  的大作中提到: 】", "【 在 \u{3000} 的大作中提到: 】",
+            "【 的大作中提到 在 f 】", "【 在 g 的大作中提到: ", "在 h 的大作中提到: 】", "【 在 i 的大作中提到: 】x", "【在 j的大作中提到】",
+            "【 在 k 的邮件中提到 的大作中提到: 】", "【 在 l 的大作中提到 】\u{301}", "【\u{301} 在 m 的大作中提到: 】", "【】", "【",
+            ":", ": a", ":中", ":\u{3000}", ":\u{301}", ":\u{301}a", "：a", "a:", "【 在 😀 的大作中提到: 】",
+            "【 在 n\u{3000}o 的大作中提到: 】",
+        ]
+        for text in headers + Self.randomTexts(count: 4000, seed: 28) {
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+                var line = line
+                let expected = conventions.quoteHeaderAuthor(line) != nil || conventions.quotedLine(line) != nil
+                #expect(line.withUTF8 { conventions.isQuote($0) } == expected, "\(line.debugDescription)")
+            }
+        }
+    }
+
     @Test func colonsByFirstByteAreColonsByCharacter() {
         for text in Self.randomTexts(count: 3000, seed: 25) {
             let quoted = QuotePrefix.colons(text)

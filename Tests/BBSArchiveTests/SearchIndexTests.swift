@@ -380,6 +380,11 @@ import Testing
         let two = Recorder()
         _ = try fewer.writeAll(two.output)
         #expect(two.publisher.files == four.publisher.files)
+        // Three (not a power of two: bucket and slot found by division, not by mask): the same files.
+        fewer.leastBuckets = 3
+        let three = Recorder()
+        _ = try fewer.writeAll(three.output)
+        #expect(three.publisher.files == four.publisher.files)
     }
 
     /// A full pass writes its chunks as each batch of posts is worked out

@@ -151,8 +151,9 @@ package enum SearchText {
     /// Spelled from the UTF-8 bytes of its title, body and signature,
     /// line by line: a line goes out as it is unless it holds a control
     /// character (then `InlineText.plain` reads it), and only the lines
-    /// the conventions may read as quotes (`mayQuote`) become `String`s
-    /// to be asked. The same text as `searchableByBlocks`, which reads the
+    /// the conventions may read as quotes (`mayQuote`) are asked
+    /// (`isQuote`: by their bytes where the forum can, else as `String`s).
+    /// The same text as `searchableByBlocks`, which reads the
     /// body's blocks (`PostNormalizer`) as the page does: that took 14.5 %
     /// of the instructions of indexing the 10k store, most of it a `String`
     /// for every line and the blocks, which search throws away. Text with
@@ -179,13 +180,10 @@ package enum SearchText {
                 while end < bytes.count && bytes[end] != 0x0A { end += 1 }
                 let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 start = end + 1
-                if conventions.mayQuote(line) {
-                    let text = String(decoding: line, as: UTF8.self)
-                    if conventions.quoteHeaderAuthor(text) != nil || conventions.quotedLine(text) != nil {
-                        out.appendEmpty(empty)
-                        empty = 0
-                        continue
-                    }
+                if conventions.mayQuote(line), conventions.isQuote(line) {
+                    out.appendEmpty(empty)
+                    empty = 0
+                    continue
                 }
                 if line.isEmpty {
                     empty += 1

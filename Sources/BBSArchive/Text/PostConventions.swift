@@ -24,10 +24,19 @@ package protocol PostConventions: Sendable {
     /// `String` of their own, where search reads a post's own text
     /// (`SearchText.searchable`). The default rules out nothing.
     func mayQuote(_ line: UnsafeBufferPointer<UInt8>) -> Bool
+    /// Whether `quoteHeaderAuthor` or `quotedLine` reads the line (its
+    /// UTF-8 bytes, no line break) as a quote, where only the answer
+    /// counts (search leaves quotes out). The default asks them.
+    func isQuote(_ line: UnsafeBufferPointer<UInt8>) -> Bool
 }
 
 extension PostConventions {
     package func mayQuote(_ line: UnsafeBufferPointer<UInt8>) -> Bool { true }
+
+    package func isQuote(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        let text = String(decoding: line, as: UTF8.self)
+        return quoteHeaderAuthor(text) != nil || quotedLine(text) != nil
+    }
 }
 
 /// The conventions of no forum in particular: no quote headers, no quoted
