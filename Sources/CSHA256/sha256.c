@@ -21,11 +21,11 @@ static int portable(void) {
     return value != NULL && value[0] != '\0';
 }
 
-/* A libcrypto already in the process (a fetch's libcurl loaded it for TLS). */
-static void probe(void) {
+/* Looks for SHA256 in the first libcrypto `dlopen` gives with `flags`. */
+static void find(int flags) {
     if (portable()) return;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        void *library = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+        void *library = dlopen(names[i], flags);
         if (library == NULL) continue;
         bbs_sha256_function function = (bbs_sha256_function)dlsym(library, "SHA256");
         if (function != NULL) {
@@ -36,22 +36,13 @@ static void probe(void) {
     }
 }
 
+/* A libcrypto already in the process (a fetch's libcurl loaded it for TLS). */
+static void probe(void) { find(RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD); }
+
 /* Loads libcrypto: about 12 M instructions of relocation, which pays for
    itself from about 300 kB hashed (the portable code reads about 40
    instructions a byte). */
-static void load(void) {
-    if (portable()) return;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        void *library = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
-        if (library == NULL) continue;
-        bbs_sha256_function function = (bbs_sha256_function)dlsym(library, "SHA256");
-        if (function != NULL) {
-            atomic_store(&found, function);
-            return;
-        }
-        dlclose(library);
-    }
-}
+static void load(void) { find(RTLD_LAZY | RTLD_LOCAL); }
 
 int bbs_sha256(const void *data, size_t count, unsigned char *out) {
     bbs_sha256_function function = atomic_load(&found);

@@ -14,6 +14,13 @@ import Testing
 @Suite struct HotCountTests {
     let spans = [86_400, 7 * 86_400]
 
+    /// A migrated copy of release e6c8b60's store (see OldStoreTests).
+    func migratedOldStore(_ name: String) throws -> (ArchiveStore, GRDBTestAccess) {
+        let path = try Fixtures.temporaryFolder(name).appendingPathComponent("archive.sqlite")
+        try FileManager.default.copyItem(at: OldStoreTests.release, to: path)
+        return (try ArchiveStore(path: path.path), try GRDBTestAccess.open(path.path))
+    }
+
     func listed(_ threads: [StoredThread]) -> [String] {
         threads.map { "\($0.board)/\($0.gid) \($0.postCount) \(Int64($0.lastReplyAt.timeIntervalSince1970))" }
     }
@@ -36,11 +43,7 @@ import Testing
     }
 
     @Test func keptCountsGiveTheCountedWindowsAfterEveryKindOfChange() throws {
-        let folder = try Fixtures.temporaryFolder("hot-counts")
-        let path = folder.appendingPathComponent("archive.sqlite")
-        try FileManager.default.copyItem(at: OldStoreTests.release, to: path)
-        let store = try ArchiveStore(path: path.path)
-        let access = try GRDBTestAccess.open(path.path)
+        let (store, access) = try migratedOldStore("hot-counts")
         #expect(try expectSame(store, "migrated") > 0)
 
         // A seeded linear congruential generator: the same steps every run.
@@ -127,11 +130,7 @@ import Testing
     /// A build after one reply brings the counts up to date thread by
     /// thread: the reply's thread only, not the window's posts.
     @Test func oneReplyCountsOnlyItsThreadAgain() throws {
-        let folder = try Fixtures.temporaryFolder("hot-counts-one")
-        let path = folder.appendingPathComponent("archive.sqlite")
-        try FileManager.default.copyItem(at: OldStoreTests.release, to: path)
-        let store = try ArchiveStore(path: path.path)
-        let access = try GRDBTestAccess.open(path.path)
+        let (store, access) = try migratedOldStore("hot-counts-one")
         _ = try expectSame(store, "first")
         // A thread the week does not show, marked by a count no post gives.
         let (board, gid) = try access.queue.read { db in

@@ -66,13 +66,6 @@ extension ArchiveStore {
           FROM thread t LEFT JOIN post f ON f.board = t.board AND f.gid = t.gid AND f.floor = 0;
         """
 
-    /// The joins every thread query here ends with: its first and last posts.
-    private static let firstAndLast = """
-        LEFT JOIN post f INDEXED BY post_by_thread ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
-        LEFT JOIN post l INDEXED BY post_by_thread ON l.board = t.board AND l.gid = t.gid AND l.floor =
-          (SELECT max(floor) FROM post WHERE board = t.board AND gid = t.gid)
-        """
-
     /// The first `limit` threads of `threads(board:)`: sticky threads
     /// first, then the newest activity (a board's `index.html`).
     package func latestThreads(board: String, limit: Int) throws(ArchiveError) -> [StoredThread] {
@@ -84,7 +77,7 @@ extension ArchiveStore {
                         SELECT \(StoredThread.columns(posts: "coalesce(s.posts, 0)"))
                         FROM thread t INDEXED BY thread_sticky
                         LEFT JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
-                        \(Self.firstAndLast)
+                        \(StoredThread.firstAndLastPosts)
                         WHERE t.board = ? AND t.sticky <> 0
                         ORDER BY lastReplyAt DESC, t.gid DESC LIMIT ?
                         """),
@@ -110,7 +103,7 @@ extension ArchiveStore {
                     SELECT \(StoredThread.columns(posts: "s.posts"))
                     FROM thread_summary s INDEXED BY thread_summary_by_board_last
                     CROSS JOIN thread t ON t.board = s.board AND t.gid = s.gid
-                    \(firstAndLast)
+                    \(StoredThread.firstAndLastPosts)
                     WHERE s.board = ? \(sticky ? "" : "AND t.sticky = 0")
                     ORDER BY s.lastAt DESC, s.gid DESC LIMIT ?
                     """),
@@ -189,7 +182,7 @@ extension ArchiveStore {
                             FROM thread_start o INDEXED BY thread_start_by_board
                             CROSS JOIN thread t ON t.board = o.board AND t.gid = o.gid
                             LEFT JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
-                            \(Self.firstAndLast)
+                            \(StoredThread.firstAndLastPosts)
                             WHERE o.board = ? AND (o.startAt, o.gid) \(comparison) (?, ?)
                             ORDER BY o.startAt \(direction), o.gid \(direction) LIMIT ?
                             """),

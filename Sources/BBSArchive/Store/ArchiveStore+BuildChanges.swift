@@ -226,9 +226,7 @@ extension ArchiveStore {
                     SELECT \(StoredThread.columns(posts: "s.posts"))
                     FROM thread_summary s
                     CROSS JOIN thread t ON t.board = s.board AND t.gid = s.gid
-                    LEFT JOIN post f INDEXED BY post_by_thread ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
-                    LEFT JOIN post l INDEXED BY post_by_thread ON l.board = t.board AND l.gid = t.gid AND l.floor =
-                      (SELECT max(floor) FROM post WHERE board = t.board AND gid = t.gid)
+                    \(StoredThread.firstAndLastPosts)
                     WHERE s.posts > 0
                     ORDER BY \(orderBy) LIMIT ?
                     """,

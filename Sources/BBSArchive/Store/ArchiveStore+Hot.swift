@@ -45,9 +45,7 @@ extension ArchiveStore {
                           WHERE recent > 0
                           ORDER BY recent DESC, posts DESC, lastAt DESC, gid DESC, board LIMIT ?) c
                     CROSS JOIN thread t ON t.board = c.board AND t.gid = c.gid
-                    LEFT JOIN post f INDEXED BY post_by_thread ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
-                    LEFT JOIN post l INDEXED BY post_by_thread ON l.board = t.board AND l.gid = t.gid AND l.floor =
-                      (SELECT max(floor) FROM post WHERE board = t.board AND gid = t.gid)
+                    \(StoredThread.firstAndLastPosts)
                     ORDER BY c.recent DESC, c.posts DESC, c.lastAt DESC, c.gid DESC, c.board
                     """,
                 arguments: [cut, cut, limit])
@@ -202,9 +200,7 @@ extension ArchiveStore {
                 SELECT \(StoredThread.columns(posts: "s.posts"))
                 FROM thread t
                 CROSS JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
-                LEFT JOIN post f INDEXED BY post_by_thread ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
-                LEFT JOIN post l INDEXED BY post_by_thread ON l.board = t.board AND l.gid = t.gid AND l.floor =
-                  (SELECT max(floor) FROM post WHERE board = t.board AND gid = t.gid)
+                \(StoredThread.firstAndLastPosts)
                 WHERE t.board = ? AND t.gid = ?
                 """)
         return try counts.prefix(limit).compactMap { count in

@@ -29,9 +29,7 @@ extension ArchiveStore {
                     SELECT \(StoredThread.columns(posts: "coalesce(s.posts, 0)"))
                     FROM thread t
                     LEFT JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
-                    LEFT JOIN post f INDEXED BY post_by_thread ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
-                    LEFT JOIN post l INDEXED BY post_by_thread ON l.board = t.board AND l.gid = t.gid AND l.floor =
-                      (SELECT max(floor) FROM post WHERE board = t.board AND gid = t.gid)
+                    \(StoredThread.firstAndLastPosts)
                     WHERE t.board = ?
                     ORDER BY t.sticky DESC, lastReplyAt DESC, t.gid DESC
                     """,

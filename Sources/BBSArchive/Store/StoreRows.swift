@@ -43,6 +43,14 @@ extension StoredThread: FetchableRecord {
           \(posts) AS posts, f.floor IS NOT NULL AS firstPostArchived, t.changedAt, t.originalURL
         """
     }
+
+    /// The joins that give `columns(posts:)` its `f` and `l`: the
+    /// thread's first and last posts, from `post_by_thread`.
+    static let firstAndLastPosts = """
+        LEFT JOIN post f INDEXED BY post_by_thread ON f.board = t.board AND f.gid = t.gid AND f.floor = 0
+        LEFT JOIN post l INDEXED BY post_by_thread ON l.board = t.board AND l.gid = t.gid AND l.floor =
+          (SELECT max(floor) FROM post WHERE board = t.board AND gid = t.gid)
+        """
 }
 
 extension StoredPost: FetchableRecord {
