@@ -278,7 +278,7 @@ extension SiteBuilder {
         for block in blocks {
             guard case .text(let lines) = block else { continue }
             for line in lines {
-                let trimmed = InlineText.plain(line).trimmingCharacters(in: .whitespaces)
+                let trimmed = InlineText.plain(line).trimmingBlanks
                 guard !trimmed.isEmpty else { continue }
                 words.append(trimmed)
                 length += trimmed.count

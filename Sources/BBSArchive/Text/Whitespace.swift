@@ -6,9 +6,31 @@ extension StringProtocol {
     /// `trimmingCharacters(in: .whitespaces).isEmpty`, without bridging to
     /// `NSString` and copying the line (the build asks it of every line).
     var isBlankLine: Bool {
-        unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII ? scalar == " " || scalar == "\t" : CharacterSet.whitespaces.contains(scalar)
-        }
+        unicodeScalars.allSatisfy(\.isBlank)
+    }
+}
+
+extension Unicode.Scalar {
+    /// Whether the scalar is in `CharacterSet.whitespaces`: tab and the
+    /// space separators.
+    var isBlank: Bool {
+        isASCII ? self == " " || self == "\t" : CharacterSet.whitespaces.contains(self)
+    }
+}
+
+extension String {
+    /// `trimmingCharacters(in: .whitespaces)`: the same string, without
+    /// bridging to `NSString`, and not copied when neither end is a blank.
+    /// Foundation's took about 20,000 instructions a call (a build after
+    /// one reply asked it 803 times for the hot cards' excerpts: 16 M of
+    /// the build's 258 M).
+    var trimmingBlanks: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.isBlank }),
+            let last = scalars.lastIndex(where: { !$0.isBlank })
+        else { return "" }
+        if first == scalars.startIndex, scalars.index(after: last) == scalars.endIndex { return self }
+        return String(scalars[first...last])
     }
 }
 
