@@ -15,6 +15,20 @@ import Testing
         #expect(line[...].isBlankLine == line.trimmingCharacters(in: .whitespaces).isEmpty)
     }
 
+    /// `Unicode.Scalar.isBlank` asks Foundation only inside U+00A0…U+3000.
+    @Test func everyBlankScalarOutsideASCIIIsInTheRangeAsked() {
+        var outside: [UInt32] = []
+        for value in UInt32(0x80)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value), CharacterSet.whitespaces.contains(scalar) else { continue }
+            if !(0xA0...0x3000).contains(value) { outside.append(value) }
+        }
+        #expect(outside.isEmpty)
+        for value in UInt32(0)...0x3100 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            #expect(Unicode.Scalar.isBlank(scalar) == CharacterSet.whitespaces.contains(scalar))
+        }
+    }
+
     @Test(arguments: ["", "http://a", "见 www.x.cn", "w w w.", "：//", "a:/b", "www", "ｗｗｗ.", "字://字"])
     func theByteScanFindsWhatFoundationFinds(_ line: String) {
         #expect(line.mayContainASCII("://") == line.contains("://"))

@@ -66,9 +66,7 @@ package enum SafeLink {
     }
 
     /// Whether `scalar` is in `CharacterSet.whitespaces` (tab and the space separators).
-    private static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII ? scalar == " " || scalar == "\t" : CharacterSet.whitespaces.contains(scalar)
-    }
+    private static func isBlank(_ scalar: Unicode.Scalar) -> Bool { Unicode.Scalar.isBlank(scalar) }
 
     /// The lowercased scheme of `text`, if it starts with one.
     private static func scheme(of text: String) -> String? {

@@ -400,6 +400,15 @@ package struct SiteBuilder: Sendable {
         run.report.markdownFiles += 1
     }
 
+    /// The same, written from where cmark renders it: no `String` made of it.
+    func markdown(_ path: String, _ document: MarkdownDocument, run: BuildRun) throws(ArchiveError) {
+        count(
+            try document.withRendered { (bytes) throws(ArchiveError) in
+                try publisher.write(contentsOf: UnsafeRawBufferPointer(bytes), to: path)
+            }, in: run)
+        run.report.markdownFiles += 1
+    }
+
     func file(_ path: String, _ data: Data, run: BuildRun) throws(ArchiveError) {
         count(try publisher.write(data, to: path), in: run)
     }
