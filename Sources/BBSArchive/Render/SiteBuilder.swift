@@ -389,9 +389,14 @@ package struct SiteBuilder: Sendable {
     func page(
         _ path: String, template: String, _ context: some TemplateView, capacity: Int = 16 * 1024, run: BuildRun
     ) throws(ArchiveError) {
-        let html = try templates.bytes(template, context, capacity: capacity)
-        // Written from the rendered bytes themselves: no `Data` copy of each page.
-        count(try publisher.write(bytes: html, to: path), in: run)
+        // Written from where the page was rendered: neither an array nor a
+        // `Data` copy of each page.
+        let written = try templates.write(template, context, capacity: capacity) { html in
+            Result { () throws(ArchiveError) in
+                try publisher.write(contentsOf: UnsafeRawBufferPointer(html), to: path)
+            }
+        }
+        count(written, in: run)
         run.report.pages += 1
     }
 
