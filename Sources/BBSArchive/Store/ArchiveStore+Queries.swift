@@ -177,7 +177,7 @@ extension ArchiveStore {
         return try read { db in
             // The index of posts by author and time gives the order, so the
             // skipped posts are only stepped over, never joined or counted.
-            try StoredUserPost.fetchAll(
+            let rows = try Row.fetchCursor(
                 db.cachedStatement(
                     sql: """
                         SELECT p.board, p.gid, p.floor, p.postedAt, t.title AS threadTitle,
@@ -191,6 +191,9 @@ extension ArchiveStore {
                         LIMIT ? OFFSET ?
                         """),
                 arguments: [max(0, countedFrom), user, limit, max(0, offset)])
+            var posts: [StoredUserPost] = []
+            while let row = try rows.next() { posts.append(StoredUserPost(positions: row)) }
+            return posts
         }
     }
 
