@@ -47,6 +47,15 @@ import Testing
         #expect(line.mayContainASCII("www.") == line.contains("www."))
     }
 
+    /// `SiteBuilder.lastDotted`, read by byte, answers as `split(separator: ".").last`.
+    @Test(arguments: [
+        "media/ab/abcdef.png", "media/ab/abcdef.tar.gz", "a.", "a..", ".", "..", "", "png", ".png", "a.b.",
+        "media/ab/x.\u{301}png", "media/字/x.jpg", "a.\r\n", "a\r\n.gif",
+    ])
+    func theLastDottedPartIsSplits(_ path: String) {
+        #expect(SiteBuilder.lastDotted(path) == path.split(separator: ".").last.map(String.init))
+    }
+
     @Test func aQuoteHeaderStillNamesItsAuthor() {
         let conventions = SMTHPostConventions()
         #expect(conventions.quoteHeaderAuthor("  【 在 alice (爱丽丝) 的大作中提到: 】") == "alice")

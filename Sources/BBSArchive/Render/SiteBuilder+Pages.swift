@@ -301,11 +301,13 @@ extension SiteBuilder {
                 user: userLink, isLatest: true, postCount: count,
                 archiveHref: total > 0
                     ? SitePaths.relative(from: landing, to: SitePaths.userArchive(user, page: 1)) : nil,
-                posts: rows(try store.posts(byUser: user, limit: perPage, newestFirst: true), path: landing),
+                posts: rows(
+                    try store.posts(byUser: user, limit: perPage, newestFirst: true, countedFrom: threadPage),
+                    path: landing),
                 pager: pager),
             run: run)
         guard first <= total else { return }
-        let posts = try store.posts(byUser: user, offset: (first - 1) * perPage)
+        let posts = try store.posts(byUser: user, offset: (first - 1) * perPage, countedFrom: threadPage)
         for number in first...total {
             let path = SitePaths.userArchive(user, page: number)
             let start = (number - first) * perPage

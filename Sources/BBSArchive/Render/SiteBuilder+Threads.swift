@@ -143,11 +143,11 @@ extension SiteBuilder {
         }
 
         let markdownPath = SitePaths.threadMarkdown(thread.board, gid: thread.gid)
-        let text = ThreadMarkdown.render(
+        let document = ThreadMarkdown.document(
             thread: thread, boardTitle: boardTitle, posts: posts, bodies: bodies, original: original,
             forum: options.forum, strings: templates.strings,
             mediaLink: { url in mediaPaths[url].map { SitePaths.relative(from: markdownPath, to: $0) } })
-        try markdown(markdownPath, text, run: run)
+        try markdown(markdownPath, document, run: run)
 
     }
 
