@@ -1941,9 +1941,15 @@ final class SpillFiles {
         let bucketOf = UnsafeMutableBufferPointer(rebasing: scratch[(2 * most + 1)..<(3 * most + 1)])
         let order = UnsafeMutableBufferPointer(rebasing: scratch[(3 * most + 1)..<(4 * most + 1)])
         let starts = UnsafeMutableBufferPointer(rebasing: scratch[(4 * most + 1)...])
+        // The shard: the hash's low bits when the shard count is a power of
+        // two (`shardCount` makes it one), not a division a record.
+        let shardMask = shards > 0 && shards & (shards - 1) == 0 ? UInt32(shards - 1) : 0
+        @inline(__always) func shard(_ hash: UInt32) -> Int {
+            Int(shardMask != 0 ? hash & shardMask : hash % UInt32(shards))
+        }
         var count = 0
         for unigram in unigrams {
-            shardOf[count] = Int(SearchIndexWriter.hash(key: UInt64(unigram), pair: false) % UInt32(shards))
+            shardOf[count] = shard(SearchIndexWriter.hash(key: UInt64(unigram), pair: false))
             count += 1
         }
         var pairRecords = 0
@@ -1952,14 +1958,14 @@ final class SpillFiles {
             let key = pairs[index].key
             runs[pairRecords] = index
             pairRecords += 1
-            shardOf[count] = Int(SearchIndexWriter.hash(key: key, pair: true) % UInt32(shards))
+            shardOf[count] = shard(SearchIndexWriter.hash(key: key, pair: true))
             count += 1
             index += 1
             while index < pairs.count && pairs[index].key == key { index += 1 }
         }
         runs[pairRecords] = pairs.count
         for filter in filters {
-            shardOf[count] = Int(SearchIndexWriter.hash(filter) % UInt32(shards))
+            shardOf[count] = shard(SearchIndexWriter.hash(filter))
             count += 1
         }
         // Bucket and slot: the shard's low bits and the rest when the
