@@ -125,8 +125,10 @@ struct SearchIndexWriter {
     /// Bytes of postings the full pass holds in memory as they are
     /// (`SpillFiles.Part`) before it spills them all: under it the
     /// postings are never spelled as records and read back (callgrind,
-    /// the 10k store's pass: 2,289.5 M instructions spilled, 2,028.5 M held).
-    /// The 100k store's postings take 193 MB held, so they are.
+    /// the 10k store's pass, 3 runs each: 2,217.0–2,223.2 M instructions
+    /// spilled, 2,031.0–2,033.9 M held). The 100k store's postings take
+    /// 193 MB held, so they are; the 100k build's peak RSS went from about
+    /// 190 MB to about 335 MB.
     var holdLimit = 256 << 20
     /// Bytes of held postings a post is expected to take (1.97 kB at 10k,
     /// 1.93 kB at 100k): a pass expected to pass `holdLimit` spills from
