@@ -364,7 +364,6 @@ import Testing
         var serial = writer
         serial.cores = 1
         serial.spillThreshold = 4096
-        serial.holdLimit = 0
         let one = Recorder()
         _ = try serial.writeAll(one.output)
         var parallel = writer
@@ -373,15 +372,6 @@ import Testing
         _ = try parallel.writeAll(four.output)
         #expect(one.publisher.files.count > 100)
         #expect(one.publisher.files == four.publisher.files)
-        // Held, then spilled from a later batch on (held ones spelled as records then).
-        var switched = writer
-        switched.batchSize = 8
-        switched.holdLimit = 16384
-        switched.heldBytesPerDocument = 0
-        switched.spillThreshold = 2048
-        let late = Recorder()
-        _ = try switched.writeAll(late.output)
-        #expect(late.publisher.files == four.publisher.files)
         #expect(site.publisher.files == four.publisher.files)
         // Two buckets instead of one a shard: the same files.
         var fewer = writer
@@ -699,11 +689,10 @@ import Testing
         }
     }
 
-    /// Held postings assemble, and their spill records decode, to the same
-    /// shards whatever the number of buckets (a power of two, read by a
-    /// shift, or not, by a division), on tricky text (full-width forms,
-    /// emoji, combining marks, mixed scripts, empty posts), and damaged
-    /// records fail with an error.
+    /// Spill records decode to the same shards whatever the number of
+    /// buckets (a power of two, read by a shift, or not, by a division),
+    /// on tricky text (full-width forms, emoji, combining marks, mixed
+    /// scripts, empty posts), and damaged records fail with an error.
     @Test func spillRecordsDecodeAlikeWhateverTheBucketsAndRejectDamage() throws {
         let bodies = [
             "ＧＰＳ ｉＰｈｏｎｅ 全角！", "表情 😀👍🏽 emoji", "e\u{301}cole cafe\u{301} n\u{303}",
@@ -723,33 +712,17 @@ import Testing
             var prepared = SearchIndexWriter.prepare(
                 rows, postsPerPage: 20, forum: Fixtures.smthForum, cores: 1,
                 numbering: .init(firstDoc: 0, shards: shards, buckets: buckets))
-            let parts = SpillFiles.Held.batch(&prepared, buckets: buckets)
+            let records = SpillFiles.Records.batch(&prepared, buckets: buckets)
             var out: [Int: (shard: Data, positions: Data?)] = [:]
-            for (bucket, part) in parts.enumerated() where !part.isEmpty {
-                let held = try SpillFiles.assemble([part], bucket: bucket, shards: shards, buckets: buckets)
-                // Split in two parts (as two batches hold them): the same.
-                let keys = Array(part.keys)
-                let values = Array(part.values)
-                let half = keys.count / 2
-                var cut = 0
-                for key in keys[..<half] { cut += key >> 42 & 1 == 1 ? 2 + Int(values[cut + 1]) : 1 }
-                let first = SpillFiles.Part(
-                    keys: keys[..<half], values: values[..<cut], filters: Array(part.filters.prefix(1)))
-                let second = SpillFiles.Part(
-                    keys: keys[half...], values: values[cut...], filters: Array(part.filters.dropFirst()))
-                let split = try SpillFiles.assemble([first, second], bucket: bucket, shards: shards, buckets: buckets)
-                let spilled = try SpillFiles.decode(
-                    [first.encoded(), second.encoded()], bucket: bucket, folder: folder, shards: shards,
-                    buckets: buckets)
-                #expect(held.keys.sorted() == spilled.keys.sorted())
-                #expect(split.keys.sorted() == spilled.keys.sorted())
-                for (shard, keyed) in spilled {
-                    #expect(shard % buckets == bucket)
-                    let scripts = keyed.scripts(shard)
-                    #expect(held[shard]?.scripts(shard).shard == scripts.shard, "shard \(shard)")
-                    #expect(held[shard]?.scripts(shard).positions == scripts.positions, "shard \(shard)")
-                    #expect(split[shard]?.scripts(shard).shard == scripts.shard, "shard \(shard)")
-                    out[shard] = scripts
+            var start = 0
+            for span in records.spans {
+                let bytes = Array(records.bytes[start..<span.end])
+                start = span.end
+                for (shard, keyed) in try SpillFiles.decode(
+                    [bytes], bucket: span.bucket, folder: folder, shards: shards, buckets: buckets)
+                {
+                    #expect(shard % buckets == span.bucket)
+                    out[shard] = keyed.scripts(shard)
                 }
             }
             return out
@@ -769,30 +742,7 @@ import Testing
         var prepared = SearchIndexWriter.prepare(
             rows, postsPerPage: 20, forum: Fixtures.smthForum, cores: 1,
             numbering: .init(firstDoc: 0, shards: shards, buckets: 1))
-        let whole = SpillFiles.Held.batch(&prepared, buckets: 1)
-        let bytes = whole[0].encoded()
-        // Held up to the limit; past it the held part and the next go to the spill, in order.
-        var later = SearchIndexWriter.prepare(
-            rows, postsPerPage: 20, forum: Fixtures.smthForum, cores: 1,
-            numbering: .init(firstDoc: rows.count, shards: shards, buckets: 1))
-        let next = SpillFiles.Held.batch(&later, buckets: 1)
-        let spill = try SpillFiles(buckets: 1, threshold: 1 << 20, holdLimit: whole[0].bytes)
-        defer { spill.remove() }
-        try spill.add(whole)
-        #expect(spill.holding)
-        try spill.add(next)
-        #expect(!spill.holding)
-        #expect(spill.takeHeld()[0].isEmpty)
-        let spilled = try SpillFiles.decode(
-            SpillFiles.bucketRecords(0, folder: spill.folder, buffered: spill.takeBuffered()[0]), bucket: 0,
-            folder: folder, shards: shards, buckets: 1)
-        let held = try SpillFiles.assemble(whole + next, bucket: 0, shards: shards, buckets: 1)
-        #expect(spilled.count > 4)
-        #expect(spilled.keys.sorted() == held.keys.sorted())
-        for (shard, keyed) in spilled {
-            #expect(held[shard]?.scripts(shard).shard == keyed.scripts(shard).shard, "shard \(shard)")
-            #expect(held[shard]?.scripts(shard).positions == keyed.scripts(shard).positions, "shard \(shard)")
-        }
+        let bytes = SpillFiles.Records.batch(&prepared, buckets: 1).bytes
         for damaged in [
             Array(bytes.dropLast()), [0x10, 0x00, 0x01], [0x01, 0x07, 0x01, 0x00, 0x00],
             [0x01, 0x01, 0x05, 0x00, 0x02, 0x03], [0x00, 0x01, 0x40, 0x01], [0x00, 0x01, 0x03, 0x01],

@@ -66,9 +66,8 @@ import GRDB
 /// numbering), so tests compare what the index says, not its bytes.
 ///
 /// Memory stays bounded: posts stream from the store in one pass, their
-/// postings are held in memory by bucket up to `holdLimit`, past it
-/// appended to per-bucket spill files in a temporary folder, and each
-/// bucket (a fixed share of the shards) is assembled on its own.
+/// postings are appended to per-bucket spill files in a temporary folder,
+/// and each bucket (a fixed share of the shards) is assembled on its own.
 struct SearchIndexWriter {
     static let folder = "search"
     static let manifestPath = "search/index.js"
@@ -120,20 +119,8 @@ struct SearchIndexWriter {
     /// one ("make bench: new reply N") adds about 0.2 kB. (0: every append
     /// goes to the shards' tails.)
     var recentLimit = 8 * 1024
-    /// Bytes of spilled postings held in memory before they are written to the spill files.
+    /// Bytes of postings held in memory before they go to the spill files.
     var spillThreshold = 32 << 20
-    /// Bytes of postings the full pass holds in memory as they are
-    /// (`SpillFiles.Part`) before it spills them all: under it the
-    /// postings are never spelled as records and read back (callgrind,
-    /// the 10k store's pass, 3 runs each: 2,217.0–2,223.2 M instructions
-    /// spilled, 2,031.0–2,033.9 M held). The 100k store's postings take
-    /// 193 MB held, so they are; the 100k build's peak RSS went from about
-    /// 190 MB to about 335 MB.
-    var holdLimit = 256 << 20
-    /// Bytes of held postings a post is expected to take (1.97 kB at 10k,
-    /// 1.93 kB at 100k): a pass expected to pass `holdLimit` spills from
-    /// the start, so a 1M archive's pass holds no more than before.
-    var heldBytesPerDocument = 2048
     /// Documents whose postings one bucket of the full pass holds, about:
     /// each core decodes a whole bucket at once, so a fixed number of
     /// documents a bucket keeps that memory the same at any archive size.
@@ -266,22 +253,17 @@ struct SearchIndexWriter {
         var unigrams: [UInt32]
         var pairs: [(key: UInt64, position: Int)]
         var hash: String
-        /// Its postings (`SpillFiles.held`), when the batch was prepared
-        /// for a full pass that holds them: numbered, grouped by bucket.
-        var held = SpillFiles.Held()
-        /// Its spill records (`SpillFiles.records`), when the pass spills
-        /// them from the start: numbered, grouped by bucket.
+        /// Its spill records (`SpillFiles.records`), when the batch was
+        /// prepared for a full pass: numbered, grouped by bucket.
         var records = SpillFiles.Records()
     }
 
     /// Where a batch's documents go in a full pass: numbered from `firstDoc`,
-    /// their postings to `buckets` buckets of `shards` shards (`spilled`:
-    /// spelled as the spill's records too, the postings no longer held).
+    /// their records spilled to `buckets` buckets of `shards` shards.
     struct Numbering: Sendable {
         var firstDoc: Int
         var shards: Int
         var buckets: Int
-        var spilled = false
     }
 
     /// The documents of a batch of posts (post, thread title, place in the
@@ -304,12 +286,8 @@ struct SearchIndexWriter {
                     var prepared = Prepared(
                         document: document, unigrams: terms.unigrams, pairs: terms.pairs,
                         hash: Self.rowHash(document.row))
-                    if let numbering, numbering.spilled {
+                    if let numbering {
                         prepared.records = SpillFiles.records(
-                            prepared, doc: numbering.firstDoc + index, shards: numbering.shards,
-                            buckets: numbering.buckets)
-                    } else if let numbering {
-                        prepared.held = SpillFiles.held(
                             prepared, doc: numbering.firstDoc + index, shards: numbering.shards,
                             buckets: numbering.buckets)
                     }
@@ -336,25 +314,17 @@ struct SearchIndexWriter {
     }
 
     /// A batch's documents being worked out on other threads (`prepare`),
-    /// with the postings of the whole batch a part a bucket
-    /// (`SpillFiles.Held.batch`), so the writer adds them at once, and
-    /// their records when the postings are spilled (`SpillFiles.Part.encoded`).
+    /// with the spill records of the whole batch grouped by bucket
+    /// (`SpillFiles.Records.batch`), so the writer appends them at once.
     ///
     /// It writes the batch's `search/d/` chunks too (to `files`), on its own
     /// thread: written by the thread that reads the store, 25,000 chunks at
     /// 100k held it up while the other cores waited for the next batch. A
     /// batch starts at a chunk's first document (`batchSize`).
     final class Preparing: @unchecked Sendable {
-        struct Batch {
-            var documents: [Prepared]
-            var parts: [SpillFiles.Part]
-            var records: SpillFiles.Records?
-        }
-
         private let group = DispatchGroup()
         private var result: [Prepared] = []
-        private var parts: [SpillFiles.Part] = []
-        private var records: SpillFiles.Records?
+        private var records = SpillFiles.Records()
         private var failure: ArchiveError?
 
         init(
@@ -366,11 +336,7 @@ struct SearchIndexWriter {
                 defer { group.leave() }
                 result = SearchIndexWriter.prepare(
                     rows, postsPerPage: postsPerPage, forum: forum, cores: cores, numbering: numbering)
-                if numbering.spilled {
-                    records = SpillFiles.Records.batch(&result, buckets: numbering.buckets)
-                } else {
-                    parts = SpillFiles.Held.batch(&result, buckets: numbering.buckets)
-                }
+                records = SpillFiles.Records.batch(&result, buckets: numbering.buckets)
                 do throws(ArchiveError) {
                     for start in stride(from: 0, to: result.count, by: docsPerChunk) {
                         let index = (numbering.firstDoc + start) / docsPerChunk
@@ -385,13 +351,12 @@ struct SearchIndexWriter {
             thread.start()
         }
 
-        /// The batch's documents (their own postings emptied), its
-        /// postings and their records (when spilled), once they are worked
-        /// out and their chunks written.
-        func wait() throws(ArchiveError) -> Batch {
+        /// The batch's documents (their own records emptied) and its
+        /// records, once they are worked out and their chunks written.
+        func wait() throws(ArchiveError) -> (documents: [Prepared], records: SpillFiles.Records) {
             group.wait()
             if let failure { throw failure }
-            return Batch(documents: result, parts: parts, records: records)
+            return (result, records)
         }
 
         /// Waits for the work to end, its result unused (after a failure).
@@ -412,10 +377,7 @@ struct SearchIndexWriter {
         let shards = Self.shardCount(documents: documents)
         let buckets = Self.bucketCount(
             documents: documents, shards: shards, per: documentsPerBucket, least: leastBuckets)
-        let hold = documents.multipliedReportingOverflow(by: heldBytesPerDocument)
-        let spill = try SpillFiles(
-            buckets: buckets, threshold: spillThreshold,
-            holdLimit: !hold.overflow && hold.partialValue <= holdLimit ? holdLimit : 0)
+        let spill = try SpillFiles(buckets: buckets, threshold: spillThreshold)
         defer { spill.remove() }
         var report = Report(full: true, shards: shards)
         let files = FileBatch(output)
@@ -468,8 +430,9 @@ struct SearchIndexWriter {
             let forum = forum
             let cores = cores
             let batchSize = (max(1, batchSize) + Self.docsPerChunk - 1) / Self.docsPerChunk * Self.docsPerChunk
-            func process(_ batch: Preparing.Batch) throws {
-                if let records = batch.records { try spill.add(records) } else { try spill.add(batch.parts) }
+            func process(_ batch: (documents: [Prepared], records: SpillFiles.Records)) throws {
+                spill.add(batch.records)
+                try spill.flushIfNeeded()
                 for prepared in batch.documents {
                     let document = prepared.document
                     try insert.execute(arguments: [document.board, document.gid, document.floor, doc, prepared.hash])
@@ -484,8 +447,7 @@ struct SearchIndexWriter {
             func next() throws {
                 let started = Preparing(
                     batch, postsPerPage: postsPerPage, forum: forum, cores: cores,
-                    numbering: Numbering(
-                        firstDoc: queued, shards: shards, buckets: buckets, spilled: !spill.holding), files: files)
+                    numbering: Numbering(firstDoc: queued, shards: shards, buckets: buckets), files: files)
                 queued += batch.count
                 batch = []
                 if let previous = preparing { try process(previous.wait()) }
@@ -554,19 +516,14 @@ struct SearchIndexWriter {
         try files.flush()
         let threads = max(1, min(cores, buckets))
         let folder = spill.folder
-        let holding = spill.holding
-        let held = spill.takeHeld()
         let buffered = spill.takeBuffered()
         let assembly = BucketAssembly()
         Self.onThreads(threads) { _ in
             while let bucket = assembly.claim(below: buckets) {
                 do throws(ArchiveError) {
-                    let byShard =
-                        holding
-                        ? try SpillFiles.assemble(held[bucket], bucket: bucket, shards: shards, buckets: buckets)
-                        : try SpillFiles.decode(
-                            SpillFiles.bucketRecords(bucket, folder: folder, buffered: buffered[bucket]),
-                            bucket: bucket, folder: folder, shards: shards, buckets: buckets)
+                    let records = SpillFiles.bucketRecords(bucket, folder: folder, buffered: buffered[bucket])
+                    let byShard = try SpillFiles.decode(
+                        records, bucket: bucket, folder: folder, shards: shards, buckets: buckets)
                     // A shard that holds nothing has no file (the manifest says which have one).
                     var present: [Int] = []
                     for shard in stride(from: bucket, to: shards, by: buckets) {
@@ -1739,27 +1696,15 @@ final class SpillFiles {
     let folder: URL
     let buckets: Int
     let threshold: Int
-    /// Bytes of postings held as they are (`Part`) before they all go to the spill files.
-    let holdLimit: Int
-    /// Whether the postings are still held as they are (`held`), not spelled
-    /// as varint records in `buffers` and the files: from the start when
-    /// there is room to hold them, until `add` passes the limit.
-    private(set) var holding: Bool
-    /// Each bucket's held postings, a batch's share at a time.
-    private var held: [[Part]]
-    private var heldBytes = 0
     /// Each bucket's records not yet spilled, a batch's share at a time (one
     /// growing array a bucket was copied again at each growth).
     private var buffers: [[ArraySlice<UInt8>]]
     private var buffered = 0
 
-    init(buckets: Int, threshold: Int, holdLimit: Int) throws(ArchiveError) {
+    init(buckets: Int, threshold: Int) throws(ArchiveError) {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("bbsarchive-search-\(UUID().uuidString)")
         self.buckets = buckets
         self.threshold = threshold
-        self.holdLimit = holdLimit
-        holding = holdLimit > 0
-        held = Array(repeating: [], count: buckets)
         buffers = Array(repeating: [], count: buckets)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -1966,366 +1911,14 @@ final class SpillFiles {
         return Records(bytes: bytes, spans: spans)
     }
 
-    /// A batch's records (`Records.batch`), when the pass spills from the
-    /// start (`holdLimit` 0), appended to their buckets.
-    func add(_ records: Records) throws(ArchiveError) {
+    /// A document's records (`records`), or a batch's (`Records.batch`), appended to their buckets.
+    func add(_ records: Records) {
         var start = 0
         for span in records.spans {
             if span.end > start { buffers[span.bucket].append(records.bytes[start..<span.end]) }
             start = span.end
         }
         buffered += records.bytes.count
-        try flushIfNeeded()
-    }
-
-    /// A filter's posting (`b:board`, `a:author`): its slot, document and name.
-    struct Filter: Sendable {
-        var slot: Int32
-        var doc: Int32
-        var name: String
-    }
-
-    /// One bucket's postings as the assembly takes them, records in the
-    /// order of their documents: each record's term (`Bucket.groupKey`),
-    /// the values of each (its document; a pair's then its count and
-    /// positions as gaps, as `Bucket.values` holds them), and the filters.
-    struct Part: Sendable {
-        var keys: ArraySlice<UInt64> = []
-        var values: ArraySlice<Int32> = []
-        var filters: [Filter] = []
-
-        var isEmpty: Bool { keys.isEmpty && filters.isEmpty }
-        /// About what it holds in memory.
-        var bytes: Int { keys.count * 8 + values.count * 4 + filters.count * 32 }
-
-        /// The bucket's varint records (`decode` reads them), spilled once
-        /// the held postings pass `holdLimit`: for each run of records of
-        /// one document, varint document and number of records, then the
-        /// records, each varint `slot << 2 | kind`, then for a character
-        /// its key, for a pair its key, count and positions (as gaps), for a
-        /// filter its length and UTF-8. The filters come after the other
-        /// records (they are read apart from them).
-        func encoded() -> [UInt8] {
-            keys.withUnsafeBufferPointer { keys in
-                values.withUnsafeBufferPointer { values in Self.encoded(keys, values, filters) }
-            }
-        }
-
-        private static func encoded(
-            _ keys: UnsafeBufferPointer<UInt64>, _ values: UnsafeBufferPointer<Int32>, _ filters: [Filter]
-        ) -> [UInt8] {
-            // Room for every varint at its longest (10 bytes): a header a
-            // record at most, two values a record besides its own.
-            var bound = (keys.count * 4 + values.count + filters.count * 4) * 10
-            for filter in filters { bound += filter.name.utf8.count }
-            // Written through a pointer (`varint` into an array checked its
-            // room and uniqueness a byte: the spill's records cost 10 % more
-            // than the varints written straight).
-            return [UInt8](unsafeUninitializedCapacity: bound) { out, initialized in
-                var written = 0
-                @inline(__always) func put(_ value: Int) {
-                    var value = UInt(max(0, value))
-                    while value >= 0x80 {
-                        out[written] = UInt8(value & 0x7F) | 0x80
-                        value >>= 7
-                        written += 1
-                    }
-                    out[written] = UInt8(value)
-                    written += 1
-                }
-                var at = 0
-                var record = 0
-                while record < keys.count {
-                    let doc = values[at]
-                    // The run of records of this document.
-                    var end = record
-                    var probe = at
-                    while end < keys.count && values[probe] == doc {
-                        probe += keys[end] >> 42 & 1 == 1 ? 2 + Int(values[probe + 1]) : 1
-                        end += 1
-                    }
-                    put(Int(doc))
-                    put(end - record)
-                    for key in keys[record..<end] {
-                        let pair = key >> 42 & 1 == 1
-                        put(Int(key >> 43) << 2 | Int((pair ? Kind.bigram : Kind.unigram).rawValue))
-                        put(Int(key & 0x3FF_FFFF_FFFF))
-                        if pair {
-                            let count = Int(values[at + 1])
-                            put(count)
-                            for gap in values[(at + 2)..<(at + 2 + count)] { put(Int(gap)) }
-                            at += 2 + count
-                        } else {
-                            at += 1
-                        }
-                    }
-                    record = end
-                }
-                var filter = 0
-                while filter < filters.count {
-                    let doc = filters[filter].doc
-                    var end = filter
-                    while end < filters.count && filters[end].doc == doc { end += 1 }
-                    put(Int(doc))
-                    put(end - filter)
-                    for entry in filters[filter..<end] {
-                        put(Int(entry.slot) << 2 | Int(Kind.filter.rawValue))
-                        put(entry.name.utf8.count)
-                        for byte in entry.name.utf8 {
-                            out[written] = byte
-                            written += 1
-                        }
-                    }
-                    filter = end
-                }
-                initialized = written
-            }
-        }
-    }
-
-    /// A document's postings (`held`), grouped by bucket: `spans` holds
-    /// each bucket and where its keys, values and filters end.
-    struct Held: Sendable {
-        var keys: [UInt64] = []
-        var values: [Int32] = []
-        var filters: [Filter] = []
-        var spans: [Span] = []
-
-        /// A bucket and where its keys, values and filters end.
-        typealias Span = (bucket: Int, keys: Int, values: Int, filters: Int)
-
-        /// The postings of a batch's documents, a part a bucket, each
-        /// bucket's in the order of the documents. Empties each document's own.
-        /// The keys and values of every bucket share one array each, copied
-        /// a span at a time (appended to an array a bucket, the uniqueness
-        /// checks and retains of the slices cost more than the copies).
-        static func batch(_ documents: inout [SearchIndexWriter.Prepared], buckets: Int) -> [Part] {
-            var keyStarts = [Int](repeating: 0, count: buckets + 1)
-            var valueStarts = [Int](repeating: 0, count: buckets + 1)
-            var filters = [[Filter]](repeating: [], count: buckets)
-            for document in documents {
-                let held = document.held
-                var start = (keys: 0, values: 0, filters: 0)
-                for span in held.spans {
-                    keyStarts[span.bucket + 1] += span.keys - start.keys
-                    valueStarts[span.bucket + 1] += span.values - start.values
-                    if span.filters > start.filters {
-                        filters[span.bucket].append(contentsOf: held.filters[start.filters..<span.filters])
-                    }
-                    start = (span.keys, span.values, span.filters)
-                }
-            }
-            for bucket in 0..<buckets {
-                keyStarts[bucket + 1] += keyStarts[bucket]
-                valueStarts[bucket + 1] += valueStarts[bucket]
-            }
-            let keys = gathered(documents, \.keys, starts: keyStarts) { $0.keys }
-            let values = gathered(documents, \.values, starts: valueStarts) { $0.values }
-            for index in documents.indices { documents[index].held = Held() }
-            return (0..<buckets).map { bucket in
-                Part(
-                    keys: keys[keyStarts[bucket]..<keyStarts[bucket + 1]],
-                    values: values[valueStarts[bucket]..<valueStarts[bucket + 1]], filters: filters[bucket])
-            }
-        }
-
-        /// One field of every document's postings (`keys` or `values`) in
-        /// one array, bucket after bucket from `starts`, copied a span at a time.
-        private static func gathered<Element: BitwiseCopyable>(
-            _ documents: [SearchIndexWriter.Prepared], _ field: KeyPath<Held, [Element]>, starts: [Int],
-            end: (Span) -> Int
-        ) -> [Element] {
-            var next = starts
-            return [Element](unsafeUninitializedCapacity: starts[starts.count - 1]) { target, done in
-                for document in documents {
-                    let held = document.held
-                    held[keyPath: field].withUnsafeBufferPointer { source in
-                        var start = 0
-                        for span in held.spans {
-                            let count = end(span) - start
-                            if count > 0, let to = target.baseAddress, let from = source.baseAddress {
-                                (to + next[span.bucket]).initialize(from: from + start, count: count)
-                            }
-                            next[span.bucket] += count
-                            start = end(span)
-                        }
-                    }
-                }
-                done = target.count
-            }
-        }
-    }
-
-    /// Every posting of a prepared document, grouped by bucket (in the
-    /// order of its postings within each bucket): a record a character,
-    /// a run of pairs with one key, or a filter.
-    /// Pure, so documents are worked out on several threads;
-    /// each bucket gets the same records as if they were added one by one.
-    static func held(_ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int, buckets: Int) -> Held {
-        let filters = SearchIndexWriter.filters(prepared.document)
-        let unigrams = prepared.unigrams
-        let pairs = prepared.pairs
-        // Their working lists share one block of memory, freed at the end,
-        // the bucket and slot come from a mask and a shift when the bucket
-        // count is a power of two, and `hash(key:pair:)` spells its scalars
-        // inline: six arrays a document (each looked its type's metadata
-        // up, about 700 instructions), two divisions a record and a call a
-        // scalar were a third of the cost of a document's records.
-        let most = unigrams.count + pairs.count + filters.count
-        let scratch = UnsafeMutableBufferPointer<Int>.allocate(capacity: 4 * most + buckets + 2)
-        defer { scratch.deallocate() }
-        // Each record's shard, where each run of pairs starts in `pairs`
-        // (then the end), each record's bucket, the records in bucket order,
-        // and where each bucket's records start.
-        let shardOf = UnsafeMutableBufferPointer(rebasing: scratch[0..<most])
-        let runs = UnsafeMutableBufferPointer(rebasing: scratch[most..<(2 * most + 1)])
-        let bucketOf = UnsafeMutableBufferPointer(rebasing: scratch[(2 * most + 1)..<(3 * most + 1)])
-        let order = UnsafeMutableBufferPointer(rebasing: scratch[(3 * most + 1)..<(4 * most + 1)])
-        let starts = UnsafeMutableBufferPointer(rebasing: scratch[(4 * most + 1)...])
-        // The shard: the hash's low bits when the shard count is a power of
-        // two (`shardCount` makes it one), not a division a record.
-        let shardMask = shards > 0 && shards & (shards - 1) == 0 ? UInt32(shards - 1) : 0
-        @inline(__always) func shard(_ hash: UInt32) -> Int {
-            Int(shardMask != 0 ? hash & shardMask : hash % UInt32(shards))
-        }
-        var count = 0
-        for unigram in unigrams {
-            shardOf[count] = shard(SearchIndexWriter.hash(key: UInt64(unigram), pair: false))
-            count += 1
-        }
-        var pairRecords = 0
-        var index = 0
-        while index < pairs.count {
-            let key = pairs[index].key
-            runs[pairRecords] = index
-            pairRecords += 1
-            shardOf[count] = shard(SearchIndexWriter.hash(key: key, pair: true))
-            count += 1
-            index += 1
-            while index < pairs.count && pairs[index].key == key { index += 1 }
-        }
-        runs[pairRecords] = pairs.count
-        for filter in filters {
-            shardOf[count] = shard(SearchIndexWriter.hash(filter))
-            count += 1
-        }
-        // Bucket and slot: the shard's low bits and the rest when the
-        // bucket count is a power of two (it is, unless a test says otherwise).
-        let power = buckets > 0 && buckets & (buckets - 1) == 0
-        let bucketMask = buckets - 1
-        let bucketShift = buckets.trailingZeroBitCount
-        @inline(__always) func bucketAndSlot(_ shard: Int) -> (bucket: Int, slot: Int) {
-            power ? (shard & bucketMask, shard >> bucketShift) : (shard % buckets, shard / buckets)
-        }
-        // Grouped by bucket, each bucket's records in their order.
-        // (A counting sort: stable, linear.)
-        for bucket in 0...buckets { starts[bucket] = 0 }
-        for record in 0..<count {
-            let bucket = bucketAndSlot(shardOf[record]).bucket
-            bucketOf[record] = bucket
-            starts[bucket + 1] += 1
-        }
-        for bucket in 0..<buckets { starts[bucket + 1] += starts[bucket] }
-        for record in 0..<count {
-            let bucket = bucketOf[record]
-            order[starts[bucket]] = record
-            starts[bucket] += 1
-        }
-        var spans: [Held.Span] = []
-        spans.reserveCapacity(min(count, buckets))
-        var heldFilters: [Filter] = []
-        heldFilters.reserveCapacity(filters.count)
-        let number = Int32(truncatingIfNeeded: doc)
-        let keyCount = unigrams.count + pairRecords
-        let valueCount = unigrams.count + 2 * pairRecords + pairs.count
-        // Written through pointers to their exact room (an array's every
-        // append checked its uniqueness and room).
-        var keyAt = 0
-        var valueAt = 0
-        var filterAt = 0
-        var heldValues: [Int32] = []
-        let heldKeys = [UInt64](unsafeUninitializedCapacity: keyCount) { keys, keysDone in
-            heldValues = [Int32](unsafeUninitializedCapacity: valueCount) { values, valuesDone in
-                var current = -1
-                for record in order[0..<count] {
-                    let (bucket, slot) = bucketAndSlot(shardOf[record])
-                    if bucket != current {
-                        if current >= 0 { spans.append((current, keyAt, valueAt, filterAt)) }
-                        current = bucket
-                    }
-                    if record < unigrams.count {
-                        keys[keyAt] = Bucket.groupKey(slot: slot, pair: false, key: UInt64(unigrams[record]))
-                        keyAt += 1
-                        values[valueAt] = number
-                        valueAt += 1
-                    } else if record < keyCount {
-                        let run = record - unigrams.count
-                        let start = runs[run]
-                        let end = runs[run + 1]
-                        keys[keyAt] = Bucket.groupKey(slot: slot, pair: true, key: pairs[start].key)
-                        keyAt += 1
-                        values[valueAt] = number
-                        values[valueAt + 1] = Int32(truncatingIfNeeded: end - start)
-                        valueAt += 2
-                        // As gaps (the files' spelling): most are small.
-                        var previous = 0
-                        for position in start..<end {
-                            values[valueAt] = Int32(truncatingIfNeeded: max(0, pairs[position].position - previous))
-                            valueAt += 1
-                            previous = pairs[position].position
-                        }
-                    } else {
-                        let filter = filters[record - keyCount]
-                        heldFilters.append(Filter(slot: Int32(truncatingIfNeeded: slot), doc: number, name: filter))
-                        filterAt += 1
-                    }
-                }
-                if current >= 0 { spans.append((current, keyAt, valueAt, filterAt)) }
-                valuesDone = valueAt
-            }
-            keysDone = keyAt
-        }
-        return Held(keys: heldKeys, values: heldValues, filters: heldFilters, spans: spans)
-    }
-
-    /// A batch's postings (`Held.batch`), a part a bucket: held as they
-    /// are while they all fit in `holdLimit`; past it every held part and
-    /// each part after goes to the spill as its `encoded` records (the
-    /// batches started after that come as records, `add(_ records:)`).
-    func add(_ parts: [Part]) throws(ArchiveError) {
-        if holding {
-            let bytes = parts.reduce(0) { $0 + $1.bytes }
-            if heldBytes + bytes <= holdLimit {
-                for (bucket, part) in parts.enumerated() where !part.isEmpty { held[bucket].append(part) }
-                heldBytes += bytes
-                return
-            }
-            // A bucket at a time, so only that much more is in memory.
-            holding = false
-            for bucket in 0..<buckets {
-                for part in held[bucket] { buffer(part.encoded(), bucket) }
-                held[bucket] = []
-                try flushIfNeeded()
-            }
-            heldBytes = 0
-        }
-        for bucket in parts.indices { buffer(parts[bucket].encoded(), bucket) }
-        try flushIfNeeded()
-    }
-
-    private func buffer(_ bytes: [UInt8], _ bucket: Int) {
-        guard !bytes.isEmpty else { return }
-        buffers[bucket].append(bytes[...])
-        buffered += bytes.count
-    }
-
-    /// Every bucket's held postings, which it lets go of (`assemble`).
-    func takeHeld() -> [[Part]] {
-        defer {
-            held = Array(repeating: [], count: buckets)
-            heldBytes = 0
-        }
-        return held
     }
 
     func flushIfNeeded() throws(ArchiveError) {
@@ -2477,74 +2070,11 @@ final class SpillFiles {
             groups: groups, values: values, recordGroups: UnsafeBufferPointer(rebasing: recordGroups[..<recordCount]),
             recordStarts: UnsafeBufferPointer(rebasing: recordStarts[..<recordCount]), slots: slots, filters: filters)
         valuesOwned = false
-        return keyedShards(of: decoded, present: present, bucket: bucket, buckets: buckets)
-    }
-
-    /// A bucket's shards that hold something, by number.
-    private static func keyedShards(of bucket: Bucket, present: [Bool], bucket number: Int, buckets: Int) -> [Int:
-        KeyedShard]
-    {
         var byShard: [Int: KeyedShard] = [:]
         for (slot, used) in present.enumerated() where used {
-            byShard[slot * buckets + number] = KeyedShard(bucket: bucket, slot: slot)
+            byShard[slot * buckets + bucket] = KeyedShard(bucket: decoded, slot: slot)
         }
         return byShard
-    }
-
-    /// The shards of a bucket's held postings (`takeHeld`), in document
-    /// order, as `decode` gives them for the same postings spilled (no
-    /// varints written and read again); safe on several threads at once.
-    static func assemble(_ parts: [Part], bucket: Int, shards: Int, buckets: Int) throws(ArchiveError) -> [Int:
-        KeyedShard]
-    {
-        let buckets = max(1, buckets)
-        let slots = (shards + buckets - 1) / buckets
-        var present = [Bool](repeating: false, count: slots)
-        var filters = [[String: Posting]](repeating: [:], count: slots)
-        let recordCount = parts.reduce(0) { $0 + $1.keys.count }
-        let total = parts.reduce(0) { $0 + $1.values.count }
-        guard total < Int(Int32.max) else {
-            throw .outputUnwritable(path: SearchIndexWriter.folder, reason: "the search index's bucket is too large")
-        }
-        var groups = SearchText.KeyGroups(capacity: recordCount / 2)
-        let recordGroups = UnsafeMutableBufferPointer<Int32>.allocate(capacity: recordCount + 1)
-        let recordStarts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: recordCount + 1)
-        let values = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total + 1)
-        defer {
-            recordGroups.deallocate()
-            recordStarts.deallocate()
-        }
-        var record = 0
-        var at = 0
-        for part in parts {
-            part.values.withUnsafeBufferPointer { source in
-                _ = UnsafeMutableBufferPointer(rebasing: values[at..<(at + source.count)]).initialize(from: source)
-            }
-            let end = at + part.values.count
-            for key in part.keys {
-                // Made by `held`: a slot below `slots`, a pair's count within its values.
-                let slot = Int(key >> 43)
-                guard slot < slots, at < end else { continue }
-                present[slot] = true
-                recordGroups[record] = groups.group(of: key)
-                recordStarts[record] = Int32(truncatingIfNeeded: at)
-                record += 1
-                at += key >> 42 & 1 == 1 && at + 1 < end ? 2 + Int(values[at + 1]) : 1
-            }
-            at = end
-            for filter in part.filters {
-                let slot = Int(filter.slot)
-                guard slot >= 0, slot < slots else { continue }
-                present[slot] = true
-                // The first document as is, then gaps (as `Shard` keeps them).
-                SpillFiles.Shard.append(
-                    &filters[slot][filter.name, default: Posting()], doc: Int(filter.doc), positions: nil)
-            }
-        }
-        let assembled = Bucket(
-            groups: groups, values: values, recordGroups: UnsafeBufferPointer(rebasing: recordGroups[..<record]),
-            recordStarts: UnsafeBufferPointer(rebasing: recordStarts[..<record]), slots: slots, filters: filters)
-        return Self.keyedShards(of: assembled, present: present, bucket: bucket, buckets: buckets)
     }
 }
 
