@@ -15,10 +15,45 @@ import Testing
         #expect(line[...].isBlankLine == line.trimmingCharacters(in: .whitespaces).isEmpty)
     }
 
+    /// Every scalar is a blank, or a blank or newline, exactly when
+    /// Foundation's sets say so.
+    @Test func everyScalarIsClassedAsFoundationClassesIt() {
+        var differ: [String] = []
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            if scalar.isBlank != CharacterSet.whitespaces.contains(scalar) {
+                differ.append("U+\(String(value, radix: 16)) blank")
+            }
+            if scalar.isBlankOrNewline != CharacterSet.whitespacesAndNewlines.contains(scalar) {
+                differ.append("U+\(String(value, radix: 16)) blank or newline")
+            }
+        }
+        #expect(differ.isEmpty, "\(differ.prefix(20))")
+    }
+
+    /// The trims give what Foundation's give.
+    @Test(arguments: [
+        "", " ", "\n", " a ", "\n\t文章已被删除\r\n", "\u{2028}x\u{2029}", "\u{85}a", "a\u{0B}", " \u{301}x",
+        "\u{3000}\u{200B}", "e\u{301}\n",
+    ])
+    func trimsAgreeWithFoundation(_ text: String) {
+        #expect(text.trimmingBlanks == text.trimmingCharacters(in: .whitespaces))
+        #expect(text.trimmingBlanksAndNewlines == text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     @Test(arguments: ["", "http://a", "见 www.x.cn", "w w w.", "：//", "a:/b", "www", "ｗｗｗ.", "字://字"])
     func theByteScanFindsWhatFoundationFinds(_ line: String) {
         #expect(line.mayContainASCII("://") == line.contains("://"))
         #expect(line.mayContainASCII("www.") == line.contains("www."))
+    }
+
+    /// `SiteBuilder.lastDotted`, read by byte, answers as `split(separator: ".").last`.
+    @Test(arguments: [
+        "media/ab/abcdef.png", "media/ab/abcdef.tar.gz", "a.", "a..", ".", "..", "", "png", ".png", "a.b.",
+        "media/ab/x.\u{301}png", "media/字/x.jpg", "a.\r\n", "a\r\n.gif",
+    ])
+    func theLastDottedPartIsSplits(_ path: String) {
+        #expect(SiteBuilder.lastDotted(path) == path.split(separator: ".").last.map(String.init))
     }
 
     @Test func aQuoteHeaderStillNamesItsAuthor() {

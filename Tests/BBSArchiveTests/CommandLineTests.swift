@@ -133,8 +133,8 @@ import Testing
     }
 
     /// libcurl is loaded at run time. Without it a fetch is one error that
-    /// names the library, before the store is made; `parse` of a saved page
-    /// does not need it.
+    /// names the library, before a new store is made (an old one is left as
+    /// it was); `parse` of a saved page does not need it.
     @Test func withoutLibcurlAFetchSaysSoAndParseStillWorks() async throws {
         let folder = try Fixtures.temporaryFolder("cli")
         let store = folder.appendingPathComponent("a.sqlite").path
@@ -144,6 +144,14 @@ import Testing
         expectOneLineError(fetch, containing: "the library BBSARCHIVE_LIBCURL names could not be loaded")
         #expect(!fetch.stderr.contains("--forum-url"), "stderr: \(fetch.stderr)")
         #expect(!FileManager.default.fileExists(atPath: store))
+        // A store that is there is opened while libcurl loads: the same one
+        // error, and the store as it was.
+        _ = try ArchiveStore(path: store)
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let again = try await run(
+            ["fetch", "Geography", "--forum-url", "http://127.0.0.1:1", "--store", store], environment: missing)
+        expectOneLineError(again, containing: "the library BBSARCHIVE_LIBCURL names could not be loaded")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
         let parse = try await run(
             [
                 "parse", "--source", "smth-mobile",

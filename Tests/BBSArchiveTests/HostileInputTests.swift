@@ -98,10 +98,11 @@ import Testing
     /// `trimmingCharacters(in: .whitespaces)` gives, blank ends or not.
     @Test(arguments: [
         "", " ", "\t", "a", " a", "a ", "\u{3000}http://x.example/\u{3000}", "\u{A0}a", "a\u{2009}", "\n a \n",
-        "\u{200B}a", "a b", " \t ", "长 ", "\u{1680}x\u{202F}",
+        "\u{200B}a", "a b", " \t ", "长 ", "\u{1680}x\u{202F}", " \u{301}x", "a \u{301}", "\u{3000}\u{3000}",
+        "e\u{301} ", "\u{1F600} \u{1F600}\u{3000}", "\r\n", "\u{85}a\u{85}",
     ])
     func blanksAreTrimmedAsFoundationTrimsThem(_ text: String) {
-        #expect(SafeLink.trimmedOfBlanks(text) == text.trimmingCharacters(in: .whitespaces))
+        #expect(text.trimmingBlanks == text.trimmingCharacters(in: .whitespaces))
     }
 
     @Test func theArchivesOwnRelativePathsAreAllowed() {

@@ -72,7 +72,10 @@ import Testing
 
     @Test(arguments: [
         ("此文章已被删除", true), ("本文已被屏蔽", true), ("我觉得这篇文章已被删除是好事，因为……" + String(repeating: "长", count: 40), false),
-        ("普通的文章", false),
+        ("普通的文章", false), ("\n  此文章已被删除 \u{3000}\r\n", true),
+        // Forty characters after the trim are a notice still, forty-one not.
+        ("此文章已被删除" + String(repeating: "。", count: 33) + "\n", true),
+        ("此文章已被删除" + String(repeating: "。", count: 34), false),
     ])
     func deletionNotices(_ text: String, _ notice: Bool) {
         #expect(SMTHSiteRules.isDeletionNotice(text) == notice)

@@ -273,6 +273,8 @@ import Testing
             }
         }
         let openings = try store.openingPosts(keys + keys.prefix(1))
+        // Asked in another order, the same posts.
+        #expect(try store.openingPosts(keys.reversed()) == openings)
         var withPosts = 0
         var withAttachments = 0
         for key in keys {
@@ -285,6 +287,24 @@ import Testing
         #expect(withPosts > 0)
         #expect(withAttachments > 0)
         #expect(try store.openingPosts([]).isEmpty)
+    }
+
+    /// The keys `openingPosts` binds as JSON read back as they were, whatever
+    /// a forum put in a board's name.
+    @Test func keysBoundAsJSONReadBackWhole() throws {
+        let rows = [
+            ["Geography", "110462"], [#"a"b\c"#, "0"], ["tab\there\nnewline\u{1}\u{1f}", "-1"],
+            ["水木 社区", "7"], ["😀\u{7f}\u{2028}", ""], ["", "1"],
+        ]
+        let json = ArchiveStore.jsonArgument(rows)
+        let read = try DatabaseQueue().read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT json_extract(value, '$[0]') AS a, json_extract(value, '$[1]') AS b FROM json_each(?)",
+                arguments: [json]
+            ).map { [$0["a"] as String, $0["b"] as String] }
+        }
+        #expect(read == rows)
+        #expect(ArchiveStore.jsonArgument([]) == "[]")
     }
 
     /// The threads a fetch reads after walking a list come from the

@@ -258,8 +258,9 @@ private let curlWriteHeader: bbs_curl_write_callback = { data, size, count, user
     if line.hasPrefix("HTTP/") {
         transfer.headers = []  // a new response after a redirect: keep only the last one's
     } else if let colon = line.firstIndex(of: ":") {
-        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        // Trimmed without Foundation (about 20,000 instructions a call).
+        let name = String(line[..<colon]).trimmingBlanks
+        let value = String(line[line.index(after: colon)...]).trimmingBlanksAndNewlines
         transfer.headers.append((name, value))
     }
     return length

@@ -19,36 +19,17 @@ enum HTMLWhitespace {
     /// counts them (tab, the Unicode space separators Zs, and U+200B): the same
     /// answer as `trimmingCharacters(in: .whitespaces).isEmpty`, without
     /// going through Foundation.
-    static func isBlank(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy { scalar in
-            switch scalar.value {
-            case 0x20, 0x09, 0xA0, 0x1680, 0x2000...0x200B, 0x202F, 0x205F, 0x3000: true
-            default: false
-            }
-        }
-    }
+    static func isBlank(_ text: String) -> Bool { text.isBlankLine }
 
     /// `text.trimmingCharacters(in: .whitespaces)` (or, with `newlines`,
     /// `.whitespacesAndNewlines`) without going through Foundation: the same
-    /// scalars go from both ends (tab, the Zs spaces, U+200B; and with `newlines`
-    /// LF, VT, FF, CR, U+0085, U+2028, U+2029).
+    /// scalars go from both ends (`Unicode.Scalar.isBlank`, `isBlankOrNewline`).
     static func trimmed(_ text: String, newlines: Bool) -> String {
-        trimmed(Substring(text), newlines: newlines)
+        newlines ? text.trimmingBlanksAndNewlines : text.trimmingBlanks
     }
 
     static func trimmed(_ text: Substring, newlines: Bool) -> String {
-        let scalars = text.unicodeScalars
-        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-            switch scalar.value {
-            case 0x20, 0x09, 0xA0, 0x1680, 0x2000...0x200B, 0x202F, 0x205F, 0x3000: true
-            case 0x0A...0x0D, 0x85, 0x2028, 0x2029: newlines
-            default: false
-            }
-        }
-        guard let first = scalars.firstIndex(where: { !isSpace($0) }),
-            let last = scalars.lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return String(Substring(scalars[first...last]))
+        String(text).trimmingScalars(where: newlines ? \.isBlankOrNewline : \.isBlank)
     }
 
     /// Every U+00A0 a plain space (scalar by scalar).

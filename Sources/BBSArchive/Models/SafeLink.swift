@@ -13,7 +13,7 @@ package enum SafeLink {
     /// `address` as an href if it is an absolute http(s), ftp or mailto
     /// address (trimmed of blanks), else `nil`.
     package static func external(_ address: String) -> String? {
-        let trimmed = trimmedOfBlanks(address)
+        let trimmed = address.trimmingBlanks
         guard let scheme = scheme(of: trimmed), schemes.contains(scheme),
             !trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
             URL(string: trimmed) != nil
@@ -31,7 +31,7 @@ package enum SafeLink {
     /// scheme at all).
     package static func allows(_ href: String) -> Bool {
         if external(href) != nil { return true }
-        let trimmed = trimmedOfBlanks(href)
+        let trimmed = href.trimmingBlanks
         guard !trimmed.isEmpty, !trimmed.hasPrefix("//"),
             !trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
         else { return false }
@@ -52,22 +52,6 @@ package enum SafeLink {
     /// of its own, and a byte-by-byte look answers as a look at characters.
     private static func isASCII(_ text: String) -> Bool {
         text.utf8.allSatisfy { $0 < 0x80 }
-    }
-
-    /// `text.trimmingCharacters(in: .whitespaces)`: the same string, but
-    /// bridged to `NSString` (and copied) only when an end is a blank. Every
-    /// link of every page and Markdown file comes here, and almost none has
-    /// a blank at either end.
-    static func trimmedOfBlanks(_ text: String) -> String {
-        guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
-            isBlank(first) || isBlank(last)
-        else { return text }
-        return text.trimmingCharacters(in: .whitespaces)
-    }
-
-    /// Whether `scalar` is in `CharacterSet.whitespaces` (tab and the space separators).
-    private static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII ? scalar == " " || scalar == "\t" : CharacterSet.whitespaces.contains(scalar)
     }
 
     /// The lowercased scheme of `text`, if it starts with one.

@@ -65,8 +65,18 @@ package struct FetchAction: Sendable {
         if !respectRobots {
             events(.note("--ignore-robots: robots.txt is not read; make sure the site's owners allow this"))
         }
-        if client == nil { try Curl.require() }
-        let store = try ArchiveStore(path: storePath, clock: clock)
+        // libcurl is loaded beside the opening of a store that is there, not
+        // before it: each took about 19 M instructions (5 ms) of a fetch of
+        // one new reply. A new store is made only once libcurl is known to
+        // be there: a missing library is one clear error, and no store made.
+        let exists = FileManager.default.fileExists(atPath: storePath)
+        let curl = client == nil ? Task.detached { Curl.load() } : nil
+        if !exists, let missing = await curl?.value { throw .missingLibrary(missing) }
+        let opened = Result<ArchiveStore, ArchiveError> { () throws(ArchiveError) in
+            try ArchiveStore(path: storePath, clock: clock)
+        }
+        if let missing = await curl?.value { throw .missingLibrary(missing) }
+        let store = try opened.get()
         let fetcher = Fetcher(
             client: client ?? CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate),
             captures: store,
@@ -213,8 +223,23 @@ package struct BuildAction: Sendable {
                     "no templates folder was found beside the program, in ../share/bbsarchive/templates or in a source checkout"
             )
         }
-        let templates = try await TemplateSet(directory: directory)
-        let store = try ArchiveStore(path: storePath, clock: clock)
+        // The store opens on another thread while the templates load: about
+        // 21 M and 8 M instructions of a build after one reply, one after
+        // the other before. A template that cannot be read is still the
+        // error told, once the store is closed again.
+        let opening = Task.detached { [storePath, clock] in
+            Result<ArchiveStore, ArchiveError> { () throws(ArchiveError) in
+                try ArchiveStore(path: storePath, clock: clock)
+            }
+        }
+        let templates: TemplateSet
+        do throws(ArchiveError) {
+            templates = try await TemplateSet(directory: directory)
+        } catch {
+            _ = await opening.value
+            throw error
+        }
+        let store = try await opening.value.get()
         try OriginalURLs.fillIn(store)
         options.forum = ForumSources.profile(sources: try store.boards().map(\.source))
         let publisher = try DiskPublisher(root: URL(fileURLWithPath: outputPath))

@@ -44,10 +44,15 @@ enum InertMedia {
     /// that cannot be mistaken for markup; else `bin`.
     static func sniffed(_ bytes: Data, declared: String) -> String {
         let head = [UInt8](bytes.prefix(16))
+        // Compared in place: an array made of each magic and of each slice
+        // of the head took most of the ~14,000 instructions a file.
         func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
-            head.count >= offset + magic.count && Array(head[offset..<offset + magic.count]) == magic
+            head.count >= offset + magic.count && head[offset..<offset + magic.count].elementsEqual(magic)
         }
-        func ascii(_ text: String, at offset: Int = 0) -> Bool { starts(Array(text.utf8), at: offset) }
+        func ascii(_ text: StaticString, at offset: Int = 0) -> Bool {
+            let magic = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+            return head.count >= offset + magic.count && head[offset..<offset + magic.count].elementsEqual(magic)
+        }
 
         if starts([0x89, 0x50, 0x4E, 0x47]) { return "png" }
         if starts([0xFF, 0xD8, 0xFF]) { return "jpg" }
@@ -86,7 +91,10 @@ enum InertMedia {
     /// Text with no `<` at all in its first 64 KB: nothing a browser could
     /// take for HTML or XML, whatever it sniffs.
     static func isPlainText(_ bytes: Data) -> Bool {
-        let sample = bytes.prefix(65_536)
-        return !sample.contains(UInt8(ascii: "<")) && !sample.contains(0)
+        // Searched in place by `memchr`: `Data.contains` stepped its iterator byte by byte.
+        bytes.prefix(65_536).withUnsafeBytes { sample in
+            guard let base = sample.baseAddress else { return true }
+            return memchr(base, Int32(UInt8(ascii: "<")), sample.count) == nil && memchr(base, 0, sample.count) == nil
+        }
     }
 }

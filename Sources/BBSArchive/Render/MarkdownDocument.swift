@@ -67,9 +67,23 @@ final class MarkdownDocument {
 
     /// The document as CommonMark text (UTF-8), no hard wrapping.
     func render() -> String {
-        guard let text = cmark_render_commonmark(root, CMARK_OPT_DEFAULT, 0) else { return "" }
+        withRendered { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the document's CommonMark text (UTF-8, no hard
+    /// wrapping) where cmark wrote it: no `String` is made of it. cmark
+    /// writes valid UTF-8 (it replaces any invalid byte as it reads), so
+    /// these are the bytes `render()` gives.
+    func withRendered<Result, Failure: Error>(
+        _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        guard let text = cmark_render_commonmark(root, CMARK_OPT_DEFAULT, 0) else {
+            return try body(UnsafeBufferPointer(start: nil, count: 0))
+        }
         defer { free(text) }
-        return String(cString: text)
+        return try text.withMemoryRebound(to: UInt8.self, capacity: 1) { start throws(Failure) in
+            try body(UnsafeBufferPointer(start: start, count: strlen(text)))
+        }
     }
 
     private static func paragraphNode(_ inlines: [Inline]) -> OpaquePointer? {
@@ -90,14 +104,14 @@ final class MarkdownDocument {
                 cmark_node_append_child(parent, textNode(text))
             case .link(let url, let text):
                 let link = cmark_node_new(CMARK_NODE_LINK)
-                cmark_node_set_url(link, url)
+                url.withCString { _ = cmark_node_set_url(link, $0) }
                 cmark_node_append_child(link, textNode(text))
                 cmark_node_append_child(parent, link)
             case .image(let url, let alt) where !SafeLink.allows(url):
                 cmark_node_append_child(parent, textNode(alt))
             case .image(let url, let alt):
                 let image = cmark_node_new(CMARK_NODE_IMAGE)
-                cmark_node_set_url(image, url)
+                url.withCString { _ = cmark_node_set_url(image, $0) }
                 cmark_node_append_child(image, textNode(alt))
                 cmark_node_append_child(parent, image)
             case .emphasis(let text), .strong(let text):
@@ -115,7 +129,8 @@ final class MarkdownDocument {
 
     private static func textNode(_ text: String) -> OpaquePointer? {
         let node = cmark_node_new(CMARK_NODE_TEXT)
-        cmark_node_set_literal(node, text)
+        // In place: passed as a `String`, the text was copied into an array first.
+        text.withCString { _ = cmark_node_set_literal(node, $0) }
         return node
     }
 }

@@ -150,18 +150,27 @@ extension SiteBuilder {
     static func hotPageKey(
         _ cards: ArraySlice<StoredThread>, pages: Int, page: Int, sidebar: String
     ) -> String {
-        var text = "\(page)/\(pages)\n\(sidebar)\n"
+        // The bytes of one line a card, its fields joined by U+0001, put
+        // straight into one array of bytes: joining an array of Strings a
+        // card took 4.2 M instructions of a build after one reply (432
+        // cards), and appending to a `Data` 12 M.
+        var text = Array("\(page)/\(pages)\n\(sidebar)\n".utf8)
+        text.reserveCapacity(text.count + cards.count * 192)
         for thread in cards {
             let fields: [String] = [
                 thread.board, String(thread.gid), thread.title, String(thread.sticky), String(thread.marked),
-                thread.author ?? "\u{2}", String(thread.postedAt.timeIntervalSince1970), thread.lastReplier ?? "\u{2}",
-                String(thread.lastReplyAt.timeIntervalSince1970), String(thread.postCount),
-                String(thread.firstPostArchived), thread.changedAt.map { String($0.timeIntervalSince1970) } ?? "-",
-                thread.originalURL ?? "\u{2}",
+                thread.author ?? "\u{2}", thread.postedAt.timeIntervalSince1970.description,
+                thread.lastReplier ?? "\u{2}", thread.lastReplyAt.timeIntervalSince1970.description,
+                String(thread.postCount), String(thread.firstPostArchived),
+                thread.changedAt.map(\.timeIntervalSince1970.description) ?? "-", thread.originalURL ?? "\u{2}",
             ]
-            text += fields.joined(separator: "\u{1}") + "\n"
+            for (index, field) in fields.enumerated() {
+                if index > 0 { text.append(1) }
+                text.append(contentsOf: field.utf8)
+            }
+            text.append(UInt8(ascii: "\n"))
         }
-        return SHA256.hex(Data(text.utf8))
+        return SHA256.hex(Data(text))
     }
 
     func buildLookup(_ mapScript: Data, run: BuildRun) throws(ArchiveError) {
@@ -292,11 +301,13 @@ extension SiteBuilder {
                 user: userLink, isLatest: true, postCount: count,
                 archiveHref: total > 0
                     ? SitePaths.relative(from: landing, to: SitePaths.userArchive(user, page: 1)) : nil,
-                posts: rows(try store.posts(byUser: user, limit: perPage, newestFirst: true), path: landing),
+                posts: rows(
+                    try store.posts(byUser: user, limit: perPage, newestFirst: true, countedFrom: threadPage),
+                    path: landing),
                 pager: pager),
             run: run)
         guard first <= total else { return }
-        let posts = try store.posts(byUser: user, offset: (first - 1) * perPage)
+        let posts = try store.posts(byUser: user, offset: (first - 1) * perPage, countedFrom: threadPage)
         for number in first...total {
             let path = SitePaths.userArchive(user, page: number)
             let start = (number - first) * perPage

@@ -143,11 +143,11 @@ extension SiteBuilder {
         }
 
         let markdownPath = SitePaths.threadMarkdown(thread.board, gid: thread.gid)
-        let text = ThreadMarkdown.render(
+        let document = ThreadMarkdown.document(
             thread: thread, boardTitle: boardTitle, posts: posts, bodies: bodies, original: original,
             forum: options.forum, strings: templates.strings,
             mediaLink: { url in mediaPaths[url].map { SitePaths.relative(from: markdownPath, to: $0) } })
-        try markdown(markdownPath, text, run: run)
+        try markdown(markdownPath, document, run: run)
 
     }
 
@@ -278,7 +278,7 @@ extension SiteBuilder {
         for block in blocks {
             guard case .text(let lines) = block else { continue }
             for line in lines {
-                let trimmed = InlineText.plain(line).trimmingCharacters(in: .whitespaces)
+                let trimmed = InlineText.plain(line).trimmingBlanks
                 guard !trimmed.isEmpty else { continue }
                 words.append(trimmed)
                 length += trimmed.count

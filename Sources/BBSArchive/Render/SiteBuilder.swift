@@ -328,7 +328,7 @@ package struct SiteBuilder: Sendable {
         rendering.boardPagesPerTask = 0
         var text = "bbsarchive \(BBSArchiveVersion.version)\n\(rendering.fingerprintText)\n"
         for (relative, data) in templates.files {
-            text += "\(relative) \(data.map(SHA256.hex) ?? "-")\n"
+            text += "\(relative) \(data.map(FileHash.hex) ?? "-")\n"
         }
         // The layout of the files, where it changed without a template:
         // a site of another layout is rendered anew (2: board Markdown
@@ -389,14 +389,28 @@ package struct SiteBuilder: Sendable {
     func page(
         _ path: String, template: String, _ context: some TemplateView, capacity: Int = 16 * 1024, run: BuildRun
     ) throws(ArchiveError) {
-        let html = try templates.bytes(template, context, capacity: capacity)
-        // Written from the rendered bytes themselves: no `Data` copy of each page.
-        count(try publisher.write(bytes: html, to: path), in: run)
+        // Written from where the page was rendered: neither an array nor a
+        // `Data` copy of each page.
+        let written = try templates.write(template, context, capacity: capacity) { html in
+            Result { () throws(ArchiveError) in
+                try publisher.write(contentsOf: UnsafeRawBufferPointer(html), to: path)
+            }
+        }
+        count(written, in: run)
         run.report.pages += 1
     }
 
     func markdown(_ path: String, _ text: String, run: BuildRun) throws(ArchiveError) {
         count(try publisher.write(text: text, to: path), in: run)
+        run.report.markdownFiles += 1
+    }
+
+    /// The same, written from where cmark renders it: no `String` made of it.
+    func markdown(_ path: String, _ document: MarkdownDocument, run: BuildRun) throws(ArchiveError) {
+        count(
+            try document.withRendered { (bytes) throws(ArchiveError) in
+                try publisher.write(contentsOf: UnsafeRawBufferPointer(bytes), to: path)
+            }, in: run)
         run.report.markdownFiles += 1
     }
 

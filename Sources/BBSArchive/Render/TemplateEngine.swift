@@ -55,6 +55,16 @@ struct CompiledTemplates: Sendable {
     /// the bytes reserved up front (a page's worth unless told less, for
     /// a fragment such as a post's body that is kept until its page is done).
     func render(_ name: String, _ view: some TemplateView, capacity: Int = 16 * 1024) -> [UInt8]? {
+        withRendered(name, view, capacity: capacity) { Array($0) }
+    }
+
+    /// Renders as `render` does, then calls `body` with the bytes where
+    /// they were rendered (valid only during the call): a page written out
+    /// as it is needs no copy of its own.
+    func withRendered<Result>(
+        _ name: String, _ view: some TemplateView, capacity: Int = 16 * 1024,
+        _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result? {
         guard let range = program.range(of: name) else { return nil }
         // The program's arrays are read through pointers while a page is
         // rendered: an instruction is a plain value, loaded without a
@@ -78,7 +88,7 @@ struct CompiledTemplates: Sendable {
                         }
                         defer { renderer.out.free() }
                         renderer.render(range, indentation: nil)
-                        return renderer.out.bytes
+                        return body(renderer.out.contents)
                     }
                 }
             }
@@ -533,7 +543,10 @@ struct PageBuffer: ByteOutput {
     func free() { base.deallocate() }
 
     /// The bytes, copied out.
-    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    var bytes: [UInt8] { Array(contents) }
+
+    /// The bytes where they are (valid until `free()`).
+    var contents: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
     subscript(index: Int) -> UInt8 { base[index] }
 

@@ -126,6 +126,22 @@ package struct TemplateSet: Sendable {
         }
     }
 
+    /// Renders a template with its view and hands the UTF-8 bytes to
+    /// `write` where they were rendered (no copy of them is made); returns
+    /// what `write` returns.
+    func write(
+        _ name: String, _ context: some TemplateView, capacity: Int = 16 * 1024,
+        _ write: (UnsafeBufferPointer<UInt8>) -> Result<Bool, ArchiveError>
+    ) throws(ArchiveError) -> Bool {
+        let written: Result<Bool, ArchiveError>?
+        switch engine {
+        case .compiled: written = compiled.withRendered(name, context, capacity: capacity, write)
+        case .reference: written = Array(try referenceText(name, context).utf8).withUnsafeBufferPointer(write)
+        }
+        guard let written else { throw .templates(path: directory.path, reason: "\(name).mustache is missing") }
+        return try written.get()
+    }
+
     private func referenceText(_ name: String, _ context: some TemplateView) throws(ArchiveError) -> String {
         guard let text = library?.render(context, withTemplate: name) else {
             throw .templates(path: directory.path, reason: "\(name).mustache is missing")

@@ -7,6 +7,18 @@ enum ThreadMarkdown {
         thread: StoredThread, boardTitle: String, posts: [StoredPost], bodies: [PostBody]? = nil, original: String?,
         forum: ForumProfile, strings: SiteStrings, mediaLink: (String) -> String?
     ) -> String {
+        document(
+            thread: thread, boardTitle: boardTitle, posts: posts, bodies: bodies, original: original, forum: forum,
+            strings: strings, mediaLink: mediaLink
+        ).render()
+    }
+
+    /// The copy as a cmark document, for a caller that writes its bytes
+    /// where cmark renders them (`MarkdownDocument.withRendered`).
+    static func document(
+        thread: StoredThread, boardTitle: String, posts: [StoredPost], bodies: [PostBody]? = nil, original: String?,
+        forum: ForumProfile, strings: SiteStrings, mediaLink: (String) -> String?
+    ) -> MarkdownDocument {
         let document = MarkdownDocument()
         document.heading(1, [.text(thread.title)])
         let from = SitePaths.threadMarkdown(thread.board, gid: thread.gid)
@@ -85,7 +97,7 @@ enum ThreadMarkdown {
             if let ip = post.ip { origin.append("FROM \(ip)") }
             if !origin.isEmpty { document.paragraph([.emphasis(origin.joined(separator: " · "))]) }
         }
-        return document.render()
+        return document
     }
 
     /// Splits lines into paragraphs at blank lines.

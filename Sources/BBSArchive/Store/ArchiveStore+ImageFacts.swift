@@ -25,10 +25,12 @@ extension ArchiveStore {
         try read { db -> ImageFacts?? in
             guard
                 let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM image_facts WHERE hash = ?"), arguments: [hash])
+                    db.cachedStatement(sql: "SELECT width, height, frames, alpha FROM image_facts WHERE hash = ?"),
+                    arguments: [hash])
             else { return .none }
-            guard let width: Int = row["width"], let height: Int = row["height"] else { return .some(nil) }
-            return .some(ImageFacts(width: width, height: height, frames: row["frames"], alpha: row["alpha"]))
+            // By position: a column asked by name is a lowercased key and a dictionary search.
+            guard let width: Int = row[0], let height: Int = row[1] else { return .some(nil) }
+            return .some(ImageFacts(width: width, height: height, frames: row[2], alpha: row[3]))
         }
     }
 

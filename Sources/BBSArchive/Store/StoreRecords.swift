@@ -81,7 +81,8 @@ package struct StoredUserPost: Sendable, Equatable {
     package var board: String
     package var gid: Int
     package var floor: Int
-    /// How many of the thread's archived posts come before it.
+    /// How many of the thread's archived posts come before it; its floor
+    /// when that is below the `countedFrom` of `posts(byUser:…)`.
     package var position: Int
     package var threadTitle: String
     package var postedAt: Date

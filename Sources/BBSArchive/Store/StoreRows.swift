@@ -93,6 +93,15 @@ extension StoredUserPost: FetchableRecord {
             board: row["board"], gid: row["gid"], floor: row["floor"], position: row["position"],
             threadTitle: row["threadTitle"], postedAt: ArchiveStore.date(row["postedAt"]))
     }
+
+    /// The same, from the columns board, gid, floor, postedAt, threadTitle,
+    /// position read by position: a column asked by name is a lowercased
+    /// key and a dictionary search, about 5,700 instructions a row here.
+    init(positions row: Row) {
+        self.init(
+            board: row[0], gid: row[1], floor: row[2], position: row[5], threadTitle: row[4],
+            postedAt: ArchiveStore.date(row[3]))
+    }
 }
 
 extension StoredAttachment: FetchableRecord {

@@ -6,9 +6,49 @@ extension StringProtocol {
     /// `trimmingCharacters(in: .whitespaces).isEmpty`, without bridging to
     /// `NSString` and copying the line (the build asks it of every line).
     var isBlankLine: Bool {
-        unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII ? scalar == " " || scalar == "\t" : CharacterSet.whitespaces.contains(scalar)
+        unicodeScalars.allSatisfy(\.isBlank)
+    }
+}
+
+extension Unicode.Scalar {
+    /// Whether the scalar is in `CharacterSet.whitespaces`: tab, the space
+    /// separators and U+200B (BlankLineTests checks every scalar).
+    var isBlank: Bool {
+        switch value {
+        case 0x20, 0x09, 0xA0, 0x1680, 0x2000...0x200B, 0x202F, 0x205F, 0x3000: true
+        default: false
         }
+    }
+
+    /// Whether the scalar is in `CharacterSet.whitespacesAndNewlines`: the
+    /// blanks, LF, VT, FF, CR, U+0085, U+2028 and U+2029.
+    var isBlankOrNewline: Bool {
+        switch value {
+        case 0x0A...0x0D, 0x85, 0x2028, 0x2029: true
+        default: isBlank
+        }
+    }
+}
+
+extension String {
+    /// `trimmingCharacters(in: .whitespaces)`: the same string, without
+    /// bridging to `NSString`, and not copied when neither end is a blank.
+    /// Foundation's took about 20,000 instructions a call (a build after
+    /// one reply asked it 803 times for the hot cards' excerpts: 16 M of
+    /// the build's 258 M).
+    var trimmingBlanks: String { trimmingScalars(where: \.isBlank) }
+
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)`, the same way.
+    var trimmingBlanksAndNewlines: String { trimmingScalars(where: \.isBlankOrNewline) }
+
+    /// The string without the scalars at either end that `trimmed` says go.
+    func trimmingScalars(where trimmed: (Unicode.Scalar) -> Bool) -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !trimmed($0) }),
+            let last = scalars.lastIndex(where: { !trimmed($0) })
+        else { return "" }
+        if first == scalars.startIndex, scalars.index(after: last) == scalars.endIndex { return self }
+        return String(scalars[first...last])
     }
 }
 

@@ -55,8 +55,12 @@ enum SMTHSiteRules {
 
     /// 此文章已被删除 and its variants: a short text that is only the notice.
     static func isDeletionNotice(_ body: String) -> Bool {
-        let text = body.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.count <= 40 else { return false }
+        // Trimmed without Foundation, and counted no further than the 41st
+        // character: 113,000 instructions a post before (a whole body
+        // bridged to `NSString`, every character counted), asked of every
+        // post a fetch stores.
+        let text = body.trimmingBlanksAndNewlines
+        guard text.index(text.startIndex, offsetBy: 41, limitedBy: text.endIndex) == nil else { return false }
         return ["已被删除", "已经被删除", "已删除", "被屏蔽", "已被屏蔽"].contains { text.contains($0) }
             && ["文章", "本文", "帖子", "此帖", "该帖", "内容", "此文"].contains { text.contains($0) }
     }
