@@ -328,7 +328,7 @@ package struct SiteBuilder: Sendable {
         rendering.boardPagesPerTask = 0
         var text = "bbsarchive \(BBSArchiveVersion.version)\n\(rendering.fingerprintText)\n"
         for (relative, data) in templates.files {
-            text += "\(relative) \(data.map(FileHash.hex) ?? "-")\n"
+            text += "\(relative) \(data.map(ByteHash.hex) ?? "-")\n"
         }
         // The layout of the files, where it changed without a template:
         // a site of another layout is rendered anew (2: board Markdown

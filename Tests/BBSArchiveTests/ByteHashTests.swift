@@ -4,16 +4,16 @@ import Testing
 @testable import BBSArchive
 
 /// The fingerprint's hash of a template file tells any edit from none.
-@Suite struct FileHashTests {
+@Suite struct ByteHashTests {
     /// Every one-byte change, every length and every swap of two bytes of
     /// a 100-byte file gives a hash of its own; the same bytes, the same hash.
     @Test func everySmallEditChangesTheHash() {
         let file = Data((0..<100).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
         var seen: [String: String] = [:]
         func add(_ data: Data, _ what: String) {
-            let hash = FileHash.hex(data)
-            #expect(hash.count == 32 && hash.allSatisfy(\.isHexDigit), "\(what)")
-            #expect(FileHash.hex(Data(data)) == hash, "\(what) again")
+            let hash = ByteHash.hex(data)
+            #expect(hash.count == 16 && hash.allSatisfy(\.isHexDigit), "\(what)")
+            #expect(ByteHash.hex(Data(data)) == hash, "\(what) again")
             if let other = seen[hash] { Issue.record("\(what) and \(other) both hash to \(hash)") }
             seen[hash] = what
         }
