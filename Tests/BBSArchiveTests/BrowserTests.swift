@@ -106,6 +106,19 @@ import Testing
               return JSON.stringify([document.documentElement.getAttribute('data-theme'), localStorage.getItem('bbsarchive.theme'),
                 document.querySelector('header.site .tools').hidden]); })()
             """
+        // The sidebar's boards, listed by site.js from boards.js (from file://).
+        let sidebar = """
+            (async () => {
+              for (let i = 0; i < 60 && !document.querySelector('.sidebar .group'); i++) await new Promise(r => setTimeout(r, 50));
+              const links = [...document.querySelectorAll('.sidebar .group li:not(.section-link) a')];
+              const current = document.querySelector('.sidebar a[aria-current]');
+              return JSON.stringify({
+                boards: links.map(a => a.querySelector('.id').textContent),
+                hrefs: links.map(a => a.getAttribute('href')),
+                current: current ? current.querySelector('.id').textContent : '',
+                open: [...document.querySelectorAll('.sidebar details[open] a[aria-current]')].length });
+            })()
+            """
         let otherKey = SitePaths.thread(board, gid: other.gid)
         let report = try Self.check(
             site: site, pages: pages,
@@ -126,6 +139,7 @@ import Testing
                     SitePaths.home,
                     "JSON.stringify([document.getElementById('recent-read').hidden, [...document.querySelectorAll('[data-recent-list] a')].map(a => a.getAttribute('href'))])"
                 ),
+                (threadPage, sidebar),
             ])
         #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
 
@@ -154,7 +168,7 @@ import Testing
             }
         }
 
-        try #require(report.probes.count == 7)
+        try #require(report.probes.count == 8)
         for probe in report.probes {
             #expect(probe.error == nil, "\(probe.page): \(probe.error ?? "")")
             #expect(probe.problems.isEmpty, "\(probe.page): \(probe.problems)")
@@ -192,6 +206,20 @@ import Testing
         let read = try JSONDecoder().decode([String].self, from: Data((report.probes[5].value ?? "").utf8))
         #expect(read.contains(otherKey))
         #expect(report.probes[6].value?.hasPrefix("[false,[\"\(otherKey)\"") == true, "\(report.probes[6].value ?? "")")
+        // Every board in the sidebar, linked from the thread's folder, its own marked in an open group.
+        struct Sidebar: Decodable {
+            var boards: [String]
+            var hrefs: [String]
+            var current: String
+            var open: Int
+        }
+        let listed = try JSONDecoder().decode(Sidebar.self, from: Data((report.probes[7].value ?? "").utf8))
+        #expect(Set(listed.boards) == Set(forum.boardNames) && listed.boards.count == forum.boardNames.count)
+        #expect(listed.hrefs == listed.boards.map { "../../" + SitePaths.board($0) })
+        for href in listed.hrefs {
+            #expect(FileManager.default.fileExists(atPath: site.root.appendingPathComponent(String(href.dropFirst(6))).path))
+        }
+        #expect(listed.current == board && listed.open == 1, "\(listed)")
     }
 
     @Test func textBrowserReadsThePostsInOrder() async throws {

@@ -15,6 +15,7 @@ import Testing
         "board/Golden/index.html": "board.html",
         "index.html": "home.html",
         "board/Golden/feed.xml": "board-feed.xml",
+        "boards.js": "boards.js",
     ]
 
     /// The store every golden and parallel-build test renders.

@@ -134,6 +134,60 @@ import Testing
             "\(boardFiles.sorted())")
     }
 
+    /// A board added to the archive renders its own pages and the pages
+    /// about the whole archive: the sidebar lists boards from `boards.js`,
+    /// so no page of another board is even rendered again, and the site
+    /// equals a full build. A board whose own pages read otherwise (a new
+    /// title) renders everything again.
+    @Test func aNewBoardRendersNoPageOfTheOthers() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let publisher = Recorder()
+        let options = Self.options()
+        let builder = SiteBuilder(store: store, templates: templates, publisher: publisher, options: options)
+        _ = try builder.build()
+        let before = try #require(publisher.read(SitePaths.boardsScript).flatMap(BoardsScript.parse))
+        #expect(!before.flatMap(\.boards).contains { $0.first == "Delta" })
+
+        // A board of two threads, the newest posts of the archive.
+        let newest = try Self.newestPostTime(store)
+        try store.saveBoardPage(
+            BoardPage(board: "Delta", title: "新版<面>", page: PageInfo(current: 1, total: 1), threads: []),
+            source: SMTHNForumSource())
+        for (index, gid) in [7, 8].enumerated() {
+            let post = Post(
+                floor: 0, author: "newcomer", postedAt: newest.addingTimeInterval(Double(60 * (index + 1))),
+                body: "新版面的第\(index)帖", postID: gid)
+            try Self.save(post, board: "Delta", gid: gid, title: "新主题 \(gid)", to: store)
+        }
+        publisher.reset()
+        let update = try builder.build()
+        #expect(update.changes != nil, "the new board made the build render everything")
+        let others = publisher.rendered.filter {
+            $0.hasPrefix("board/") && !$0.hasPrefix("board/Delta/")
+        }
+        #expect(others.isEmpty, "rendered pages of other boards: \(others.sorted().prefix(10))")
+        #expect(publisher.written.contains { $0.hasPrefix("board/Delta/") })
+        #expect(publisher.written.contains(SitePaths.boardsScript))
+        let after = try #require(publisher.read(SitePaths.boardsScript).flatMap(BoardsScript.parse))
+        #expect(after.flatMap(\.boards).contains { $0 == ["Delta", "新版<面>", SitePaths.board("Delta")] })
+        let full = try Self.fullBuild(store, templates: templates, options: options)
+        Self.expectSamePages(publisher.inner.files, full.files)
+
+        // A new title for a board built before: its pages, and so every
+        // page (nothing else knows which pages show it), are rendered again.
+        try store.saveBoardPage(
+            BoardPage(board: "Alpha", title: "改名", page: PageInfo(current: 1, total: 1), threads: []),
+            source: SMTHNForumSource())
+        publisher.reset()
+        let renamed = try builder.build()
+        #expect(renamed.changes == nil)
+        #expect(publisher.written.contains(SitePaths.thread("Alpha", gid: 1003, page: 1)))
+        #expect(publisher.rendered.contains(SitePaths.thread("Beta", gid: 1003, page: 1)))
+        Self.expectSamePages(
+            publisher.inner.files, try Self.fullBuild(store, templates: templates, options: options).files)
+    }
+
     /// A new thread, a new title and a reply to an old thread, on boards
     /// whose number of list pages stays: only the pages that show them are
     /// rendered, read by index, and the site equals a full build; then new
@@ -631,6 +685,21 @@ extension IncrementalBuildTests {
             if let size = pageSize(counts[user, default: 0]) { return (user, size) }
         }
         return nil
+    }
+
+    /// The same files, but for the build state and the search index (whose
+    /// files an append spells otherwise than a full pass: `SearchIndexTests`).
+    static func expectSamePages(
+        _ built: [String: Data], _ full: [String: Data], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        func pages(_ files: [String: Data]) -> [String: Data] {
+            files.filter { $0.key != BuildState.path && !$0.key.hasPrefix("search/") }
+        }
+        let a = pages(built)
+        let b = pages(full)
+        #expect(Set(a.keys) == Set(b.keys), sourceLocation: sourceLocation)
+        let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
+        #expect(differing.isEmpty, "differ: \(differing.prefix(10))", sourceLocation: sourceLocation)
     }
 
     /// The time of the archive's newest post: a new reply comes after it.

@@ -37,6 +37,31 @@ import Testing
         #expect(navigation.group(code: "1")?.boards.map(\.name) == ["A"])
     }
 
+    /// `boards.js` hands every group to `site.js` as JSON, whatever the
+    /// forum calls its boards and sections: quotes, markup, a closing
+    /// script tag, line separators and control characters come back as the
+    /// text they were (less the controls), and the file stays one call.
+    @Test func theBoardsScriptKeepsHostileNamesAsText() throws {
+        let hostile = "</script><script>alert(1)</script>\"'\u{2028}\u{2029}\n\u{1B}]0;x\u{07}版"
+        var board = Self.board("A")
+        board.title = hostile
+        let filing = StoredSectionFiling(
+            sections: [StoredSection(code: "1", name: hostile, parent: nil)], boardSection: ["A": "1"])
+        let navigation = SiteNavigation(boards: [board, Self.board("B")], filing: filing)
+        let script = BoardsScript.script(navigation)
+        let text = String(decoding: script, as: UTF8.self)
+        #expect(text.hasPrefix("BBSBoards(") && text.hasSuffix(");\n"))
+        #expect(!text.contains("\u{1B}") && !text.dropLast().contains("\n"), "\(text)")
+        let groups = try #require(BoardsScript.parse(script))
+        let clean = SiteBuilder.displayable(hostile)
+        #expect(!clean.contains("\u{1B}"))
+        #expect(
+            groups == [
+                .init(name: clean, kind: "section", href: "section/1.html", boards: [["A", clean, "board/A/index.html"]]),
+                .init(name: "", kind: "other", href: nil, boards: [["B", "B", "board/B/index.html"]]),
+            ])
+    }
+
     @Test func topThreadsKeepsTheBestInOrder() {
         var top = TopThreads(limit: 3) { $0.thread.postCount > $1.thread.postCount }
         for (gid, posts) in [(1, 5), (2, 9), (3, 1), (4, 7), (5, 9), (6, 2)] {

@@ -489,6 +489,54 @@
     else if (wide.addListener) wide.addListener(load);
   }
 
+  // The sidebar's boards: one file for the whole site (its data-boards,
+  // from the site's root), so that no page carries every board. It hands
+  // its groups to BBSBoards; titles and names are set as text. Without
+  // JavaScript the sidebar keeps its links to the home page's full list.
+  function setUpSidebar() {
+    var nav = document.querySelector("nav.sidebar[data-boards]");
+    if (!nav) return;
+    var current = nav.getAttribute("data-board");
+    window.BBSBoards = function (groups) {
+      if (!Array.isArray(groups) || nav.querySelector(".group")) return;
+      var links = nav.querySelector(".sidebar-links");
+      groups.forEach(function (group) {
+        var boards = Array.isArray(group.boards) ? group.boards : [];
+        var details = document.createElement("details");
+        details.className = "group";
+        details.open = !current || boards.some(function (board) { return board[0] === current; });
+        var summary = document.createElement("summary");
+        summary.textContent = group.kind === "section" ? group.name : nav.getAttribute("data-" + group.kind) || "";
+        details.appendChild(summary);
+        var list = document.createElement("ul");
+        function item(href, text, className) {
+          var li = document.createElement("li");
+          if (className) li.className = className;
+          var a = document.createElement("a");
+          a.setAttribute("href", siteRoot + href);
+          a.textContent = text;
+          li.appendChild(a);
+          list.appendChild(li);
+          return a;
+        }
+        if (group.href) item(group.href, nav.getAttribute("data-section") || "", "section-link");
+        boards.forEach(function (board) {
+          var a = item(board[2], board[1] + " ");
+          var id = document.createElement("span");
+          id.className = "id";
+          id.textContent = board[0];
+          a.appendChild(id);
+          if (board[0] === current) a.setAttribute("aria-current", "true");
+        });
+        details.appendChild(list);
+        nav.insertBefore(details, links);
+      });
+    };
+    var script = document.createElement("script");
+    script.src = siteRoot + nav.getAttribute("data-boards");
+    document.head.appendChild(script);
+  }
+
   // The pager's form: type a page number, or a floor of a thread. Hidden
   // without JavaScript, where the pager's links remain.
   function setUpJump() {
@@ -522,6 +570,7 @@
   function start() {
     followParent();
     loadThreadListFrame();
+    setUpSidebar();
     setUpJump();
     setUpMono();
     setUpTools();

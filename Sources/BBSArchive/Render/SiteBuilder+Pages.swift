@@ -23,6 +23,11 @@ extension SiteBuilder {
         try page(path, template: "home", view, run: run)
     }
 
+    /// `boards.js`, the sidebar's groups of boards (`BoardsScript`).
+    func buildBoardsScript(run: BuildRun) throws(ArchiveError) {
+        try file(SitePaths.boardsScript, BoardsScript.script(run.navigation), run: run)
+    }
+
     /// A page per section, when the store knows sections.
     func buildSections(run: BuildRun) throws(ArchiveError) {
         for group in run.navigation.groups {

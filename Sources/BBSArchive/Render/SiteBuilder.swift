@@ -106,7 +106,8 @@ package struct SiteBuilder: Sendable {
         let boards = try store.boards()
         let filing = try store.sectionFiling()
         let run = BuildRun(navigation: SiteNavigation(boards: boards, filing: filing), options: options)
-        var fingerprint = self.fingerprint(boards: boards, filing: filing)
+        var fingerprint = self.fingerprint()
+        let boardMarks = Self.boardMarks(run.navigation)
         // Every emoticon image newly archived shows on the pages that use it.
         let emoticons = try writeEmoticons(run: run)
         run.emoticons = emoticons
@@ -118,8 +119,9 @@ package struct SiteBuilder: Sendable {
         // rendered again by the next one.
         var through = try store.lastBuildChange()
         let previous = options.incremental ? BuildState.load(from: publisher) : nil
-        if let previous, previous.fingerprint == fingerprint, let seq = previous.changeSeq, seq == through,
-            publisher.exists(SitePaths.home), boards.allSatisfy({ publisher.exists(SitePaths.board($0.name)) })
+        if let previous, previous.fingerprint == fingerprint, previous.boards == boardMarks,
+            let seq = previous.changeSeq, seq == through, publisher.exists(SitePaths.home),
+            publisher.exists(SitePaths.boardsScript), boards.allSatisfy({ publisher.exists(SitePaths.board($0.name)) })
         {
             // Nothing logged since the last build, nothing else that pages
             // depend on changed, and the site is there: nothing to render.
@@ -131,11 +133,17 @@ package struct SiteBuilder: Sendable {
             try BuildState(
                 fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
                 boardPages: previous.boardPages, shrunkUserPages: previous.shrunkUserPages,
-                hotPages: previous.hotPages
+                hotPages: previous.hotPages, boards: boardMarks
             ).save(to: publisher)
             return report
         }
-        if let previous, previous.fingerprint == fingerprint, let seq = previous.changeSeq, seq <= through {
+        // A board added renders its own pages (its threads are all logged
+        // as changes) and the pages about the whole archive; only a board
+        // whose pages read otherwise (its title, its section, its forum
+        // address) or that went away renders everything again.
+        if let previous, previous.fingerprint == fingerprint, let seq = previous.changeSeq, seq <= through,
+            let marks = previous.boards, marks.allSatisfy({ boardMarks[$0.key] == $0.value })
+        {
             let changes = try store.buildChanges(after: seq)
             run.changes = changes
             through = max(through, changes.through)
@@ -204,6 +212,7 @@ package struct SiteBuilder: Sendable {
         chooseDigests(read, boards: boards, run: run)
         try buildHome(run: run)
         try buildSections(run: run)
+        try buildBoardsScript(run: run)
         try buildHot(windows: read.windows, run: run)
         let present = Set(boards.map(\.name))
         var lookupScript = LookupMap.updated(oldLookup, with: lookup, present: present)
@@ -236,7 +245,7 @@ package struct SiteBuilder: Sendable {
         try BuildState(
             fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
             boardPages: run.boardPages, shrunkUserPages: shrunk.isEmpty ? nil : shrunk,
-            hotPages: run.hotPages.isEmpty ? nil : run.hotPages
+            hotPages: run.hotPages.isEmpty ? nil : run.hotPages, boards: boardMarks
         ).save(to: publisher)
         return run.report
     }
@@ -319,9 +328,11 @@ package struct SiteBuilder: Sendable {
     }
 
     /// Everything besides the store that every page depends on: the
-    /// program's version, the options, the templates and assets, and the
-    /// boards and sections in the sidebar. Any change rebuilds every page.
-    private func fingerprint(boards: [StoredBoard], filing: StoredSectionFiling) -> String {
+    /// program's version, the options, the templates and assets. Any
+    /// change renders every page again. The boards are not in it: the
+    /// sidebar lists them from `boards.js`, and each board's own pages
+    /// depend on what `boardMarks` keeps of it.
+    private func fingerprint() -> String {
         // How many tasks render does not change a byte of the output.
         var rendering = options
         rendering.workers = 0
@@ -332,16 +343,24 @@ package struct SiteBuilder: Sendable {
         }
         // The layout of the files, where it changed without a template:
         // a site of another layout is rendered anew (2: board Markdown
-        // paged like the HTML list).
-        text += "layout 2\n"
-        for board in boards {
-            text += "board \(board.name)|\(board.title ?? "")|\(board.source ?? "")|\(board.baseURL ?? "")\n"
-        }
-        for section in filing.sections { text += "section \(section.code)|\(section.name)|\(section.parent ?? "")\n" }
-        for (board, section) in filing.boardSection.sorted(by: { $0.key < $1.key }) {
-            text += "filed \(board)|\(section)\n"
-        }
+        // paged like the HTML list; 3: the sidebar's boards in `boards.js`).
+        text += "layout 3\n"
         return SHA256.hex(Data(text.utf8))
+    }
+
+    /// What each board's own pages show of it besides its threads: its
+    /// name and title, its forum and address (the original links), and the
+    /// sections its breadcrumbs name. A build renders everything again when
+    /// one of these changed for a board built before, or a board went
+    /// away; a board added changes none of them.
+    static func boardMarks(_ navigation: SiteNavigation) -> [String: String] {
+        var marks: [String: String] = [:]
+        for board in navigation.boards where marks[board.name] == nil {
+            var text = "\(board.title ?? "")|\(board.source ?? "")|\(board.baseURL ?? "")"
+            for (name, path) in navigation.sectionCrumbs(board: board.name) { text += "|\(name)>\(path)" }
+            marks[board.name] = text
+        }
+        return marks
     }
 
     // MARK: Tasks
@@ -480,21 +499,16 @@ package struct SiteBuilder: Sendable {
             sidebar: try sidebar(root: root, board: board, run: run))
     }
 
-    /// The board sidebar, rendered once per folder depth and current board
-    /// (its links only depend on those), then reused by every page.
+    /// The sidebar's frame, rendered once per folder depth and current
+    /// board (its links only depend on those), then reused by every page.
+    /// Its boards are listed from `boards.js` (`buildBoardsScript`).
     private func sidebar(root: String, board: String?, run: BuildRun) throws(ArchiveError) -> String {
         let key = root + "\u{0}" + (board ?? "")
         if let cached = run.sidebars[key] { return cached }
-        let groups = run.navigation.groups.map { group in
-            var view = Self.groupView(group, navigation: run.navigation, time: options.forum.time) { root + $0 }
-            view.open = board == nil || group.boards.contains { $0.name == board }
-            for index in view.boards.indices { view.boards[index].isCurrent = view.boards[index].name == board }
-            return view
-        }
         let html = try templates.render(
             "sidebar",
             SidebarView(
-                groups: groups, home: root + SitePaths.home, hotHref: root + SitePaths.hot,
+                board: board, home: root + SitePaths.home, hotHref: root + SitePaths.hot,
                 lookupHref: root + SitePaths.lookup))
         run.sidebars[key] = html
         return html
@@ -874,6 +888,9 @@ struct BuildState: Codable {
     /// What each hot page shows (`SiteBuilder.hotPageKey`), so that the
     /// next build renders only those whose cards changed.
     var hotPages: [String: String]?
+    /// Each board's `SiteBuilder.boardMarks` (absent in folders built
+    /// before the boards left the fingerprint: then all is rendered).
+    var boards: [String: String]?
 
     static func load(from publisher: any SitePublisher) -> BuildState? {
         publisher.read(path).flatMap { try? JSONDecoder().decode(BuildState.self, from: $0) }

@@ -25,6 +25,10 @@ enum SitePaths {
     static let lookupMap = "lookup-map.js"
     /// The forum's forms of address, as data for the forum-agnostic `lookup.js`.
     static let lookupRules = "lookup-rules.js"
+    /// Every board and section, which `site.js` lists in each page's
+    /// sidebar: one file, so a page's size does not grow with the number
+    /// of boards and a new board rewrites this file, not every page.
+    static let boardsScript = "boards.js"
     static let search = "search.html"
     static let searchScript = "assets/search.js"
     static let notFound = "404.html"

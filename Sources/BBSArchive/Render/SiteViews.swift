@@ -235,15 +235,18 @@ struct BoardGroupView: TypedTemplateView {
     }
 }
 
+/// The sidebar's frame: its links to the whole site and the board it
+/// marks. Its groups of boards come from `boards.js` (`BoardsScript`),
+/// which `site.js` lists in it, so no page carries every board.
 struct SidebarView: TypedTemplateView {
-    var groups: [BoardGroupView]
+    var board: String?
     var home: String
     var hotHref: String
     var lookupHref: String
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
         switch name.key {
-        case .groups: .typedList(groups)
+        case .board: board.map(TemplateValue.text)
         case .home: .text(home)
         case .hotHref: .text(hotHref)
         case .lookupHref: .text(lookupHref)
