@@ -326,6 +326,140 @@ import Testing
         }
     }
 
+    /// The rows of a page of results, its loads of `search/d/` files from
+    /// the network (not the browser's cache, which answers a Range request
+    /// for a file it holds whole itself): (path under search/, body bytes, status).
+    static let rowLoads = """
+        new Promise(resolve => {
+          const tick = () => {
+            const results = document.getElementById('results');
+            if (results && results.getAttribute('aria-busy') === 'false' && results.dataset.query !== undefined) {
+              resolve(JSON.stringify({q: new URLSearchParams(location.search).get('q') || '',
+                total: Number(results.dataset.total),
+                hits: [...results.querySelectorAll('a.hit')].map(a => a.getAttribute('href')),
+                loads: performance.getEntriesByType('resource')
+                  .filter(e => e.name.includes('/search/d/') && e.transferSize > 0)
+                  .map(e => [e.name.split('/search/')[1], e.encodedBodySize, e.responseStatus])}));
+            } else setTimeout(tick, 5);
+          };
+          tick();
+        })
+        """
+
+    struct RowLoads: Decodable {
+        var q: String
+        var total: Int
+        var hits: [String]
+        var loads: [[Loaded]]
+
+        enum Loaded: Decodable {
+            case path(String)
+            case number(Int)
+            init(from decoder: Decoder) throws {
+                let value = try decoder.singleValueContainer()
+                if let number = try? value.decode(Int.self) { self = .number(number) } else {
+                    self = .path(try value.decode(String.self))
+                }
+            }
+            var number: Int? { if case .number(let n) = self { n } else { nil } }
+            var path: String? { if case .path(let p) = self { p } else { nil } }
+        }
+    }
+
+    /// Over HTTP the client reads only the rows it shows of each chunk
+    /// (Range requests: 206, fewer bytes than the file); a static host that
+    /// ignores Range (Python's `http.server` answers 200 with the whole
+    /// file) gets the same results, each chunk read once, whole.
+    @Test func rowsComeByRangeAndWholeFromAHostWithoutIt() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let documents = try Self.documents(storePath: built.storePath)
+        let all = Self.queries(documents, seed: 9)
+        // Queries with more than one page of hits, from every kind.
+        let chosen = Array(
+            ["chinese", "latin", "multi", "filter"].compactMap { kind in
+                all.first { $0.kind == kind && Self.truth($0.text, in: documents).count > 20 }
+            })
+        try #require(chosen.count >= 3)
+        let probes = chosen.map { query in
+            (
+                "search.html?q=" + (query.text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
+                Self.rowLoads
+            )
+        }
+        let root = built.plain.root
+        func size(_ path: String) -> Int {
+            let file = root.appendingPathComponent("search").appendingPathComponent(path)
+            return (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? -1
+        }
+        func check(_ report: BrowserTests.Report, ranged: Bool, host: String) throws {
+            #expect(report.fatal == nil, "\(host): \(report.fatal ?? "")")
+            #expect(report.probes.count == chosen.count)
+            for (query, probe) in zip(chosen, report.probes) {
+                #expect(probe.problems.isEmpty, "\(host) «\(query.text)»: \(probe.problems)")
+                let outcome = try JSONDecoder().decode(RowLoads.self, from: Data((probe.value ?? "{}").utf8))
+                let expected = Self.truth(query.text, in: documents)
+                #expect(outcome.total == expected.count, "\(host) «\(query.text)»: total")
+                #expect(outcome.hits.count == 20, "\(host) «\(query.text)»: first page")
+                #expect(Set(outcome.hits).isSubset(of: expected), "\(host) «\(query.text)»: hits that do not match")
+                if ranged { #expect(!outcome.loads.isEmpty, "\(host) «\(query.text)»: no rows loaded") }
+                for load in outcome.loads {
+                    let path = load.first?.path ?? "?"
+                    let bytes = load.count > 1 ? load[1].number ?? -1 : -1
+                    let status = load.count > 2 ? load[2].number ?? -1 : -1
+                    let expected = ranged ? status == 206 && bytes < size(path) : status == 200 && bytes == size(path)
+                    if !expected {
+                        Issue.record("\(host) «\(query.text)»: \(path) answered \(status), \(bytes) of \(size(path)) bytes")
+                    }
+                }
+                if !ranged {
+                    let paths = outcome.loads.compactMap { $0.first?.path }
+                    if paths.count != Set(paths).count { Issue.record("\(host) «\(query.text)»: a chunk read twice: \(paths)") }
+                }
+            }
+        }
+
+        let server = SiteServer(root: root)
+        let base = try await server.start()
+        // A browser each query: its cache answers a Range request for a
+        // file it already holds whole by itself.
+        func run(_ base: String) async throws -> BrowserTests.Report {
+            var report = try await Self.probe(site: built.plain, base: base, probes: [probes[0]])
+            for probe in probes.dropFirst() {
+                report.probes += try await Self.probe(site: built.plain, base: base, probes: [probe]).probes
+            }
+            return report
+        }
+        let served = try await run(base)
+        await server.stop()
+        try check(served, ranged: true, host: "SiteServer")
+
+        let python = try #require(ExternalTool.find("python3"), "no python3 on PATH: run `make setup`")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [
+            "-u", "-c",
+            """
+            import http.server, os, sys
+            os.chdir(sys.argv[1])
+            class Handler(http.server.SimpleHTTPRequestHandler):
+                def log_message(self, *args): pass
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+            print(server.server_address[1], flush=True)
+            server.serve_forever()
+            """,
+            root.path,
+        ]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        // SIGKILL: the test process may pass SIGTERM on ignored.
+        defer { kill(process.processIdentifier, SIGKILL) }
+        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        let port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "python said \(line)")
+        let plain = try await run("http://127.0.0.1:\(port)/")
+        try check(plain, ranged: false, host: "http.server")
+    }
+
     @Test func typingThisBoardSortingAndTheAddressWork() async throws {
         let built = try await ReadingSiteFixture.shared.site()
         let documents = try Self.documents(storePath: built.storePath)

@@ -211,6 +211,48 @@ import Testing
         #expect(HTTPHead.end(of: Array("GET / HTTP/1.1\r\n".utf8)) == nil)
     }
 
+    /// One range of bytes is answered 206 with its part (the search
+    /// client reads rows of `search/d/` files so); a range past the end is
+    /// 416; several ranges, another unit or a malformed value get the
+    /// whole file, as a host that ignores Range gives it.
+    @Test func answersOneRangeOfBytes() throws {
+        let length = 100
+        #expect(SiteFileHandler.byteRange("bytes=0-9", length: length) == .part(0..<10))
+        #expect(SiteFileHandler.byteRange("bytes=90-", length: length) == .part(90..<100))
+        #expect(SiteFileHandler.byteRange("bytes=95-200", length: length) == .part(95..<100))
+        #expect(SiteFileHandler.byteRange("bytes=-10", length: length) == .part(90..<100))
+        #expect(SiteFileHandler.byteRange("bytes=-500", length: length) == .part(0..<100))
+        #expect(SiteFileHandler.byteRange("bytes=100-", length: length) == .unsatisfiable)
+        #expect(SiteFileHandler.byteRange("bytes=-0", length: length) == .unsatisfiable)
+        for ignored in [
+            "bytes=0-1,5-6", "items=0-1", "bytes=5-1", "bytes=a-b", "bytes=-", "bytes=0x1-2", "bytes= 1 2",
+            "bytes=99999999999999999999-",
+        ] {
+            #expect(SiteFileHandler.byteRange(ignored, length: length) == .ignored, "\(ignored)")
+        }
+
+        let root = try Fixtures.temporaryFolder("range")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Data("0123456789".utf8).write(to: root.appendingPathComponent("a.js"))
+        let handler = SiteFileHandler(root: root.resolvingSymlinksInPath())
+        func answer(_ range: String?, method: String = "GET") -> String {
+            var head = HTTPHead(method: method, target: "/a.js", keepAlive: true, contentLength: 0)
+            head.range = range
+            return String(decoding: handler.answer(head, keepAlive: true), as: UTF8.self)
+        }
+        let part = answer("bytes=2-4")
+        #expect(part.hasPrefix("HTTP/1.1 206 Partial Content\r\n"))
+        #expect(part.contains("\r\nContent-Range: bytes 2-4/10\r\n") && part.contains("\r\nContent-Length: 3\r\n"))
+        #expect(part.hasSuffix("\r\n\r\n234"))
+        let whole = answer(nil)
+        #expect(whole.hasPrefix("HTTP/1.1 200 OK\r\n") && whole.contains("\r\nAccept-Ranges: bytes\r\n"))
+        #expect(whole.hasSuffix("\r\n\r\n0123456789"))
+        #expect(answer("bytes=0-1,4-5").hasSuffix("\r\n\r\n0123456789"))
+        let past = answer("bytes=10-")
+        #expect(past.hasPrefix("HTTP/1.1 416 ") && past.contains("\r\nContent-Range: bytes */10\r\n"))
+        #expect(answer("bytes=2-4", method: "HEAD").hasSuffix("Content-Length: 3\r\nConnection: keep-alive\r\n\r\n"))
+    }
+
     @Test func aMissingFolderIsOneClearError() async throws {
         let server = SiteServer(root: URL(fileURLWithPath: "/nonexistent/site"))
         await #expect(throws: ArchiveError.self) { _ = try await server.start() }

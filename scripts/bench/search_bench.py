@@ -328,7 +328,8 @@ def doc_links(site):
     links = {}
     for path in (site / "search" / "d").glob("*.js"):
         body = path.read_text(encoding="utf-8")
-        rows = json.loads(body[body.index(",") + 1: body.rindex(");")])
+        # BBSSearch.docs("HEADER",K,[rows]); (index format 8; before it, BBSSearch.docs(K,[rows]);)
+        rows = json.loads(body[body.index(",[") + 1: body.rindex(");")])
         for i, row in enumerate(rows):
             # The link, or (index format 6) the page's number when it is board/B/GID(-P).html#aF.
             link = row[3]

@@ -21,7 +21,7 @@
   function hasFile(k) { return listed.has(k) === listedPresent; }
   S.manifest = function (m) {
     // SearchIndexWriter.version
-    if (m.version !== 7) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
+    if (m.version !== 8) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
     var list = m.present !== undefined ? m.present : m.absent;
     listedPresent = m.present !== undefined;
     if (list) listed = new Set(decodeDocs(list));
@@ -32,7 +32,8 @@
   var tailed = {};
   S.shard = function (k, data, tail) { store.s[k] = data; if (tail) tailed[k] = 1; };
   S.positions = function (k, data) { store.p[k] = data; };
-  S.docs = function (k, rows) { store.d[k] = rows; };
+  // A whole chunk of documents, run as a script (from file://).
+  S.docs = function (header, k, rows) { store.d[k] = rows; whole[k] = true; };
   S.days = function (list) { store.days = list; };
   // A shard's tail: the postings of documents appended since the shard was
   // written whole (all numbered after its own), and their pairs' positions.
@@ -70,6 +71,70 @@
       document.head.appendChild(script);
     });
     return pending[id];
+  }
+
+  // The rows of documents, a chunk of info.chunk to a file (d/K.js). Over
+  // HTTP only the rows shown are read: the chunk's header of row offsets
+  // (hex, 8 digits each, from byte 16), then each run of rows, by Range
+  // requests. A host that ignores Range answers with the whole file, which
+  // serves every later row of it too. From file://, where fetch is not
+  // allowed, the chunk runs as a script (BBSSearch.docs).
+  var ranged = location.protocol === 'http:' || location.protocol === 'https:';
+  var whole = {};
+  var offsets = {};
+  var HEADER_START = 16, DIGITS = 8;
+  var decoder = new TextDecoder();
+  function fetchBytes(path, start, end) {
+    return fetch(base + path, { headers: { Range: 'bytes=' + start + '-' + (end - 1) } }).then(function (response) {
+      if (response.status !== 206 && response.status !== 200) throw new Error('cannot load ' + path);
+      return response.arrayBuffer().then(function (buffer) {
+        return { partial: response.status === 206, bytes: new Uint8Array(buffer) };
+      });
+    });
+  }
+  function takeWhole(k, bytes) {
+    var text = decoder.decode(bytes);
+    var open = text.indexOf(',[');
+    store.d[k] = JSON.parse(text.slice(open + 1, text.lastIndexOf(']') + 1));
+    whole[k] = true;
+  }
+  function chunkOffsets(k, path) {
+    if (offsets[k]) return offsets[k];
+    offsets[k] = fetchBytes(path, HEADER_START, HEADER_START + DIGITS * (info.chunk + 1)).then(function (got) {
+      if (!got.partial) { takeWhole(k, got.bytes); return null; }
+      var text = decoder.decode(got.bytes);
+      var list = [];
+      for (var i = 0; i + DIGITS <= text.length; i += DIGITS) list.push(parseInt(text.slice(i, i + DIGITS), 16));
+      if (list.length !== info.chunk + 1 || list.some(isNaN)) throw new Error('cannot read ' + path);
+      return list;
+    });
+    offsets[k].catch(function () { delete offsets[k]; });
+    return offsets[k];
+  }
+  function loadRows(k, rows) {
+    var path = 'd/' + k + '.js';
+    if (whole[k]) return Promise.resolve();
+    if (!ranged) return load('d', k, path);
+    return chunkOffsets(k, path).then(function (list) {
+      if (!list || whole[k]) return;
+      var have = store.d[k] || (store.d[k] = []);
+      var wanted = rows.filter(function (i) { return have[i] === undefined; }).sort(function (a, b) { return a - b; });
+      // Runs of neighbouring rows, one request each.
+      var runs = [];
+      wanted.forEach(function (i) {
+        var last = runs[runs.length - 1];
+        if (last && last[1] === i) last[1] = i + 1; else runs.push([i, i + 1]);
+      });
+      return Promise.all(runs.map(function (run) {
+        if (list[run[1]] <= list[run[0]]) return null;
+        return fetchBytes(path, list[run[0]], list[run[1]]).then(function (got) {
+          if (!got.partial) { takeWhole(k, got.bytes); return; }
+          var text = decoder.decode(got.bytes).replace(/,\s*$/, '');
+          var parsed = JSON.parse('[' + text + ']');
+          for (var i = 0; i < parsed.length; i++) have[run[0] + i] = parsed[i];
+        });
+      }));
+    });
   }
 
   // NFKC then lower case, as SearchText.normalize does.
@@ -551,8 +616,11 @@
       else hits.sort(function (a, b) { return b[1] - a[1] || b[0] - a[0]; });
       var shown = hits.slice((page - 1) * PER_PAGE, page * PER_PAGE).map(function (h) { return h[0]; });
       var chunks = {};
-      shown.forEach(function (doc) { chunks[Math.floor(doc / info.chunk)] = true; });
-      return Promise.all(Object.keys(chunks).map(function (c) { return load('d', c, 'd/' + c + '.js'); }))
+      shown.forEach(function (doc) {
+        var k = Math.floor(doc / info.chunk);
+        (chunks[k] || (chunks[k] = [])).push(doc % info.chunk);
+      });
+      return Promise.all(Object.keys(chunks).map(function (k) { return loadRows(k, chunks[k]); }))
         .then(function () { finish(mine, shown, hits.length, query, q, page, order, ''); });
     }).catch(function (error) {
       if (mine === generation) finish(mine, [], 0, query, q, page, order, '索引文件读不到（' + error.message + '）。');

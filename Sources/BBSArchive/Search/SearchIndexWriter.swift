@@ -42,9 +42,11 @@ import GRDB
 ///   (one reply: one file, not 40-odd); when it grows past `recentLimit`
 ///   (so a query downloads at most that much more), its postings go to
 ///   their shards' tails and it starts again empty.
-/// - `search/d/K.js`: documents 4K to 4K+3: board, thread, floor, link (page and anchor; or
-///   the page's number, when the link is `board/B/GID(-P).html#aF` with the board's name as is),
-///   author, time, title and searchable text, for the result list.
+/// - `search/d/K.js`: documents 128K to 128K+127, a row each: board, thread, floor, link (page
+///   and anchor; or the page's number, when the link is `board/B/GID(-P).html#aF` with the
+///   board's name as is), author, time, title and searchable text, for the result list; after
+///   a header of the rows' byte offsets, so that over HTTP a query reads only the rows it shows
+///   (`chunkScript`).
 /// - `search/days.js`: the first document of each day (in the forum's zone)
 ///   among the documents in time order, for the `after:` / `before:` filters.
 /// - `search/late.js`: the late documents (`Late`), each with its day and
@@ -73,7 +75,11 @@ struct SearchIndexWriter {
     static let manifestPath = "search/index.js"
     static let daysPath = "search/days.js"
     static let latePath = "search/late.js"
-    static let docsPerChunk = 4
+    /// Documents a `search/d/` file holds: about 140 kB at 100k posts, so
+    /// the index is a few hundred files, not one for every four posts
+    /// (25,000 at 100k, whose creation was a third of indexing's CPU); a
+    /// query reads only the rows it shows of them (`chunkScript`).
+    static let docsPerChunk = 128
     /// The layout's version; an index of another version on disk is written again whole.
     /// 2: pair positions apart from the document lists (`search/p/`).
     /// 3: lists Rice-coded or as bitmaps, pair counts only where not 1 (`ListCoding`).
@@ -86,7 +92,9 @@ struct SearchIndexWriter {
     /// 7: appended postings go first to one recent tail for the whole
     ///    index (`search/r.js`, named by the manifest's `recent`), and to
     ///    the shards' tails only when it is flushed.
-    static let version = 7
+    /// 8: 128 documents a chunk, with a header of row offsets that Range
+    ///    requests read (`chunkScript`).
+    static let version = 8
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
     static func positionsPath(_ shard: Int) -> String { "search/p/\(String(shard, radix: 16)).js" }
     static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }
@@ -1200,9 +1208,35 @@ struct SearchIndexWriter {
         }
     }
 
+    /// A chunk file: `BBSSearch.docs("HEADER",K,[row,…]);`, a row a line.
+    /// HEADER is `docsPerChunk + 1` byte offsets into the file, each
+    /// `chunkOffsetDigits` hex digits: where each row starts (its bytes run
+    /// to the next offset, its separator included), then where the last
+    /// row ends, repeated to fill the header. It starts at a fixed place
+    /// (`chunkHeaderStart`), so over HTTP the client reads it, then only
+    /// the rows it shows, by Range requests; from `file://` the file runs
+    /// as a script, whole.
     static func chunkScript(_ index: Int, _ rows: [String]) -> Data {
-        Data("BBSSearch.docs(\(index),[\n\(rows.joined(separator: ",\n"))]);\n".utf8)
+        let middle = "\",\(index),[\n"
+        var position = chunkHeaderStart + chunkHeaderLength + middle.utf8.count
+        var header = ""
+        header.reserveCapacity(chunkHeaderLength)
+        func offset(_ value: Int) {
+            let digits = String(value, radix: 16)
+            header += String(repeating: "0", count: max(0, chunkOffsetDigits - digits.utf8.count)) + digits
+        }
+        for (number, row) in rows.enumerated() {
+            offset(position)
+            position += row.utf8.count + (number + 1 < rows.count ? 2 : 0)
+        }
+        for _ in rows.count...docsPerChunk { offset(position) }
+        return Data((chunkScriptPrefix + header + middle + rows.joined(separator: ",\n") + "]);\n").utf8)
     }
+    static let chunkScriptPrefix = "BBSSearch.docs(\""
+    static var chunkHeaderStart: Int { chunkScriptPrefix.utf8.count }
+    /// Eight hex digits an offset: a chunk may hold up to 4 GB of rows.
+    static let chunkOffsetDigits = 8
+    static var chunkHeaderLength: Int { chunkOffsetDigits * (docsPerChunk + 1) }
 
     /// A shard; `tail`: it has a tail (`search/t/`), which the client loads after it.
     static func shardScript(_ index: Int, _ shard: SpillFiles.Lists, tail: Bool) -> Data {

@@ -267,6 +267,8 @@ struct HTTPHead: Equatable {
     var target: String
     var keepAlive: Bool
     var contentLength: Int
+    /// The `Range` header's value, as sent (`bytes=0-99`), if any.
+    var range: String? = nil
 
     /// The index just past the blank line that ends a request's head, if
     /// `bytes` holds one.
@@ -307,6 +309,8 @@ extension HTTPHead {
                 contentLength = length
             } else if name == "transfer-encoding" {
                 contentLength = Int.max
+            } else if name == "range" {
+                range = value
             }
         }
         self.keepAlive = keepAlive
@@ -333,10 +337,63 @@ struct SiteFileHandler: Sendable {
             guard let data = FileManager.default.contents(atPath: url.path) else {
                 return notFound(keepAlive: keepAlive, head: head)
             }
-            return Self.answer(
-                200, "OK", type: Self.contentType(url), extra: "X-Content-Type-Options: nosniff\r\n", body: data,
-                keepAlive: keepAlive, head: head)
+            let type = Self.contentType(url)
+            let extra = "X-Content-Type-Options: nosniff\r\nAccept-Ranges: bytes\r\n"
+            switch request.range.map({ Self.byteRange($0, length: data.count) }) {
+            case .none, .some(.ignored):
+                return Self.answer(200, "OK", type: type, extra: extra, body: data, keepAlive: keepAlive, head: head)
+            case .some(.unsatisfiable):
+                return Self.answer(
+                    416, "Range Not Satisfiable", type: "text/plain; charset=utf-8",
+                    extra: "Content-Range: bytes */\(data.count)\r\n", body: Data("Range Not Satisfiable\n".utf8),
+                    keepAlive: keepAlive, head: head)
+            case .some(.part(let part)):
+                return Self.answer(
+                    206, "Partial Content", type: type,
+                    extra: extra + "Content-Range: bytes \(part.lowerBound)-\(part.upperBound - 1)/\(data.count)\r\n",
+                    body: data.subdata(in: part), keepAlive: keepAlive, head: head)
+            }
         }
+    }
+
+    enum ByteRange: Equatable {
+        /// Not a single range of bytes (several ranges, another unit, a
+        /// malformed value): answered with the whole file, as RFC 9110 allows.
+        case ignored
+        case unsatisfiable
+        case part(Range<Int>)
+    }
+
+    /// The part of a file of `length` bytes that a `Range` value asks for:
+    /// `bytes=A-B`, `bytes=A-` or `bytes=-N` (the last N bytes).
+    static func byteRange(_ value: String, length: Int) -> ByteRange {
+        let spec = value.trimmingCharacters(in: .whitespaces)
+        guard spec.hasPrefix("bytes="), !spec.contains(",") else { return .ignored }
+        let parts = spec.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return .ignored }
+        let first = parts[0].trimmingCharacters(in: .whitespaces)
+        let last = parts[1].trimmingCharacters(in: .whitespaces)
+        func number(_ text: String) -> Int? {
+            guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                return nil
+            }
+            return Int(text)
+        }
+        if first.isEmpty {
+            guard let count = number(last) else { return .ignored }
+            guard count > 0, length > 0 else { return .unsatisfiable }
+            return .part(max(0, length - count)..<length)
+        }
+        guard let start = number(first) else { return .ignored }
+        let end: Int
+        if last.isEmpty {
+            end = length - 1
+        } else {
+            guard let given = number(last), given >= start else { return .ignored }
+            end = min(given, length - 1)
+        }
+        guard start < length else { return .unsatisfiable }
+        return .part(start..<(end + 1))
     }
 
     private func notFound(keepAlive: Bool, head: Bool) -> [UInt8] {
