@@ -217,7 +217,9 @@ import Testing
         #expect(Set(listed.boards) == Set(forum.boardNames) && listed.boards.count == forum.boardNames.count)
         #expect(listed.hrefs == listed.boards.map { "../../" + SitePaths.board($0) })
         for href in listed.hrefs {
-            #expect(FileManager.default.fileExists(atPath: site.root.appendingPathComponent(String(href.dropFirst(6))).path))
+            #expect(
+                FileManager.default.fileExists(atPath: site.root.appendingPathComponent(String(href.dropFirst(6))).path)
+            )
         }
         #expect(listed.current == board && listed.open == 1, "\(listed)")
     }

@@ -357,7 +357,9 @@ import Testing
             case number(Int)
             init(from decoder: Decoder) throws {
                 let value = try decoder.singleValueContainer()
-                if let number = try? value.decode(Int.self) { self = .number(number) } else {
+                if let number = try? value.decode(Int.self) {
+                    self = .number(number)
+                } else {
                     self = .path(try value.decode(String.self))
                 }
             }
@@ -408,12 +410,15 @@ import Testing
                     let status = load.count > 2 ? load[2].number ?? -1 : -1
                     let expected = ranged ? status == 206 && bytes < size(path) : status == 200 && bytes == size(path)
                     if !expected {
-                        Issue.record("\(host) «\(query.text)»: \(path) answered \(status), \(bytes) of \(size(path)) bytes")
+                        Issue.record(
+                            "\(host) «\(query.text)»: \(path) answered \(status), \(bytes) of \(size(path)) bytes")
                     }
                 }
                 if !ranged {
                     let paths = outcome.loads.compactMap { $0.first?.path }
-                    if paths.count != Set(paths).count { Issue.record("\(host) «\(query.text)»: a chunk read twice: \(paths)") }
+                    if paths.count != Set(paths).count {
+                        Issue.record("\(host) «\(query.text)»: a chunk read twice: \(paths)")
+                    }
                 }
             }
         }

@@ -57,7 +57,8 @@ import Testing
         #expect(!clean.contains("\u{1B}"))
         #expect(
             groups == [
-                .init(name: clean, kind: "section", href: "section/1.html", boards: [["A", clean, "board/A/index.html"]]),
+                .init(
+                    name: clean, kind: "section", href: "section/1.html", boards: [["A", clean, "board/A/index.html"]]),
                 .init(name: "", kind: "other", href: nil, boards: [["B", "B", "board/B/index.html"]]),
             ])
     }
