@@ -182,7 +182,7 @@ struct PagerView: TypedTemplateView {
 // MARK: Navigation
 
 /// A group of boards (a section, or the boards filed nowhere) on the home
-/// page, a section page or the sidebar.
+/// page or a section page (the sidebar lists them from `BoardsScript`).
 struct BoardGroupView: TypedTemplateView {
     struct Board: TypedTemplateView {
         var name: String
@@ -192,7 +192,6 @@ struct BoardGroupView: TypedTemplateView {
         var posts: Int
         var from: String?
         var to: String?
-        var isCurrent = false
 
         func templateValue(named name: TemplateName) -> TemplateValue? {
             switch name.key {
@@ -203,7 +202,6 @@ struct BoardGroupView: TypedTemplateView {
             case .posts: .number(posts)
             case .from: from.map(TemplateValue.text)
             case .to: to.map(TemplateValue.text)
-            case .isCurrent: .flag(isCurrent)
             default: nil
             }
         }
@@ -216,7 +214,6 @@ struct BoardGroupView: TypedTemplateView {
     var isOther: Bool
     var href: String?
     var boards: [Board]
-    var open = false
     var subsections: [CrumbView] = []
 
     func templateValue(named name: TemplateName) -> TemplateValue? {
@@ -227,7 +224,6 @@ struct BoardGroupView: TypedTemplateView {
         case .href: href.map(TemplateValue.text)
         case .boards: .typedList(boards)
         case .hasBoards: .flag(!boards.isEmpty)
-        case .open: .flag(open)
         case .subsections: .typedList(subsections)
         case .hasSubsections: .flag(!subsections.isEmpty)
         default: nil

@@ -128,7 +128,6 @@ enum TemplateKey: String, CaseIterable, Sendable {
     case olderHref
     case onlyHref
     case opHref
-    case open
     case openingDeleted
     case original
     case pageNumber
