@@ -218,20 +218,23 @@ import Testing
             """
     }
 
-    /// Waits for the results of the query the address holds.
-    static let pageResult = """
+    /// Waits for the results of the query the address holds; `more`: other
+    /// fields of the answer, as JavaScript (`, name: value`).
+    static func pageResult(_ more: String = "") -> String {
+        """
         new Promise(resolve => {
           const tick = () => {
             const results = document.getElementById('results');
             if (results && results.getAttribute('aria-busy') === 'false' && results.dataset.query !== undefined) {
               resolve(JSON.stringify({q: new URLSearchParams(location.search).get('q') || '',
                 total: Number(results.dataset.total),
-                hits: [...results.querySelectorAll('a.hit')].map(a => a.getAttribute('href'))}));
+                hits: [...results.querySelectorAll('a.hit')].map(a => a.getAttribute('href'))\(more)}));
             } else setTimeout(tick, 5);
           };
           tick();
         })
         """
+    }
 
     static func probe(site: SiteInspector, base: String?, probes: [(String, String)]) async throws
         -> BrowserTests.Report
@@ -274,7 +277,7 @@ import Testing
         // A few of the same queries opened from disk, as addresses.
         let fromDisk = stride(from: 0, to: queries.count, by: queries.count / 6).map { queries[$0].text }
         let pageProbes = fromDisk.map { q in
-            ("search.html?q=" + (q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), Self.pageResult)
+            ("search.html?q=" + (q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), Self.pageResult())
         }
         let report = try await Self.probe(
             site: built.plain, base: base, probes: [("search.html", try Self.driver(queries.map(\.text)))])
@@ -329,22 +332,13 @@ import Testing
     /// The rows of a page of results, its loads of `search/d/` files from
     /// the network (not the browser's cache, which answers a Range request
     /// for a file it holds whole itself): (path under search/, body bytes, status).
-    static let rowLoads = """
-        new Promise(resolve => {
-          const tick = () => {
-            const results = document.getElementById('results');
-            if (results && results.getAttribute('aria-busy') === 'false' && results.dataset.query !== undefined) {
-              resolve(JSON.stringify({q: new URLSearchParams(location.search).get('q') || '',
-                total: Number(results.dataset.total),
-                hits: [...results.querySelectorAll('a.hit')].map(a => a.getAttribute('href')),
-                loads: performance.getEntriesByType('resource')
-                  .filter(e => e.name.includes('/search/d/') && e.transferSize > 0)
-                  .map(e => [e.name.split('/search/')[1], e.encodedBodySize, e.responseStatus])}));
-            } else setTimeout(tick, 5);
-          };
-          tick();
-        })
+    static let rowLoads = pageResult(
         """
+        ,
+          loads: performance.getEntriesByType('resource')
+            .filter(e => e.name.includes('/search/d/') && e.transferSize > 0)
+            .map(e => [e.name.split('/search/')[1], e.encodedBodySize, e.responseStatus])
+        """)
 
     struct RowLoads: Decodable {
         var q: String
@@ -501,7 +495,7 @@ import Testing
                 ("search.html", typing),
                 (
                     "search.html?q=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&board=\(board)",
-                    Self.pageResult
+                    Self.pageResult()
                 ),
                 (
                     "search.html?q=\(term.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&sort=newest",
@@ -619,7 +613,7 @@ import Testing
             probes: queries.map { q in
                 (
                     "search.html?q=" + (q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
-                    Self.pageResult
+                    Self.pageResult()
                 )
             })
         #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")

@@ -74,15 +74,17 @@
   }
 
   // The rows of documents, a chunk of info.chunk to a file (d/K.js). Over
-  // HTTP only the rows shown are read: the chunk's header of row offsets
-  // (hex, 8 digits each, from byte 16), then each run of rows, by Range
-  // requests. A host that ignores Range answers with the whole file, which
-  // serves every later row of it too. From file://, where fetch is not
-  // allowed, the chunk runs as a script (BBSSearch.docs).
+  // HTTP only the rows shown are read: the chunk's header (from byte 16:
+  // the length of the rest in six hex digits, then the rows' byte lengths
+  // as base64 of varints; the rows start after it, '",K,[' and a line
+  // break), then each run of rows, by Range requests. A host that ignores
+  // Range answers with the whole file, which serves every later row of it
+  // too. From file://, where fetch is not allowed, the chunk runs as a
+  // script (BBSSearch.docs).
   var ranged = location.protocol === 'http:' || location.protocol === 'https:';
   var whole = {};
   var offsets = {};
-  var HEADER_START = 16, DIGITS = 8;
+  var HEADER_START = 16;
   var decoder = new TextDecoder();
   function fetchBytes(path, start, end) {
     return fetch(base + path, { headers: { Range: 'bytes=' + start + '-' + (end - 1) } }).then(function (response) {
@@ -98,15 +100,27 @@
     store.d[k] = JSON.parse(text.slice(open + 1, text.lastIndexOf(']') + 1));
     whole[k] = true;
   }
+  // The byte where each row of chunk k starts, and where the last ends
+  // (null once the whole file came instead).
   function chunkOffsets(k, path) {
     if (offsets[k]) return offsets[k];
-    offsets[k] = fetchBytes(path, HEADER_START, HEADER_START + DIGITS * (info.chunk + 1)).then(function (got) {
+    // Enough for two bytes a row's length, mostly the whole header.
+    var guess = 6 + Math.ceil(info.chunk * 2 / 3) * 4 + 16;
+    offsets[k] = fetchBytes(path, HEADER_START, HEADER_START + guess).then(function (got) {
       if (!got.partial) { takeWhole(k, got.bytes); return null; }
       var text = decoder.decode(got.bytes);
-      var list = [];
-      for (var i = 0; i + DIGITS <= text.length; i += DIGITS) list.push(parseInt(text.slice(i, i + DIGITS), 16));
-      if (list.length !== info.chunk + 1 || list.some(isNaN)) throw new Error('cannot read ' + path);
-      return list;
+      var size = parseInt(text.slice(0, 6), 16);
+      if (isNaN(size)) throw new Error('cannot read ' + path);
+      var rest = 6 + size <= text.length ? Promise.resolve(text.slice(6, 6 + size)) :
+        fetchBytes(path, HEADER_START + text.length, HEADER_START + 6 + size).then(function (more) {
+          return text.slice(6) + decoder.decode(more.bytes);
+        });
+      return rest.then(function (list) {
+        var at = HEADER_START + 6 + size + encoder.encode('",' + k + ',[\n').length;
+        var starts = [at];
+        varints(list).forEach(function (length) { at += length; starts.push(at); });
+        return starts;
+      });
     });
     offsets[k].catch(function () { delete offsets[k]; });
     return offsets[k];
@@ -126,7 +140,7 @@
         if (last && last[1] === i) last[1] = i + 1; else runs.push([i, i + 1]);
       });
       return Promise.all(runs.map(function (run) {
-        if (list[run[1]] <= list[run[0]]) return null;
+        if (run[1] >= list.length || list[run[1]] <= list[run[0]]) return null;
         return fetchBytes(path, list[run[0]], list[run[1]]).then(function (got) {
           if (!got.partial) { takeWhole(k, got.bytes); return; }
           var text = decoder.decode(got.bytes).replace(/,\s*$/, '');

@@ -45,7 +45,7 @@ import GRDB
 /// - `search/d/K.js`: documents 128K to 128K+127, a row each: board, thread, floor, link (page
 ///   and anchor; or the page's number, when the link is `board/B/GID(-P).html#aF` with the
 ///   board's name as is), author, time, title and searchable text, for the result list; after
-///   a header of the rows' byte offsets, so that over HTTP a query reads only the rows it shows
+///   a header of the rows' byte lengths, so that over HTTP a query reads only the rows it shows
 ///   (`chunkScript`).
 /// - `search/days.js`: the first document of each day (in the forum's zone)
 ///   among the documents in time order, for the `after:` / `before:` filters.
@@ -92,7 +92,7 @@ struct SearchIndexWriter {
     /// 7: appended postings go first to one recent tail for the whole
     ///    index (`search/r.js`, named by the manifest's `recent`), and to
     ///    the shards' tails only when it is flushed.
-    /// 8: 128 documents a chunk, with a header of row offsets that Range
+    /// 8: 128 documents a chunk, with a header of row lengths that Range
     ///    requests read (`chunkScript`).
     static let version = 8
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
@@ -1209,34 +1209,23 @@ struct SearchIndexWriter {
     }
 
     /// A chunk file: `BBSSearch.docs("HEADER",K,[row,…]);`, a row a line.
-    /// HEADER is `docsPerChunk + 1` byte offsets into the file, each
-    /// `chunkOffsetDigits` hex digits: where each row starts (its bytes run
-    /// to the next offset, its separator included), then where the last
-    /// row ends, repeated to fill the header. It starts at a fixed place
-    /// (`chunkHeaderStart`), so over HTTP the client reads it, then only
-    /// the rows it shows, by Range requests; from `file://` the file runs
-    /// as a script, whole.
+    /// HEADER is the byte length of the rest of it in six hex digits, then
+    /// the rows' lengths (each with its separator) as base64 of varints:
+    /// about 350 bytes for 128 rows. It starts at a fixed place
+    /// (`chunkHeaderStart`) and the rows right after `",K,[` and a line
+    /// break, so over HTTP the client reads the header, then only the rows
+    /// it shows, by Range requests; from `file://` the file runs as a
+    /// script, whole.
     static func chunkScript(_ index: Int, _ rows: [String]) -> Data {
-        let middle = "\",\(index),[\n"
-        var position = chunkHeaderStart + chunkHeaderLength + middle.utf8.count
-        var header = ""
-        header.reserveCapacity(chunkHeaderLength)
-        func offset(_ value: Int) {
-            let digits = String(value, radix: 16)
-            header += String(repeating: "0", count: max(0, chunkOffsetDigits - digits.utf8.count)) + digits
-        }
-        for (number, row) in rows.enumerated() {
-            offset(position)
-            position += row.utf8.count + (number + 1 < rows.count ? 2 : 0)
-        }
-        for _ in rows.count...docsPerChunk { offset(position) }
-        return Data((chunkScriptPrefix + header + middle + rows.joined(separator: ",\n") + "]);\n").utf8)
+        let lengths = rows.enumerated().map { number, row in row.utf8.count + (number + 1 < rows.count ? 2 : 0) }
+        let list = base64(ListCoding.varints(lengths))
+        let size = String(list.utf8.count, radix: 16)
+        let header = String(repeating: "0", count: max(0, 6 - size.utf8.count)) + size + list
+        return Data(
+            (chunkScriptPrefix + header + "\",\(index),[\n" + rows.joined(separator: ",\n") + "]);\n").utf8)
     }
     static let chunkScriptPrefix = "BBSSearch.docs(\""
     static var chunkHeaderStart: Int { chunkScriptPrefix.utf8.count }
-    /// Eight hex digits an offset: a chunk may hold up to 4 GB of rows.
-    static let chunkOffsetDigits = 8
-    static var chunkHeaderLength: Int { chunkOffsetDigits * (docsPerChunk + 1) }
 
     /// A shard; `tail`: it has a tail (`search/t/`), which the client loads after it.
     static func shardScript(_ index: Int, _ shard: SpillFiles.Lists, tail: Bool) -> Data {
