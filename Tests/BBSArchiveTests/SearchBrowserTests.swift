@@ -277,7 +277,10 @@ import Testing
         // A few of the same queries opened from disk, as addresses.
         let fromDisk = stride(from: 0, to: queries.count, by: queries.count / 6).map { queries[$0].text }
         let pageProbes = fromDisk.map { q in
-            ("search.html?q=" + (q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), Self.pageResult())
+            (
+                "search.html?q=" + (q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
+                Self.pageResult()
+            )
         }
         let report = try await Self.probe(
             site: built.plain, base: base, probes: [("search.html", try Self.driver(queries.map(\.text)))])
