@@ -75,9 +75,9 @@ struct SearchIndexWriter {
     static let manifestPath = "search/index.js"
     static let daysPath = "search/days.js"
     static let latePath = "search/late.js"
-    /// Documents a `search/d/` file holds: about 140 kB at 100k posts, so
+    /// Documents a `search/d/` file holds: about 33 kB at 100k posts, so
     /// the index is a few hundred files, not one for every four posts
-    /// (25,000 at 100k, whose creation was a third of indexing's CPU); a
+    /// (25,000 at 100k, whose creation was about a fifth of the CPU of indexing); a
     /// query reads only the rows it shows of them (`chunkScript`).
     static let docsPerChunk = 128
     /// The layout's version; an index of another version on disk is written again whole.
