@@ -359,6 +359,36 @@ import Testing
 
     /// The files of a full pass are the same bytes on one thread and on
     /// four, with postings spilled to disk or not.
+    /// What `search.js` reads of a chunk over HTTP: from byte 16, six hex
+    /// digits of the header's length, then the rows' byte lengths as base64
+    /// of varints; the rows start after `",K,[` and a line break. Each
+    /// range it computes holds exactly that row (and its separator), CJK,
+    /// escapes and a long row included; `chunkRows` reads the same rows.
+    @Test(arguments: [1, 3, SearchIndexWriter.docsPerChunk]) func aChunksHeaderLocatesEveryRow(count: Int) throws {
+        let rows = (0..<count).map { n in
+            "[\"B\",\(n),0,1,\"a\",\"2025-01-01 00:00\",\"标题\\\"\\n\",\""
+                + String(repeating: "水木", count: n % 3 == 2 ? 40_000 : n) + "\"]"
+        }
+        let index = 37
+        let data = SearchIndexWriter.chunkScript(index, rows)
+        let bytes = [UInt8](data)
+        #expect(String(decoding: bytes[0..<16], as: UTF8.self) == "BBSSearch.docs(\"")
+        let size = try #require(Int(String(decoding: bytes[16..<22], as: UTF8.self), radix: 16))
+        let list = try #require(Data(base64Encoded: Data(bytes[22..<(22 + size)])))
+        let lengths = ListCoding.values([UInt8](list))
+        #expect(lengths.count == count)
+        var at = 22 + size + "\",\(index),[\n".utf8.count
+        #expect(String(decoding: bytes[(22 + size)..<at], as: UTF8.self) == "\",\(index),[\n")
+        for (row, length) in zip(rows, lengths) {
+            var text = String(decoding: bytes[at..<(at + length)], as: UTF8.self)
+            if text.hasSuffix(",\n") { text.removeLast(2) }
+            #expect(text == row)
+            at += length
+        }
+        #expect(String(decoding: bytes[at...], as: UTF8.self) == "]);\n")
+        #expect(SearchIndexWriter.chunkRows(data) == rows)
+    }
+
     @Test func aFullPassIsTheSameOnOneCoreAndOnSeveral() async throws {
         let (_, _, writer, site, _) = try await Self.indexedCopy("search-cores")
         var serial = writer

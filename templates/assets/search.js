@@ -116,7 +116,7 @@
           return text.slice(6) + decoder.decode(more.bytes);
         });
       return rest.then(function (list) {
-        var at = HEADER_START + 6 + size + encoder.encode('",' + k + ',[\n').length;
+        var at = HEADER_START + 6 + size + ('",' + k + ',[\n').length;
         var starts = [at];
         varints(list).forEach(function (length) { at += length; starts.push(at); });
         return starts;

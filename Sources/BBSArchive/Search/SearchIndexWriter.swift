@@ -1211,21 +1211,19 @@ struct SearchIndexWriter {
     /// A chunk file: `BBSSearch.docs("HEADER",K,[row,…]);`, a row a line.
     /// HEADER is the byte length of the rest of it in six hex digits, then
     /// the rows' lengths (each with its separator) as base64 of varints:
-    /// about 350 bytes for 128 rows. It starts at a fixed place
-    /// (`chunkHeaderStart`) and the rows right after `",K,[` and a line
-    /// break, so over HTTP the client reads the header, then only the rows
-    /// it shows, by Range requests; from `file://` the file runs as a
-    /// script, whole.
+    /// about 350 bytes for 128 rows. It starts at byte 16, right after the
+    /// prefix (`search.js` reads it there), and the rows right after `",K,[`
+    /// and a line break, so over HTTP the client reads the header, then
+    /// only the rows it shows, by Range requests; from `file://` the file
+    /// runs as a script, whole.
     static func chunkScript(_ index: Int, _ rows: [String]) -> Data {
         let lengths = rows.enumerated().map { number, row in row.utf8.count + (number + 1 < rows.count ? 2 : 0) }
         let list = base64(ListCoding.varints(lengths))
         let size = String(list.utf8.count, radix: 16)
         let header = String(repeating: "0", count: max(0, 6 - size.utf8.count)) + size + list
         return Data(
-            (chunkScriptPrefix + header + "\",\(index),[\n" + rows.joined(separator: ",\n") + "]);\n").utf8)
+            ("BBSSearch.docs(\"" + header + "\",\(index),[\n" + rows.joined(separator: ",\n") + "]);\n").utf8)
     }
-    static let chunkScriptPrefix = "BBSSearch.docs(\""
-    static var chunkHeaderStart: Int { chunkScriptPrefix.utf8.count }
 
     /// A shard; `tail`: it has a tail (`search/t/`), which the client loads after it.
     static func shardScript(_ index: Int, _ shard: SpillFiles.Lists, tail: Bool) -> Data {
