@@ -17,6 +17,9 @@ public struct ReplicaConfig: Sendable {
     /// The moment the forum is "generated at": every post lies before it,
     /// and "today" for the generator is this instant's Beijing calendar day.
     public var now: Date
+    /// Boards kept generated at once; nil: `ReplicaForum.cachedBoards`'s
+    /// rule. Changes memory and speed only, never a byte served.
+    public var cachedBoards: Int?
 
     public init(
         seed: UInt64 = 1,
@@ -24,7 +27,8 @@ public struct ReplicaConfig: Sendable {
         boardsPerSection: Int = 2,
         threadsPerBoard: Int = 45,
         maxPostsPerThread: Int = 25,
-        now: Date = Date()
+        now: Date = Date(),
+        cachedBoards: Int? = nil
     ) {
         self.seed = seed
         self.sections = sections
@@ -32,5 +36,6 @@ public struct ReplicaConfig: Sendable {
         self.threadsPerBoard = threadsPerBoard
         self.maxPostsPerThread = maxPostsPerThread
         self.now = now
+        self.cachedBoards = cachedBoards
     }
 }

@@ -95,7 +95,12 @@ public final class ReplicaForum: Sendable {
     /// about 100k posts (`cachedThreads` threads), so a crawler walking all
     /// boards again finds them generated, as on a real forum; 8 of a bigger
     /// one, so a forum of millions of posts never sits in memory whole.
+    /// `config.cachedBoards` overrides this: a board not kept is generated
+    /// again for each page of it asked for (at 1,432 threads a board, about
+    /// 60 ms of two cores, its images encoded too), which a real forum's
+    /// list pages never cost.
     static func cachedBoards(config: ReplicaConfig, boards: Int) -> Int {
+        if let chosen = config.cachedBoards { return max(1, min(max(1, boards), chosen)) }
         let threads = max(1, config.threadsPerBoard)
         return max(8, min(boards, cachedThreads / threads))
     }
