@@ -739,10 +739,10 @@ import Testing
         let shards = 16
         let folder = URL(fileURLWithPath: "/nonexistent")
         func decoded(buckets: Int) throws -> [Int: (shard: Data, positions: Data?)] {
-            var prepared = SearchIndexWriter.prepare(
+            let records = SearchIndexWriter.prepareSpilled(
                 rows, postsPerPage: 20, forum: Fixtures.smthForum, cores: 1,
-                numbering: .init(firstDoc: 0, shards: shards, buckets: buckets))
-            let records = SpillFiles.Records.batch(&prepared, buckets: buckets)
+                numbering: .init(firstDoc: 0, shards: shards, buckets: buckets)
+            ).records
             var out: [Int: (shard: Data, positions: Data?)] = [:]
             var start = 0
             for span in records.spans {
@@ -769,10 +769,10 @@ import Testing
         }
         // Cut short, with fewer records than its header says, or naming a
         // shard past the last or a kind there is not: an error, not a trap.
-        var prepared = SearchIndexWriter.prepare(
+        let bytes = SearchIndexWriter.prepareSpilled(
             rows, postsPerPage: 20, forum: Fixtures.smthForum, cores: 1,
-            numbering: .init(firstDoc: 0, shards: shards, buckets: 1))
-        let bytes = SpillFiles.Records.batch(&prepared, buckets: 1).bytes
+            numbering: .init(firstDoc: 0, shards: shards, buckets: 1)
+        ).records.bytes
         for damaged in [
             Array(bytes.dropLast()), [0x10, 0x00, 0x01], [0x01, 0x07, 0x01, 0x00, 0x00],
             [0x01, 0x01, 0x05, 0x00, 0x02, 0x03], [0x00, 0x01, 0x40, 0x01], [0x00, 0x01, 0x03, 0x01],

@@ -261,9 +261,6 @@ struct SearchIndexWriter {
         var unigrams: [UInt32]
         var pairs: [(key: UInt64, position: Int)]
         var hash: String
-        /// Its spill records (`SpillFiles.records`), when the batch was
-        /// prepared for a full pass: numbered, grouped by bucket.
-        var records = SpillFiles.Records()
     }
 
     /// Where a batch's documents go in a full pass: numbered from `firstDoc`,
@@ -279,7 +276,7 @@ struct SearchIndexWriter {
     /// same order, as one at a time.
     static func prepare(
         _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile,
-        cores: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)), numbering: Numbering? = nil
+        cores: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
     ) -> [Prepared] {
         let stripes = rows.count < 32 ? 1 : max(1, cores)
         var out = [Prepared?](repeating: nil, count: rows.count)
@@ -287,23 +284,52 @@ struct SearchIndexWriter {
             nonisolated(unsafe) let buffer = buffer
             onThreads(stripes) { stripe in
                 for index in stride(from: stripe, to: rows.count, by: stripes) {
-                    let (post, title, position) = rows[index]
-                    let document = Self.document(
-                        post: post, threadTitle: title, position: position, postsPerPage: postsPerPage, forum: forum)
-                    let terms = SearchText.termKeys(document.normalized)
-                    var prepared = Prepared(
-                        document: document, unigrams: terms.unigrams, pairs: terms.pairs,
-                        hash: Self.rowHash(document.row))
-                    if let numbering {
-                        prepared.records = SpillFiles.records(
-                            prepared, doc: numbering.firstDoc + index, shards: numbering.shards,
-                            buckets: numbering.buckets)
-                    }
-                    buffer[index] = prepared
+                    buffer[index] = Self.prepared(rows[index], postsPerPage: postsPerPage, forum: forum)
                 }
             }
         }
         return out.compactMap { $0 }
+    }
+
+    /// One post's document, its terms and the hash of its row.
+    static func prepared(_ row: (StoredPost, String, Int), postsPerPage: Int, forum: ForumProfile) -> Prepared {
+        let (post, title, position) = row
+        let document = Self.document(
+            post: post, threadTitle: title, position: position, postsPerPage: postsPerPage, forum: forum)
+        let terms = SearchText.termKeys(document.normalized)
+        return Prepared(
+            document: document, unigrams: terms.unigrams, pairs: terms.pairs, hash: Self.rowHash(document.row))
+    }
+
+    /// A batch's documents as `prepare` gives them, and their spill records
+    /// for a full pass (numbered by `numbering`), grouped by bucket: each
+    /// thread takes a run of the batch's documents and writes their records
+    /// straight into a buffer a bucket (`SpillFiles.BucketBytes`); the
+    /// batch's records are those buffers joined, bucket by bucket, thread by
+    /// thread, which is document order. (A buffer of records a document,
+    /// each then copied into its place in the batch's bucket order: the
+    /// full pass at 100k posts took 2.98 CPU-s, against 2.76 this way,
+    /// medians of 4 runs each.)
+    static func prepareSpilled(
+        _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile,
+        cores: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)), numbering: Numbering
+    ) -> (documents: [Prepared], records: SpillFiles.Records) {
+        let stripes = rows.count < 32 ? 1 : max(1, cores)
+        var out = [Prepared?](repeating: nil, count: rows.count)
+        let writers = (0..<stripes).map { _ in SpillFiles.BucketBytes(buckets: numbering.buckets) }
+        out.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let buffer = buffer
+            onThreads(stripes) { stripe in
+                let writer = writers[stripe]
+                for index in (rows.count * stripe / stripes)..<(rows.count * (stripe + 1) / stripes) {
+                    let prepared = Self.prepared(rows[index], postsPerPage: postsPerPage, forum: forum)
+                    SpillFiles.appendRecords(
+                        prepared, doc: numbering.firstDoc + index, shards: numbering.shards, to: writer)
+                    buffer[index] = prepared
+                }
+            }
+        }
+        return (out.compactMap { $0 }, SpillFiles.BucketBytes.joined(writers))
     }
 
     /// Runs `body` for 0..<count at once on `count` threads (this one and
@@ -321,9 +347,9 @@ struct SearchIndexWriter {
         WorkerPool.run(job, threads: count)
     }
 
-    /// A batch's documents being worked out on other threads (`prepare`),
-    /// with the spill records of the whole batch grouped by bucket
-    /// (`SpillFiles.Records.batch`), so the writer appends them at once.
+    /// A batch's documents being worked out on other threads
+    /// (`prepareSpilled`), with the spill records of the whole batch grouped
+    /// by bucket, so the writer appends them at once.
     ///
     /// It writes the batch's `search/d/` chunks too (to `files`), on its own
     /// thread: written by the thread that reads the store, 25,000 chunks at
@@ -342,9 +368,8 @@ struct SearchIndexWriter {
             group.enter()
             let thread = Thread { [self] in
                 defer { group.leave() }
-                result = SearchIndexWriter.prepare(
+                (result, records) = SearchIndexWriter.prepareSpilled(
                     rows, postsPerPage: postsPerPage, forum: forum, cores: cores, numbering: numbering)
-                records = SpillFiles.Records.batch(&result, buckets: numbering.buckets)
                 do throws(ArchiveError) {
                     for start in stride(from: 0, to: result.count, by: docsPerChunk) {
                         let index = (numbering.firstDoc + start) / docsPerChunk
@@ -359,8 +384,8 @@ struct SearchIndexWriter {
             thread.start()
         }
 
-        /// The batch's documents (their own records emptied) and its
-        /// records, once they are worked out and their chunks written.
+        /// The batch's documents and its records, once they are worked
+        /// out and their chunks written.
         func wait() throws(ArchiveError) -> (documents: [Prepared], records: SpillFiles.Records) {
             group.wait()
             if let failure { throw failure }
@@ -1701,95 +1726,125 @@ final class SpillFiles {
 
     func remove() { try? FileManager.default.removeItem(at: folder) }
 
-    /// A document's spill records, grouped by bucket (in the order of its
-    /// postings within each bucket): `spans` holds each bucket and where its
-    /// records end in `bytes`.
+    /// Spill records grouped by bucket: `spans` holds each bucket that has
+    /// any and where its records end in `bytes`.
     struct Records: Sendable {
         var bytes: [UInt8] = []
         var spans: [(bucket: Int, end: Int)] = []
+    }
 
-        /// The records of a batch's documents grouped by bucket, each
-        /// bucket's in the order of the documents: what appending them one
-        /// document at a time would give each bucket. Empties each
-        /// document's own records.
-        static func batch(_ documents: inout [SearchIndexWriter.Prepared], buckets: Int) -> Records {
-            var sizes = [Int](repeating: 0, count: buckets)
-            for document in documents {
-                var start = 0
-                for span in document.records.spans {
-                    sizes[span.bucket] += span.end - start
-                    start = span.end
-                }
+    /// Spill records as one thread writes them: a growable buffer a
+    /// bucket, each document's records appended to the buckets they fall in.
+    final class BucketBytes: @unchecked Sendable {
+        // @unchecked: one thread writes it (`prepareSpilled`), then one joins it.
+        let buckets: Int
+        private let bases: UnsafeMutableBufferPointer<UnsafeMutablePointer<UInt8>?>
+        private let counts: UnsafeMutableBufferPointer<Int>
+        private let capacities: UnsafeMutableBufferPointer<Int>
+
+        init(buckets: Int) {
+            self.buckets = max(1, buckets)
+            bases = .allocate(capacity: self.buckets)
+            bases.initialize(repeating: nil)
+            counts = .allocate(capacity: self.buckets)
+            counts.initialize(repeating: 0)
+            capacities = .allocate(capacity: self.buckets)
+            capacities.initialize(repeating: 0)
+        }
+
+        deinit {
+            for base in bases { base?.deallocate() }
+            bases.deallocate()
+            counts.deallocate()
+            capacities.deallocate()
+        }
+
+        /// Where the next bytes of `bucket` go, with room for `bytes` more.
+        @inline(__always)
+        func end(_ bucket: Int, room bytes: Int) -> UnsafeMutablePointer<UInt8> {
+            if counts[bucket] + bytes > capacities[bucket] { grow(bucket, to: counts[bucket] + bytes) }
+            // Never nil past `grow`, which sets a base for any room asked.
+            return bases[bucket].unsafelyUnwrapped + counts[bucket]
+        }
+
+        /// `bytes` more written at `end(bucket, room:)`.
+        @inline(__always)
+        func wrote(_ bytes: Int, to bucket: Int) { counts[bucket] += bytes }
+
+        private func grow(_ bucket: Int, to least: Int) {
+            let capacity = max(least, capacities[bucket] * 2, 256)
+            let base = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            if let old = bases[bucket] {
+                base.update(from: old, count: counts[bucket])
+                old.deallocate()
             }
-            var next = [Int](repeating: 0, count: buckets)
+            bases[bucket] = base
+            capacities[bucket] = capacity
+        }
+
+        /// The records of several writers, each bucket's in the writers'
+        /// order: for writers of successive runs of documents, document order.
+        static func joined(_ writers: [BucketBytes]) -> Records {
+            let buckets = writers.first?.buckets ?? 0
             var out = Records()
             var total = 0
             for bucket in 0..<buckets {
-                next[bucket] = total
-                total += sizes[bucket]
-                if sizes[bucket] > 0 { out.spans.append((bucket, total)) }
+                let size = writers.reduce(0) { $0 + $1.counts[bucket] }
+                total += size
+                if size > 0 { out.spans.append((bucket, total)) }
             }
             out.bytes = [UInt8](unsafeUninitializedCapacity: total) { target, initialized in
-                for index in documents.indices {
-                    let records = documents[index].records
-                    records.bytes.withUnsafeBufferPointer { source in
-                        var start = 0
-                        for span in records.spans {
-                            let count = span.end - start
-                            if count > 0 {
-                                _ = UnsafeMutableBufferPointer(
-                                    rebasing: target[next[span.bucket]..<next[span.bucket] + count]
-                                )
-                                .update(fromContentsOf: UnsafeBufferPointer(rebasing: source[start..<span.end]))
-                            }
-                            next[span.bucket] += count
-                            start = span.end
+                var at = 0
+                for bucket in 0..<buckets {
+                    for writer in writers {
+                        let count = writer.counts[bucket]
+                        guard count > 0, let base = writer.bases[bucket], let destination = target.baseAddress else {
+                            continue
                         }
+                        (destination + at).update(from: base, count: count)
+                        at += count
                     }
-                    documents[index].records = Records()
                 }
-                initialized = total
+                initialized = at
             }
             return out
         }
     }
 
-    /// Every posting of a prepared document, as records grouped by bucket:
-    /// for each bucket, varint document and varint number of records,
-    /// then the records, each varint `slot << 2 | kind` (the slot: the
-    /// shard divided by the bucket count), then for a character its key,
-    /// for a pair its key, count and positions (as gaps), for a filter its length
-    /// and UTF-8, as varints. (The document and the shard a record, and a
-    /// count of 0 a character, were half the varints written and read again.)
-    /// Pure, so documents are encoded on several threads;
-    /// each bucket gets the same bytes as if they were appended one by one.
-    static func records(_ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int, buckets: Int) -> Records {
+    /// Every posting of a prepared document, appended as records to the
+    /// buckets of `out`: for each bucket it has records in, varint document
+    /// and varint number of records, then the records, each varint
+    /// `slot << 2 | kind` (the slot: the shard divided by the bucket count),
+    /// then for a character its key, for a pair its key, count and positions
+    /// (as gaps), for a filter its length and UTF-8, as varints. Within a
+    /// bucket, the records come in the document's order: characters, pairs,
+    /// filters. (The document and the shard a record, and a count of 0 a
+    /// character, were half the varints written and read again.)
+    static func appendRecords(
+        _ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int, to out: BucketBytes
+    ) {
+        let buckets = out.buckets
         let filters = SearchIndexWriter.filters(prepared.document)
         let unigrams = prepared.unigrams
         let pairs = prepared.pairs
         // The records: one a character, one a run of pairs with one key,
-        // one a filter; first their shards, then each written straight to
-        // its place in bucket order (not written in this order, then copied).
-        // Their working lists share one block of memory, freed at the end,
-        // the bucket and slot come from a mask and a shift when the bucket
-        // count is a power of two, the spans have their room from the start,
-        // and `hash(key:pair:)` spells its scalars inline: six
-        // arrays a document (each looked its type's metadata up, about 700
-        // instructions), two divisions a record, seven regrowths of the spans
-        // and a call a scalar were a third of this function (callgrind, the
-        // 10k store's full pass: 433 M instructions, now 295 M).
+        // one a filter. Their working lists share one block of memory, freed
+        // at the end, the bucket and slot come from a mask and a shift when
+        // the bucket count is a power of two, and `hash(key:pair:)` spells
+        // its scalars inline: six arrays a document (each looked its type's
+        // metadata up, about 700 instructions), two divisions a record and a
+        // call a scalar were a third of this work (callgrind, the 10k store's
+        // full pass: 433 M instructions, then 295 M).
         let most = unigrams.count + pairs.count + filters.count
-        let scratch = UnsafeMutableBufferPointer<Int>.allocate(capacity: 4 * most + 2 * buckets + 2)
+        let scratch = UnsafeMutableBufferPointer<Int>.allocate(capacity: 2 * most + 2 * buckets + 1)
         defer { scratch.deallocate() }
         // Each record's shard, where each run of pairs starts in `pairs`
-        // (then the end), each record's bucket, the records in bucket order,
-        // where each bucket's records start (then end), and how many each has.
+        // (then the end), how many records each bucket has, and whether its
+        // header is written yet.
         let shardOf = UnsafeMutableBufferPointer(rebasing: scratch[0..<most])
         let runs = UnsafeMutableBufferPointer(rebasing: scratch[most..<(2 * most + 1)])
-        let bucketOf = UnsafeMutableBufferPointer(rebasing: scratch[(2 * most + 1)..<(3 * most + 1)])
-        let order = UnsafeMutableBufferPointer(rebasing: scratch[(3 * most + 1)..<(4 * most + 1)])
-        let starts = UnsafeMutableBufferPointer(rebasing: scratch[(4 * most + 1)..<(4 * most + buckets + 2)])
-        let sizes = UnsafeMutableBufferPointer(rebasing: scratch[(4 * most + buckets + 2)...])
+        let sizes = UnsafeMutableBufferPointer(rebasing: scratch[(2 * most + 1)..<(2 * most + buckets + 1)])
+        let opened = UnsafeMutableBufferPointer(rebasing: scratch[(2 * most + buckets + 1)...])
         var count = 0
         for unigram in unigrams {
             shardOf[count] = Int(SearchIndexWriter.hash(key: UInt64(unigram), pair: false) % UInt32(shards))
@@ -1813,39 +1868,33 @@ final class SpillFiles {
         }
         // Bucket and slot: the shard's low bits and the rest when the
         // bucket count is a power of two (it is, unless a test says otherwise).
-        let power = buckets > 0 && buckets & (buckets - 1) == 0
+        let power = buckets & (buckets - 1) == 0
         let bucketMask = buckets - 1
         let bucketShift = buckets.trailingZeroBitCount
         @inline(__always) func bucketAndSlot(_ shard: Int) -> (bucket: Int, slot: Int) {
             power ? (shard & bucketMask, shard >> bucketShift) : (shard % buckets, shard / buckets)
         }
-        // Grouped by bucket, each bucket's records in their order.
-        // (A counting sort: stable, linear.)
-        for bucket in 0...buckets { starts[bucket] = 0 }
-        for record in 0..<count {
-            let bucket = bucketAndSlot(shardOf[record]).bucket
-            bucketOf[record] = bucket
-            starts[bucket + 1] += 1
+        for bucket in 0..<buckets {
+            sizes[bucket] = 0
+            opened[bucket] = 0
         }
-        for bucket in 0..<buckets { starts[bucket + 1] += starts[bucket] }
-        // Each bucket's records: the count its header gives.
-        for bucket in 0..<buckets { sizes[bucket] = starts[bucket + 1] - starts[bucket] }
+        for record in 0..<count { sizes[bucketAndSlot(shardOf[record]).bucket] += 1 }
         for record in 0..<count {
-            let bucket = bucketOf[record]
-            order[starts[bucket]] = record
-            starts[bucket] += 1
-        }
-        // Room for every record at its longest (a varint takes at most 10
-        // bytes), and a header (two varints) a bucket that has records.
-        var bound = count * 30 + min(count, buckets) * 20 + pairs.count * 10
-        for filter in filters { bound += filter.utf8.count }
-        var spans: [(bucket: Int, end: Int)] = []
-        spans.reserveCapacity(min(count, buckets))
-        let bytes = [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
-            var at = 0
-            // The bucket of the records written last (-1: none yet) and where they end.
-            var current = -1
+            let (bucket, slot) = bucketAndSlot(shardOf[record])
+            // Room for the record at its longest (a varint takes at most 10
+            // bytes) and the bucket's header (two varints).
+            var room = 50
+            var start = 0
             var end = 0
+            if record >= unigrams.count && record < unigrams.count + pairRecords {
+                start = runs[record - unigrams.count]
+                end = runs[record - unigrams.count + 1]
+                room += (end - start) * 10
+            } else if record >= unigrams.count + pairRecords {
+                room += filters[record - unigrams.count - pairRecords].utf8.count
+            }
+            let buffer = out.end(bucket, room: room)
+            var at = 0
             @inline(__always) func put(_ value: Int) {
                 var value = UInt(max(0, value))
                 while value >= 0x80 {
@@ -1856,48 +1905,38 @@ final class SpillFiles {
                 buffer[at] = UInt8(value)
                 at += 1
             }
-            for record in order[0..<count] {
-                let (bucket, slot) = bucketAndSlot(shardOf[record])
-                if bucket != current {
-                    if current >= 0 { spans.append((current, end)) }
-                    current = bucket
-                    put(doc)
-                    put(sizes[bucket])
-                }
-                if record < unigrams.count {
-                    put(slot << 2 | Int(Kind.unigram.rawValue))
-                    put(Int(unigrams[record]))
-                } else if record < unigrams.count + pairRecords {
-                    let run = record - unigrams.count
-                    let start = runs[run]
-                    let end = runs[run + 1]
-                    put(slot << 2 | Int(Kind.bigram.rawValue))
-                    put(Int(pairs[start].key))
-                    put(end - start)
-                    // As gaps (the decoder's, the files' spelling): most take a byte.
-                    var previous = 0
-                    for position in start..<end {
-                        put(pairs[position].position - previous)
-                        previous = pairs[position].position
-                    }
-                } else {
-                    let filter = filters[record - unigrams.count - pairRecords]
-                    put(slot << 2 | Int(Kind.filter.rawValue))
-                    put(filter.utf8.count)
-                    for byte in filter.utf8 {
-                        buffer[at] = byte
-                        at += 1
-                    }
-                }
-                end = at
+            if opened[bucket] == 0 {
+                opened[bucket] = 1
+                put(doc)
+                put(sizes[bucket])
             }
-            if current >= 0 { spans.append((current, end)) }
-            initialized = at
+            if record < unigrams.count {
+                put(slot << 2 | Int(Kind.unigram.rawValue))
+                put(Int(unigrams[record]))
+            } else if record < unigrams.count + pairRecords {
+                put(slot << 2 | Int(Kind.bigram.rawValue))
+                put(Int(pairs[start].key))
+                put(end - start)
+                // As gaps (the decoder's, the files' spelling): most take a byte.
+                var previous = 0
+                for position in start..<end {
+                    put(pairs[position].position - previous)
+                    previous = pairs[position].position
+                }
+            } else {
+                let filter = filters[record - unigrams.count - pairRecords]
+                put(slot << 2 | Int(Kind.filter.rawValue))
+                put(filter.utf8.count)
+                for byte in filter.utf8 {
+                    buffer[at] = byte
+                    at += 1
+                }
+            }
+            out.wrote(at, to: bucket)
         }
-        return Records(bytes: bytes, spans: spans)
     }
 
-    /// A document's records (`records`), or a batch's (`Records.batch`), appended to their buckets.
+    /// A batch's records (`prepareSpilled`), appended to their buckets.
     func add(_ records: Records) {
         var start = 0
         for span in records.spans {
