@@ -42,7 +42,7 @@ struct SMTHReplicaCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Boards kept generated in memory at once.",
             discussion:
-                "Default: every board of a forum of up to about 100k posts, else 8 or so. A board not kept is generated again for each of its pages asked for; each kept board of 1,432 threads holds about 35 MB."
+                "Default: about 16,000 threads' worth (every board of a forum of up to about 100k posts), and at least 8. A board not kept is generated again for each of its pages asked for; a kept board of 1,432 threads holds about 35 MB."
         ))
     var cachedBoards: Int?
 
