@@ -739,7 +739,7 @@ import Testing
         let shards = 16
         let folder = URL(fileURLWithPath: "/nonexistent")
         func decoded(buckets: Int) throws -> [Int: (shard: Data, positions: Data?)] {
-            let records = SearchIndexWriter.prepareSpilled(
+            let records = SearchIndexWriter.prepare(
                 rows, postsPerPage: 20, forum: Fixtures.smthForum, cores: 1,
                 numbering: .init(firstDoc: 0, shards: shards, buckets: buckets)
             ).records
@@ -769,7 +769,7 @@ import Testing
         }
         // Cut short, with fewer records than its header says, or naming a
         // shard past the last or a kind there is not: an error, not a trap.
-        let bytes = SearchIndexWriter.prepareSpilled(
+        let bytes = SearchIndexWriter.prepare(
             rows, postsPerPage: 20, forum: Fixtures.smthForum, cores: 1,
             numbering: .init(firstDoc: 0, shards: shards, buckets: 1)
         ).records.bytes

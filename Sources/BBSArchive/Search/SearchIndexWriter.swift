@@ -271,26 +271,6 @@ struct SearchIndexWriter {
         var buckets: Int
     }
 
-    /// The documents of a batch of posts (post, thread title, place in the
-    /// thread), worked out on up to four threads; the same values, in the
-    /// same order, as one at a time.
-    static func prepare(
-        _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile,
-        cores: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
-    ) -> [Prepared] {
-        let stripes = rows.count < 32 ? 1 : max(1, cores)
-        var out = [Prepared?](repeating: nil, count: rows.count)
-        out.withUnsafeMutableBufferPointer { buffer in
-            nonisolated(unsafe) let buffer = buffer
-            onThreads(stripes) { stripe in
-                for index in stride(from: stripe, to: rows.count, by: stripes) {
-                    buffer[index] = Self.prepared(rows[index], postsPerPage: postsPerPage, forum: forum)
-                }
-            }
-        }
-        return out.compactMap { $0 }
-    }
-
     /// One post's document, its terms and the hash of its row.
     static func prepared(_ row: (StoredPost, String, Int), postsPerPage: Int, forum: ForumProfile) -> Prepared {
         let (post, title, position) = row
@@ -301,8 +281,9 @@ struct SearchIndexWriter {
             document: document, unigrams: terms.unigrams, pairs: terms.pairs, hash: Self.rowHash(document.row))
     }
 
-    /// A batch's documents as `prepare` gives them, and their spill records
-    /// for a full pass (numbered by `numbering`), grouped by bucket: each
+    /// A batch's documents (post, thread title, place in the thread) worked
+    /// out on up to four threads, in order, and their spill records for a
+    /// full pass (numbered by `numbering`), grouped by bucket: each
     /// thread takes a run of the batch's documents and writes their records
     /// straight into a buffer a bucket (`SpillFiles.BucketBytes`); the
     /// batch's records are those buffers joined, bucket by bucket, thread by
@@ -310,7 +291,7 @@ struct SearchIndexWriter {
     /// each then copied into its place in the batch's bucket order: the
     /// full pass at 100k posts took 2.98 CPU-s, against 2.76 this way,
     /// medians of 4 runs each.)
-    static func prepareSpilled(
+    static func prepare(
         _ rows: [(StoredPost, String, Int)], postsPerPage: Int, forum: ForumProfile,
         cores: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)), numbering: Numbering
     ) -> (documents: [Prepared], records: SpillFiles.Records) {
@@ -348,7 +329,7 @@ struct SearchIndexWriter {
     }
 
     /// A batch's documents being worked out on other threads
-    /// (`prepareSpilled`), with the spill records of the whole batch grouped
+    /// (`prepare`), with the spill records of the whole batch grouped
     /// by bucket, so the writer appends them at once.
     ///
     /// It writes the batch's `search/d/` chunks too (to `files`), on its own
@@ -368,7 +349,7 @@ struct SearchIndexWriter {
             group.enter()
             let thread = Thread { [self] in
                 defer { group.leave() }
-                (result, records) = SearchIndexWriter.prepareSpilled(
+                (result, records) = SearchIndexWriter.prepare(
                     rows, postsPerPage: postsPerPage, forum: forum, cores: cores, numbering: numbering)
                 do throws(ArchiveError) {
                     for start in stride(from: 0, to: result.count, by: docsPerChunk) {
@@ -1736,7 +1717,7 @@ final class SpillFiles {
     /// Spill records as one thread writes them: a growable buffer a
     /// bucket, each document's records appended to the buckets they fall in.
     final class BucketBytes: @unchecked Sendable {
-        // @unchecked: one thread writes it (`prepareSpilled`), then one joins it.
+        // @unchecked: one thread writes it (`prepare`), then one joins it.
         let buckets: Int
         private let bases: UnsafeMutableBufferPointer<UnsafeMutablePointer<UInt8>?>
         private let counts: UnsafeMutableBufferPointer<Int>
@@ -1936,7 +1917,7 @@ final class SpillFiles {
         }
     }
 
-    /// A batch's records (`prepareSpilled`), appended to their buckets.
+    /// A batch's records (`prepare`), appended to their buckets.
     func add(_ records: Records) {
         var start = 0
         for span in records.spans {
