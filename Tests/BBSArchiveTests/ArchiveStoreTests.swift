@@ -191,6 +191,26 @@ import Testing
         #expect(try store.counts().blobs == 1)
     }
 
+    @Test func aStoredCapturesHeadersReadBackTrimmedAndFoundByTheirASCIIName() throws {
+        let store = try openStore()
+        let url = "http://127.0.0.1:9/board/T?p=1"
+        try store.saveCapture(
+            HTTPResponse(
+                url: url, status: 200,
+                headers: [
+                    ("ETag", "  \"v1\"\u{3000}"), ("content-TYPE", "text/html; charset=utf-8\t"),
+                    ("\u{212A}eep-Alive", "timeout=5"),
+                ],
+                body: Data("page".utf8), fetchedAt: Date()))
+        let stored = try #require(try store.latestCaptureHeaders(url: url))
+        // Blanks at either end go, as `CharacterSet.whitespaces` has them (U+3000 and tab too).
+        #expect(stored.header("etag") == "\"v1\"")
+        #expect(stored.header("Content-Type") == "text/html; charset=utf-8")
+        // A name is an ASCII token: the Kelvin sign is not a K in any case.
+        #expect(stored.header("Keep-Alive") == nil)
+        #expect(stored.header("\u{212A}eep-Alive") == "timeout=5")
+    }
+
     @Test func refusesAFileThatIsNotAStoreAndLeavesItAlone() throws {
         let path = try Fixtures.temporaryFolder().appendingPathComponent("notes.txt").path
         let original = Data(String(repeating: "my notes, not a database\n", count: 200).utf8)

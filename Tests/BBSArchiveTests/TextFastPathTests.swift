@@ -219,4 +219,33 @@ import Testing
         #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
         #expect(PostNormalizer.lines("a\r\nb\nc") == ["a\r\nb", "c"])
     }
+
+    /// `equalsIgnoringCase` answers as `caseInsensitiveCompare` does, for
+    /// every pair of 1- and 2-byte ASCII strings and for non-ASCII names
+    /// (where it asks Foundation); `equalsIgnoringASCIICase` folds A–Z alone.
+    @Test func caseInsensitiveEqualityIsFoundations() {
+        let ascii = (0x20...0x7E).map { String(UnicodeScalar(UInt8($0))) }
+        let pairs = ascii.flatMap { a in ["A", "z", "@", "`", "_"].map { a + $0 } }
+        var mismatches: [String] = []
+        for a in ascii + pairs {
+            for b in ascii + pairs where a.utf8.count == b.utf8.count {
+                if a.equalsIgnoringCase(b) != (a.caseInsensitiveCompare(b) == .orderedSame) {
+                    mismatches.append("\(a) \(b)")
+                }
+            }
+        }
+        let others = [
+            ("Geography", "geoGRAPHY"), ("版面", "版面"), ("Ärger", "äRGER"), ("Straße", "STRASSE"), ("a", "ab"),
+        ]
+        for (a, b) in others {
+            if a.equalsIgnoringCase(b) != (a.caseInsensitiveCompare(b) == .orderedSame) {
+                mismatches.append("\(a) \(b)")
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(20))")
+        #expect("Content-Type".equalsIgnoringASCIICase("content-TYPE"))
+        #expect(!"\u{212A}eep-Alive".equalsIgnoringASCIICase("Keep-Alive"))
+        #expect(!"X-@".equalsIgnoringASCIICase("X-`"))
+        #expect(!"ETag".equalsIgnoringASCIICase("ETags"))
+    }
 }

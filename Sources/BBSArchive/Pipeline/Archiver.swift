@@ -210,13 +210,13 @@ package struct Archiver: Sendable {
     /// `stored`: the boards in the store when the run began (the boards of
     /// a run are distinct in any case, so no other walk adds this one).
     func canonicalName(_ asked: String, stored: [String]) async throws(ArchiveError) -> (String, BoardPage?) {
-        if let name = stored.first(where: { $0.caseInsensitiveCompare(asked) == .orderedSame }) {
+        if let name = stored.first(where: { $0.equalsIgnoringCase(asked) }) {
             return (name, nil)
         }
         let url = source.boardURL(board: asked, page: 1)
         let fetched = try await fetcher.fetchPage(url, headers: source.requestHeaders)
         guard case .board(let page) = try parse(fetched, board: asked),
-            page.board.caseInsensitiveCompare(asked) == .orderedSame
+            page.board.equalsIgnoringCase(asked)
         else { return (asked, nil) }
         if page.board != asked { events(.note("\(asked): the forum spells the board \(page.board)")) }
         return (page.board, page)

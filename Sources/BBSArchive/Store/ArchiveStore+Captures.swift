@@ -116,8 +116,12 @@ extension ArchiveStore {
 
     static func response(url: String, row: Row, body: Data) -> HTTPResponse {
         let text: String = row["headers"]
+        // Trimmed as `CharacterSet.whitespaces` says (`trimmingBlanks`),
+        // without bridging to Foundation: its trimming of every header of
+        // every capture looked up was 0.7 % of a fetch with nothing new at
+        // 100k (perf).
         let headers = text.split(separator: "\n").compactMap { line -> (name: String, value: String)? in
-            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = line.split(separator: ":", maxSplits: 1).map { String($0).trimmingBlanks }
             return parts.count == 2 ? (parts[0], parts[1]) : nil
         }
         let effective: String? = row.hasColumn("effectiveURL") ? row["effectiveURL"] : nil
