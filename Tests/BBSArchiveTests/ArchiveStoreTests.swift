@@ -57,6 +57,54 @@ import Testing
     /// that differ are written: every field a row shows still reaches the
     /// store, a page without a title keeps the board's, and a row listed as
     /// stored logs no change for the build.
+    /// A user's posts (user pages) come with their threads' titles and their
+    /// places in their threads (posts before them, not floors, where floors
+    /// have gaps), in time order either way, paged by offset and limit.
+    /// The query names the indexes it reads (`thread_title`, the posts'
+    /// primary key), so this runs them too.
+    @Test func aUsersPostsCarryTheirThreadsTitlesAndPlaces() throws {
+        let store = try openStore()
+        // Floors with gaps (deleted posts) in 700; bob posts in both threads.
+        let threads: [(gid: Int, title: String, floors: [Int])] = [
+            (700, "标题甲", [0, 1, 2, 4, 7, 9]), (701, "标题乙", [0, 1, 2, 3]),
+        ]
+        var expected: [StoredUserPost] = []
+        let countedFrom = 3
+        for (index, thread) in threads.enumerated() {
+            let posts = thread.floors.enumerated().map { place, floor in
+                let author = floor % 2 == 0 && floor > 0 || floor == 3 || floor == 9 ? "bob" : "alice"
+                let time = Fixtures.beijing(2026, 8, 1, 9, floor * 2 + index)
+                if author == "bob" {
+                    expected.append(
+                        StoredUserPost(
+                            board: "T", gid: thread.gid, floor: floor, position: floor < countedFrom ? floor : place,
+                            threadTitle: thread.title, postedAt: time))
+                }
+                return Post(floor: floor, author: author, postedAt: time, body: "第\(floor)楼", attachments: [])
+            }
+            var row = summary(gid: thread.gid, replies: thread.floors.count - 1)
+            row.title = thread.title
+            try store.saveBoardPage(
+                BoardPage(board: "T", title: "测试", page: PageInfo(current: 1, total: 1), threads: [row]),
+                source: source)
+            try store.saveThread(
+                board: "T",
+                pages: [
+                    ThreadPage(
+                        board: "T", gid: thread.gid, title: thread.title, page: PageInfo(current: 1, total: 1),
+                        posts: posts)
+                ], summary: row)
+        }
+        expected.sort { ($0.postedAt, $0.gid, $0.floor) < ($1.postedAt, $1.gid, $1.floor) }
+        #expect(expected.count == 5)
+        #expect(expected.contains { $0.floor >= countedFrom && $0.position != $0.floor })
+        #expect(try store.posts(byUser: "bob", countedFrom: countedFrom) == expected)
+        #expect(try store.posts(byUser: "bob", newestFirst: true, countedFrom: countedFrom) == expected.reversed())
+        #expect(
+            try store.posts(byUser: "bob", offset: 1, limit: 2, countedFrom: countedFrom)
+                == Array(expected[1..<3]))
+    }
+
     @Test func aListPageWritesEveryFieldThatDiffersAndNothingElse() throws {
         let path = try Fixtures.temporaryFolder().appendingPathComponent("a.sqlite").path
         let store = try ArchiveStore(path: path)
