@@ -242,8 +242,8 @@ extension ArchiveStore {
             // posts' primary key (`sqlite_autoindex_post_1`, which the thread
             // pages read too), not from `post_by_thread`, which SQLite picks
             // unasked. With a page cache a tenth of the 100k store's (as
-            // 16 MB is of the 1M store's), a build without the index read
-            // 118,824 pages from the file this way, against 186,592 before
+            // 16 MB is of the 1M store's), a build without the search index read
+            // 118,824 pages from the file this way, against 186,667 before
             // (185,483 with the primary key alone, 188,564 with the title
             // index alone).
             let rows = try Row.fetchCursor(
