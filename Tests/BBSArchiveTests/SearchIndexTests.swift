@@ -668,6 +668,124 @@ import Testing
         #expect(try Content(site.publisher.read) == Content(fresh.publisher.read))
     }
 
+    /// The store's map of the index (`search_thread`): after a full pass, a
+    /// row a thread, with each of its posts once and the hash of its row in
+    /// the chunks, whether the rows are written as each thread ends or all
+    /// at the end, and though one thread's count of posts is short and
+    /// another's is missing (those rows are completed at the end).
+    @Test func theMapHoldsEachPostOfEachThreadOnceWithItsRowsHash() async throws {
+        let (_, path) = try await Self.storeCopy("search-map")
+        let access = try GRDBTestAccess.open(path)
+        let (short, missing) = try await access.queue.write { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT board, gid FROM thread_summary WHERE posts > 2 ORDER BY board, gid LIMIT 2")
+            try #require(rows.count == 2)
+            try db.execute(
+                sql: "UPDATE thread_summary SET posts = 1 WHERE board = ? AND gid = ?",
+                arguments: [rows[0]["board"] as String, rows[0]["gid"] as Int])
+            try db.execute(
+                sql: "DELETE FROM thread_summary WHERE board = ? AND gid = ?",
+                arguments: [rows[1]["board"] as String, rows[1]["gid"] as Int])
+            return ("\(rows[0]["board"] as String)/\(rows[0]["gid"] as Int)",
+                "\(rows[1]["board"] as String)/\(rows[1]["gid"] as Int)")
+        }
+        let truth = try await access.queue.read { db in
+            var floors: [String: Set<Int>] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT p.board, p.gid, p.floor FROM post p JOIN thread t ON t.board = p.board AND t.gid = p.gid")
+            {
+                floors["\(row[0] as String)/\(row[1] as Int)", default: []].insert(row[2])
+            }
+            return floors
+        }
+        #expect(truth[short]?.count ?? 0 > 2)
+        #expect(truth[missing]?.count ?? 0 > 2)
+        let store = try ArchiveStore(path: path)
+        var maps: [[String: [Int: String]]] = []
+        for batchBytes in [0, 4 << 20] {
+            var writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+            writer.mapBatchBytes = batchBytes
+            let site = Recorder()
+            let report = try writer.update(SearchChanges(threads: nil), site.output)
+            #expect(report.full)
+            let (map, bytes) = try await access.queue.read { db in
+                var map: [String: [Int: String]] = [:]
+                var bytes = 0
+                for row in try Row.fetchAll(db, sql: "SELECT board, gid, posts FROM search_thread") {
+                    let posts: Data = row[2]
+                    let parsed = try #require(SearchIndexWriter.threadPosts(posts))
+                    map["\(row[0] as String)/\(row[1] as Int)"] = parsed
+                    bytes += posts.count
+                }
+                return (map, bytes)
+            }
+            #expect(map.mapValues { Set($0.keys) } == truth, "batch \(batchBytes)")
+            #expect(bytes == 16 * truth.values.reduce(0) { $0 + $1.count }, "a post twice, batch \(batchBytes)")
+            // Each post's hash is its chunk row's.
+            for doc in 0..<report.documents {
+                let rows = try #require(
+                    site.publisher.read(SearchIndexWriter.chunkPath(doc / SearchIndexWriter.docsPerChunk)).map(
+                        SearchIndexWriter.chunkRows))
+                let row = rows[doc % SearchIndexWriter.docsPerChunk]
+                let fields = try #require(try JSONSerialization.jsonObject(with: Data(row.utf8)) as? [Any])
+                let floor = try #require(fields[2] as? Int)
+                #expect(map["\(fields[0])/\(fields[1])"]?[floor] == SearchIndexWriter.rowHash(row))
+            }
+            maps.append(map)
+        }
+        #expect(maps[0] == maps[1])
+    }
+
+    @Test func aThreadsRowOfTheMapReadsBackAndDamageIsRefused() {
+        let posts = [
+            (0, SearchIndexWriter.rowHash("甲")), (7, "0000000000000001"), (1 << 40, "ffffffffffffffff"),
+            (3, SearchIndexWriter.rowHash("")),
+        ]
+        var bytes: [UInt8] = []
+        for (floor, hash) in posts { SearchIndexWriter.appendThreadPost(floor: floor, hash: hash, to: &bytes) }
+        #expect(bytes.count == 16 * posts.count)
+        #expect(SearchIndexWriter.threadPosts(Data(bytes)) == Dictionary(uniqueKeysWithValues: posts))
+        #expect(SearchIndexWriter.threadPosts(Data()) == [:])
+        #expect(SearchIndexWriter.threadPosts(Data(bytes.dropLast())) == nil)
+        #expect(SearchIndexWriter.threadPosts(Data(bytes + [0])) == nil)
+    }
+
+    /// A store whose index map is a row a post (before `v15-search-threads`)
+    /// loses that map and the record of its index when it is opened: the
+    /// next build indexes everything again, then appends as before.
+    @Test func aStoreWithTheMapOfEarlierReleasesIndexesEverythingOnceThenAppends() async throws {
+        let (path, _, _, site, first) = try await Self.indexedCopy("search-map-v14")
+        let access = try GRDBTestAccess.open(path)
+        // The store as a v14 one held it: the map a row a post, the index named.
+        try await access.queue.write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM grdb_migrations WHERE identifier = 'v15-search-threads';
+                    DROP TABLE search_thread;
+                    CREATE TABLE search_doc (
+                      board TEXT NOT NULL, gid INTEGER NOT NULL, floor INTEGER NOT NULL,
+                      doc INTEGER NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (board, gid, floor));
+                    INSERT INTO search_doc SELECT board, gid, floor, 0, '0000000000000000' FROM post;
+                    """)
+        }
+        let store = try ArchiveStore(path: path)
+        let tables = try await access.queue.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'search%'")
+        }
+        #expect(Set(tables) == ["search_index", "search_thread"])
+        #expect(try await access.queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM search_index") } == 0)
+
+        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        let changes = try await Self.insert(path, store, [(0, 60, "迁移之后 Migrated")])
+        let again = try writer.update(changes, site.output)
+        #expect(again.full)
+        #expect(again.documents == first.documents + 1)
+        let next = try await Self.insert(path, store, [(1, 120, "再一条 Appended")])
+        let appended = try writer.update(next, site.output)
+        #expect(!appended.full)
+        #expect(appended.appended == 1)
+    }
+
     @Test func anEditedOldPostIndexesEverythingAgain() async throws {
         let (_, path) = try await Self.storeCopy("search-edit")
         let store = try ArchiveStore(path: path)

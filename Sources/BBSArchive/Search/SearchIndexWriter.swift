@@ -147,6 +147,9 @@ struct SearchIndexWriter {
     /// samples and page faults from 3.4 % to 2.7 %; peak memory rose by
     /// about 10 MB.
     var batchSize = 1024
+    /// Bytes of the map's rows (`ThreadMap`) held before they are written
+    /// in key order; the rows are the same whatever the number.
+    var mapBatchBytes = 4 << 20
     /// Threads that work out documents and assemble shards (at most four);
     /// the files are the same whatever the number.
     var cores = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
@@ -407,12 +410,7 @@ struct SearchIndexWriter {
             // page cache (2 MB) most pages were read from the file again, 394,000
             // reads for the 100k store's 58,700 pages; with the store's 16 MB
             // (`ArchiveStore.pageCacheKiB`, every connection), about 9,000.
-            try db.execute(sql: "DELETE FROM search_doc; DELETE FROM search_index")
-            let insert = try db.makeStatement(
-                sql: "INSERT INTO search_doc (board, gid, floor, doc, hash) VALUES (?, ?, ?, ?, ?)")
-            // One row a statement: SQLite gives a statement that inserts
-            // several a statement journal (a temporary file: 74,000 page
-            // writes at 100k, 64 rows a statement).
+            try db.execute(sql: "DELETE FROM search_thread; DELETE FROM search_index")
             let gapped = try Self.gappedThreads(db)
             // The threads' titles, read once (a post whose thread is missing
             // is left out, as a join would): joined to each post, and with
@@ -420,9 +418,18 @@ struct SearchIndexWriter {
             // sorted every run of equal keys in a temporary B-tree and looked
             // each post's thread up; the query took 0.38 CPU-s at 100k, 0.14
             // without the join and the floor (sqlite3 shell, 3 runs each).
-            var titles: [String: [Int: String]] = [:]
-            let threadRows = try Row.fetchCursor(db, sql: "SELECT board, gid, title FROM thread")
-            while let row = try threadRows.next() { titles[row[0] as String, default: [:]][row[1] as Int] = row[2] }
+            // With each thread's number of posts, for `ThreadMap`.
+            var titles: [String: [Int: (title: String, posts: Int)]] = [:]
+            let threadRows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT t.board, t.gid, t.title, coalesce(s.posts, 0)
+                    FROM thread t LEFT JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
+                    """)
+            while let row = try threadRows.next() {
+                titles[row[0] as String, default: [:]][row[1] as Int] = (row[2], row[3])
+            }
+            let map = try ThreadMap(db, batchBytes: mapBatchBytes)
             // Columns read by place, not by name: `StoredPost(row:)` looks up
             // 17 names, most of them not selected here (a scan of every
             // column each), for each of the 100k posts. In index order;
@@ -449,7 +456,9 @@ struct SearchIndexWriter {
                 try spill.flushIfNeeded()
                 for prepared in batch.documents {
                     let document = prepared.document
-                    try insert.execute(arguments: [document.board, document.gid, document.floor, doc, prepared.hash])
+                    try map.add(
+                        document, hash: prepared.hash,
+                        threadPosts: titles[document.board]?[document.gid]?.posts ?? 0)
                     id = Self.chain(id, prepared.hash)
                     if days.last?.0 != document.day { days.append((document.day, doc)) }
                     last = document.key
@@ -483,7 +492,7 @@ struct SearchIndexWriter {
                     let board: String = row[0]
                     let gid: Int = row[1]
                     let postedAt: Int64 = row[4]
-                    guard let title = titles[board]?[gid] else { continue }
+                    guard let title = titles[board]?[gid]?.title else { continue }
                     if let key = runKey, key.postedAt != postedAt || key.gid != gid || key.board != board {
                         try endRun()
                     }
@@ -501,6 +510,7 @@ struct SearchIndexWriter {
                 try endRun()
                 try next()
                 if let last = preparing { try process(last.wait()) }
+                try map.finish()
             } catch let error as ArchiveError {
                 preparing?.cancelAndWait()
                 failure = error
@@ -611,6 +621,116 @@ struct SearchIndexWriter {
         return low
     }
 
+    /// The store's map of the index (`search_thread`, a row a thread): for
+    /// each indexed post of a thread, its floor and its row's hash
+    /// (`rowHash`), as two little-endian 64-bit integers. An append reads
+    /// it to tell the posts already indexed from new ones, and an indexed
+    /// post that changed since (its hash differs: everything is indexed
+    /// again). A row a post, inserted in the full pass's time order into a
+    /// table keyed by thread and floor, took 0.3–0.4 of the pass's 2.5 CPU-s
+    /// at 100k posts and 3.3 of its 31 at 1M (`bbsarchive-bench
+    /// search-index`, 3 and 2 runs with and without the inserts).
+    static func appendThreadPost(floor: Int, hash: String, to bytes: inout [UInt8]) {
+        // Never fails for `rowHash`'s 16 hex digits; any other hash
+        // (0) only differs from the post's next one: a full pass then.
+        let value = UInt64(hash, radix: 16) ?? 0
+        withUnsafeBytes(of: Int64(floor).littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// A thread's row of the map (`appendThreadPost`) as floor → hash, or
+    /// `nil` when it is not 16 bytes a post.
+    static func threadPosts(_ data: Data) -> [Int: String]? {
+        guard data.count % 16 == 0 else { return nil }
+        var posts: [Int: String] = [:]
+        let bytes = [UInt8](data)
+        func integer(_ at: Int) -> UInt64 {
+            (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) }
+        }
+        for start in stride(from: 0, to: bytes.count, by: 16) {
+            let floor = Int(Int64(bitPattern: integer(start)))
+            posts[floor] = String(integer(start + 8), radix: 16).leftPadded(to: 16)
+        }
+        return posts
+    }
+
+    /// The full pass's side of the map: it meets a thread's posts in time
+    /// order, spread over the whole pass, so each thread's entries are kept
+    /// until its last post (by its number of posts, `thread_summary`), then
+    /// written as one row. Memory holds the threads open at that point in
+    /// time (at most 1,367 of the 14,320 threads of the 100k replica), not
+    /// every post. A thread whose count is unknown or wrong is written at
+    /// the end, or added to the row written already.
+    ///
+    /// Rows are written a few MB at a time, in key order: one at a time, as
+    /// each thread ended, each insert looked for its page of the table in a
+    /// page cache that the pass's reading of the posts keeps filling.
+    final class ThreadMap {
+        private final class Entry {
+            var remaining: Int
+            var bytes: [UInt8] = []
+            init(remaining: Int) { self.remaining = remaining }
+        }
+        private var open: [BuildChanges.ThreadKey: Entry] = [:]
+        private var ended: [(key: BuildChanges.ThreadKey, bytes: [UInt8])] = []
+        private var endedBytes = 0
+        private let db: Database
+        private let insert: Statement
+        /// Bytes of ended threads held before they are written.
+        private let batchBytes: Int
+
+        init(_ db: Database, batchBytes: Int) throws {
+            self.db = db
+            self.batchBytes = batchBytes
+            insert = try db.makeStatement(
+                sql: "INSERT OR IGNORE INTO search_thread (board, gid, posts) VALUES (?, ?, ?)")
+        }
+
+        func add(_ document: Document, hash: String, threadPosts: Int) throws {
+            let key = BuildChanges.ThreadKey(board: document.board, gid: document.gid)
+            let entry: Entry
+            if let found = open[key] {
+                entry = found
+            } else {
+                entry = Entry(remaining: threadPosts)
+                open[key] = entry
+            }
+            SearchIndexWriter.appendThreadPost(floor: document.floor, hash: hash, to: &entry.bytes)
+            entry.remaining -= 1
+            guard entry.remaining == 0 else { return }
+            open[key] = nil
+            ended.append((key, entry.bytes))
+            endedBytes += entry.bytes.count + 64
+            if endedBytes >= batchBytes { try writeEnded() }
+        }
+
+        /// Writes the threads still open, and those ended.
+        func finish() throws {
+            for (key, entry) in open { ended.append((key, entry.bytes)) }
+            open = [:]
+            try writeEnded()
+        }
+
+        private func writeEnded() throws {
+            ended.sort { $0.key < $1.key }
+            for (key, bytes) in ended { try write(key, bytes) }
+            ended = []
+            endedBytes = 0
+        }
+
+        private func write(_ key: BuildChanges.ThreadKey, _ bytes: [UInt8]) throws {
+            try insert.execute(arguments: [key.board, key.gid, Data(bytes)])
+            guard db.changesCount == 0 else { return }
+            let written =
+                try Data.fetchOne(
+                    db, sql: "SELECT posts FROM search_thread WHERE board = ? AND gid = ?",
+                    arguments: [key.board, key.gid]) ?? Data()
+            try db.execute(
+                sql: "UPDATE search_thread SET posts = ? WHERE board = ? AND gid = ?",
+                arguments: [written + Data(bytes), key.board, key.gid])
+        }
+    }
+
     /// A late document: appended after a newer post was indexed. `point` is
     /// the first document of the time-ordered run (those appended in time
     /// order) that is newer than it, `rank` its place among the late
@@ -673,6 +793,8 @@ struct SearchIndexWriter {
         guard let state, state.docs == manifest.docs else { return nil }
 
         var fresh: [Document] = []
+        // Each changed thread's row of the map, as read.
+        var mapRows: [SearchChanges.ThreadKey: [UInt8]] = [:]
         for thread in threads {
             let posts = try store.posts(board: thread.board, gid: thread.gid)
             guard
@@ -682,16 +804,14 @@ struct SearchIndexWriter {
                         arguments: [thread.board, thread.gid])
                 })
             else { continue }
-            let hashes: [Int: String] = try store.read { db in
-                var hashes: [Int: String] = [:]
-                for row in try Row.fetchAll(
-                    db, sql: "SELECT floor, hash FROM search_doc WHERE board = ? AND gid = ?",
+            let row = try store.read { db in
+                try Data.fetchOne(
+                    db, sql: "SELECT posts FROM search_thread WHERE board = ? AND gid = ?",
                     arguments: [thread.board, thread.gid])
-                {
-                    hashes[row["floor"]] = row["hash"]
-                }
-                return hashes
             }
+            // A row that does not read back: everything is indexed again.
+            guard let hashes = row.map(Self.threadPosts) ?? [:] else { return nil }
+            mapRows[thread] = row.map { [UInt8]($0) } ?? []
             for (position, post) in posts.enumerated() {
                 let document = Self.document(
                     post: post, threadTitle: title, position: position, postsPerPage: postsPerPage, forum: forum)
@@ -774,13 +894,20 @@ struct SearchIndexWriter {
 
         let hashes = fresh.map { Self.rowHash($0.row) }
         let id = hashes.reduce(manifest.id, Self.chain)
+        var changedRows: [SearchChanges.ThreadKey: [UInt8]] = [:]
+        for (offset, document) in fresh.enumerated() {
+            let key = SearchChanges.ThreadKey(board: document.board, gid: document.gid)
+            Self.appendThreadPost(
+                floor: document.floor, hash: hashes[offset], to: &changedRows[key, default: mapRows[key] ?? []])
+        }
         try store.write { db in
-            let insert = try db.makeStatement(
-                sql: "INSERT INTO search_doc (board, gid, floor, doc, hash) VALUES (?, ?, ?, ?, ?)")
-            for (offset, document) in fresh.enumerated() {
-                try insert.execute(arguments: [
-                    document.board, document.gid, document.floor, state.docs + offset, hashes[offset],
-                ])
+            let upsert = try db.makeStatement(
+                sql: """
+                    INSERT INTO search_thread (board, gid, posts) VALUES (?, ?, ?)
+                    ON CONFLICT (board, gid) DO UPDATE SET posts = excluded.posts
+                    """)
+            for (key, bytes) in changedRows.sorted(by: { $0.key < $1.key }) {
+                try upsert.execute(arguments: [key.board, key.gid, Data(bytes)])
             }
             try db.execute(sql: "DELETE FROM search_index")
             try db.execute(

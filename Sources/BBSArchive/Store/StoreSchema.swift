@@ -148,7 +148,8 @@ enum StoreSchema {
         // Search (issue 9): which post is which document of the site's
         // search index, so a build appends new posts to it instead of
         // indexing everything again. `search_index` names the index (the id
-        // in its search/index.js) these rows describe.
+        // in its search/index.js) these rows describe. (`v15-search-threads`
+        // replaced `search_doc`, a row a post, by a row a thread.)
         // What changed since the last build, logged by triggers (issue 10).
         migrator.registerMigration("v2-build-changes") { db in try db.execute(sql: ArchiveStore.buildChangesMigration) }
         migrator.registerMigration("v2-search-index") { db in
@@ -310,6 +311,26 @@ enum StoreSchema {
         // `ArchiveStore.posts(byUser:)`). The query names it.
         migrator.registerMigration("v14-thread-titles") { db in
             try db.execute(sql: "CREATE INDEX thread_title ON thread (board, gid, title)")
+        }
+        // The search index's map, a row a thread instead of a row a post
+        // (`SearchIndexWriter.threadPosts`): the full pass inserted a row
+        // for each post, in time order, into a table keyed by thread and
+        // floor, and that insert was a sixth of the pass (issue 9; figures
+        // at `SearchIndexWriter.writeAll`). The old map goes, and with it
+        // the record of which index it describes: the next build indexes
+        // everything again, once.
+        migrator.registerMigration("v15-search-threads") { db in
+            try db.execute(
+                sql: """
+                    DROP TABLE search_doc;
+                    DELETE FROM search_index;
+                    CREATE TABLE search_thread (
+                      board TEXT NOT NULL,
+                      gid INTEGER NOT NULL,
+                      posts BLOB NOT NULL,
+                      PRIMARY KEY (board, gid)
+                    ) WITHOUT ROWID;
+                    """)
         }
         return migrator
     }
