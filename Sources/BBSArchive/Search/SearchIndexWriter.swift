@@ -693,6 +693,8 @@ struct SearchIndexWriter {
                 entry = found
             } else {
                 entry = Entry(remaining: threadPosts)
+                // Room for all its posts at once, not grown by doubling.
+                entry.bytes.reserveCapacity(16 * max(1, threadPosts))
                 open[key] = entry
             }
             SearchIndexWriter.appendThreadPost(floor: document.floor, hash: hash, to: &entry.bytes)
