@@ -686,13 +686,16 @@ import Testing
             try db.execute(
                 sql: "DELETE FROM thread_summary WHERE board = ? AND gid = ?",
                 arguments: [rows[1]["board"] as String, rows[1]["gid"] as Int])
-            return ("\(rows[0]["board"] as String)/\(rows[0]["gid"] as Int)",
-                "\(rows[1]["board"] as String)/\(rows[1]["gid"] as Int)")
+            return (
+                "\(rows[0]["board"] as String)/\(rows[0]["gid"] as Int)",
+                "\(rows[1]["board"] as String)/\(rows[1]["gid"] as Int)"
+            )
         }
         let truth = try await access.queue.read { db in
             var floors: [String: Set<Int>] = [:]
             for row in try Row.fetchAll(
-                db, sql: "SELECT p.board, p.gid, p.floor FROM post p JOIN thread t ON t.board = p.board AND t.gid = p.gid")
+                db,
+                sql: "SELECT p.board, p.gid, p.floor FROM post p JOIN thread t ON t.board = p.board AND t.gid = p.gid")
             {
                 floors["\(row[0] as String)/\(row[1] as Int)", default: []].insert(row[2])
             }
@@ -773,7 +776,8 @@ import Testing
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'search%'")
         }
         #expect(Set(tables) == ["search_index", "search_thread"])
-        #expect(try await access.queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM search_index") } == 0)
+        #expect(
+            try await access.queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM search_index") } == 0)
 
         let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
         let changes = try await Self.insert(path, store, [(0, 60, "迁移之后 Migrated")])

@@ -702,7 +702,7 @@ struct SearchIndexWriter {
             guard entry.remaining == 0 else { return }
             open[key] = nil
             ended.append((key, entry.bytes))
-            endedBytes += entry.bytes.count + 64
+            endedBytes += entry.bytes.count + 64  // and its key and array, about
             if endedBytes >= batchBytes { try writeEnded() }
         }
 

@@ -315,10 +315,10 @@ enum StoreSchema {
         // The search index's map, a row a thread instead of a row a post
         // (`SearchIndexWriter.threadPosts`): the full pass inserted a row
         // for each post, in time order, into a table keyed by thread and
-        // floor, and that insert was a sixth of the pass (issue 9; figures
-        // at `SearchIndexWriter.writeAll`). The old map goes, and with it
-        // the record of which index it describes: the next build indexes
-        // everything again, once.
+        // floor, and that insert was a tenth of the pass's CPU time (issue
+        // 9; figures at `SearchIndexWriter.appendThreadPost`). The old map
+        // goes, and with it the record of which index it describes: the
+        // next build indexes everything again, once.
         migrator.registerMigration("v15-search-threads") { db in
             try db.execute(
                 sql: """
