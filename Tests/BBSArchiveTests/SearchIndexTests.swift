@@ -753,6 +753,36 @@ import Testing
         #expect(SearchIndexWriter.threadPosts(Data(bytes + [0])) == nil)
     }
 
+    /// A thread's row of the map that does not read back (not 16 bytes a
+    /// post) is not trusted: a reply to that thread indexes everything
+    /// again, and the map is whole afterwards.
+    @Test func aDamagedRowOfTheMapIndexesEverythingAgain() async throws {
+        let (path, store, writer, site, first) = try await Self.indexedCopy("search-map-damaged")
+        let access = try GRDBTestAccess.open(path)
+        let key = try await access.queue.write { db in
+            let row = try #require(
+                try Row.fetchOne(db, sql: "SELECT board, gid FROM post GROUP BY board, gid ORDER BY board, gid"))
+            try db.execute(
+                sql: "UPDATE search_thread SET posts = substr(posts, 1, length(posts) - 1) WHERE board = ? AND gid = ?",
+                arguments: [row["board"] as String, row["gid"] as Int])
+            return (row["board"] as String, row["gid"] as Int)
+        }
+        let changes = try await Self.insert(path, store, [(0, 60, "损坏之后 Damaged")])
+        #expect(changes.threads?.contains(SearchChanges.ThreadKey(board: key.0, gid: key.1)) == true)
+        let report = try writer.update(changes, site.output)
+        #expect(report.full)
+        #expect(report.documents == first.documents + 1)
+        let posts = try await access.queue.read { db in
+            try Data.fetchOne(
+                db, sql: "SELECT posts FROM search_thread WHERE board = ? AND gid = ?", arguments: [key.0, key.1])
+        }
+        let count = try await access.queue.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM post WHERE board = ? AND gid = ?", arguments: [key.0, key.1])
+        }
+        #expect(try #require(posts).count == 16 * (count ?? 0))
+    }
+
     /// A store whose index map is a row a post (before `v15-search-threads`)
     /// loses that map and the record of its index when it is opened: the
     /// next build indexes everything again, then appends as before.
