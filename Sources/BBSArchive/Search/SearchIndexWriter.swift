@@ -642,16 +642,16 @@ struct SearchIndexWriter {
     /// `nil` when it is not 16 bytes a post.
     static func threadPosts(_ data: Data) -> [Int: String]? {
         guard data.count % 16 == 0 else { return nil }
-        var posts: [Int: String] = [:]
-        let bytes = [UInt8](data)
-        func integer(_ at: Int) -> UInt64 {
-            (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) }
+        return data.withUnsafeBytes { raw in
+            var posts: [Int: String] = [:]
+            func integer(_ at: Int) -> UInt64 {
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+            }
+            for start in stride(from: 0, to: raw.count, by: 16) {
+                posts[Int(Int64(bitPattern: integer(start)))] = ByteHash.hex(integer(start + 8))
+            }
+            return posts
         }
-        for start in stride(from: 0, to: bytes.count, by: 16) {
-            let floor = Int(Int64(bitPattern: integer(start)))
-            posts[floor] = String(integer(start + 8), radix: 16).leftPadded(to: 16)
-        }
-        return posts
     }
 
     /// The full pass's side of the map: it meets a thread's posts in time
@@ -686,15 +686,18 @@ struct SearchIndexWriter {
                 sql: "INSERT OR IGNORE INTO search_thread (board, gid, posts) VALUES (?, ?, ?)")
         }
 
-        func add(_ document: Document, hash: String, threadPosts: Int) throws {
+        /// `threadPosts`, the thread's number of posts, is asked for only
+        /// at its first post.
+        func add(_ document: Document, hash: String, threadPosts: @autoclosure () -> Int) throws {
             let key = BuildChanges.ThreadKey(board: document.board, gid: document.gid)
             let entry: Entry
             if let found = open[key] {
                 entry = found
             } else {
-                entry = Entry(remaining: threadPosts)
+                let count = threadPosts()
+                entry = Entry(remaining: count)
                 // Room for all its posts at once, not grown by doubling.
-                entry.bytes.reserveCapacity(16 * max(1, threadPosts))
+                entry.bytes.reserveCapacity(16 * max(1, count))
                 open[key] = entry
             }
             SearchIndexWriter.appendThreadPost(floor: document.floor, hash: hash, to: &entry.bytes)

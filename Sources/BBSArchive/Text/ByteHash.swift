@@ -42,9 +42,10 @@ enum ByteHash {
     }
 
     /// The hash of `bytes` as 16 hex digits.
-    static func hex(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        String(hash64(bytes), radix: 16).leftPadded(to: 16)
-    }
+    static func hex(_ bytes: UnsafeBufferPointer<UInt8>) -> String { hex(hash64(bytes)) }
+
+    /// A hash as 16 hex digits (as `hex(_:)` spells the hash of bytes).
+    static func hex(_ hash: UInt64) -> String { String(hash, radix: 16).leftPadded(to: 16) }
 
     static func hex(_ data: Data) -> String {
         data.withUnsafeBytes { raw in hex(raw.bindMemory(to: UInt8.self)) }
