@@ -458,7 +458,7 @@ struct SearchIndexWriter {
                     let document = prepared.document
                     try map.add(
                         document, hash: prepared.hash,
-                        threadPosts: titles[document.board]?[document.gid]?.posts ?? 0)
+                        postCount: titles[document.board]?[document.gid]?.posts ?? 0)
                     id = Self.chain(id, prepared.hash)
                     if days.last?.0 != document.day { days.append((document.day, doc)) }
                     last = document.key
@@ -686,15 +686,15 @@ struct SearchIndexWriter {
                 sql: "INSERT OR IGNORE INTO search_thread (board, gid, posts) VALUES (?, ?, ?)")
         }
 
-        /// `threadPosts`, the thread's number of posts, is asked for only
+        /// `postCount`, the thread's number of posts, is asked for only
         /// at its first post.
-        func add(_ document: Document, hash: String, threadPosts: @autoclosure () -> Int) throws {
+        func add(_ document: Document, hash: String, postCount: @autoclosure () -> Int) throws {
             let key = BuildChanges.ThreadKey(board: document.board, gid: document.gid)
             let entry: Entry
             if let found = open[key] {
                 entry = found
             } else {
-                let count = threadPosts()
+                let count = postCount()
                 entry = Entry(remaining: count)
                 // Room for all its posts at once, not grown by doubling.
                 entry.bytes.reserveCapacity(16 * max(1, count))
