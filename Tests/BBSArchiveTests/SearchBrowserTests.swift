@@ -62,7 +62,7 @@ import Testing
     /// Unicode scalar, as JavaScript compares by code unit) and every filter.
     static func truth(_ query: String, in documents: [Document]) -> Set<String> {
         let parsed = SearchText.parse(query)
-        guard !parsed.isEmpty else { return [] }
+        guard parsed.canMatch else { return [] }
         let terms = parsed.terms.map { Array($0.unicodeScalars) }
         let after = parsed.after.map { Int($0.replacingOccurrences(of: "-", with: "")) ?? 0 }
         let before = parsed.before.map { Int($0.replacingOccurrences(of: "-", with: "")) ?? 0 }
@@ -787,6 +787,182 @@ import Testing
         }
         let shown = try JSONDecoder().decode([String].self, from: Data((report.probes[1].value ?? "[]").utf8))
         #expect(shown == Array(order.prefix(20)))
+    }
+
+    /// What the results of the query the address holds show, once shown:
+    /// the query, total, page, hits, pager, address and status (after 20 s,
+    /// whatever they show, with `waited`).
+    static let shownState = """
+        new Promise(resolve => {
+          const began = Date.now();
+          const tick = () => {
+            const results = document.getElementById('results');
+            const waited = Date.now() - began > 20000;
+            if (results && (waited || results.getAttribute('aria-busy') === 'false'
+                && results.dataset.query !== undefined)) {
+              resolve(JSON.stringify({query: results.dataset.query, total: Number(results.dataset.total),
+                page: Number(results.dataset.page), hits: results.querySelectorAll('a.hit').length,
+                next: !!results.querySelector('a[rel=next]'), prev: !!results.querySelector('a[rel=prev]'),
+                search: decodeURIComponent(location.search.replace(/\\+/g, ' ')),
+                status: document.getElementById('search-status').textContent, waited}));
+            } else setTimeout(tick, 5);
+          };
+          tick();
+        })
+        """
+
+    static func state(_ probe: BrowserTests.Report.Probe) throws -> [String: Any] {
+        let value = try #require(probe.value, "probe \(probe.page): \(probe.error ?? "no value")")
+        return try #require(try JSONSerialization.jsonObject(with: Data(value.utf8)) as? [String: Any])
+    }
+
+    static func encoded(_ query: String) -> String {
+        query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+    }
+
+    /// What the QA of the search page found, as a reader meets it: a page
+    /// past the last shows the last (and the address says so); a query of
+    /// nothing asks for words; filters are read as typed (a full-width
+    /// colon, a value in quotes, a filter not finished); a date that is no
+    /// day is said; two boards find nothing; an input method's composition
+    /// is not searched for; a run of typing is one history entry.
+    @Test func theAddressFiltersAndTypingBehaveAsAReaderExpects() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let documents = try Self.documents(storePath: built.storePath)
+        let boards = built.forum.boardNames
+        let board = try #require(boards.first)
+        let other = boards.count > 1 ? boards[1] : board + "x"
+        let term = "的"
+        let total = Self.truth(term, in: documents).count
+        #expect(total > 40)
+        let composing = """
+            new Promise(resolve => {
+              const input = document.getElementById('search-q'), results = document.getElementById('results');
+              const ready = () => results.getAttribute('aria-busy') === 'false' && results.dataset.query !== undefined;
+              const begin = () => {
+                if (!ready()) return setTimeout(begin, 10);
+                input.dispatchEvent(new CompositionEvent('compositionstart', {bubbles: true}));
+                input.value = 'jia';
+                input.dispatchEvent(new InputEvent('input', {bubbles: true, isComposing: true}));
+                setTimeout(() => {
+                  const during = {query: results.dataset.query, search: location.search};
+                  input.value = '\(term)';
+                  input.dispatchEvent(new CompositionEvent('compositionend', {bubbles: true, data: '\(term)'}));
+                  const tick = () => {
+                    if (results.dataset.query === '\(term)' && results.getAttribute('aria-busy') === 'false')
+                      resolve(JSON.stringify({during: during.query, duringSearch: during.search,
+                        q: new URLSearchParams(location.search).get('q'), total: Number(results.dataset.total)}));
+                    else setTimeout(tick, 10);
+                  };
+                  tick();
+                }, 700);
+              };
+              begin();
+            })
+            """
+        let typing = """
+            new Promise(resolve => {
+              const input = document.getElementById('search-q'), results = document.getElementById('results');
+              const shown = q => new Promise(done => {
+                const tick = () => results.dataset.query === q && results.getAttribute('aria-busy') === 'false'
+                  ? done() : setTimeout(tick, 10);
+                tick();
+              });
+              const type = text => {
+                input.value = text;
+                input.dispatchEvent(new InputEvent('input', {bubbles: true}));
+              };
+              (async () => {
+                await shown('\(term)');
+                const start = history.length;
+                type('ab');
+                await shown('ab');
+                const first = history.length;
+                await new Promise(done => setTimeout(done, 300));
+                type('abc');
+                await shown('abc');
+                resolve(JSON.stringify({start, first, second: history.length,
+                  q: new URLSearchParams(location.search).get('q')}));
+              })();
+            })
+            """
+        let probes: [(String, String)] = [
+            ("search.html?q=\(Self.encoded(term))&page=99999", Self.shownState),
+            ("search.html?q=\(Self.encoded(term))&page=0", Self.shownState),
+            ("search.html?q=%22%22", Self.shownState),
+            ("search.html?q=\(Self.encoded(term + " before:"))", Self.shownState),
+            ("search.html?q=\(Self.encoded("board：" + board))", Self.shownState),
+            ("search.html?q=\(Self.encoded(term + " board:\"" + board + "\""))", Self.shownState),
+            ("search.html?q=\(Self.encoded(term + " after:2025-13-45"))", Self.shownState),
+            ("search.html?q=\(Self.encoded("board:" + board + " board:" + other))", Self.shownState),
+            ("search.html", composing),
+            ("search.html?q=\(Self.encoded(term))", typing),
+        ]
+        let report = try await Self.probe(site: built.plain, base: nil, probes: probes)
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+        try #require(report.probes.count == probes.count)
+        for probe in report.probes { #expect(probe.problems.isEmpty, "console: \(probe.problems)") }
+
+        // Past the last page: the last page, its hits, no next, the address saying so.
+        let last = (total + 19) / 20
+        let past = try Self.state(report.probes[0])
+        #expect(past["page"] as? Int == last)
+        #expect(past["hits"] as? Int == total - (last - 1) * 20)
+        #expect(past["next"] as? Bool == false)
+        #expect(past["prev"] as? Bool == true)
+        #expect((past["search"] as? String)?.hasSuffix("page=\(last)") == true, "\(past)")
+        // page=0: page 1, and the address without it.
+        let zero = try Self.state(report.probes[1])
+        #expect(zero["page"] as? Int == 1)
+        #expect(zero["hits"] as? Int == 20)
+        #expect((zero["search"] as? String)?.contains("page") == false, "\(zero)")
+        // Nothing to look for: asked for words, not told nothing was found.
+        let nothing = try Self.state(report.probes[2])
+        #expect(nothing["status"] as? String == "输入要找的文字。")
+        // Filters as typed.
+        #expect(try Self.state(report.probes[3])["total"] as? Int == total)
+        let fullWidth = try Self.state(report.probes[4])
+        #expect(fullWidth["total"] as? Int == Self.truth("board:" + board, in: documents).count)
+        #expect(fullWidth["total"] as? Int ?? 0 > 0)
+        let quotedBoard = try Self.state(report.probes[5])
+        #expect(quotedBoard["total"] as? Int == Self.truth(term + " board:" + board, in: documents).count)
+        #expect(quotedBoard["total"] as? Int ?? 0 > 0)
+        // A date that is no day: said, nothing searched.
+        let wrongDay = try Self.state(report.probes[6])
+        #expect(wrongDay["total"] as? Int == 0)
+        #expect((wrongDay["status"] as? String)?.contains("after:2025-13-45 不是一个日期") == true, "\(wrongDay)")
+        // Two boards: no post is on both.
+        let twoBoards = try Self.state(report.probes[7])
+        #expect(twoBoards["total"] as? Int == 0)
+        #expect(twoBoards["status"] as? String == "没有找到含有这些文字的帖子。")
+        // The composition is not searched for (nor put in the address); what it commits is.
+        let ime = try Self.state(report.probes[8])
+        #expect(ime["during"] as? String == "")
+        #expect(ime["duringSearch"] as? String == "")
+        #expect(ime["q"] as? String == term)
+        #expect(ime["total"] as? Int == total)
+        // One history entry for a run of typing: Back returns to the query before it.
+        let history = try Self.state(report.probes[9])
+        let start = try #require(history["start"] as? Int)
+        #expect(history["first"] as? Int == start + 1)
+        #expect(history["second"] as? Int == start + 1)
+        #expect(history["q"] as? String == "abc")
+    }
+
+    /// A site whose `search/index.js` is missing (a partial upload) says
+    /// so, and the results it shows are complete (not busy), with none.
+    @Test func aMissingIndexIsSaidNotShownAsNoResults() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let root = try Fixtures.temporaryFolder("search-no-index").appendingPathComponent("site")
+        try FileManager.default.copyItem(at: built.plain.root, to: root)
+        try FileManager.default.removeItem(at: root.appendingPathComponent(SearchIndexWriter.manifestPath))
+        let report = try await Self.probe(
+            site: SiteInspector(root: root), base: nil, probes: [("search.html?q=%E7%9A%84", Self.shownState)])
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+        let shown = try Self.state(try #require(report.probes.first))
+        #expect(shown["query"] as? String == "的")
+        #expect(shown["total"] as? Int == 0)
+        #expect((shown["status"] as? String)?.contains("读不到搜索索引 search/index.js") == true, "\(shown)")
     }
 
     @Test func withoutJavaScriptTheFormAndTheReasonShow() async throws {

@@ -147,13 +147,52 @@ import Testing
         #expect(query.author == "sysop")
         #expect(query.after == "2024-01-02")
         #expect(query.before == "2024-12-31")
-        // A filter that is not one stays a term; so does a quoted one.
-        #expect(SearchText.parse("after:yesterday").terms == ["after:yesterday"])
+        // A quoted filter is a term; so is a word with a colon that names no filter.
         #expect(SearchText.parse(#""board:x""#).terms == ["board:x"])
+        #expect(SearchText.parse("a:b http://x.org").terms == ["a:b", "http://x.org"])
         #expect(SearchText.parse("ＧＰＳ").terms == ["gps"])
     }
 
-    @Test(arguments: ["", "   ", "\"\"", "\" \"", "\t\n"])
+    /// Filters as a reader types them: the key after NFKC and case folding
+    /// (a Chinese input method's full-width colon), the value in quotes, a
+    /// filter not finished yet left out, dates of one or two digits.
+    @Test func filtersAreReadAsReadersTypeThem() {
+        #expect(SearchText.parse("board：Photos").board == "photos")
+        #expect(SearchText.parse("ＢＯＡＲＤ:Photos").board == "photos")
+        #expect(SearchText.parse(#"board:"Photos" 价格"#) == SearchText.Query(terms: ["价格"], board: "photos"))
+        #expect(SearchText.parse(#"author:"Ａｌｉｃｅ"#).author == "alice")
+        // Nothing after the colon yet: no filter, and not a term either.
+        #expect(SearchText.parse("的 before:") == SearchText.Query(terms: ["的"]))
+        #expect(SearchText.parse("价格 author: board:") == SearchText.Query(terms: ["价格"]))
+        #expect(SearchText.parse("after:2026-1-5").after == "2026-01-05")
+        #expect(SearchText.parse("before:２０２４－０２－２９").before == "2024-02-29")
+        // Two of a kind must both hold: the later day of two after:, the
+        // earlier of two before:, no post for two boards.
+        let dates = SearchText.parse("after:2024-01-01 after:2024-03-01 before:2024-05-01 before:2024-04-01")
+        #expect(dates.after == "2024-03-01")
+        #expect(dates.before == "2024-04-01")
+        #expect(SearchText.parse("board:A board:a").canMatch)
+        #expect(SearchText.parse("board:A board:a").board == "a")
+        #expect(!SearchText.parse("board:Photos board:PieLove").canMatch)
+        #expect(!SearchText.parse("author:a author:b 的").canMatch)
+    }
+
+    /// A date filter whose value is no day is a problem the client says,
+    /// not a term to search for and not a filter that lets every post through.
+    @Test(arguments: [
+        "after:2025-13-45", "after:2026-02-30", "before:2023-02-29", "after:yesterday", "before:2024-1",
+        "after:20240101", "before:2024-001-01", "after:0000-00-10",
+    ])
+    func aDateThatIsNoDayIsAProblem(_ text: String) {
+        let query = SearchText.parse("的 " + text)
+        #expect(query.problems == [text])
+        #expect(query.terms == ["的"])
+        #expect(query.after == nil && query.before == nil)
+        #expect(!query.canMatch)
+        #expect(!query.isEmpty)
+    }
+
+    @Test(arguments: ["", "   ", "\"\"", "\" \"", "\t\n", "\"", "board:", "after: author:"])
     func theEmptyQueryHasNothingToFind(_ text: String) {
         #expect(SearchText.parse(text).isEmpty)
     }

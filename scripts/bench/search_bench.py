@@ -146,14 +146,38 @@ def normalize(text):
     return unicodedata.normalize("NFKC", text).lower()
 
 
+FILTERS = ("board", "author", "after", "before")
+
+
+def filter_key(text):
+    """The filter a token names (after NFKC and case folding), or None."""
+    folded = normalize(text)
+    key, colon, _ = folded.partition(":")
+    return key if colon and key in FILTERS else None
+
+
+def day(text):
+    """YYYY-M-D of a day that exists, as the number YYYYMMDD; None otherwise."""
+    m = re.fullmatch(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})", text)
+    if not m:
+        return None
+    year, month, date = (int(g) for g in m.groups())
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    if not 1 <= month <= 12 or not 1 <= date <= [31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]:
+        return None
+    return year * 10000 + month * 100 + date
+
+
 def parse(query):
     """Terms (normalized), their raw spelling, and filters, as assets/search.js reads a query."""
-    tokens, current, quoted = [], "", False
+    tokens, current, quoted, value_quoted = [], "", False, False
     for ch in query:
         if ch == '"':
             if quoted:
-                tokens.append((current, True))
-                current = ""
+                tokens.append((current, not value_quoted))
+                current, value_quoted = "", False
+            elif current and filter_key(current) and normalize(current).endswith(":"):
+                value_quoted = True
             elif current:
                 tokens.append((current, False))
                 current = ""
@@ -165,18 +189,27 @@ def parse(query):
         else:
             current += ch
     if current:
-        tokens.append((current, quoted))
-    out = {"terms": [], "raw": []}
+        tokens.append((current, quoted and not value_quoted))
+    out = {"terms": [], "raw": [], "problems": [], "contradictory": False}
     for text, was_quoted in tokens:
-        if not was_quoted and ":" in text:
-            key, value = text.split(":", 1)
-            key = key.lower()
-            if key in ("board", "author") and value:
-                out[key] = value.lower()
+        key = None if was_quoted else filter_key(text)
+        if key:
+            value = normalize(text).split(":", 1)[1]
+            if not value:
                 continue
-            if key in ("after", "before") and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-                out[key] = int(value.replace("-", ""))
+            if key in ("board", "author"):
+                if key in out and out[key] != value:
+                    out["contradictory"] = True
+                out[key] = value
                 continue
+            number = day(value)
+            if number is None:
+                out["problems"].append(text)
+            elif key == "after":
+                out[key] = max(out.get(key, number), number)
+            else:
+                out[key] = min(out.get(key, number), number)
+            continue
         term = normalize(text)
         if term and not term.isspace():
             out["terms"].append(term)
@@ -187,6 +220,8 @@ def parse(query):
 def truth(query, docs):
     q = parse(query)
     hits = set()
+    if q["problems"] or q["contradictory"]:
+        return hits
     for d in docs:
         if "board" in q and d["board"] != q["board"]:
             continue

@@ -166,17 +166,48 @@
     return hash % info.shards;
   }
 
-  function isDay(text) { return /^\d{4}-\d{2}-\d{2}$/.test(text); }
+  // The filter a token names, 'board', 'author', 'after' or 'before' before a
+  // colon (after NFKC and case folding, so board：X is board:X), or ''.
+  var FILTERS = { board: true, author: true, after: true, before: true };
+  function filterKey(text) {
+    var folded = normalize(text);
+    var colon = folded.indexOf(':');
+    return colon > 0 && FILTERS[folded.slice(0, colon)] === true ? folded.slice(0, colon) : '';
+  }
 
-  // Terms (normalized) and filters, as SearchText.parse does.
+  // YYYY-M-D of a day that exists, as YYYY-MM-DD; '' for anything else.
+  function day(text) {
+    var m = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(text);
+    if (!m) return '';
+    var year = Number(m[1]), month = Number(m[2]), date = Number(m[3]);
+    var leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+    var days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+    if (!days || date < 1 || date > days) return '';
+    return m[1] + '-' + (month < 10 ? '0' : '') + month + '-' + (date < 10 ? '0' : '') + date;
+  }
+
+  // Terms (normalized) and filters, as SearchText.parse does. A filter
+  // with nothing after its colon is left out (it is being typed); a date
+  // that is not one is a problem, said instead of searching; two filters
+  // of one kind must both hold (two boards: no post).
   function parse(query) {
     var tokens = [];
     var current = '';
     var quoted = false;
+    // board:"…": the quotes hold the filter's value.
+    var valueQuoted = false;
     for (var ch of query) {
       if (ch === '"') {
-        if (quoted) { tokens.push([current, true]); current = ''; }
-        else if (current) { tokens.push([current, false]); current = ''; }
+        if (quoted) {
+          tokens.push([current, !valueQuoted]);
+          current = '';
+          valueQuoted = false;
+        } else if (current && filterKey(current) && /:$/.test(normalize(current))) {
+          valueQuoted = true;
+        } else if (current) {
+          tokens.push([current, false]);
+          current = '';
+        }
         quoted = !quoted;
       } else if (!quoted && /\s/.test(ch)) {
         if (current) tokens.push([current, false]);
@@ -185,21 +216,36 @@
         current += ch;
       }
     }
-    if (current) tokens.push([current, quoted]);
-    var result = { terms: [] };
+    if (current) tokens.push([current, quoted && !valueQuoted]);
+    var result = { terms: [], problems: [], contradictory: false };
     tokens.forEach(function (token) {
       var text = token[0];
-      var colon = text.indexOf(':');
-      if (!token[1] && colon >= 0) {
-        var key = text.slice(0, colon).toLowerCase();
-        var value = text.slice(colon + 1);
-        if ((key === 'board' || key === 'author') && value) { result[key] = value.toLowerCase(); return; }
-        if ((key === 'after' || key === 'before') && isDay(value)) { result[key] = value; return; }
+      var key = token[1] ? '' : filterKey(text);
+      if (key) {
+        var folded = normalize(text);
+        var value = folded.slice(folded.indexOf(':') + 1);
+        if (!value) return;
+        if (key === 'board' || key === 'author') {
+          if (result[key] !== undefined && result[key] !== value) result.contradictory = true;
+          result[key] = value;
+          return;
+        }
+        var d = day(value);
+        if (!d) result.problems.push(text);
+        else if (key === 'after') { if (!result.after || d > result.after) result.after = d; }
+        else if (!result.before || d < result.before) result.before = d;
+        return;
       }
       var term = normalize(text);
       if (term && !/^\s+$/.test(term)) result.terms.push(term);
     });
     return result;
+  }
+
+  // Nothing to look for: no term, no filter, nothing wrong.
+  function blank(query) {
+    return !query.terms.length && query.board === undefined && query.author === undefined && !query.after &&
+      !query.before && !query.problems.length && !query.contradictory;
   }
 
   // Varints from base64 (or from a binary string already decoded).
@@ -569,6 +615,8 @@
 
   var results, status, form, input, sort;
   var generation = 0;
+  // Whether the query being typed already has its history entry.
+  var typing = false;
 
   function params() { return new URLSearchParams(location.search); }
 
@@ -615,7 +663,12 @@
       finish(mine, [], 0, query, q, page, order, wrongVersion);
       return;
     }
-    if (!query.terms.length && !query.board && !query.author && !query.after && !query.before) {
+    if (query.problems.length) {
+      finish(mine, [], 0, query, q, page, order, query.problems.join('、') +
+        ' 不是一个日期：日期写成 after:2024-01-31 这样（年-月-日）。');
+      return;
+    }
+    if (blank(query) || query.contradictory) {
       finish(mine, [], 0, query, q, page, order, '');
       return;
     }
@@ -628,6 +681,8 @@
       mark('search-evaluated');
       if (order === 'newest') hits.sort(function (a, b) { return newer(a[0], b[0]); });
       else hits.sort(function (a, b) { return b[1] - a[1] || b[0] - a[0]; });
+      // A page past the last shows the last (and the address says so).
+      page = Math.max(1, Math.min(page, Math.ceil(hits.length / PER_PAGE)));
       var shown = hits.slice((page - 1) * PER_PAGE, page * PER_PAGE).map(function (h) { return h[0]; });
       var chunks = {};
       shown.forEach(function (doc) {
@@ -645,9 +700,17 @@
     if (mine !== generation) return;
     results.textContent = '';
     results.dataset.total = String(total);
+    results.dataset.page = String(page);
+    // The address says what is shown: page=0, page=-1 or a page past the
+    // last become the page shown (only for the query the address holds).
+    var p = params();
+    var shownHref = href(q, page, order);
+    if (p.get('q') === q && location.pathname.split('/').pop() + location.search !== shownHref) {
+      try { history.replaceState(null, '', shownHref); } catch (error) { /* a convenience */ }
+    }
     if (problem) {
       status.textContent = problem;
-    } else if (!q.trim()) {
+    } else if (blank(query)) {
       status.textContent = '输入要找的文字。';
     } else {
       status.textContent = total ? '共 ' + total + ' 篇' + (total > PER_PAGE ? '，第 ' + page + ' 页' : '') :
@@ -685,6 +748,7 @@
     a.addEventListener('click', function (event) {
       if (event.button || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
       event.preventDefault();
+      typing = false;
       go(q, page, order, true);
       window.scrollTo(0, 0);
     });
@@ -772,17 +836,45 @@
     }
 
     var timer = null;
+    // An input method's composition (pinyin before it becomes 价) is not
+    // searched for: only what it commits.
+    var composing = false;
+    function typed() {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        // The first search of a run of typing gets a history entry of its
+        // own (Back returns to the search before); the rest replace it.
+        var first = !typing;
+        typing = true;
+        go(input.value, 1, sort.value, first);
+      }, 250);
+    }
     form.addEventListener('submit', function (event) {
       event.preventDefault();
       clearTimeout(timer);
+      typing = false;
       go(input.value, 1, sort.value, true);
     });
-    input.addEventListener('input', function () {
+    input.addEventListener('compositionstart', function () {
+      composing = true;
       clearTimeout(timer);
-      timer = setTimeout(function () { go(input.value, 1, sort.value, false); }, 250);
     });
-    sort.addEventListener('change', function () { go(input.value, 1, sort.value, true); });
-    window.addEventListener('popstate', runFromURL);
+    input.addEventListener('compositionend', function () {
+      composing = false;
+      typed();
+    });
+    input.addEventListener('input', function (event) {
+      if (composing || event.isComposing) return;
+      typed();
+    });
+    sort.addEventListener('change', function () {
+      typing = false;
+      go(input.value, 1, sort.value, true);
+    });
+    window.addEventListener('popstate', function () {
+      typing = false;
+      runFromURL();
+    });
     runFromURL();
   }
 
@@ -790,6 +882,7 @@
   // bench compares with its ground truth (the page shows 20 of them).
   S.all = function (q) {
     var query = parse(q);
+    if (blank(query) || query.contradictory || query.problems.length) return Promise.resolve([]);
     return loadIndex(query).then(function () {
       return evaluate(query).sort(function (a, b) { return b[1] - a[1] || b[0] - a[0]; })
         .map(function (h) { return h[0]; });
@@ -798,6 +891,7 @@
   // Every matching document, newest first.
   S.newest = function (q) {
     var query = parse(q);
+    if (blank(query) || query.contradictory || query.problems.length) return Promise.resolve([]);
     return loadIndex(query, true).then(function () {
       return evaluate(query).map(function (h) { return h[0]; }).sort(newer);
     });
@@ -805,6 +899,26 @@
   S.info = function () { return info; };
   S.parse = parse;
   S.normalize = normalize;
+  // Without the manifest once the page has loaded (every deferred script
+  // has run), search/index.js is missing or broken: said, not a page that
+  // looks like a search that found nothing.
+  function noIndex() {
+    if (info) return;
+    var box = document.getElementById('results');
+    var line = document.getElementById('search-status');
+    if (!box || !line) return;
+    var q = params().get('q') || '';
+    var field = document.getElementById('search-q');
+    if (field) field.value = q;
+    line.textContent = '读不到搜索索引 search/index.js：这个存档的 search/ 文件夹不全。' +
+      '请用 bbsarchive build 重新生成，发布时把整个 search/ 文件夹一起上传。';
+    box.dataset.query = q;
+    box.dataset.page = '1';
+    box.dataset.total = '0';
+    box.setAttribute('aria-busy', 'false');
+  }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
+  if (document.readyState === 'complete') noIndex();
+  else window.addEventListener('load', noIndex);
 })();

@@ -446,23 +446,52 @@ package enum SearchText {
         /// `YYYY-MM-DD`, in the forum's zone, inclusive.
         package var after: String?
         package var before: String?
+        /// Date filters whose value is not a day (`after:2025-13-45`): the
+        /// client says so instead of searching.
+        package var problems: [String] = []
+        /// Two filters of one kind that no post can both meet (two boards).
+        package var contradictory = false
 
-        package var isEmpty: Bool { terms.isEmpty && board == nil && author == nil && after == nil && before == nil }
+        /// Nothing to look for: no term, no filter, nothing wrong.
+        package var isEmpty: Bool {
+            terms.isEmpty && board == nil && author == nil && after == nil && before == nil && problems.isEmpty
+                && !contradictory
+        }
+
+        /// Whether any post can match: a query with a problem or contradictory filters finds none.
+        package var canMatch: Bool { !isEmpty && problems.isEmpty && !contradictory }
     }
 
-    /// Parses a query the way `assets/search.js` does.
+    /// The filters, named before a colon.
+    private static let filterKeys: Set<String> = ["board", "author", "after", "before"]
+
+    /// The filter a token names (its text NFKC-normalized and case-folded
+    /// before the colon, so `board：X` is `board:X`), or nil.
+    static func filterKey(_ text: String) -> String? {
+        let folded = normalize(text)
+        guard let colon = folded.firstIndex(of: ":"), colon > folded.startIndex else { return nil }
+        let key = String(folded[..<colon])
+        return filterKeys.contains(key) ? key : nil
+    }
+
+    /// Parses a query the way `assets/search.js` does. A filter with
+    /// nothing after its colon is left out (it is being typed); `board:"X"`
+    /// is `board:X`; a date filter whose value is not a day is a problem;
+    /// two filters of one kind must both hold.
     package static func parse(_ query: String) -> Query {
         var result = Query()
         var tokens: [(text: String, quoted: Bool)] = []
         var current = ""
         var quoted = false
-        var wasQuoted = false
+        var valueQuoted = false
         for character in query {
             if character == "\"" {
                 if quoted {
-                    tokens.append((current, true))
+                    tokens.append((current, !valueQuoted))
                     current = ""
-                    wasQuoted = true
+                    valueQuoted = false
+                } else if !current.isEmpty, filterKey(current) != nil, normalize(current).hasSuffix(":") {
+                    valueQuoted = true
                 } else if !current.isEmpty {
                     tokens.append((current, false))
                     current = ""
@@ -475,27 +504,32 @@ package enum SearchText {
                 current.append(character)
             }
         }
-        if !current.isEmpty { tokens.append((current, quoted)) }
-        _ = wasQuoted
+        if !current.isEmpty { tokens.append((current, quoted && !valueQuoted)) }
         for (text, isQuoted) in tokens {
-            if !isQuoted, let colon = text.firstIndex(of: ":") {
-                let key = text[..<colon].lowercased()
-                let value = String(text[text.index(after: colon)...])
+            if !isQuoted, let key = filterKey(text) {
+                let folded = normalize(text)
+                guard let colon = folded.firstIndex(of: ":") else { continue }
+                let value = String(folded[folded.index(after: colon)...])
+                if value.isEmpty { continue }
                 switch key {
-                case "board" where !value.isEmpty:
-                    result.board = value.lowercased()
-                    continue
-                case "author" where !value.isEmpty:
-                    result.author = value.lowercased()
-                    continue
-                case "after" where isDay(value):
-                    result.after = value
-                    continue
-                case "before" where isDay(value):
-                    result.before = value
-                    continue
-                default: break
+                case "board":
+                    if let board = result.board, board != value { result.contradictory = true }
+                    result.board = value
+                case "author":
+                    if let author = result.author, author != value { result.contradictory = true }
+                    result.author = value
+                default:
+                    guard let day = day(value) else {
+                        result.problems.append(text)
+                        continue
+                    }
+                    if key == "after" {
+                        result.after = max(result.after ?? day, day)
+                    } else {
+                        result.before = min(result.before ?? day, day)
+                    }
                 }
+                continue
             }
             let term = normalize(text)
             if !term.isEmpty, !term.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
@@ -505,10 +539,18 @@ package enum SearchText {
         return result
     }
 
-    static func isDay(_ text: String) -> Bool {
+    /// `YYYY-M-D` of a day that exists (ASCII digits, month and day of one
+    /// or two), spelled `YYYY-MM-DD`; nil for anything else.
+    static func day(_ text: String) -> String? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        return parts.count == 3 && parts[0].count == 4 && parts[1].count == 2 && parts[2].count == 2
-            && parts.allSatisfy { $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+        guard parts.count == 3, parts[0].count == 4, (1...2).contains(parts[1].count), (1...2).contains(parts[2].count),
+            parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]), (1...12).contains(month)
+        else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard (1...days).contains(day) else { return nil }
+        return String(parts[0]) + (month < 10 ? "-0" : "-") + String(month) + (day < 10 ? "-0" : "-") + String(day)
     }
 
     /// Whether normalized searchable text matches a parsed query's terms:
