@@ -19,53 +19,64 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await Runner.run {
+            // Watched before the address is printed: a signal sent as soon
+            // as a script reads it stops the server (it was lost, or killed
+            // the process, when it came before the watch began).
+            let signals = ServeSignals()
             let server = SiteServer(root: URL(fileURLWithPath: out))
             let address = try await server.start(host: host, port: port)
             // Written straight to the descriptor: a script reading our
             // output needs the address now, not when a buffer fills.
             FileHandle.standardOutput.write(Data((address + "\n").utf8))
-            let signal = await ServeSignals.next()
+            let signal = await signals.next()
             await server.stop()
             FileHandle.standardError.write(Data("serve: stopped on \(signal)\n".utf8))
         }
     }
 }
 
-/// Waits for SIGINT or SIGTERM (instead of letting either kill the process).
-enum ServeSignals {
-    static func next() async -> String {
+/// SIGINT and SIGTERM, watched from its creation (instead of letting either
+/// kill the process); `next()` gives the first, even one that came before it
+/// was called.
+final class ServeSignals: @unchecked Sendable {
+    // @unchecked: every property is touched only under `lock`.
+    private let lock = NSLock()
+    private var sources: [any DispatchSourceSignal] = []
+    private var received: String?
+    private var waiting: CheckedContinuation<String, Never>?
+
+    init() {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
-        return await withCheckedContinuation { continuation in
-            let box = SourceBox()
-            let queue = DispatchQueue(label: "bbsarchive.serve.signals")
-            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler {
-                    if box.finish() {
-                        box.cancelAll()
-                        continuation.resume(returning: name)
-                    }
-                }
-                box.add(source)
-                source.resume()
-            }
+        let queue = DispatchQueue(label: "bbsarchive.serve.signals")
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [weak self] in self?.receive(name) }
+            lock.withLock { sources.append(source) }
+            source.resume()
         }
     }
 
-    private final class SourceBox: @unchecked Sendable {
-        // @unchecked: every property is touched only under `lock`.
-        private let lock = NSLock()
-        private var sources: [any DispatchSourceSignal] = []
-        private var done = false
-
-        func add(_ source: any DispatchSourceSignal) { lock.withLock { sources.append(source) } }
-        func finish() -> Bool {
-            lock.withLock {
-                defer { done = true }
-                return !done
-            }
+    private func receive(_ name: String) {
+        let continuation = lock.withLock { () -> CheckedContinuation<String, Never>? in
+            guard received == nil else { return nil }
+            received = name
+            sources.forEach { $0.cancel() }
+            defer { waiting = nil }
+            return waiting
         }
-        func cancelAll() { lock.withLock { sources.forEach { $0.cancel() } } }
+        continuation?.resume(returning: name)
+    }
+
+    /// The first signal: at once if it came already.
+    func next() async -> String {
+        await withCheckedContinuation { continuation in
+            let now = lock.withLock { () -> String? in
+                if let received { return received }
+                waiting = continuation
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
     }
 }

@@ -209,6 +209,15 @@ import Testing
         }
         #expect(HTTPHead.end(of: Array("GET / HTTP/1.1\r\n\r\nGET".utf8)) == 18)
         #expect(HTTPHead.end(of: Array("GET / HTTP/1.1\r\n".utf8)) == nil)
+        // Lines ended by LF alone, which a server may accept.
+        #expect(HTTPHead.end(of: Array("GET / HTTP/1.1\nHost: x\n\nGET".utf8)) == 24)
+        let bare = try #require(HTTPHead(ArraySlice("GET /a HTTP/1.1\nHost: x\nRange: bytes=0-1\n\n".utf8)))
+        #expect(bare.target == "/a" && bare.range == "bytes=0-1")
+        // `close` among the tokens ends the connection, whatever else is there.
+        let both = try #require(HTTPHead(ArraySlice("GET / HTTP/1.1\r\nConnection: keep-alive, close\r\n\r\n".utf8)))
+        #expect(!both.keepAlive)
+        let kept = try #require(HTTPHead(ArraySlice("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n".utf8)))
+        #expect(kept.keepAlive)
     }
 
     /// One range of bytes is answered 206 with its part (the search
@@ -251,6 +260,231 @@ import Testing
         let past = answer("bytes=10-")
         #expect(past.hasPrefix("HTTP/1.1 416 ") && past.contains("\r\nContent-Range: bytes */10\r\n"))
         #expect(answer("bytes=2-4", method: "HEAD").hasSuffix("Content-Length: 3\r\nConnection: keep-alive\r\n\r\n"))
+    }
+
+    /// Sends `request` on a new connection to the server at `port` and
+    /// reads until the server closes it (or `seconds` pass).
+    static func exchange(_ port: UInt16, _ request: [UInt8], seconds: Int = 10) throws -> [UInt8] {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0)
+        var wait = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            out += chunk[..<count]
+        }
+        return out
+    }
+
+    static func port(_ address: String) throws -> UInt16 {
+        try #require(address.dropLast().split(separator: ":").last.flatMap { UInt16($0) })
+    }
+
+    /// Symbolic links that lead out of the folder through more links than
+    /// Foundation follows (it gave up after 20 and left the path as it was,
+    /// which looked inside, and the kernel then followed it out), and a
+    /// `404.html` that is a link out: none of them serves the file outside.
+    @Test func noChainOfLinksLeadsOutOfTheFolder() async throws {
+        let (root, parent) = try Self.makeSite()
+        let links = root.appendingPathComponent("links")
+        try FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: links.appendingPathComponent("self").path, withDestinationPath: ".")
+        try FileManager.default.createSymbolicLink(
+            atPath: links.appendingPathComponent("secret").path,
+            withDestinationPath: parent.appendingPathComponent("secret.txt").path)
+        // A folder out of the folder, reached through the links (the file itself is no link).
+        try FileManager.default.createSymbolicLink(
+            atPath: links.appendingPathComponent("outside").path, withDestinationPath: parent.path)
+        // A chain of 25 links, the last out of the folder.
+        try FileManager.default.createSymbolicLink(
+            atPath: links.appendingPathComponent("c25").path,
+            withDestinationPath: parent.appendingPathComponent("secret.txt").path)
+        for step in stride(from: 24, through: 0, by: -1) {
+            try FileManager.default.createSymbolicLink(
+                atPath: links.appendingPathComponent("c\(step)").path, withDestinationPath: "c\(step + 1)")
+        }
+        // A second site whose 404.html is a link out.
+        let other = parent.appendingPathComponent("other")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        try Data("<!DOCTYPE html><title>home</title>".utf8).write(to: other.appendingPathComponent("index.html"))
+        try FileManager.default.createSymbolicLink(
+            atPath: other.appendingPathComponent("404.html").path,
+            withDestinationPath: parent.appendingPathComponent("secret.txt").path)
+
+        let server = SiteServer(root: root)
+        let base = String(try await server.start().dropLast())
+        let selves = String(repeating: "self/", count: 21)
+        let paths = [
+            "/links/\(selves)secret", "/links/\(selves)outside/secret.txt", "/links/outside/secret.txt",
+            "/links/c0", "/links/c10", "/links/\(String(repeating: "self/", count: 30))c0",
+            "/links/\(selves)", "/links/\(selves)../secret.txt",
+        ]
+        let answers = try await Self.fetch(base, paths + ["/links/self/self/index.html"])
+        await server.stop()
+        for path in paths {
+            let status = answers[path]?.status ?? 0
+            #expect(status == 404 || status == 400, "\(path) answered \(status)")
+            #expect(answers[path]?.body.contains("secret") == false, "\(path) leaked the file outside")
+        }
+
+        let otherServer = SiteServer(root: other)
+        let otherBase = String(try await otherServer.start().dropLast())
+        let missing = try await Self.fetch(otherBase, ["/nope.html", "/"])
+        await otherServer.stop()
+        #expect(missing["/nope.html"]?.status == 404)
+        #expect(missing["/nope.html"]?.body.contains("secret") == false, "the 404 page led out of the folder")
+        #expect(missing["/"]?.status == 200)
+    }
+
+    /// A folder without its slash is redirected to it (its page's relative
+    /// links resolve against the folder); the absolute form of a target is
+    /// served; HEAD never gets a body, not even with 400 or a plain 404;
+    /// 405 says what is allowed; a file is served whole in pieces.
+    @Test func redirectsFoldersAndAnswersHTTPAsItSays() async throws {
+        let (root, _) = try Self.makeSite()
+        let bare = root.appendingPathComponent("bare")
+        try FileManager.default.createDirectory(at: bare, withIntermediateDirectories: true)
+        // Bytes that do not repeat at the piece size, 5 MB.
+        var bytes = [UInt8](repeating: 0, count: 5 << 20)
+        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 13) }
+        let large = Data(bytes)
+        try large.write(to: root.appendingPathComponent("media/ab/large.bin"))
+        let server = SiteServer(root: root)
+        let address = try await server.start()
+        let port = try Self.port(address)
+        let ask: @Sendable (String) throws -> String = { text in
+            String(decoding: try Self.exchange(port, Array(text.utf8)), as: UTF8.self)
+        }
+        let (answers, largeAnswer) = try await Task.detached {
+            let answers = [
+                try ask("GET /board/B?x=1 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
+                try ask(
+                    "GET http://127.0.0.1:\(port)/assets/style.css HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
+                try ask("HEAD /../x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
+                try ask("DELETE /index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
+                try ask("GET /assets/style.css HTTP/1.1\nHost: a\nConnection: close\n\n"),
+                try ask(
+                    "GET /media/ab/large.bin HTTP/1.1\r\nHost: a\r\nRange: bytes=1000000-1000009\r\nConnection: close\r\n\r\n"
+                ),
+            ]
+            let large = try Self.exchange(
+                port, Array("GET /media/ab/large.bin HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n".utf8))
+            return (answers, large)
+        }.value
+        let empty = SiteServer(root: bare)
+        let emptyPort = try Self.port(try await empty.start())
+        let headOf404 = try await Task.detached {
+            String(
+                decoding: try Self.exchange(
+                    emptyPort, Array("HEAD /nope HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n".utf8)), as: UTF8.self
+            )
+        }.value
+        await empty.stop()
+        await server.stop()
+
+        #expect(answers[0].hasPrefix("HTTP/1.1 301 "), "\(answers[0].prefix(200))")
+        #expect(answers[0].contains("\r\nLocation: /board/B/?x=1\r\n"), "\(answers[0].prefix(300))")
+        #expect(answers[1].hasPrefix("HTTP/1.1 200 OK\r\n") && answers[1].hasSuffix("\r\n\r\nbody{}"), "\(answers[1])")
+        #expect(
+            answers[2].hasPrefix("HTTP/1.1 400 ") && answers[2].hasSuffix("\r\n\r\n"),
+            "a body after HEAD: \(answers[2])")
+        #expect(
+            answers[3].hasPrefix("HTTP/1.1 405 ") && answers[3].contains("\r\nAllow: GET, HEAD\r\n"), "\(answers[3])")
+        #expect(answers[4].hasPrefix("HTTP/1.1 200 OK\r\n") && answers[4].hasSuffix("body{}"), "\(answers[4])")
+        #expect(
+            headOf404.hasPrefix("HTTP/1.1 404 ") && headOf404.hasSuffix("\r\n\r\n"), "a body after HEAD: \(headOf404)")
+        // The large file: its head, then exactly its bytes.
+        let headEnd = try #require(HTTPHead.end(of: Array(largeAnswer.prefix(4096))))
+        let largeHead = String(decoding: largeAnswer[..<headEnd], as: UTF8.self)
+        #expect(largeHead.hasPrefix("HTTP/1.1 200 OK\r\n") && largeHead.contains("Content-Length: \(large.count)\r\n"))
+        #expect(largeAnswer.count - headEnd == large.count)
+        #expect(Data(largeAnswer[headEnd...]) == large)
+        #expect(answers[5].contains("Content-Range: bytes 1000000-1000009/\(large.count)"))
+    }
+
+    /// A client that sends its request's head a byte now and then is cut
+    /// off when the head has not come whole in `headSeconds`, so it cannot
+    /// hold one of the server's few connections for hours.
+    @Test func aHeadThatDripsInIsCutOff() async throws {
+        let (root, _) = try Self.makeSite()
+        let server = SiteServer(root: root, headSeconds: 1)
+        let port = try Self.port(try await server.start())
+        let outcome = try await Task.detached { () -> (closed: Bool, sent: Int) in
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            // A byte every 0.2 s: each read is quick, the head never ends.
+            var sent = 0
+            for byte in Array("GET / HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".utf8) {
+                let count = withUnsafePointer(to: byte) { send(fd, $0, 1, Int32(MSG_NOSIGNAL)) }
+                guard count == 1 else { break }
+                sent += 1
+                var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&ready, 1, 200) > 0 {
+                    var one: UInt8 = 0
+                    if recv(fd, &one, 1, 0) <= 0 { return (true, sent) }
+                }
+            }
+            return (false, sent)
+        }.value
+        await server.stop()
+        #expect(outcome.closed, "the server held the connection for \(outcome.sent) bytes")
+        // About 5 bytes a second for the 1 s allowed: cut off long before the 65 bytes end.
+        #expect(outcome.sent < 40)
+    }
+
+    /// A signal sent as soon as the address is read stops the server
+    /// cleanly: it was lost (the server ran on) or killed the process when
+    /// it came before the signals were watched.
+    @Test func aSignalRightAfterTheAddressStopsTheServer() async throws {
+        let (root, _) = try Self.makeSite()
+        for signal in [SIGTERM, SIGINT, SIGTERM, SIGINT, SIGTERM] {
+            let process = Process()
+            process.executableURL = CommandLineTests.executable
+            process.arguments = ["serve", "--out", root.path, "--port", "0"]
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = Pipe()
+            try process.run()
+            defer { if process.isRunning { process.terminate() } }
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                line += chunk
+            }
+            kill(process.processIdentifier, signal)
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(!process.isRunning, "still running after signal \(signal)")
+            if process.isRunning { continue }
+            #expect(process.terminationReason == .exit, "killed by signal \(signal)")
+            #expect(process.terminationStatus == 0)
+        }
     }
 
     @Test func aMissingFolderIsOneClearError() async throws {

@@ -11,11 +11,15 @@ import Foundation
 /// Serves only regular files inside the folder: a path with `..` (plain or
 /// percent-encoded) is refused with 400, and a file reached through a
 /// symbolic link that leads out of the folder is a 404, as is anything
-/// missing (with the site's `404.html` as the body when there is one).
+/// missing (with the site's `404.html` as the body when there is one). A
+/// path is checked once every link in it is resolved (`realpath`), and the
+/// file opened is the one checked. A folder asked for without its slash
+/// is redirected to it, so that the page's relative links resolve.
 ///
 /// A small HTTP/1.1 server on plain sockets, a thread a connection (a
 /// preview has a handful of clients): GET and HEAD, kept-alive connections,
-/// each answer written whole in one go. It used FlyingFox, whose module links
+/// a file's bytes sent from the file a piece at a time (a large attachment
+/// is never held in memory). It used FlyingFox, whose module links
 /// FoundationNetworking and so libcurl, which every run of every command
 /// then loaded (~7 ms of the dynamic loader's work) though only `fetch`
 /// needs it.
@@ -25,11 +29,15 @@ package actor SiteServer {
     /// Each has a thread, so a client that opens thousands (the preview
     /// can listen beyond loopback with `--host`) cannot exhaust the process.
     package let maxConnections: Int
+    /// Seconds a request's head may take to arrive whole (and a kept-alive
+    /// connection may wait for the next), and a send may wait for the client.
+    package let headSeconds: Int
     private var listener: SiteListener?
 
-    package init(root: URL, maxConnections: Int = 64) {
+    package init(root: URL, maxConnections: Int = 64, headSeconds: Int = 15) {
         self.root = root
         self.maxConnections = max(1, maxConnections)
+        self.headSeconds = max(1, headSeconds)
     }
 
     /// Binds `host:port` (port 0 picks a free one) and returns the address
@@ -39,9 +47,9 @@ package actor SiteServer {
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder.boolValue else {
             throw .unreadableFile(path: root.path, reason: "there is no such folder; build the site first")
         }
-        let handler = SiteFileHandler(root: root.resolvingSymlinksInPath())
+        let handler = SiteFileHandler(root: root)
         let listener = try SiteListener.open(
-            host: host, port: port, handler: handler, maxConnections: maxConnections)
+            host: host, port: port, handler: handler, maxConnections: maxConnections, headSeconds: headSeconds)
         self.listener = listener
         let shown = host.contains(":") ? "[\(host)]" : host
         return "http://\(shown):\(listener.port)/"
@@ -68,17 +76,23 @@ private final class SiteListener: @unchecked Sendable {
     private let lock = NSLock()
     private var stopping = false
     private var connections: Set<Int32> = []
+    /// Threads answering 503 to connections past `maxConnections`.
+    private var refusals = 0
+    static let maxRefusing = 16
     private var ended = false
     private var waiting: CheckedContinuation<Void, Never>?
 
-    private init(socket: Int32, port: UInt16, handler: SiteFileHandler, maxConnections: Int) {
+    private let headSeconds: Int
+
+    private init(socket: Int32, port: UInt16, handler: SiteFileHandler, maxConnections: Int, headSeconds: Int) {
         self.listening = socket
         self.port = port
         self.handler = handler
         self.maxConnections = maxConnections
+        self.headSeconds = headSeconds
     }
 
-    static func open(host: String, port: UInt16, handler: SiteFileHandler, maxConnections: Int)
+    static func open(host: String, port: UInt16, handler: SiteFileHandler, maxConnections: Int, headSeconds: Int)
         throws(ArchiveError) -> SiteListener
     {
         var hints = addrinfo()
@@ -128,7 +142,8 @@ private final class SiteListener: @unchecked Sendable {
                 UInt16(bigEndian: $0.pointee.sin_port)
             }
         }
-        let listener = SiteListener(socket: fd, port: boundPort, handler: handler, maxConnections: maxConnections)
+        let listener = SiteListener(
+            socket: fd, port: boundPort, handler: handler, maxConnections: maxConnections, headSeconds: headSeconds)
         let thread = Thread { listener.acceptLoop() }
         thread.name = "bbsarchive.serve"
         thread.start()
@@ -174,8 +189,24 @@ private final class SiteListener: @unchecked Sendable {
                 break
             }
             if admission == .busy {
-                // Said at once, without reading the request: nothing waits on a full server.
-                refuse(connection)
+                // Said at once, on a thread of its own (the refusal waits a
+                // little for the request), so that accepting goes on; past
+                // `maxRefusing` such threads, closed without a word.
+                let refusing = lock.withLock { () -> Bool in
+                    guard refusals < Self.maxRefusing else { return false }
+                    refusals += 1
+                    return true
+                }
+                guard refusing else {
+                    close(connection)
+                    continue
+                }
+                let thread = Thread { [self] in
+                    refuse(connection)
+                    lock.withLock { refusals -= 1 }
+                }
+                thread.name = "bbsarchive.serve.refusal"
+                thread.start()
                 continue
             }
             let thread = Thread { [self] in
@@ -200,19 +231,27 @@ private final class SiteListener: @unchecked Sendable {
     private func serve(_ fd: Int32) {
         var on: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        var idle = timeval(tv_sec: 15, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
+        var idle = timeval(tv_sec: headSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         while !isStopping {
-            // The head of the next request: up to the blank line.
+            // The head of the next request: up to the blank line, whole
+            // within `headSeconds` (a client that sends a byte now and then
+            // does not hold a connection for hours).
+            let deadline = Date().addingTimeInterval(TimeInterval(headSeconds))
             var end = HTTPHead.end(of: buffer)
             while end == nil {
                 guard buffer.count < HTTPHead.maxBytes else {
                     sendAll(fd, SiteFileHandler.answer(431, "Request Header Fields Too Large", keepAlive: false))
                     return
                 }
+                let left = deadline.timeIntervalSinceNow
+                guard left > 0 else { return }
+                // Never 0 (which SO_RCVTIMEO reads as no limit at all).
+                let micro = max(1000, Int(left * 1_000_000))
+                var wait = timeval(tv_sec: micro / 1_000_000, tv_usec: micro % 1_000_000)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
                 let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                 guard count > 0 else { return }
                 buffer += chunk[..<count]
@@ -225,9 +264,27 @@ private final class SiteListener: @unchecked Sendable {
             buffer.removeSubrange(..<headEnd)
             // A body (no GET or HEAD has one) is not read: answer, then close.
             let keepAlive = head.keepAlive && head.contentLength == 0
-            sendAll(fd, handler.answer(head, keepAlive: keepAlive))
-            if !keepAlive { return }
+            guard send(handler.respond(head, keepAlive: keepAlive), on: fd), keepAlive else { return }
         }
+    }
+
+    /// Sends an answer, its file's part a piece at a time, and closes the
+    /// file; false when the client went away.
+    private func send(_ answer: SiteAnswer, on fd: Int32) -> Bool {
+        defer { answer.close() }
+        guard sendAll(fd, answer.head), sendAll(fd, answer.bytes) else { return false }
+        guard let (file, part) = answer.file else { return true }
+        var piece = [UInt8](repeating: 0, count: 64 << 10)
+        var at = part.lowerBound
+        while at < part.upperBound {
+            let count = piece.withUnsafeMutableBytes {
+                pread(file, $0.baseAddress, min($0.count, part.upperBound - at), off_t(at))
+            }
+            // A file cut short meanwhile: the length is already said, so the connection ends.
+            guard count > 0, sendAll(fd, piece[..<count]) else { return false }
+            at += count
+        }
+        return true
     }
 
     /// Answers 503 and closes. The request is read (64 kB and 0.2 s at
@@ -247,15 +304,18 @@ private final class SiteListener: @unchecked Sendable {
         close(fd)
     }
 
-    private func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                buffer.baseAddress.map { send(fd, $0 + sent, buffer.count - sent, Int32(MSG_NOSIGNAL)) } ?? -1
+    @discardableResult
+    private func sendAll(_ fd: Int32, _ bytes: some Collection<UInt8>) -> Bool {
+        bytes.withContiguousStorageIfAvailable { buffer in
+            var sent = 0
+            while sent < buffer.count {
+                let count = Glibc.send(
+                    fd, buffer.baseAddress.map { $0 + sent }, buffer.count - sent, Int32(MSG_NOSIGNAL))
+                guard count > 0 else { return false }
+                sent += count
             }
-            guard count > 0 else { return }
-            sent += count
-        }
+            return true
+        } ?? sendAll(fd, Array(bytes))
     }
 }
 
@@ -271,12 +331,14 @@ struct HTTPHead: Equatable {
     var range: String? = nil
 
     /// The index just past the blank line that ends a request's head, if
-    /// `bytes` holds one.
+    /// `bytes` holds one (lines end in CRLF, or LF alone, which RFC 9112
+    /// lets a server accept).
     static func end(of bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 3..<bytes.count
-        where bytes[index] == 10 && bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 {
-            return index + 1
+        guard bytes.count >= 2 else { return nil }
+        for index in 1..<bytes.count where bytes[index] == 10 {
+            if bytes[index - 1] == 10 || (index >= 2 && bytes[index - 1] == 13 && bytes[index - 2] == 10) {
+                return index + 1
+            }
         }
         return nil
     }
@@ -285,8 +347,11 @@ struct HTTPHead: Equatable {
 extension HTTPHead {
     /// `nil` for anything that is not an HTTP/1.x request head.
     init?(_ bytes: ArraySlice<UInt8>) {
-        let text = String(decoding: bytes, as: UTF8.self)
-        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: true).makeIterator()
+        // Split at each LF, a CR before it dropped: as bytes, since a String
+        // holds CRLF as one Character.
+        var lines = bytes.split(separator: 10, omittingEmptySubsequences: true)
+            .map { String(decoding: $0.last == 13 ? $0.dropLast() : $0, as: UTF8.self) }.filter { !$0.isEmpty }
+            .makeIterator()
         guard let requestLine = lines.next() else { return nil }
         let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, parts[2].hasPrefix("HTTP/1.") else {
@@ -296,14 +361,20 @@ extension HTTPHead {
         target = String(parts[1])
         // HTTP/1.1 keeps the connection unless asked not to; 1.0 only if asked to.
         var keepAlive = parts[2] == "HTTP/1.1"
+        var closing = false
         var contentLength = 0
         while let line = lines.next() {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             let name = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces).lowercased()
             if name == "connection" {
-                if value.contains("close") { keepAlive = false }
-                if value.contains("keep-alive") { keepAlive = true }
+                // Tokens: `close` among them ends the connection, whatever else is there.
+                let tokens = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                if tokens.contains("close") {
+                    closing = true
+                } else if tokens.contains("keep-alive") {
+                    keepAlive = true
+                }
             } else if name == "content-length" {
                 guard let length = Int(value), length >= 0 else { return nil }
                 contentLength = length
@@ -313,46 +384,94 @@ extension HTTPHead {
                 range = value
             }
         }
-        self.keepAlive = keepAlive
+        self.keepAlive = keepAlive && !closing
         self.contentLength = contentLength
+    }
+}
+
+/// One answer: its head, then bytes, then (for a file) a part of an open
+/// file, which the sender reads a piece at a time and then closes.
+struct SiteAnswer {
+    var head: [UInt8]
+    var bytes: [UInt8] = []
+    var file: (descriptor: Int32, part: Range<Int>)?
+
+    /// Closes the file, if there is one.
+    func close() {
+        if let file { _ = Glibc.close(file.descriptor) }
+    }
+
+    /// The whole answer in memory (the file closed).
+    func collected() -> [UInt8] {
+        defer { close() }
+        var out = head + bytes
+        guard let (descriptor, part) = file, !part.isEmpty else { return out }
+        var piece = [UInt8](repeating: 0, count: part.count)
+        let count = piece.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(part.lowerBound)) }
+        out += piece.prefix(max(0, count))
+        return out
     }
 }
 
 /// Maps request paths to files under the root.
 struct SiteFileHandler: Sendable {
-    let root: URL
+    /// The folder, every symbolic link in its path resolved.
+    let root: String
 
-    /// The whole answer to one request, head and body.
+    init(root: URL) {
+        self.root = Self.realPath(root.path) ?? root.standardizedFileURL.path
+    }
+
+    /// The whole answer to one request, in memory.
     func answer(_ request: HTTPHead, keepAlive: Bool) -> [UInt8] {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return Self.answer(405, "Method Not Allowed", keepAlive: keepAlive)
-        }
+        respond(request, keepAlive: keepAlive).collected()
+    }
+
+    /// The answer to one request: its head, and the file (open) whose part is its body.
+    func respond(_ request: HTTPHead, keepAlive: Bool) -> SiteAnswer {
         let head = request.method == "HEAD"
+        guard request.method == "GET" || head else {
+            return Self.plain(
+                405, "Method Not Allowed", extra: "Allow: GET, HEAD\r\n", keepAlive: keepAlive, head: false)
+        }
         switch Self.resolve(target: request.target, root: root) {
         case .bad:
-            return Self.answer(400, "Bad Request", keepAlive: keepAlive)
+            return Self.plain(400, "Bad Request", keepAlive: keepAlive, head: head)
         case .missing:
             return notFound(keepAlive: keepAlive, head: head)
-        case .file(let url):
-            guard let data = FileManager.default.contents(atPath: url.path) else {
+        case .redirect(let location):
+            return Self.plain(
+                301, "Moved Permanently", extra: "Location: \(location)\r\n", keepAlive: keepAlive, head: head)
+        case .file(let path):
+            guard let (descriptor, length) = Self.openFile(path) else {
                 return notFound(keepAlive: keepAlive, head: head)
             }
-            let type = Self.contentType(url)
+            let type = Self.contentType(URL(fileURLWithPath: path))
             let extra = "X-Content-Type-Options: nosniff\r\nAccept-Ranges: bytes\r\n"
-            switch request.range.map({ Self.byteRange($0, length: data.count) }) {
+            var answer: SiteAnswer
+            switch request.range.map({ Self.byteRange($0, length: length) }) {
             case .none, .some(.ignored):
-                return Self.answer(200, "OK", type: type, extra: extra, body: data, keepAlive: keepAlive, head: head)
+                answer = SiteAnswer(
+                    head: Self.head(200, "OK", type: type, extra: extra, length: length, keepAlive: keepAlive),
+                    file: (descriptor, 0..<length))
             case .some(.unsatisfiable):
-                return Self.answer(
-                    416, "Range Not Satisfiable", type: "text/plain; charset=utf-8",
-                    extra: "Content-Range: bytes */\(data.count)\r\n", body: Data("Range Not Satisfiable\n".utf8),
-                    keepAlive: keepAlive, head: head)
+                _ = Glibc.close(descriptor)
+                return Self.plain(
+                    416, "Range Not Satisfiable", extra: "Content-Range: bytes */\(length)\r\n", keepAlive: keepAlive,
+                    head: head)
             case .some(.part(let part)):
-                return Self.answer(
-                    206, "Partial Content", type: type,
-                    extra: extra + "Content-Range: bytes \(part.lowerBound)-\(part.upperBound - 1)/\(data.count)\r\n",
-                    body: data.subdata(in: part), keepAlive: keepAlive, head: head)
+                answer = SiteAnswer(
+                    head: Self.head(
+                        206, "Partial Content", type: type,
+                        extra: extra + "Content-Range: bytes \(part.lowerBound)-\(part.upperBound - 1)/\(length)\r\n",
+                        length: part.count, keepAlive: keepAlive),
+                    file: (descriptor, part))
             }
+            if head {
+                answer.close()
+                answer.file = nil
+            }
+            return answer
         }
     }
 
@@ -396,57 +515,103 @@ struct SiteFileHandler: Sendable {
         return .part(start..<(end + 1))
     }
 
-    private func notFound(keepAlive: Bool, head: Bool) -> [UInt8] {
-        guard let page = FileManager.default.contents(atPath: root.appendingPathComponent("404.html").path) else {
-            return Self.answer(404, "Not Found", keepAlive: keepAlive)
-        }
-        return Self.answer(
-            404, "Not Found", type: "text/html; charset=utf-8", body: page, keepAlive: keepAlive, head: head)
+    /// 404, with the site's `404.html` (found as any file is) as the body when there is one.
+    private func notFound(keepAlive: Bool, head: Bool) -> SiteAnswer {
+        guard case .file(let path) = Self.resolve(target: "/404.html", root: root),
+            let (descriptor, length) = Self.openFile(path)
+        else { return Self.plain(404, "Not Found", keepAlive: keepAlive, head: head) }
+        if head { _ = Glibc.close(descriptor) }
+        return SiteAnswer(
+            head: Self.head(404, "Not Found", type: "text/html; charset=utf-8", length: length, keepAlive: keepAlive),
+            file: head ? nil : (descriptor, 0..<length))
     }
 
-    /// A plain-text answer that says its status.
+    /// A plain-text answer that says its status (only its head for HEAD).
+    static func plain(_ status: Int, _ phrase: String, extra: String = "", keepAlive: Bool, head: Bool) -> SiteAnswer {
+        let body = Array("\(phrase)\n".utf8)
+        return SiteAnswer(
+            head: Self.head(
+                status, phrase, type: "text/plain; charset=utf-8", extra: extra, length: body.count,
+                keepAlive: keepAlive),
+            bytes: head ? [] : body)
+    }
+
+    /// A plain-text answer that says its status, whole.
     static func answer(_ status: Int, _ phrase: String, keepAlive: Bool) -> [UInt8] {
-        answer(
-            status, phrase, type: "text/plain; charset=utf-8", body: Data("\(phrase)\n".utf8), keepAlive: keepAlive,
-            head: false)
+        plain(status, phrase, keepAlive: keepAlive, head: false).collected()
     }
 
-    static func answer(
-        _ status: Int, _ phrase: String, type: String, extra: String = "", body: Data, keepAlive: Bool, head: Bool
+    static func head(
+        _ status: Int, _ phrase: String, type: String, extra: String = "", length: Int, keepAlive: Bool
     ) -> [UInt8] {
-        let lines =
-            "HTTP/1.1 \(status) \(phrase)\r\nContent-Type: \(type)\r\n\(extra)Content-Length: \(body.count)\r\n"
-            + "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
-        var bytes = Array(lines.utf8)
-        if !head { bytes += body }
-        return bytes
+        Array(
+            ("HTTP/1.1 \(status) \(phrase)\r\nContent-Type: \(type)\r\n\(extra)Content-Length: \(length)\r\n"
+                + "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n").utf8)
+    }
+
+    /// The regular file at `path`, opened (never a FIFO or device, which
+    /// could block), and its length.
+    static func openFile(_ path: String) -> (Int32, Int)? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        guard descriptor >= 0 else { return nil }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            _ = Glibc.close(descriptor)
+            return nil
+        }
+        return (descriptor, Int(info.st_size))
+    }
+
+    /// `path` with every symbolic link resolved (`realpath`); nil when it
+    /// does not exist, or its links loop or are too many to follow.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     enum Resolution: Equatable {
         case bad
         case missing
-        case file(URL)
+        /// A folder asked for without its slash: where it is.
+        case redirect(String)
+        case file(String)
     }
 
     /// The file a request target names, if it is a regular file inside `root`
-    /// (which must have its symbolic links resolved).
-    static func resolve(target: String, root: URL) -> Resolution {
-        let path = String(target.prefix { $0 != "?" && $0 != "#" })
-        guard let decoded = path.removingPercentEncoding, !decoded.contains("\0") else { return .bad }
+    /// (a path with every link resolved) once every link on the way is resolved.
+    static func resolve(target: String, root: String) -> Resolution {
+        var raw = String(target.prefix { $0 != "?" && $0 != "#" })
+        let query = target.dropFirst(raw.count).prefix { $0 != "#" }
+        // The absolute form (`GET http://host/path`), which a server must accept.
+        if let scheme = raw.range(of: "://"), raw[..<scheme.lowerBound].allSatisfy(\.isLetter) {
+            let rest = raw[scheme.upperBound...]
+            raw = rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+        }
+        // Control characters and spaces are no part of a target (and one
+        // echoed in a redirect's Location would end its header line).
+        guard raw.hasPrefix("/"), target.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }),
+            let decoded = raw.removingPercentEncoding, !decoded.contains("\0")
+        else { return .bad }
         let parts = decoded.split(separator: "/", omittingEmptySubsequences: true)
         guard !parts.contains(where: { $0 == ".." || $0.contains("\\") }) else { return .bad }
-        var url = root
-        for part in parts where part != "." { url.appendPathComponent(String(part)) }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { return .missing }
-        if isFolder.boolValue {
-            url.appendPathComponent("index.html")
+        // Joined once (a URL a component at a time took quadratic time).
+        let relative = parts.filter { $0 != "." }.joined(separator: "/")
+        guard let real = realPath(relative.isEmpty ? root : root + "/" + relative), Self.inside(real, root) else {
+            return .missing
         }
-        let real = url.resolvingSymlinksInPath()
-        guard real.path.hasPrefix(root.path.hasSuffix("/") ? root.path : root.path + "/"),
-            FileManager.default.fileExists(atPath: real.path, isDirectory: &isFolder), !isFolder.boolValue
-        else { return .missing }
-        return .file(real)
+        var info = stat()
+        guard stat(real, &info) == 0 else { return .missing }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            if !relative.isEmpty && !decoded.hasSuffix("/") { return .redirect(raw + "/" + query) }
+            guard let index = realPath(real + "/index.html"), Self.inside(index, root) else { return .missing }
+            return .file(index)
+        }
+        return (info.st_mode & S_IFMT) == S_IFREG ? .file(real) : .missing
+    }
+
+    static func inside(_ path: String, _ root: String) -> Bool {
+        path == root || path.hasPrefix(root.hasSuffix("/") ? root : root + "/")
     }
 
     static func contentType(_ url: URL) -> String {
