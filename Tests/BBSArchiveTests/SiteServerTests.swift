@@ -382,6 +382,9 @@ import Testing
                 try ask(
                     "GET /media/ab/large.bin HTTP/1.1\r\nHost: a\r\nRange: bytes=1000000-1000009\r\nConnection: close\r\n\r\n"
                 ),
+                try ask("GET //board/B HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
+                try ask("GET /index.html/ HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
+                try ask("GET ftp://a/index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
             ]
             let large = try Self.exchange(
                 port, Array("GET /media/ab/large.bin HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n".utf8))
@@ -416,6 +419,14 @@ import Testing
         #expect(largeAnswer.count - headEnd == large.count)
         #expect(Data(largeAnswer[headEnd...]) == large)
         #expect(answers[5].contains("Content-Range: bytes 1000000-1000009/\(large.count)"))
+        // `//board/B`: redirected from one slash (`//board/B/` is another host to a browser).
+        #expect(
+            answers[6].hasPrefix("HTTP/1.1 301 ") && answers[6].contains("\r\nLocation: /board/B/\r\n"), "\(answers[6])"
+        )
+        // A file asked for as a folder is not there (its links would resolve wrongly).
+        #expect(answers[7].hasPrefix("HTTP/1.1 404 "), "\(answers[7].prefix(100))")
+        // Only http(s) in the absolute form.
+        #expect(answers[8].hasPrefix("HTTP/1.1 400 "), "\(answers[8].prefix(100))")
     }
 
     /// A client that sends its request's head a byte now and then is cut

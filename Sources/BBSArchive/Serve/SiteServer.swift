@@ -584,7 +584,7 @@ struct SiteFileHandler: Sendable {
         var raw = String(target.prefix { $0 != "?" && $0 != "#" })
         let query = target.dropFirst(raw.count).prefix { $0 != "#" }
         // The absolute form (`GET http://host/path`), which a server must accept.
-        if let scheme = raw.range(of: "://"), raw[..<scheme.lowerBound].allSatisfy(\.isLetter) {
+        if let scheme = raw.range(of: "://"), ["http", "https"].contains(raw[..<scheme.lowerBound].lowercased()) {
             let rest = raw[scheme.upperBound...]
             raw = rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
         }
@@ -602,12 +602,17 @@ struct SiteFileHandler: Sendable {
         }
         var info = stat()
         guard stat(real, &info) == 0 else { return .missing }
+        // Slashes as the address spells them (`%2F` is no folder's end for a browser).
+        let slashed = raw.hasSuffix("/")
         if (info.st_mode & S_IFMT) == S_IFDIR {
-            if !relative.isEmpty && !decoded.hasSuffix("/") { return .redirect(raw + "/" + query) }
+            // To the folder with its slash, from one leading slash: `//board`
+            // would be `//board/`, which a browser reads as another host.
+            if !relative.isEmpty && !slashed { return .redirect("/" + raw.drop { $0 == "/" } + "/" + query) }
             guard let index = realPath(real + "/index.html"), Self.inside(index, root) else { return .missing }
             return .file(index)
         }
-        return (info.st_mode & S_IFMT) == S_IFREG ? .file(real) : .missing
+        // A file asked for as a folder (`a.txt/`) is not there: its links would resolve wrongly.
+        return (info.st_mode & S_IFMT) == S_IFREG && !slashed ? .file(real) : .missing
     }
 
     static func inside(_ path: String, _ root: String) -> Bool {
