@@ -160,20 +160,9 @@ import Testing
         let (root, _) = try Self.makeSite()
         let server = SiteServer(root: root, maxConnections: 1)
         let base = String(try await server.start().dropLast())
-        let port = try #require(base.split(separator: ":").last.flatMap { UInt16($0) })
+        let port = try Self.port(base + "/")
         // One kept-alive connection, answered once, so the server holds it.
-        let held = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(held >= 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(held, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        try #require(connected == 0)
+        let held = try Self.connection(port)
         let request = Array("GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(held, $0.baseAddress, $0.count, 0) }
         var reply = [UInt8](repeating: 0, count: 4096)
@@ -247,7 +236,7 @@ import Testing
         func answer(_ range: String?, method: String = "GET") -> String {
             var head = HTTPHead(method: method, target: "/a.js", keepAlive: true, contentLength: 0)
             head.range = range
-            return String(decoding: handler.answer(head, keepAlive: true), as: UTF8.self)
+            return String(decoding: handler.respond(head, keepAlive: true).collected(), as: UTF8.self)
         }
         let part = answer("bytes=2-4")
         #expect(part.hasPrefix("HTTP/1.1 206 Partial Content\r\n"))
@@ -265,19 +254,8 @@ import Testing
     /// Sends `request` on a new connection to the server at `port` and
     /// reads until the server closes it (or `seconds` pass).
     static func exchange(_ port: UInt16, _ request: [UInt8], seconds: Int = 10) throws -> [UInt8] {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
+        let fd = try connection(port)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        try #require(connected == 0)
         var wait = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
@@ -289,6 +267,24 @@ import Testing
             out += chunk[..<count]
         }
         return out
+    }
+
+    /// A socket connected to the server at `port` on loopback.
+    static func connection(_ port: UInt16) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if connected != 0 { close(fd) }
+        try #require(connected == 0)
+        return fd
     }
 
     static func port(_ address: String) throws -> UInt16 {
@@ -436,18 +432,9 @@ import Testing
         let (root, _) = try Self.makeSite()
         let server = SiteServer(root: root, headSeconds: 1)
         let port = try Self.port(try await server.start())
-        let outcome = try await Task.detached { () -> (closed: Bool, sent: Int) in
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let outcome = try await Task.detached { () throws -> (closed: Bool, sent: Int) in
+            let fd = try Self.connection(port)
             defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
             // A byte every 0.2 s: each read is quick, the head never ends.
             var sent = 0
             for byte in Array("GET / HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".utf8) {

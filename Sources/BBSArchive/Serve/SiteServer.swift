@@ -422,11 +422,6 @@ struct SiteFileHandler: Sendable {
         self.root = Self.realPath(root.path) ?? root.standardizedFileURL.path
     }
 
-    /// The whole answer to one request, in memory.
-    func answer(_ request: HTTPHead, keepAlive: Bool) -> [UInt8] {
-        respond(request, keepAlive: keepAlive).collected()
-    }
-
     /// The answer to one request: its head, and the file (open) whose part is its body.
     func respond(_ request: HTTPHead, keepAlive: Bool) -> SiteAnswer {
         let head = request.method == "HEAD"
