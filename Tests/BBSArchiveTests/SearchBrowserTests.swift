@@ -789,6 +789,52 @@ import Testing
         #expect(shown == Array(order.prefix(20)))
     }
 
+    /// The page's lower case is the index's, in the scripts where the two
+    /// languages could differ: a capital sigma that ends the query (`ΟΔΟΣ`
+    /// is `οδος` in JavaScript, `οδοσ` in Swift) finds the word it ends
+    /// and the word it begins, and a dotted capital I, ß and ligatures
+    /// find what the store's text holds.
+    @Test func theClientFoldsCaseAsTheIndexDoes() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let (folder, path) = try await SearchIndexTests.storeCopy("search-case")
+        let root = folder.appendingPathComponent("site")
+        try FileManager.default.copyItem(at: built.plain.root, to: root)
+        let store = try ArchiveStore(path: path)
+        let publisher = try DiskPublisher(root: root)
+        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        let output = SearchIndexWriter.Output(publisher)
+        _ = try writer.update(SearchChanges(threads: nil), output)
+        let changes = try await SearchIndexTests.insert(
+            path, store,
+            [
+                (1, 60, "希腊文 ΟΔΟΣΑ ΜΕΓΑΛΗ"), (2, 120, "小写的 οδος σοφος"), (3, 180, "İSTANBUL 之旅"),
+                (4, 240, "Straße STRASSE ﬁle Ǆ"),
+            ])
+        _ = try writer.update(changes, output)
+        try publisher.flush()
+        let documents = try Self.documents(storePath: path)
+        let queries = [
+            "ΟΔΟΣ", "οδος", "οδοσ", "ΣΟΦΟΣ", "σοφος", "\"ΟΔΟΣ Α\"", "İstanbul", "istanbul", "STRAẞE", "straße",
+            "strasse", "FILE", "ǆ", "Ǆ",
+        ]
+        // A capital sigma at the end finds the lower-case word and the word it begins.
+        #expect(Self.truth("ΟΔΟΣ", in: documents).count == 2)
+        #expect(Self.truth("ΣΟΦΟΣ", in: documents).count == 1)
+        #expect(Self.truth("İstanbul", in: documents).count == 1)
+        #expect(Self.truth("file", in: documents).count == 1)
+        let report = try await Self.probe(
+            site: SiteInspector(root: root), base: nil, probes: [("search.html", try Self.driver(queries))])
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+        let probe = try #require(report.probes.first)
+        #expect(probe.problems.isEmpty, "console: \(probe.problems)")
+        let outcomes = try JSONDecoder().decode([Outcome].self, from: Data((probe.value ?? "[]").utf8))
+        #expect(outcomes.count == queries.count)
+        for (query, outcome) in zip(queries, outcomes) {
+            #expect(outcome.error == nil, "«\(query)»: \(outcome.error ?? "")")
+            #expect(Set(outcome.hits) == Self.truth(query, in: documents), "«\(query)»: \(outcome.hits)")
+        }
+    }
+
     /// What the results of the query the address holds show, once shown:
     /// the query, total, page, hits, pager, address and status (after 20 s,
     /// whatever they show, with `waited`).

@@ -11,6 +11,8 @@ import Testing
         #expect(SearchText.normalize("iPhone １５ Pro") == "iphone 15 pro")
         #expect(SearchText.normalize("ｶﾀｶﾅ") == "カタカナ")
         #expect(SearchText.normalize("㈱") == "(株)")
+        // The final sigma as the client folds it (JavaScript's lower case spells it ς, Swift's σ).
+        #expect(SearchText.normalize("ΟΔΟΣ οδος") == "οδοσ οδοσ")
     }
 
     /// The fast paths give what NFKC and lower case of the whole text give,

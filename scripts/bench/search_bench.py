@@ -143,7 +143,8 @@ def ensure_pagefind():
 
 
 def normalize(text):
-    return unicodedata.normalize("NFKC", text).lower()
+    # The final sigma folded, as SearchText.normalize and search.js do.
+    return unicodedata.normalize("NFKC", text).lower().replace("\u03c2", "\u03c3")
 
 
 FILTERS = ("board", "author", "after", "before")

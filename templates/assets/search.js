@@ -21,7 +21,7 @@
   function hasFile(k) { return listed.has(k) === listedPresent; }
   S.manifest = function (m) {
     // SearchIndexWriter.version
-    if (m.version !== 8) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
+    if (m.version !== 9) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
     var list = m.present !== undefined ? m.present : m.absent;
     listedPresent = m.present !== undefined;
     if (list) listed = new Set(decodeDocs(list));
@@ -151,8 +151,9 @@
     });
   }
 
-  // NFKC then lower case, as SearchText.normalize does.
-  function normalize(text) { return text.normalize('NFKC').toLowerCase(); }
+  // NFKC then lower case, and the final sigma as σ (toLowerCase makes a
+  // capital sigma ς at a word's end, Swift σ), as SearchText.normalize does.
+  function normalize(text) { return text.normalize('NFKC').toLowerCase().replace(/\u03c2/g, '\u03c3'); }
 
   // FNV-1a over UTF-8, as SearchIndexWriter.hash does.
   var encoder = new TextEncoder();

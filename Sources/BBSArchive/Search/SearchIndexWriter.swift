@@ -94,7 +94,8 @@ struct SearchIndexWriter {
     ///    the shards' tails only when it is flushed.
     /// 8: 128 documents a chunk, with a header of row lengths that Range
     ///    requests read (`chunkScript`).
-    static let version = 8
+    /// 9: the final sigma `ς` indexed as `σ` (`SearchText.slowNormalize`).
+    static let version = 9
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
     static func positionsPath(_ shard: Int) -> String { "search/p/\(String(shard, radix: 16)).js" }
     static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }

@@ -15,8 +15,9 @@ import Foundation
 /// exact substring match, so Chinese needs no word list and a Latin word
 /// matches by prefix and by substring alike.
 package enum SearchText {
-    /// NFKC, then lower case: `ＧＰＳ` → `gps`, `iPhone` → `iphone`.
-    /// The client does the same (`normalize('NFKC').toLowerCase()`).
+    /// NFKC, then lower case: `ＧＰＳ` → `gps`, `iPhone` → `iphone`, and
+    /// the final sigma `ς` as `σ` (`slowNormalize`). The client does the
+    /// same (`normalize('NFKC').toLowerCase()`, then `ς` → `σ`).
     ///
     /// Characters NFKC and lower case leave alone (ASCII other than capitals,
     /// CJK ideographs) and full-width ASCII are mapped here; only the runs
@@ -124,9 +125,20 @@ package enum SearchText {
         }
     }
 
+    /// NFKC and lower case through Foundation, then `ς` → `σ`.
+    ///
+    /// JavaScript's `toLowerCase` (the client's) spells a capital sigma at
+    /// the end of a word `ς` and Swift's `lowercased` spells it `σ`, so a
+    /// query `ΟΔΟΣ` was `οδος` in the page and `οδοσ` in the index, and
+    /// found neither `ΟΔΟΣ` nor `ΟΔΟΣΑ`. Both sides fold it to `σ`, as
+    /// Unicode's case folding does; where a word ends no longer matters.
     static func slowNormalize(_ text: String) -> String {
-        text.precomposedStringWithCompatibilityMapping.lowercased()
+        let lowered = text.precomposedStringWithCompatibilityMapping.lowercased()
+        guard lowered.unicodeScalars.contains(finalSigma) else { return lowered }
+        return String(String.UnicodeScalarView(lowered.unicodeScalars.map { $0 == finalSigma ? "\u{03C3}" : $0 }))
     }
+
+    private static let finalSigma: Unicode.Scalar = "\u{03C2}"
 
     /// What NFKC and lower case make of a character that neither joins
     /// nor is joined by its neighbours; `nil` for every other character.
