@@ -835,6 +835,70 @@ import Testing
         }
     }
 
+    /// The client's own `normalize` (read from `search.js`), run in the
+    /// browser on every character that Unicode 15.0 assigned in the BMP and
+    /// in the planes' letters, symbols and CJK, alone and after a capital
+    /// letter, gives what the index writer's gives: a character that the
+    /// two spelled apart would be in the index and never in the query.
+    /// (Characters assigned later may be unknown to one side's tables.)
+    @Test func theClientNormalizesEveryCharacterAsTheIndexWriterDoes() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let client = try String(
+            contentsOf: Fixtures.projectRoot.appendingPathComponent("templates/" + SitePaths.searchScript),
+            encoding: .utf8)
+        let function = try #require(
+            client.split(separator: "\n").first { $0.contains("function normalize(text)") },
+            "search.js has no normalize function")
+        // Every character of these ranges alone; those of the BMP also after
+        // a capital letter (a mark joins it) and after a capital sigma
+        // (which JavaScript spells by what follows it).
+        let ranges: [ClosedRange<UInt32>] = [
+            0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x1FAFF, 0x20000...0x2A6DF, 0x2F800...0x2FA1F,
+        ]
+        let cases: [(context: String, ranges: [ClosedRange<UInt32>])] = [
+            ("", ranges), ("A", Array(ranges.prefix(2))), ("Σ", Array(ranges.prefix(2))),
+        ]
+        // Sent as ranges and answered as one string, U+0001 between the
+        // answers (no answer holds one): a list of every character is too
+        // long for a command line.
+        let spans = cases.map { ($0.context, $0.ranges.map { [$0.lowerBound, $0.upperBound] }) }
+        let json = String(
+            decoding: try JSONSerialization.data(withJSONObject: spans.map { [$0.0, $0.1] as [Any] }), as: UTF8.self)
+        let probe = """
+            (() => {
+              \(function)
+              const out = [];
+              for (const [context, ranges] of \(json))
+                for (const [low, high] of ranges)
+                  for (let point = low; point <= high; point++) out.push(normalize(context + String.fromCodePoint(point)));
+              return out.join('\\u0001');
+            })()
+            """
+        let report = try await Self.probe(site: built.plain, base: nil, probes: [("search.html", probe)])
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+        let value = try #require(report.probes.first?.value, "no answer from the browser")
+        let shown = value.split(separator: "\u{1}", omittingEmptySubsequences: false)
+        let asked = cases.flatMap { item in item.ranges.joined().map { (item.context, $0) } }
+        try #require(shown.count == asked.count, "\(shown.count) answers to \(asked.count) characters")
+        var differing: [String] = []
+        var compared = 0
+        for ((context, value), text) in zip(asked, shown) {
+            guard let scalar = Unicode.Scalar(value), let age = scalar.properties.age,
+                (age.major, age.minor) <= (15, 0),
+                scalar.properties.generalCategory != .privateUse
+            else { continue }
+            compared += 1
+            let written = SearchText.normalize(context + String(scalar))
+            if written != text {
+                differing.append(
+                    "U+\(String(value, radix: 16, uppercase: true)) after «\(context)»: page \(text.debugDescription), index \(written.debugDescription)"
+                )
+            }
+        }
+        #expect(compared > 200_000)
+        #expect(differing.isEmpty, "\(differing.count) differ: \(differing.prefix(12))")
+    }
+
     /// What the results of the query the address holds show, once shown:
     /// the query, total, page, hits, pager, address and status (after 20 s,
     /// whatever they show, with `waited`).
