@@ -3,7 +3,10 @@
 #
 # Targets: mobile and nforum (whole pages through the sources), splitter
 # (PostText.split and the normalizer), inline (UBB, ANSI and autolinks as
-# rendered), robots (robots.txt). Seeds: the real captures in
+# rendered), robots (robots.txt), search (the index's text and terms:
+# each fast reading against its plain one), serve (a request to the
+# preview server: never a file outside the folder, never a redirect to
+# another host, never a broken header line). Seeds: the real captures in
 # ../shared/fixtures/smth (read in place, never copied), pages of the
 # replica (fetched into .build-fuzz/seeds) and a few hand-written lines.
 # The time is fixed inside the targets. Any crash, leak (LeakSanitizer),
@@ -14,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
 timeout=${FUZZ_TIMEOUT:-10}
-targets=${FUZZ_TARGETS:-mobile nforum splitter inline robots}
+targets=${FUZZ_TARGETS:-mobile nforum splitter inline robots search serve}
 fixtures=../shared/fixtures/smth
 work=.build-fuzz
 seeds=$work/seeds
@@ -26,11 +29,11 @@ BBSARCHIVE_FUZZ=1 swift build --scratch-path "$work" --product bbsarchive-fuzz \
 fuzzer=$(BBSARCHIVE_FUZZ=1 swift build --scratch-path "$work" --show-bin-path)/bbsarchive-fuzz
 
 # Replica pages as seeds, from the ordinary build of the replica.
-if [ ! -d "$seeds/mobile" ]; then
+if [ ! -d "$seeds/mobile" ] || [ ! -d "$seeds/serve" ]; then
   echo "fuzz: fetching replica pages as seeds"
   swift build --product smth-replica >/dev/null
   replica="$(swift build --show-bin-path)/smth-replica"
-  mkdir -p "$seeds"/{mobile,nforum,splitter,inline,robots}
+  mkdir -p "$seeds"/{mobile,nforum,splitter,inline,robots,search,serve}
   log=$(mktemp)
   "$replica" --port 0 --seed 5 --sections 1 --boards 1 --threads 12 --posts 14 --hostile >"$log" &
   replica_pid=$!
@@ -56,6 +59,11 @@ if [ ! -d "$seeds/mobile" ]; then
   rm -f "$log"
   printf '发信人: a (昵称), 信区: Test\n标  题: 标题\n发信站: 水木社区 (Fri Mar 25 11:52:04 2016), 站内\n\n正文\n【 在 b 的大作中提到: 】\n: 引文\n--\n签名\n※ 修改:·a 于 Mar 29 09:43:17 2016 修改本文·[FROM: 1.2.3.*]\n※ 来源:·水木社区 http://www.newsmth.net·[FROM: 1.2.3.*]\n' >"$seeds/splitter/post.txt"
   printf '[b]粗[/b] [url=http://a.example/]链接[/url] [color=red]红[/color] \033[1;31m色\033[m www.b.cn [em01] [img=http://c.example/x.png][/img]\n' >"$seeds/inline/ubb.txt"
+  printf 'ΟΔΟΣ ＧＰＳ iPhone 清华\u0301 e\xcc\x81 ﬁ ㈱ ｶﾞ 👍🏻 \xe3\x80\x80\n: 引文\n【 在 a 的大作中提到: 】\n\x01--\n签名\n' >"$seeds/search/text.txt"
+  printf 'board:Test author:"a b" after:2025-1-2 before:2025-13-01 "清华 大学" -x\n' >"$seeds/search/query.txt"
+  printf 'GET /board/B/1.html HTTP/1.1\r\nHost: a\r\nRange: bytes=2-\r\nConnection: keep-alive\r\n\r\n' >"$seeds/serve/get.txt"
+  printf 'HEAD //board/B?q=1 HTTP/1.0\nConnection: close\n\n' >"$seeds/serve/redirect.txt"
+  printf 'GET http://h/up/secret/%%2e%%2e/self/etc/passwd HTTP/1.1\r\nRange: bytes=-5\r\n\r\n' >"$seeds/serve/escape.txt"
   printf 'User-agent: *\nDisallow: /nForum/\nAllow: /nForum/article/*$\nCrawl-delay: 2\n\nUser-agent: bbsarchive\nDisallow: /a*b$\n' >"$seeds/robots/robots.txt"
 fi
 
@@ -68,13 +76,17 @@ for target in $targets; do
   case $target in
     mobile) extra=("$seeds/mobile" "$fixtures/mobile") ;;
     nforum) extra=("$seeds/nforum" "$fixtures/nforum") ;;
-    splitter | inline) extra=("$seeds/$target" "$fixtures/nforum") ;;
+    splitter | inline | search) extra=("$seeds/$target" "$fixtures/nforum") ;;
     *) extra=("$seeds/$target") ;;
   esac
+  # Whole pages for the parsers; search compares two readings of every
+  # input, each slow on a page, so it gets post-sized inputs and more runs.
+  max_len=262144
+  [ "$target" = search ] && max_len=8192
   echo "fuzz: $target for ${seconds}s"
   # Swift's own backtracer is off so that libFuzzer sees the crash and keeps the input.
   if ! BBS_FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 "$fuzzer" "$corpus" "${extra[@]}" \
-      -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -max_len=262144 \
+      -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -max_len="$max_len" \
       -detect_leaks=1 -print_final_stats=1 -artifact_prefix="$findings/" >"$work/$target.log" 2>&1; then
     echo "fuzz: $target FAILED; see $work/$target.log and $findings/" >&2
     grep -E "ERROR|SUMMARY|==[0-9]+==" "$work/$target.log" | head -n 20 >&2 || true

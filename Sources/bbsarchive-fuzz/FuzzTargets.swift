@@ -49,9 +49,120 @@ private func run(_ data: Data) {
         if let delay = robots.crawlDelay {
             _ = RetryPolicy.retryAfter(String(delay))
         }
+    case "search":
+        searchText(String(decoding: data, as: UTF8.self))
+    case "serve":
+        serve(data)
     default:
         FileHandle.standardError.write(Data("bbsarchive-fuzz: unknown BBS_FUZZ_TARGET \(target)\n".utf8))
         exit(2)
+    }
+}
+
+/// A finding: what was wrong, then an abort, which libFuzzer reports
+/// with the input that did it.
+private func finding(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("bbsarchive-fuzz: \(message)\n".utf8))
+    abort()
+}
+
+/// Forum text as search reads it. The fast paths must give what their
+/// plain readings give (a difference is a post the index holds under
+/// other terms than a query asks for, so never found): `normalize` and
+/// Foundation's NFKC and lower case, `termKeys` and `terms`, `searchable`
+/// and the text of the blocks the page shows. A query of the same text parses.
+private func searchText(_ text: String) {
+    let normalized = SearchText.normalize(text)
+    let plain = SearchText.slowNormalize(text)
+    if Array(normalized.unicodeScalars) != Array(plain.unicodeScalars) {
+        finding("normalize \(text.debugDescription): \(normalized.debugDescription) != \(plain.debugDescription)")
+    }
+    let terms = SearchText.terms(normalized)
+    let keys = SearchText.termKeys(normalized)
+    if Set(keys.unigrams.map { SearchText.termText(UInt64($0), pair: false) }) != terms.unigrams {
+        finding("termKeys and terms differ in characters for \(normalized.debugDescription)")
+    }
+    var pairs: [String: [Int]] = [:]
+    for (key, position) in keys.pairs { pairs[SearchText.termText(key, pair: true), default: []].append(position) }
+    if pairs != terms.bigrams { finding("termKeys and terms differ in pairs for \(normalized.debugDescription)") }
+    // The bytes as a body and signature (split at the first U+0001), on both front ends' conventions.
+    let parts = text.split(separator: "\u{1}", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+    for conventions in [SMTHMobileSource().profile.conventions, SMTHNForumSource().profile.conventions] {
+        for floor in [0, 1] {
+            let post = StoredPost(
+                board: "Test", gid: 700, floor: floor, author: "a", postedAt: fetchedAt, body: parts[0], ip: nil,
+                editedBy: nil, attachments: [], signature: parts.count > 1 ? parts[1] : nil)
+            let bytes = SearchText.searchable(post: post, threadTitle: parts[0], conventions: conventions)
+            let blocks = SearchText.searchableByBlocks(post: post, threadTitle: parts[0], conventions: conventions)
+            if Array(bytes.unicodeScalars) != Array(blocks.unicodeScalars) {
+                finding("searchable \(text.debugDescription): \(bytes.debugDescription) != \(blocks.debugDescription)")
+            }
+        }
+    }
+    let query = SearchText.parse(text)
+    if query.terms.contains(where: \.isEmpty) { finding("an empty term from \(text.debugDescription)") }
+}
+
+/// A site folder for the `serve` target, made once: pages, a folder, a
+/// `404.html`, links inside and out (to the folder above, to `/etc`, to
+/// itself, in a loop), and a file beside the site that must never be served.
+private let serveRoot: String = {
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("bbsarchive-fuzz-serve-\(getpid())")
+    let site = base.appendingPathComponent("site")
+    let manager = FileManager.default
+    try? manager.createDirectory(at: site.appendingPathComponent("board/B"), withIntermediateDirectories: true)
+    for (path, text) in [
+        ("index.html", "home"), ("404.html", "missing"), ("board/B/1.html", "thread"), ("board/B/index.html", "board"),
+        ("a b.txt", "space"), ("%41.txt", "percent"),
+    ] {
+        manager.createFile(atPath: site.appendingPathComponent(path).path, contents: Data(text.utf8))
+    }
+    manager.createFile(atPath: base.appendingPathComponent("secret.txt").path, contents: Data("secret".utf8))
+    for (name, target) in [
+        ("up", ".."), ("etc", "/etc"), ("self", "."), ("loop", "loop"), ("inside", "board/B/1.html"),
+        ("secret", "../secret.txt"),
+    ] {
+        try? manager.createSymbolicLink(atPath: site.appendingPathComponent(name).path, withDestinationPath: target)
+    }
+    return site.path
+}()
+
+/// A request as it arrives. Whatever the bytes, the answer is a file
+/// inside the folder (every link resolved), a redirect to a path on this
+/// host (one leading slash) or a status, and no header line of the answer
+/// is broken by the request's bytes.
+private func serve(_ data: Data) {
+    let bytes = [UInt8](data)
+    _ = HTTPHead.end(of: bytes)
+    guard let head = HTTPHead(bytes[...]) else { return }
+    let handler = SiteFileHandler(root: URL(fileURLWithPath: serveRoot))
+    switch SiteFileHandler.resolve(target: head.target, root: handler.root) {
+    case .file(let path):
+        guard let real = SiteFileHandler.realPath(path), SiteFileHandler.inside(real, handler.root) else {
+            finding("served \(path) for \(head.target.debugDescription), outside \(handler.root)")
+        }
+    case .redirect(let location):
+        // A browser reads `//x` and `/\\x` as another host.
+        guard location.hasPrefix("/"), !location.hasPrefix("//"), !location.hasPrefix("/\\"),
+            location.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        else { finding("redirect to \(location.debugDescription) for \(head.target.debugDescription)") }
+    case .bad, .missing:
+        break
+    }
+    let answer = handler.respond(head, keepAlive: head.keepAlive).collected()
+    guard let end = HTTPHead.end(of: answer) else { finding("an answer without a head's end") }
+    let lines = answer[..<end].split(separator: 10, omittingEmptySubsequences: false).dropLast(2)
+    // Printable ASCII, each line ended by CRLF.
+    for line in lines where line.last != 13 || line.dropLast().contains(where: { $0 < 0x20 || $0 >= 0x7F }) {
+        finding("a broken header line \(String(decoding: line, as: UTF8.self).debugDescription)")
+    }
+    if let range = head.range {
+        let length = 1000
+        if case .part(let part) = SiteFileHandler.byteRange(range, length: length),
+            part.isEmpty || part.lowerBound < 0 || part.upperBound > length
+        {
+            finding("range \(range.debugDescription) gave \(part) of \(length) bytes")
+        }
     }
 }
 

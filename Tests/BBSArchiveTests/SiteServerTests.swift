@@ -356,6 +356,8 @@ import Testing
         let (root, _) = try Self.makeSite()
         let bare = root.appendingPathComponent("bare")
         try FileManager.default.createDirectory(at: bare, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("board/中文"), withIntermediateDirectories: true)
         // Bytes that do not repeat at the piece size, 5 MB.
         var bytes = [UInt8](repeating: 0, count: 5 << 20)
         for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 13) }
@@ -381,6 +383,13 @@ import Testing
                 try ask("GET //board/B HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
                 try ask("GET /index.html/ HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
                 try ask("GET ftp://a/index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
+                // A target in raw UTF-8, and one that is not UTF-8.
+                try ask("GET /board/中文?q=é HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"),
+                String(
+                    decoding: try Self.exchange(
+                        port,
+                        Array("GET /board/".utf8) + [0xFF, 0xFE] + Array("?q=\\ HTTP/1.1\r\nHost: a\r\n\r\n".utf8)),
+                    as: UTF8.self),
             ]
             let large = try Self.exchange(
                 port, Array("GET /media/ab/large.bin HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n".utf8))
@@ -423,6 +432,12 @@ import Testing
         #expect(answers[7].hasPrefix("HTTP/1.1 404 "), "\(answers[7].prefix(100))")
         // Only http(s) in the absolute form.
         #expect(answers[8].hasPrefix("HTTP/1.1 400 "), "\(answers[8].prefix(100))")
+        // A header carries ASCII: a raw UTF-8 target is redirected percent-encoded.
+        #expect(
+            answers[9].hasPrefix("HTTP/1.1 301 ")
+                && answers[9].contains("\r\nLocation: /board/%E4%B8%AD%E6%96%87/?q=%C3%A9\r\n"), "\(answers[9])")
+        // Bytes that are not UTF-8 name no path (decoded, they would name another).
+        #expect(answers[10].hasPrefix("HTTP/1.1 400 "), "\(answers[10].prefix(100))")
     }
 
     /// A client that sends its request's head a byte now and then is cut

@@ -349,10 +349,13 @@ extension HTTPHead {
     init?(_ bytes: ArraySlice<UInt8>) {
         // Split at each LF, a CR before it dropped: as bytes, since a String
         // holds CRLF as one Character.
-        var lines = bytes.split(separator: 10, omittingEmptySubsequences: true)
-            .map { String(decoding: $0.last == 13 ? $0.dropLast() : $0, as: UTF8.self) }.filter { !$0.isEmpty }
-            .makeIterator()
-        guard let requestLine = lines.next() else { return nil }
+        let raw = bytes.split(separator: 10, omittingEmptySubsequences: true)
+            .map { $0.last == 13 ? $0.dropLast() : $0 }.filter { !$0.isEmpty }
+        // The request line must be UTF-8 (a target is ASCII, or a client's
+        // raw UTF-8): decoded with replacement characters, it would name
+        // another path, and a redirect would send other bytes back.
+        guard let first = raw.first, let requestLine = String(validating: first, as: UTF8.self) else { return nil }
+        var lines = raw.dropFirst().map { String(decoding: $0, as: UTF8.self) }.makeIterator()
         let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, parts[2].hasPrefix("HTTP/1.") else {
             return nil
@@ -602,12 +605,29 @@ struct SiteFileHandler: Sendable {
         if (info.st_mode & S_IFMT) == S_IFDIR {
             // To the folder with its slash, from one leading slash: `//board`
             // would be `//board/`, which a browser reads as another host.
-            if !relative.isEmpty && !slashed { return .redirect("/" + raw.drop { $0 == "/" } + "/" + query) }
+            if !relative.isEmpty && !slashed {
+                return .redirect(asciiLocation("/" + raw.drop { $0 == "/" } + "/" + query))
+            }
             guard let index = realPath(real + "/index.html"), Self.inside(index, root) else { return .missing }
             return .file(index)
         }
         // A file asked for as a folder (`a.txt/`) is not there: its links would resolve wrongly.
         return (info.st_mode & S_IFMT) == S_IFREG && !slashed ? .file(real) : .missing
+    }
+
+    /// A redirect's location as a header may carry it: every byte past
+    /// ASCII percent-encoded (a target sent as raw UTF-8), the rest as sent.
+    static func asciiLocation(_ location: String) -> String {
+        var out = ""
+        out.reserveCapacity(location.utf8.count)
+        for byte in location.utf8 {
+            if byte < 0x80 {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return out
     }
 
     static func inside(_ path: String, _ root: String) -> Bool {
