@@ -99,6 +99,30 @@ private func searchText(_ text: String) {
             }
         }
     }
+    // The index's strings are scripts loaded from disk: each must read
+    // back as the text (without its control characters, when displayable)
+    // and hold nothing that ends a script or a line in one.
+    for displayable in [false, true] {
+        var bytes: [UInt8] = []
+        SearchIndexWriter.appendJSON(text, to: &bytes, displayable: displayable)
+        let expected =
+            displayable
+            ? String(
+                String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 || $0 == "\t" || $0 == "\n" }))
+            : text
+        let back = try? JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed) as? String
+        if back.map({ Array($0.unicodeScalars) }) != Array(expected.unicodeScalars) {
+            finding(
+                "a JSON string of \(text.debugDescription) reads back as \(String(describing: back?.debugDescription))")
+        }
+        if bytes.contains(where: { $0 == UInt8(ascii: "<") || $0 < 0x20 })
+            || String(decoding: bytes, as: UTF8.self).unicodeScalars.contains(where: {
+                $0 == "\u{2028}" || $0 == "\u{2029}"
+            })
+        {
+            finding("a JSON string of \(text.debugDescription) is not safe in a script")
+        }
+    }
     let query = SearchText.parse(text)
     if query.terms.contains(where: \.isEmpty) { finding("an empty term from \(text.debugDescription)") }
 }
