@@ -130,8 +130,12 @@ private func searchText(_ text: String) {
 /// A site folder for the `serve` target, made once: pages, a folder, a
 /// `404.html`, links inside and out (to the folder above, to `/etc`, to
 /// itself, in a loop), and a file beside the site that must never be served.
+/// Removed when the fuzzer exits (kept after a crash, for the replay).
+private let serveBase = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "bbsarchive-fuzz-serve-\(getpid())")
 private let serveRoot: String = {
-    let base = FileManager.default.temporaryDirectory.appendingPathComponent("bbsarchive-fuzz-serve-\(getpid())")
+    let base = serveBase
+    atexit { try? FileManager.default.removeItem(at: serveBase) }
     let site = base.appendingPathComponent("site")
     let manager = FileManager.default
     try? manager.createDirectory(at: site.appendingPathComponent("board/B"), withIntermediateDirectories: true)
