@@ -835,7 +835,7 @@ import Testing
         }
     }
 
-    /// The client's own `normalize` (read from `search.js`), run in the
+    /// The client's own `normalize` (the published `search.js`'s), run in the
     /// browser on every character that Unicode 15.0 assigned in the BMP and
     /// in the planes' letters, symbols and CJK, alone and after a capital
     /// letter, gives what the index writer's gives: a character that the
@@ -843,12 +843,6 @@ import Testing
     /// (Characters assigned later may be unknown to one side's tables.)
     @Test func theClientNormalizesEveryCharacterAsTheIndexWriterDoes() async throws {
         let built = try await ReadingSiteFixture.shared.site()
-        let client = try String(
-            contentsOf: Fixtures.projectRoot.appendingPathComponent("templates/" + SitePaths.searchScript),
-            encoding: .utf8)
-        let function = try #require(
-            client.split(separator: "\n").first { $0.contains("function normalize(text)") },
-            "search.js has no normalize function")
         // Every character of these ranges alone; those of the BMP also after
         // a capital letter (a mark joins it) and after a capital sigma
         // (which JavaScript spells by what follows it).
@@ -866,7 +860,7 @@ import Testing
             decoding: try JSONSerialization.data(withJSONObject: spans.map { [$0.0, $0.1] as [Any] }), as: UTF8.self)
         let probe = """
             (() => {
-              \(function)
+              const normalize = window.BBSSearch.normalize;
               const out = [];
               for (const [context, ranges] of \(json))
                 for (const [low, high] of ranges)
@@ -897,6 +891,76 @@ import Testing
         }
         #expect(compared > 200_000)
         #expect(differing.isEmpty, "\(differing.count) differ: \(differing.prefix(12))")
+    }
+
+    /// The ground truth's reading of a query (`SearchText.parse`) is the
+    /// page's (`BBSSearch.parse`), for seeded random queries of the pieces
+    /// where the two could part: quotes, colons (full-width too), filter
+    /// names in any case, dates, every kind of space and line break
+    /// (JavaScript's `\s` is not Unicode's White_Space: U+FEFF is one,
+    /// U+0085 is not), marks after a space or a quote, and sigma.
+    @Test func theClientParsesQueriesAsTheGroundTruthDoes() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let pieces = [
+            "清华", "iPhone", "ΟΔΟΣ", "a", "\"", "\"", ":", "：", "board:", "BOARD:", "ｂｏａｒｄ:", "author:", "after:",
+            "before:", "2025-1-2", "2025-13-45", "2024-02-29", "Geography", " ", " ", "\t", "\u{3000}", "\u{A0}",
+            "\u{85}", "\u{FEFF}", "\u{2028}", "\u{200B}", "\u{180E}", "\u{1680}", "\n", "\r\n", "\u{301}", "\u{20DD}",
+            "-", "x:", "\u{1F44D}\u{1F3FB}",
+        ]
+        var random = Random(state: 31)
+        let queries = (0..<600).map { _ in
+            (0..<(1 + random.below(7))).map { _ in pieces[random.below(pieces.count)] }.joined()
+        }
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: queries), as: UTF8.self)
+        let probe = """
+            JSON.stringify(\(json).map(q => {
+              const p = window.BBSSearch.parse(q);
+              return {terms: p.terms, board: p.board ?? null, author: p.author ?? null, after: p.after || null,
+                before: p.before || null, problems: p.problems, contradictory: p.contradictory};
+            }))
+            """
+        let report = try await Self.probe(site: built.plain, base: nil, probes: [("search.html", probe)])
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+        let value = try #require(report.probes.first?.value, "no answer from the browser")
+        struct Parsed: Decodable, Equatable {
+            var terms: [String]
+            var board: String?
+            var author: String?
+            var after: String?
+            var before: String?
+            var problems: [String]
+            var contradictory: Bool
+        }
+        let shown = try JSONDecoder().decode([Parsed].self, from: Data(value.utf8))
+        try #require(shown.count == queries.count)
+        var differing: [String] = []
+        for (query, page) in zip(queries, shown) {
+            let truth = SearchText.parse(query)
+            let written = Parsed(
+                terms: truth.terms, board: truth.board, author: truth.author, after: truth.after,
+                before: truth.before, problems: truth.problems, contradictory: truth.contradictory)
+            // Compared as scalars: `==` on `String` lets canonically equal texts pass.
+            func scalars(_ parsed: Parsed) -> [[Unicode.Scalar]] {
+                (parsed.terms + parsed.problems + [parsed.board ?? "-", parsed.author ?? "-"]).map {
+                    Array($0.unicodeScalars)
+                }
+            }
+            if written != page || scalars(written) != scalars(page) {
+                // Spelled by scalar: the differences are often invisible.
+                func spelled(_ text: String) -> String {
+                    text.unicodeScalars.map {
+                        $0.isASCII && $0.value >= 0x20 ? String($0) : "<\(String($0.value, radix: 16))>"
+                    }
+                    .joined()
+                }
+                differing.append(
+                    "\(spelled(query)): page \(page.terms.map(spelled)) \(page.problems.map(spelled)), "
+                        + "truth \(written.terms.map(spelled)) \(written.problems.map(spelled)); "
+                        + "filters \([page.board, page.author, page.after, page.before]) "
+                        + "\([written.board, written.author, written.after, written.before])")
+            }
+        }
+        #expect(differing.isEmpty, "\(differing.count) of \(queries.count) differ: \(differing.prefix(6))")
     }
 
     /// What the results of the query the address holds show, once shown:

@@ -149,6 +149,14 @@ def normalize(text):
 
 FILTERS = ("board", "author", "after", "before")
 
+# JavaScript's \s, where the client splits a query (SearchText.isQuerySpace):
+# not Python's isspace (U+FEFF is a space here; U+0085 and U+001C-U+001F are not).
+JS_SPACE = re.compile(r"[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
+
+
+def is_query_space(ch):
+    return JS_SPACE.fullmatch(ch) is not None
+
 
 def filter_key(text):
     """The filter a token names (after NFKC and case folding), or None."""
@@ -183,7 +191,7 @@ def parse(query):
                 tokens.append((current, False))
                 current = ""
             quoted = not quoted
-        elif not quoted and ch.isspace():
+        elif not quoted and is_query_space(ch):
             if current:
                 tokens.append((current, False))
             current = ""
@@ -212,7 +220,7 @@ def parse(query):
                 out[key] = min(out.get(key, number), number)
             continue
         term = normalize(text)
-        if term and not term.isspace():
+        if term and not all(is_query_space(ch) for ch in term):
             out["terms"].append(term)
             out["raw"].append(text)
     return out

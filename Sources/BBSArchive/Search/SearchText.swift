@@ -480,48 +480,68 @@ package enum SearchText {
     /// The filter a token names (its text NFKC-normalized and case-folded
     /// before the colon, so `board：X` is `board:X`), or nil.
     static func filterKey(_ text: String) -> String? {
-        let folded = normalize(text)
-        guard let colon = folded.firstIndex(of: ":"), colon > folded.startIndex else { return nil }
-        let key = String(folded[..<colon])
-        return filterKeys.contains(key) ? key : nil
+        filterParts(normalize(text))?.key
     }
 
-    /// Parses a query the way `assets/search.js` does. A filter with
-    /// nothing after its colon is left out (it is being typed); `board:"X"`
-    /// is `board:X`; a date filter whose value is not a day is a problem;
-    /// two filters of one kind must both hold.
+    /// A normalized token's name before its first colon, if that is a
+    /// filter's, and the rest after the colon. Read by scalar, as the client
+    /// reads code points (`board:\u{301}x`: a `Character` would hold the
+    /// colon and the mark together).
+    static func filterParts(_ folded: String) -> (key: String, value: String)? {
+        let scalars = folded.unicodeScalars
+        guard let colon = scalars.firstIndex(of: ":"), colon > scalars.startIndex else { return nil }
+        let key = String(scalars[..<colon])
+        guard filterKeys.contains(key) else { return nil }
+        return (key, String(scalars[scalars.index(after: colon)...]))
+    }
+
+    /// What JavaScript's `\s` matches, where the client splits a query:
+    /// not quite Unicode's White_Space (U+FEFF is one here, U+0085 is not).
+    static func isQuerySpace(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09...0x0D, 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+            return true
+        default:
+            return scalar.properties.generalCategory == .spaceSeparator
+        }
+    }
+
+    /// Parses a query the way `assets/search.js` does, code point by code
+    /// point (a space and the mark after it are two, not one `Character`).
+    /// A filter with nothing after its colon is left out (it is being
+    /// typed); `board:"X"` is `board:X`; a date filter whose value is not a
+    /// day is a problem; two filters of one kind must both hold.
     package static func parse(_ query: String) -> Query {
         var result = Query()
         var tokens: [(text: String, quoted: Bool)] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var quoted = false
         var valueQuoted = false
-        for character in query {
-            if character == "\"" {
+        for scalar in query.unicodeScalars {
+            if scalar == "\"" {
                 if quoted {
-                    tokens.append((current, !valueQuoted))
-                    current = ""
+                    tokens.append((String(current), !valueQuoted))
+                    current = String.UnicodeScalarView()
                     valueQuoted = false
-                } else if !current.isEmpty, filterKey(current) != nil, normalize(current).hasSuffix(":") {
+                } else if !current.isEmpty, filterKey(String(current)) != nil,
+                    normalize(String(current)).unicodeScalars.last == ":"
+                {
                     valueQuoted = true
                 } else if !current.isEmpty {
-                    tokens.append((current, false))
-                    current = ""
+                    tokens.append((String(current), false))
+                    current = String.UnicodeScalarView()
                 }
                 quoted.toggle()
-            } else if !quoted && character.isWhitespace {
-                if !current.isEmpty { tokens.append((current, false)) }
-                current = ""
+            } else if !quoted && isQuerySpace(scalar) {
+                if !current.isEmpty { tokens.append((String(current), false)) }
+                current = String.UnicodeScalarView()
             } else {
-                current.append(character)
+                current.append(scalar)
             }
         }
-        if !current.isEmpty { tokens.append((current, quoted && !valueQuoted)) }
+        if !current.isEmpty { tokens.append((String(current), quoted && !valueQuoted)) }
         for (text, isQuoted) in tokens {
-            if !isQuoted, let key = filterKey(text) {
-                let folded = normalize(text)
-                guard let colon = folded.firstIndex(of: ":") else { continue }
-                let value = String(folded[folded.index(after: colon)...])
+            if !isQuoted, let (key, value) = filterParts(normalize(text)) {
                 if value.isEmpty { continue }
                 switch key {
                 case "board":
@@ -544,7 +564,7 @@ package enum SearchText {
                 continue
             }
             let term = normalize(text)
-            if !term.isEmpty, !term.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
+            if !term.isEmpty, !term.unicodeScalars.allSatisfy(isQuerySpace) {
                 result.terms.append(term)
             }
         }
@@ -554,9 +574,9 @@ package enum SearchText {
     /// `YYYY-M-D` of a day that exists (ASCII digits, month and day of one
     /// or two), spelled `YYYY-MM-DD`; nil for anything else.
     static func day(_ text: String) -> String? {
+        guard text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else { return nil }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, (1...2).contains(parts[1].count), (1...2).contains(parts[2].count),
-            parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
             let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]), (1...12).contains(month)
         else { return nil }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
