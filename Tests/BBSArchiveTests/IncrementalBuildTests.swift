@@ -325,6 +325,93 @@ import Testing
 }
 
 extension IncrementalBuildTests {
+    /// A thread page names the threads started just before and after it
+    /// and the list page that holds it. When threads move in that order
+    /// (a first post archived after its list row, a start edited, a thread
+    /// that comes in among older ones), the pages around their old and new
+    /// places and every page whose list window moved are rewritten: an
+    /// incremental build equals a full one after each step, though no
+    /// thread of those pages changed. (QA found 27–138 thread pages left
+    /// naming old neighbours or windows.)
+    @Test func threadsThatMoveInTheOrderByStartRewriteThePagesAroundThem() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let incremental = Recorder()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: Self.options()).build()
+        func expectSameAsFull(_ step: String) throws {
+            incremental.reset()
+            let report = try SiteBuilder(
+                store: store, templates: templates, publisher: incremental, options: Self.options()
+            ).build()
+            #expect(report.changes != nil, "\(step): not incremental")
+            let full = try Self.fullBuild(store, templates: templates, options: Self.options())
+            func pages(_ files: [String: Data]) -> [String: Data] {
+                files.filter { $0.key != BuildState.path && !$0.key.hasPrefix("search/") }
+            }
+            let a = pages(incremental.inner.files)
+            let b = pages(full.files)
+            let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
+            #expect(differing.isEmpty, "\(step) differ: \(differing.prefix(10))")
+        }
+        func shift(_ board: String, _ gid: Int, by seconds: Int) throws {
+            try store.write { db in
+                try db.execute(
+                    sql: "UPDATE post SET postedAt = postedAt + ? WHERE board = ? AND gid = ? AND floor = 0",
+                    arguments: [seconds, board, gid])
+            }
+        }
+        // One thread ten hours (places) later, across three list pages of three.
+        try shift("Alpha", 1003, by: 36_000)
+        try expectSameAsFull("one later")
+        // Two at once, past each other: one earlier, one later.
+        try shift("Alpha", 1020, by: -54_000)
+        try shift("Alpha", 1005, by: 7_200)
+        try expectSameAsFull("two past each other")
+        // A thread known from its list row only (its start the list's,
+        // a day without a time), built, then its posts archived.
+        let listDay = Fixtures.beijing(2026, 1, 1, 0, 0, 0)
+        let summary = ThreadSummary(
+            gid: 1900, title: "后来才抓到的", replies: 1, sticky: false, author: "dave", postedAt: listDay,
+            lastReplier: "erin", lastReplyAt: Fixtures.beijing(2026, 1, 1, 12, 0, 0))
+        try store.saveBoardPage(
+            BoardPage(board: "Beta", title: nil, page: PageInfo(current: 1, total: 1), threads: [summary]),
+            source: SMTHNForumSource())
+        try expectSameAsFull("a thread known from its list row")
+        try store.saveThread(
+            board: "Beta",
+            pages: [
+                ThreadPage(
+                    board: "Beta", gid: 1900, title: "后来才抓到的", page: PageInfo(current: 1, total: 1),
+                    posts: [
+                        Post(
+                            floor: 0, author: "dave", postedAt: Fixtures.beijing(2026, 1, 1, 14, 30, 0), body: "开帖",
+                            postID: 1900),
+                        Post(
+                            floor: 1, author: "erin", postedAt: Fixtures.beijing(2026, 1, 1, 15, 0, 0), body: "回复",
+                            postID: 1901),
+                    ])
+            ],
+            summary: summary)
+        try expectSameAsFull("its posts archived later")
+        // A thread that comes in among older ones (an old list page fetched).
+        let old = Fixtures.beijing(2026, 1, 1, 9, 30, 0)
+        let older = ThreadSummary(
+            gid: 1950, title: "老帖", replies: 0, sticky: false, author: "bob", postedAt: old, lastReplier: nil,
+            lastReplyAt: old)
+        try store.saveBoardPage(
+            BoardPage(board: "Gamma", title: nil, page: PageInfo(current: 2, total: 2), threads: [older]),
+            source: SMTHNForumSource())
+        try store.saveThread(
+            board: "Gamma",
+            pages: [
+                ThreadPage(
+                    board: "Gamma", gid: 1950, title: "老帖", page: PageInfo(current: 1, total: 1),
+                    posts: [Post(floor: 0, author: "bob", postedAt: old, body: "旧", postID: 1950)])
+            ],
+            summary: older)
+        try expectSameAsFull("a thread among older ones")
+    }
+
     /// A user's pages are rewritten from the one holding the earliest
     /// changed post on: after a reply, an old-dated post, an edit of a
     /// post's time or author and a deletion, an incremental build still

@@ -61,6 +61,9 @@ extension SiteBuilder {
                     if index + 1 < byStart.count { indexes.insert(index + 1) }
                 }
             }
+            // Where the order itself moved, every thread whose neighbours or
+            // list window differ from the last build's order.
+            indexes.formUnion(Self.movedInOrder(byStart, changes: changes, board: board.name, perPage: perPage))
             stale = indexes.sorted().map { (byStart[$0], placement($0)) }
         } else {
             stale = byStart.indices.map { (byStart[$0], placement($0)) }
@@ -70,6 +73,46 @@ extension SiteBuilder {
         try renderBoard(
             board, total: total, latest: Array(threads.prefix(perPage)), pages: pages, stale: stale,
             feed: Array(feed), withFiles: try store.threadsWithAttachments(board: board.name), run: run)
+    }
+
+    /// The indexes in `byStart` (the board's threads in their order by
+    /// start now) of the threads whose neighbours or list window differ
+    /// from the order of the last build: the same threads, less those that
+    /// came in since (`entered`), with those that moved or left at their
+    /// start then (`restarted`). Empty when nothing moved and threads came
+    /// in only at the end, which moves no one else.
+    static func movedInOrder(_ byStart: [StoredThread], changes: BuildChanges, board: String, perPage: Int) -> Set<Int>
+    {
+        let moved = changes.restarted.filter { $0.key.board == board }
+        let fresh = Set(changes.entered.filter { $0.board == board }.map(\.gid))
+        let appended = byStart.suffix(fresh.count).allSatisfy { fresh.contains($0.gid) }
+        guard !moved.isEmpty || !appended else { return [] }
+        let perPage = max(1, perPage)
+        func key(_ start: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(start)) }
+        var before: [(start: Date, gid: Int)] = byStart.filter { !fresh.contains($0.gid) }.map { thread in
+            (moved[.init(board: board, gid: thread.gid)].map(key) ?? thread.postedAt, thread.gid)
+        }
+        let present = Set(byStart.map(\.gid))
+        for (threadKey, start) in moved where !present.contains(threadKey.gid) {
+            before.append((key(start), threadKey.gid))
+        }
+        before.sort { ($0.start, $0.gid) < ($1.start, $1.gid) }
+        var was: [Int: (index: Int, previous: Int?, next: Int?)] = [:]
+        for (index, entry) in before.enumerated() {
+            was[entry.gid] = (
+                index, index > 0 ? before[index - 1].gid : nil, index + 1 < before.count ? before[index + 1].gid : nil
+            )
+        }
+        var indexes = Set<Int>()
+        for (index, thread) in byStart.enumerated() {
+            guard let then = was[thread.gid] else { continue }
+            let previous = index > 0 ? byStart[index - 1].gid : nil
+            let next = index + 1 < byStart.count ? byStart[index + 1].gid : nil
+            if then.index / perPage != index / perPage || then.previous != previous || then.next != next {
+                indexes.insert(index)
+            }
+        }
+        return indexes
     }
 
     /// After a change that leaves the board's number of pages as it was:
@@ -86,6 +129,21 @@ extension SiteBuilder {
             board: board.name, gids: changes.threads.filter { $0.board == board.name }.map(\.gid).sorted(),
             total: board.threadCount
         ).values.sorted { $0.index < $1.index }
+        // New threads only at the end of the order by start, and none of
+        // the others moved in it: every other thread keeps its place. Else
+        // threads between moved by as many places as threads passed them,
+        // and the board is rendered from all its threads, which tells each
+        // one's place now from its place at the last build (`movedInOrder`).
+        let entered = places.filter { changes.entered.contains(.init(board: board.name, gid: $0.gid)) }
+        if changes.restarted.keys.contains(where: { $0.board == board.name })
+            || entered.contains(where: { $0.index < board.threadCount - entered.count })
+        {
+            let threads = try store.threads(board: board.name)
+            try buildWholeBoard(board, threads: threads, run: run)
+            var map = LookupMap()
+            map.add(board: board, threads: threads)
+            return map
+        }
         var pages: [(Int, [StoredThread])] = []
         for place in places {
             let number = place.index / perPage + 1

@@ -30,6 +30,15 @@ package struct BuildChanges: Sendable, Equatable {
     package var boards: Set<String> = []
     /// Threads whose title changed: their neighbours' pages show it.
     package var retitled: Set<ThreadKey> = []
+    /// Threads whose place in their board's order by start moved (their
+    /// first post archived, its time changed) or that left the order,
+    /// with their start at the last build (the earliest logged): the
+    /// threads around the old place and between it and the new one name
+    /// other neighbours or another list window.
+    package var restarted: [ThreadKey: Int64] = [:]
+    /// Threads that came into their board's order by start since the
+    /// last build (wherever they fall in it).
+    package var entered: Set<ThreadKey> = []
     /// The last change these include; the next build asks for changes after it.
     package var through: Int64 = 0
 
@@ -118,6 +127,35 @@ extension ArchiveStore {
         END;
         """
 
+    /// The `v16-start-moves` migration: a thread whose start moves in its
+    /// board's order by start (`thread_start`), or that leaves it, is
+    /// logged with where it was, and one that comes into it with no start,
+    /// so the build can tell each thread's place at the last build and
+    /// rewrite the pages whose neighbours or list window moved (issue 10:
+    /// a thread fetched after a failure, its first post's time replacing
+    /// the list's, left its old neighbours naming it).
+    static let restartMigration = """
+        CREATE TABLE build_restart (
+          seq INTEGER PRIMARY KEY,
+          board TEXT NOT NULL,
+          gid INTEGER NOT NULL,
+          startAt INTEGER
+        );
+        CREATE TRIGGER build_restart_insert AFTER INSERT ON thread_start BEGIN
+          INSERT INTO build_change (board, gid) VALUES (NEW.board, NEW.gid);
+          INSERT INTO build_restart (seq, board, gid, startAt) VALUES (last_insert_rowid(), NEW.board, NEW.gid, NULL);
+        END;
+        CREATE TRIGGER build_restart_update AFTER UPDATE OF startAt ON thread_start
+        WHEN OLD.startAt IS NOT NEW.startAt BEGIN
+          INSERT INTO build_change (board, gid) VALUES (NEW.board, NEW.gid);
+          INSERT INTO build_restart (seq, board, gid, startAt) VALUES (last_insert_rowid(), OLD.board, OLD.gid, OLD.startAt);
+        END;
+        CREATE TRIGGER build_restart_delete AFTER DELETE ON thread_start BEGIN
+          INSERT INTO build_change (board, gid) VALUES (OLD.board, OLD.gid);
+          INSERT INTO build_restart (seq, board, gid, startAt) VALUES (last_insert_rowid(), OLD.board, OLD.gid, OLD.startAt);
+        END;
+        """
+
     /// The `v9-build-change-time` migration: a change to a post logs its
     /// time too (the earlier of the old and the new one), so that a build
     /// rewrites a user's pages from that time on, not all of them. Posts
@@ -195,6 +233,20 @@ extension ArchiveStore {
                 arguments: [seq, changes.through])
             {
                 changes.retitled.insert(.init(board: row["board"], gid: row["gid"]))
+            }
+            for row in try Row.fetchAll(
+                db, sql: "SELECT board, gid, startAt FROM build_restart WHERE seq > ? AND seq <= ? ORDER BY seq",
+                arguments: [seq, changes.through])
+            {
+                // The earliest row tells: a start, where it was at the last
+                // build; none, it came in since.
+                let key = BuildChanges.ThreadKey(board: row["board"], gid: row["gid"])
+                guard changes.restarted[key] == nil, !changes.entered.contains(key) else { continue }
+                if let start: Int64 = row["startAt"] {
+                    changes.restarted[key] = start
+                } else {
+                    changes.entered.insert(key)
+                }
             }
             return changes
         }

@@ -332,6 +332,10 @@ enum StoreSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        // A thread that moves in its board's order by start, or leaves it,
+        // is logged with its old start: the pages around its old place
+        // named it (`ArchiveStore.restartMigration`).
+        migrator.registerMigration("v16-start-moves") { db in try db.execute(sql: ArchiveStore.restartMigration) }
         return migrator
     }
 
