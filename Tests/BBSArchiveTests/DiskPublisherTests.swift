@@ -158,6 +158,52 @@ import Testing
         #expect(try Self.files(in: folder) == ["board/x.html": Data("<html><body></body></html>".utf8)])
     }
 
+    /// A folder that holds only hidden files (`.nojekyll`, as GitHub Pages
+    /// asks, or `.git`) holds no site: a first build takes its media by
+    /// name, as in an empty one. One that holds a site's files and no
+    /// build state (a first build stopped) takes a media file for there
+    /// once this build wrote it or found it whole, and not before. (QA: the
+    /// hot topics' cards, which show a picture only if its file is there,
+    /// had none in either folder, and kept none.)
+    @Test func mediaAreThereOnceWrittenWhereverTheFirstBuildGoes() throws {
+        let media = "media/ab/abcd.png"
+        let bytes = Data("png".utf8)
+        // Only hidden files: a first build.
+        let hidden = try Fixtures.temporaryFolder("disk-publisher-hidden")
+        defer { try? FileManager.default.removeItem(at: hidden) }
+        try Data().write(to: hidden.appendingPathComponent(".nojekyll"))
+        try FileManager.default.createDirectory(
+            at: hidden.appendingPathComponent(".git"), withIntermediateDirectories: true)
+        let first = try DiskPublisher(root: hidden)
+        #expect(!first.exists(media))
+        #expect(try first.write(bytes, to: media))
+        #expect(first.exists(media))
+        // A build state among the hidden files: not a first build.
+        let built = try Fixtures.temporaryFolder("disk-publisher-state")
+        defer { try? FileManager.default.removeItem(at: built) }
+        try Data("{}".utf8).write(to: built.appendingPathComponent(BuildState.path))
+        try FileManager.default.createDirectory(
+            at: built.appendingPathComponent("media/ab"), withIntermediateDirectories: true)
+        try bytes.write(to: built.appendingPathComponent(media))
+        #expect(try DiskPublisher(root: built).exists(media), "a finished build's media are trusted by name")
+        // A stopped first build: its media file is there, but not taken for
+        // whole until this build compares it; a half one is rewritten.
+        let stopped = try Fixtures.temporaryFolder("disk-publisher-stopped")
+        defer { try? FileManager.default.removeItem(at: stopped) }
+        try FileManager.default.createDirectory(
+            at: stopped.appendingPathComponent("media/ab"), withIntermediateDirectories: true)
+        try bytes.write(to: stopped.appendingPathComponent(media))
+        try Data("pn".utf8).write(to: stopped.appendingPathComponent("media/ab/half.png"))
+        let again = try DiskPublisher(root: stopped)
+        #expect(!again.exists(media))
+        #expect(try !again.write(bytes, to: media), "found whole, not written")
+        #expect(again.exists(media))
+        #expect(!again.exists("media/ab/half.png"))
+        #expect(try again.write(bytes, to: "media/ab/half.png"))
+        #expect(again.exists("media/ab/half.png"))
+        #expect(try Data(contentsOf: stopped.appendingPathComponent("media/ab/half.png")) == bytes)
+    }
+
     /// Every file under `folder`, by its path relative to it.
     static func files(in folder: URL) throws -> [String: Data] {
         var files: [String: Data] = [:]

@@ -51,7 +51,8 @@ extension SitePublisher {
 /// alone (its time too), so a rebuild touches only what changed; changed
 /// files are replaced atomically, so a reader never sees half a page.
 ///
-/// Into a folder that was empty (a first build), there is nothing to
+/// Into a folder that was empty (a first build; hidden files such as
+/// `.nojekyll` or `.git` do not count), there is nothing to
 /// compare with or replace: a file is created in place, one `open` and no
 /// `rename` (creating files is most of a full build's kernel time), media
 /// too. Every file a build that stopped part way left is compared again by
@@ -62,7 +63,8 @@ extension SitePublisher {
 /// finished, whose files were flushed before it wrote its state. In a
 /// folder without one (a first build stopped part way), a media file is
 /// compared like any other when the build gets to it, and rewritten when
-/// it differs; media written outside a first build still go through a
+/// it differs (then, and not before, the build takes it for there, as a
+/// hot topic's card asks); media written outside a first build still go through a
 /// temporary file, so no half file is left beside a build state.
 package struct DiskPublisher: SitePublisher {
     package let root: URL
@@ -87,7 +89,7 @@ package struct DiskPublisher: SitePublisher {
         } catch {
             throw .outputUnwritable(path: root.path, reason: Self.reason(error))
         }
-        let fresh = Self.isEmptyFolder(root.path)
+        let fresh = Self.holdsNoSite(root.path)
         log = WriteLog(
             folder: root.path, fresh: fresh, trustsMedia: fresh || access(prefix + BuildState.path, F_OK) == 0,
             earlyFlushBytes: earlyFlushBytes)
@@ -96,15 +98,19 @@ package struct DiskPublisher: SitePublisher {
     /// How many early flushes (`WriteLog.wrote`) this publisher has started.
     package var earlyFlushes: Int { log.earlyFlushes.load(ordering: .relaxed) }
 
-    /// Whether the folder holds nothing at all (not even a hidden file).
-    private static func isEmptyFolder(_ path: String) -> Bool {
+    /// Whether the folder holds nothing a build writes: nothing at all, or
+    /// only hidden files other than a build's state (`.nojekyll`, `.git`,
+    /// which a host asks for before the first build; a build writes no
+    /// other hidden file, and no file of its own is hidden).
+    private static func holdsNoSite(_ path: String) -> Bool {
         guard let folder = opendir(path) else { return false }
         defer { closedir(folder) }
         while let entry = readdir(folder) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) {
                 String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
             }
-            if name != "." && name != ".." { return false }
+            if name == "." || name == ".." { continue }
+            if !name.hasPrefix(".") || name.hasPrefix(BuildState.path) { return false }
         }
         return true
     }
@@ -133,14 +139,19 @@ package struct DiskPublisher: SitePublisher {
             let descriptor = try Self.create(target)
             if descriptor >= 0 { return try finish(descriptor, data, target: target, temporary: nil) }
         }
-        if !(log.fresh && media), Self.compare(data, at: target) == .same { return false }
+        if !(log.fresh && media), Self.compare(data, at: target) == .same {
+            if media { log.confirm(path) }
+            return false
+        }
         // Even a new file goes through a temporary one: a build that stops
         // part way leaves no half file. (In a first build, media another
         // task is writing in place meanwhile are replaced whole.)
         let temporary = target + ".tmp-\(getpid())-\(Self.nextNumber())"
         let descriptor = try Self.create(temporary)
         guard descriptor >= 0 else { throw .outputUnwritable(path: target, reason: Self.lastError()) }
-        return try finish(descriptor, data, target: target, temporary: temporary)
+        let written = try finish(descriptor, data, target: target, temporary: temporary)
+        if media { log.confirm(path) }
+        return written
     }
 
     /// Creates `path` (not there before), and its folder when missing;
@@ -314,13 +325,15 @@ package struct DiskPublisher: SitePublisher {
     private static func lastError() -> String { String(cString: strerror(errno)) }
 
     package func exists(_ path: String) -> Bool {
-        // In a folder that was empty, a media file is there only if this
+        // In a folder that held no site, a media file is there only if this
         // build wrote it (or is writing it). The file system answers, not a
         // set of every path written: that set grew with the archive (at 1M
         // posts, 129,755 paths, 16.6 MB, held until the build ended).
         // Not trusted by name where a first build may have stopped part
-        // way: the caller writes them, and `write` compares.
-        if !log.trustsMedia, path.hasPrefix("media/") { return false }
+        // way: the caller writes them, and `write` compares; those this
+        // build wrote or found whole are there (a set held only in such a
+        // folder, for the rare build after one that stopped).
+        if !log.trustsMedia, path.hasPrefix("media/") { return log.confirmed(path) }
         // One `access`, not a URL built and bridged.
         return access(prefix + path, F_OK) == 0
     }
@@ -357,12 +370,12 @@ package final class MemoryPublisher: SitePublisher, @unchecked Sendable {
 }
 
 /// What a `DiskPublisher` wrote and has not flushed yet, shared by its
-/// copies, and whether its folder was empty when it was made.
+/// copies, and whether its folder held no site when it was made.
 private final class WriteLog: Sendable {
     let unflushed = Mutex<[String]?>([])
     let fresh: Bool
     /// Whether a media file there may be taken for done by its name: in a
-    /// folder that was empty, or that holds the state of a finished build.
+    /// folder that held no site, or that holds the state of a finished build.
     let trustsMedia: Bool
     /// Bytes written since the last early flush started, and the bound.
     private let unstarted = Mutex(0)
@@ -373,6 +386,18 @@ private final class WriteLog: Sendable {
 
     /// The site's folder, whose file system an early flush flushes.
     private let folder: String
+    /// Where media are not trusted by name: those this build wrote, or
+    /// compared and found whole (a card shows a picture only if its file
+    /// is there). Held only then, a first build into a folder that held a
+    /// site's files (one that stopped part way): a path a media file.
+    private let confirmedMedia = Mutex<Set<String>>([])
+
+    func confirm(_ path: String) {
+        guard !trustsMedia else { return }
+        _ = confirmedMedia.withLock { $0.insert(path) }
+    }
+
+    func confirmed(_ path: String) -> Bool { confirmedMedia.withLock { $0.contains(path) } }
 
     init(folder: String, fresh: Bool, trustsMedia: Bool, earlyFlushBytes: Int) {
         self.folder = folder
