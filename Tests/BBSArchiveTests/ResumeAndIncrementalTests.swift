@@ -177,6 +177,57 @@ import Testing
         try ReplicaTruth.expectStore(try harness.store(), matches: harness.forum, base: harness.base)
     }
 
+    /// A thread is read again only from all its pages, as fetch stores
+    /// one: with a page's captures gone (a page that failed when fetched,
+    /// or whose newest capture no longer parses), it is kept as stored and
+    /// said. (QA: reparse stored page 2 of threads whose fetch had failed,
+    /// floors 10–19 under the title with no floor 0.)
+    @Test func reparseKeepsAThreadWhosePagesAreNotAllThere() async throws {
+        let harness = try await ReplicaHarness.start(ReplicaHarness.small)
+        let report = try await harness.fetch()
+        #expect(report.failures.isEmpty)
+        let original = try Self.snapshot(harness.storePath)
+        await harness.stop()
+        let queue = try DatabaseQueue(path: harness.storePath)
+        let row = try await queue.read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT board, gid FROM post GROUP BY board, gid HAVING count(*) > 10 ORDER BY board, gid LIMIT 1")
+        }
+        let thread = try #require(row, "no thread of two pages")
+        let board: String = thread["board"]
+        let gid: Int = thread["gid"]
+        try await queue.write { db in
+            let pattern = "%/\(board)/\(gid)%"
+            let before = try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM capture WHERE url LIKE ?", arguments: [pattern])
+            try db.execute(
+                sql: "DELETE FROM capture WHERE url LIKE ? AND url NOT LIKE '%p=2%'", arguments: [pattern])
+            #expect(db.changesCount > 0 && db.changesCount < before ?? 0, "page 1's captures, not page 2's")
+            try db.execute(sql: "DELETE FROM attachment; DELETE FROM post")
+        }
+        let reparse = try ReparseAction(storePath: harness.storePath).run()
+        #expect(reparse.failures.isEmpty)
+        #expect(reparse.kept.count == 1)
+        #expect(reparse.kept.first?.hasPrefix("\(board)/\(gid): page(s) 2 of 2") == true, "\(reparse.kept)")
+        #expect(try Self.snapshot(harness.storePath) == original.filter { !$0.hasPrefix("\(board)/\(gid)#") })
+    }
+
+    /// Each thread's pages are read together, by gid and page: by URL as
+    /// text, a thread whose gid begins another's came in two parts.
+    @Test func reparseReadsEachThreadsPagesTogether() {
+        let base = "https://m.newsmth.net"
+        let urls = [
+            "\(base)/article/B/100000", "\(base)/article/B/10000?p=2", "\(base)/article/B/10000", "\(base)/board/B?p=2",
+            "\(base)/article/B/100000?p=2",
+        ].sorted()
+        #expect(
+            ReparseAction.readingOrder(urls, source: SMTHMobileSource()) == [
+                "\(base)/board/B?p=2", "\(base)/article/B/10000", "\(base)/article/B/10000?p=2",
+                "\(base)/article/B/100000", "\(base)/article/B/100000?p=2",
+            ])
+    }
+
     @Test func unchangedPagesAnswer304AndKeepTheirCapture() async throws {
         let harness = try await ReplicaHarness.start(ReplicaHarness.small)
         let store = try harness.store()

@@ -90,8 +90,30 @@ package struct FetchAction: Sendable {
 /// `bbsarchive reparse`: rebuild the models from the raw captures, without
 /// the network, so a better parser improves an old archive. Rows never move
 /// between threads: a capture counts for the thread it was asked for, and
-/// not at all when another thread's address answered it.
+/// not at all when another thread's address answered it. A thread is read
+/// again only from all its pages, as fetch stores one: when a page of it
+/// has no capture that parses, it is kept as stored, and said.
 package struct ReparseAction: Sendable {
+    /// The order captures are read in: board pages, then each thread's
+    /// pages together, by gid and page. (By URL as text, `…/10000?p=2`
+    /// came after `…/100000`, and a thread's pages arrived in two parts.)
+    static func readingOrder(_ urls: [String], source: any ForumSource) -> [String] {
+        func key(_ url: String) -> (Int, Int, Int) {
+            switch source.address(of: url) {
+            case .board(_, let page): (0, 0, page)
+            case .thread(_, let gid, let page): (1, gid, page)
+            case nil: (2, 0, 0)
+            }
+        }
+        return urls.map { ($0, key($0)) }.sorted { ($0.1.0, $0.1.1, $0.1.2, $0.0) < ($1.1.0, $1.1.1, $1.1.2, $1.0) }
+            .map(\.0)
+    }
+
+    /// Whether `pages` (of one thread) are all its pages: 1 to the most any says there are.
+    static func isWhole(_ pages: [ThreadPage]) -> Bool {
+        let total = max(1, pages.map(\.page.total).max() ?? 1)
+        return Set(pages.map(\.page.current)).isSuperset(of: 1...total)
+    }
     /// Whether the page asked for and the page that answered are the same
     /// thread (or not threads at all).
     static func sameThread(_ asked: PageAddress, _ answered: PageAddress?) -> Bool {
@@ -116,6 +138,8 @@ package struct ReparseAction: Sendable {
         /// Posts stored with a parse warning, and `URL: warnings` of their pages.
         package var partialPosts = 0
         package var partial: [String] = []
+        /// `board/gid: …` of threads kept as stored, a page of them missing.
+        package var kept: [String] = []
     }
 
     package func run(events: @escaping ProgressSink = { _ in }) throws(ArchiveError) -> Report {
@@ -130,13 +154,25 @@ package struct ReparseAction: Sendable {
             func flush() throws(ArchiveError) {
                 guard let thread = pending else { return }
                 let pages = thread.pages.sorted { $0.page.current < $1.page.current }
+                // Part of a thread (a page failed when it was fetched, or its
+                // newest capture no longer parses) is not stored over it.
+                guard Self.isWhole(pages) else {
+                    let total = max(1, pages.map(\.page.total).max() ?? 1)
+                    report.kept.append(
+                        "\(board.name)/\(thread.gid): page(s) \(pages.map { String($0.page.current) }.joined(separator: ", ")) of \(total) read; kept as stored"
+                    )
+                    pending = nil
+                    return
+                }
                 try ingest.thread(pages, board: board.name, gid: thread.gid, summary: nil)
                 report.threads += 1
                 report.posts += pages.reduce(0) { $0 + $1.posts.count }
                 pending = nil
             }
             for marker in source.captureMarkers(board: board.name) where !marker.isEmpty {
-                try store.forEachLatestCapture(containing: marker) { (response) throws(ArchiveError) in
+                try store.forEachLatestCapture(
+                    containing: marker, ordered: { Self.readingOrder($0, source: source) }
+                ) { (response) throws(ArchiveError) in
                     // A capture is read as the page it was asked for; one that
                     // another thread's address answered is no page of this one.
                     guard let address = source.address(of: response.requestedURL),

@@ -79,11 +79,12 @@ extension ArchiveStore {
     }
 
     /// Calls `body` with the newest successful capture of every URL whose
-    /// path contains `marker`, in URL order, one at a time (the store is
-    /// not read into memory whole).
-    package func forEachLatestCapture(containing marker: String, _ body: (HTTPResponse) throws(ArchiveError) -> Void)
-        throws(ArchiveError)
-    {
+    /// path contains `marker`, in URL order or the order `ordered` gives
+    /// the URLs, one at a time (the store is not read into memory whole).
+    package func forEachLatestCapture(
+        containing marker: String, ordered: ([String]) -> [String] = { $0 },
+        _ body: (HTTPResponse) throws(ArchiveError) -> Void
+    ) throws(ArchiveError) {
         let urls: [String] = try read { db in
             try String.fetchAll(
                 db,
@@ -91,7 +92,7 @@ extension ArchiveStore {
                     "SELECT DISTINCT url FROM capture WHERE instr(url, ?) > 0 AND status BETWEEN 200 AND 299 ORDER BY url",
                 arguments: [marker])
         }
-        for url in urls {
+        for url in ordered(urls) {
             let response: HTTPResponse? = try read { db in
                 guard
                     let row = try Row.fetchOne(
