@@ -410,7 +410,7 @@ struct ReparseCommand: AsyncParsableCommand {
             }
             for thread in report.kept { Runner.printError("not whole: \(thread)") }
             for failure in report.failures { Runner.printError("failed: \(failure)") }
-            if !report.failures.isEmpty { throw ArchiveError.incomplete(failures: report.failures) }
+            if !report.failures.isEmpty { throw ArchiveError.unreadableCaptures(failures: report.failures) }
         }
     }
 }

@@ -213,6 +213,18 @@ import Testing
         #expect(try Self.snapshot(harness.storePath) == original.filter { !$0.hasPrefix("\(board)/\(gid)#") })
     }
 
+    /// What reparse says of stored pages it could not read again: what it
+    /// kept, not a fetch's "run the same command again" (it uses no
+    /// network, so another run reads the same pages).
+    @Test func reparseSaysWhatItCouldNotReadAgain() {
+        let said = ArchiveError.unreadableCaptures(failures: ["https://m.newsmth.net/article/B/1: no posts"])
+            .description
+        #expect(said.hasPrefix("1 stored page(s) could not be read again"), "\(said)")
+        #expect(said.contains("https://m.newsmth.net/article/B/1: no posts"))
+        #expect(said.contains("kept as it was"))
+        #expect(!said.contains("run the same command again"))
+    }
+
     /// Each thread's pages are read together, by gid and page: by URL as
     /// text, a thread whose gid begins another's came in two parts.
     @Test func reparseReadsEachThreadsPagesTogether() {

@@ -45,6 +45,10 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case missingLibrary(String)
     /// Some pages failed; the rest of the run went on.
     case incomplete(failures: [String])
+    /// `reparse`: stored pages that no longer parse (`URL: reason`); their
+    /// threads were kept as stored. Another run reads the same captures,
+    /// so it would not help.
+    case unreadableCaptures(failures: [String])
     /// Another run holds the store or the output folder (`holder` says
     /// which process, which command and since when).
     case locked(path: String, holder: String)
@@ -132,6 +136,9 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
             let also = partial.isEmpty ? "" : ", and \(partial.count) page(s) were stored with posts read only in part"
             return
                 "\(failed.count) page(s) failed and were not archived (first: \(first))\(also); run the same command again to retry them"
+        case .unreadableCaptures(let failures):
+            return
+                "\(failures.count) stored page(s) could not be read again (first: \(failures.first ?? "")); what the store holds of them is kept as it was"
         }
     }
 }
