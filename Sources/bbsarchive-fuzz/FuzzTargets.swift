@@ -155,6 +155,9 @@ private let serveRoot: String = {
     return site.path
 }()
 
+/// The handler of the `serve` target's folder, made once.
+private let serveHandler = SiteFileHandler(root: URL(fileURLWithPath: serveRoot))
+
 /// A request as it arrives. Whatever the bytes, the answer is a file
 /// inside the folder (every link resolved), a redirect to a path on this
 /// host (one leading slash) or a status, and no header line of the answer
@@ -163,7 +166,7 @@ private func serve(_ data: Data) {
     let bytes = [UInt8](data)
     _ = HTTPHead.end(of: bytes)
     guard let head = HTTPHead(bytes[...]) else { return }
-    let handler = SiteFileHandler(root: URL(fileURLWithPath: serveRoot))
+    let handler = serveHandler
     switch SiteFileHandler.resolve(target: head.target, root: handler.root) {
     case .file(let path):
         guard let real = SiteFileHandler.realPath(path), SiteFileHandler.inside(real, handler.root) else {

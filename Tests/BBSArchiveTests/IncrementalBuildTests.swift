@@ -199,31 +199,12 @@ import Testing
         let builder = SiteBuilder(store: store, templates: templates, publisher: incremental, options: Self.options())
         _ = try builder.build()
         func newThread(_ gid: Int, board: String, at day: Date) throws {
-            let summary = ThreadSummary(
-                gid: gid, title: "新主题 \(gid)", replies: 0, sticky: false, author: "yan", postedAt: day,
-                lastReplier: nil, lastReplyAt: day)
-            try store.saveBoardPage(
-                BoardPage(board: board, title: nil, page: PageInfo(current: 1, total: 1), threads: [summary]),
-                source: SMTHNForumSource())
-            try store.saveThread(
-                board: board,
-                pages: [
-                    ThreadPage(
-                        board: board, gid: gid, title: summary.title, page: PageInfo(current: 1, total: 1),
-                        posts: [Post(floor: 0, author: "yan", postedAt: day, body: "开帖 \(gid)", postID: gid)])
-                ],
-                summary: summary)
+            try Self.newThread(gid, board: board, at: day, to: store)
         }
         func expectSameAsFull(_ step: String) throws {
-            let full = try Self.fullBuild(store, templates: templates, options: Self.options())
-            func pages(_ files: [String: Data]) -> [String: Data] {
-                files.filter { $0.key != BuildState.path && !$0.key.hasPrefix("search/") }
-            }
-            let a = pages(incremental.inner.files)
-            let b = pages(full.files)
-            #expect(Set(a.keys) == Set(b.keys), "\(step): \(Set(a.keys).symmetricDifference(b.keys).sorted())")
-            let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
-            #expect(differing.isEmpty, "\(step) differ: \(differing.prefix(10))")
+            Self.expectSamePages(
+                incremental.inner.files, try Self.fullBuild(store, templates: templates, options: Self.options()).files,
+                step: step)
         }
         // Beta's 26th thread (page 9 of 9, by start), Alpha 1012 retitled
         // (the 13th: page 5), a reply to Gamma 1003 (the 4th: page 2).
@@ -292,21 +273,8 @@ import Testing
         let incremental = MemoryPublisher()
         _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: Self.options()).build()
         // A reply, a new thread, and a post's text edited.
-        let day = Fixtures.beijing(2026, 6, 1, 12, 0, 0)
-        let summary = ThreadSummary(
-            gid: 2000, title: "新主题", replies: 0, sticky: false, author: "yan", postedAt: day, lastReplier: nil,
-            lastReplyAt: day)
-        try store.saveBoardPage(
-            BoardPage(board: "Gamma", title: nil, page: PageInfo(current: 1, total: 1), threads: [summary]),
-            source: SMTHNForumSource())
-        try store.saveThread(
-            board: "Gamma",
-            pages: [
-                ThreadPage(
-                    board: "Gamma", gid: 2000, title: "新主题", page: PageInfo(current: 1, total: 1),
-                    posts: [Post(floor: 0, author: "yan", postedAt: day, body: "开帖", postID: 2000)])
-            ],
-            summary: summary)
+        try Self.newThread(
+            2000, board: "Gamma", at: Fixtures.beijing(2026, 6, 1, 12, 0, 0), title: "新主题", body: "开帖", to: store)
         let edited = try #require(try store.posts(board: "Alpha", gid: 1003).first)
         try Self.save(
             Post(floor: 0, author: edited.author, postedAt: edited.postedAt, body: "改过的正文", postID: 1003),
@@ -344,14 +312,9 @@ extension IncrementalBuildTests {
                 store: store, templates: templates, publisher: incremental, options: Self.options()
             ).build()
             #expect(report.changes != nil, "\(step): not incremental")
-            let full = try Self.fullBuild(store, templates: templates, options: Self.options())
-            func pages(_ files: [String: Data]) -> [String: Data] {
-                files.filter { $0.key != BuildState.path && !$0.key.hasPrefix("search/") }
-            }
-            let a = pages(incremental.inner.files)
-            let b = pages(full.files)
-            let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
-            #expect(differing.isEmpty, "\(step) differ: \(differing.prefix(10))")
+            Self.expectSamePages(
+                incremental.inner.files, try Self.fullBuild(store, templates: templates, options: Self.options()).files,
+                step: step)
         }
         func shift(_ board: String, _ gid: Int, by seconds: Int) throws {
             try store.write { db in
@@ -394,21 +357,9 @@ extension IncrementalBuildTests {
             summary: summary)
         try expectSameAsFull("its posts archived later")
         // A thread that comes in among older ones (an old list page fetched).
-        let old = Fixtures.beijing(2026, 1, 1, 9, 30, 0)
-        let older = ThreadSummary(
-            gid: 1950, title: "老帖", replies: 0, sticky: false, author: "bob", postedAt: old, lastReplier: nil,
-            lastReplyAt: old)
-        try store.saveBoardPage(
-            BoardPage(board: "Gamma", title: nil, page: PageInfo(current: 2, total: 2), threads: [older]),
-            source: SMTHNForumSource())
-        try store.saveThread(
-            board: "Gamma",
-            pages: [
-                ThreadPage(
-                    board: "Gamma", gid: 1950, title: "老帖", page: PageInfo(current: 1, total: 1),
-                    posts: [Post(floor: 0, author: "bob", postedAt: old, body: "旧", postID: 1950)])
-            ],
-            summary: older)
+        try Self.newThread(
+            1950, board: "Gamma", at: Fixtures.beijing(2026, 1, 1, 9, 30, 0), title: "老帖", author: "bob", body: "旧",
+            listPage: PageInfo(current: 2, total: 2), to: store)
         try expectSameAsFull("a thread among older ones")
     }
 
@@ -425,17 +376,9 @@ extension IncrementalBuildTests {
             incremental.reset()
             _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: Self.options())
                 .build()
-            let full = try Self.fullBuild(store, templates: templates, options: Self.options())
-            // The search index grows by tails after a full build, by design
-            // (SearchIndexTests check what it finds): the pages are compared.
-            func pages(_ files: [String: Data]) -> [String: Data] {
-                files.filter { $0.key != BuildState.path && !$0.key.hasPrefix("search/") }
-            }
-            let a = pages(incremental.inner.files)
-            let b = pages(full.files)
-            #expect(Set(a.keys) == Set(b.keys), "\(step)")
-            let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
-            #expect(differing.isEmpty, "\(step) differ: \(differing.prefix(10))")
+            Self.expectSamePages(
+                incremental.inner.files, try Self.fullBuild(store, templates: templates, options: Self.options()).files,
+                step: step)
             // The page holding the change was rewritten; the user's pages
             // before it were not even rendered.
             #expect(incremental.written.contains(SitePaths.userArchive(user, page: first)), "\(step)")
@@ -777,16 +720,19 @@ extension IncrementalBuildTests {
     /// The same files, but for the build state and the search index (whose
     /// files an append spells otherwise than a full pass: `SearchIndexTests`).
     static func expectSamePages(
-        _ built: [String: Data], _ full: [String: Data], sourceLocation: SourceLocation = #_sourceLocation
+        _ built: [String: Data], _ full: [String: Data], step: String = "",
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         func pages(_ files: [String: Data]) -> [String: Data] {
             files.filter { $0.key != BuildState.path && !$0.key.hasPrefix("search/") }
         }
         let a = pages(built)
         let b = pages(full)
-        #expect(Set(a.keys) == Set(b.keys), sourceLocation: sourceLocation)
+        #expect(
+            Set(a.keys) == Set(b.keys), "\(step): \(Set(a.keys).symmetricDifference(b.keys).sorted())",
+            sourceLocation: sourceLocation)
         let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
-        #expect(differing.isEmpty, "differ: \(differing.prefix(10))", sourceLocation: sourceLocation)
+        #expect(differing.isEmpty, "\(step) differ: \(differing.prefix(10))", sourceLocation: sourceLocation)
     }
 
     /// The time of the archive's newest post: a new reply comes after it.
@@ -796,6 +742,28 @@ extension IncrementalBuildTests {
     }
 
     /// A full build of `store` (not incremental) with `options`, in memory.
+    /// A thread of one post, with its row on a list page (`listPage`), as a fetch stores a new one.
+    static func newThread(
+        _ gid: Int, board: String, at day: Date, title: String? = nil, author: String = "yan", body: String? = nil,
+        listPage: PageInfo = PageInfo(current: 1, total: 1), to store: ArchiveStore
+    ) throws {
+        let summary = ThreadSummary(
+            gid: gid, title: title ?? "新主题 \(gid)", replies: 0, sticky: false, author: author, postedAt: day,
+            lastReplier: nil, lastReplyAt: day)
+        try store.saveBoardPage(
+            BoardPage(board: board, title: nil, page: listPage, threads: [summary]), source: SMTHNForumSource())
+        try store.saveThread(
+            board: board,
+            pages: [
+                ThreadPage(
+                    board: board, gid: gid, title: summary.title, page: PageInfo(current: 1, total: 1),
+                    posts: [
+                        Post(floor: 0, author: author, postedAt: day, body: body ?? "开帖 \(gid)", postID: gid)
+                    ])
+            ],
+            summary: summary)
+    }
+
     static func fullBuild(
         _ store: ArchiveStore, templates: TemplateSet, options: SiteBuilder.Options
     ) throws -> MemoryPublisher {

@@ -156,12 +156,19 @@ import Testing
         #expect(changed.count < after.count / 4, "\(changed.count) of \(after.count) files changed")
     }
 
-    @Test func reparseRebuildsTheModelsFromStoredPages() async throws {
+    /// The small replica fetched whole (no failure), its server stopped,
+    /// and the posts it stored (`snapshot`).
+    static func fetchedSmallReplica() async throws -> (harness: ReplicaHarness, original: [String]) {
         let harness = try await ReplicaHarness.start(ReplicaHarness.small)
         let report = try await harness.fetch()
         #expect(report.failures.isEmpty)
-        let original = try Self.snapshot(harness.storePath)
+        let original = try snapshot(harness.storePath)
         await harness.stop()
+        return (harness, original)
+    }
+
+    @Test func reparseRebuildsTheModelsFromStoredPages() async throws {
+        let (harness, original) = try await Self.fetchedSmallReplica()
 
         // Lose the models (as after a parser bug), keep the raw captures.
         let queue = try DatabaseQueue(path: harness.storePath)
@@ -183,13 +190,9 @@ import Testing
     /// said. (QA: reparse stored page 2 of threads whose fetch had failed,
     /// floors 10–19 under the title with no floor 0.)
     @Test func reparseKeepsAThreadWhosePagesAreNotAllThere() async throws {
-        let harness = try await ReplicaHarness.start(ReplicaHarness.small)
-        let report = try await harness.fetch()
-        #expect(report.failures.isEmpty)
-        let original = try Self.snapshot(harness.storePath)
-        await harness.stop()
+        let (harness, original) = try await Self.fetchedSmallReplica()
         let queue = try DatabaseQueue(path: harness.storePath)
-        let row = try await queue.read { db in
+        let row = try queue.read { db in
             try Row.fetchOne(
                 db,
                 sql: "SELECT board, gid FROM post GROUP BY board, gid HAVING count(*) > 10 ORDER BY board, gid LIMIT 1")

@@ -677,10 +677,7 @@ import Testing
     /// tails merged into their shards, a reply in the recent tail) answers as exactly as one written
     /// whole: seeded filter queries and the added posts' own words, newest first.
     @Test func anAppendedIndexAnswersExactlyWithDatesAndNewestFirst() async throws {
-        let built = try await ReadingSiteFixture.shared.site()
-        let (folder, path) = try await SearchIndexTests.storeCopy("search-appended")
-        let root = folder.appendingPathComponent("site")
-        try FileManager.default.copyItem(at: built.plain.root, to: root)
+        let (path, root) = try await Self.siteAndStoreCopy("search-appended")
         let store = try ArchiveStore(path: path)
         let publisher = try DiskPublisher(root: root)
         // Every append flushed into the shards' tails, as when the recent tail overflows.
@@ -763,16 +760,7 @@ import Testing
         #expect(report.probes.count == 2)
         guard report.probes.count == 2 else { return }
         #expect(report.probes[0].problems.isEmpty, "console: \(report.probes[0].problems)")
-        let outcomes = try JSONDecoder().decode([Outcome].self, from: Data((report.probes[0].value ?? "[]").utf8))
-        #expect(outcomes.count == queries.count)
-        for (query, outcome) in zip(queries, outcomes) {
-            let expected = Self.truth(query, in: documents)
-            #expect(outcome.error == nil, "«\(query)»: \(outcome.error ?? "")")
-            #expect(
-                Set(outcome.hits) == expected,
-                "«\(query)»: missing \(expected.subtracting(outcome.hits).sorted().prefix(5)), extra \(Set(outcome.hits).subtracting(expected).sorted().prefix(5))"
-            )
-        }
+        try Self.expectExactHits(report.probes[0], queries, in: documents)
         // Newest first: the posts with the word, by time (then board, thread, floor), newest first.
         let order = try await GRDBTestAccess.open(path).queue.read { db in
             try Row.fetchAll(
@@ -795,10 +783,7 @@ import Testing
     /// and the word it begins, and a dotted capital I, ß and ligatures
     /// find what the store's text holds.
     @Test func theClientFoldsCaseAsTheIndexDoes() async throws {
-        let built = try await ReadingSiteFixture.shared.site()
-        let (folder, path) = try await SearchIndexTests.storeCopy("search-case")
-        let root = folder.appendingPathComponent("site")
-        try FileManager.default.copyItem(at: built.plain.root, to: root)
+        let (path, root) = try await Self.siteAndStoreCopy("search-case")
         let store = try ArchiveStore(path: path)
         let publisher = try DiskPublisher(root: root)
         let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
@@ -827,12 +812,7 @@ import Testing
         #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
         let probe = try #require(report.probes.first)
         #expect(probe.problems.isEmpty, "console: \(probe.problems)")
-        let outcomes = try JSONDecoder().decode([Outcome].self, from: Data((probe.value ?? "[]").utf8))
-        #expect(outcomes.count == queries.count)
-        for (query, outcome) in zip(queries, outcomes) {
-            #expect(outcome.error == nil, "«\(query)»: \(outcome.error ?? "")")
-            #expect(Set(outcome.hits) == Self.truth(query, in: documents), "«\(query)»: \(outcome.hits)")
-        }
+        try Self.expectExactHits(probe, queries, in: documents)
     }
 
     /// The client's own `normalize` (the published `search.js`'s), run in the
@@ -961,6 +941,33 @@ import Testing
             }
         }
         #expect(differing.isEmpty, "\(differing.count) of \(queries.count) differ: \(differing.prefix(6))")
+    }
+
+    /// A copy of the reading site and of its store, to change both.
+    static func siteAndStoreCopy(_ name: String) async throws -> (path: String, root: URL) {
+        let built = try await ReadingSiteFixture.shared.site()
+        let (folder, path) = try await SearchIndexTests.storeCopy(name)
+        let root = folder.appendingPathComponent("site")
+        try FileManager.default.copyItem(at: built.plain.root, to: root)
+        return (path, root)
+    }
+
+    /// Each query the `driver` ran found exactly the posts it must find,
+    /// through every page of its results.
+    static func expectExactHits(
+        _ probe: BrowserTests.Report.Probe, _ queries: [String], in documents: [Document],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let outcomes = try JSONDecoder().decode([Outcome].self, from: Data((probe.value ?? "[]").utf8))
+        #expect(outcomes.count == queries.count, sourceLocation: sourceLocation)
+        for (query, outcome) in zip(queries, outcomes) {
+            let expected = Self.truth(query, in: documents)
+            #expect(outcome.error == nil, "«\(query)»: \(outcome.error ?? "")", sourceLocation: sourceLocation)
+            #expect(
+                Set(outcome.hits) == expected,
+                "«\(query)»: missing \(expected.subtracting(outcome.hits).sorted().prefix(5)), extra \(Set(outcome.hits).subtracting(expected).sorted().prefix(5))",
+                sourceLocation: sourceLocation)
+        }
     }
 
     /// What the results of the query the address holds show, once shown:

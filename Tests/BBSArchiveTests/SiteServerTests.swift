@@ -476,23 +476,9 @@ import Testing
     @Test func aSignalRightAfterTheAddressStopsTheServer() async throws {
         let (root, _) = try Self.makeSite()
         for signal in [SIGTERM, SIGINT, SIGTERM, SIGINT, SIGTERM] {
-            let process = Process()
-            process.executableURL = CommandLineTests.executable
-            process.arguments = ["serve", "--out", root.path, "--port", "0"]
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = Pipe()
-            try process.run()
+            let (process, _, _) = try Self.serveCommand(root)
             defer { if process.isRunning { process.terminate() } }
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                line += chunk
-            }
-            kill(process.processIdentifier, signal)
-            let deadline = Date().addingTimeInterval(10)
-            while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            try await Self.signal(process, signal, waiting: 10)
             #expect(!process.isRunning, "still running after signal \(signal)")
             if process.isRunning { continue }
             #expect(process.terminationReason == .exit, "killed by signal \(signal)")
@@ -508,36 +494,48 @@ import Testing
     @Test(arguments: [SIGINT, SIGTERM])
     func theCommandPrintsItsAddressFirstAndStopsCleanlyOn(_ signal: Int32) async throws {
         let (root, _) = try Self.makeSite()
-        let process = Process()
-        process.executableURL = CommandLineTests.executable
-        process.arguments = ["serve", "--out", root.path, "--port", "0"]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        let (process, address, err) = try Self.serveCommand(root)
         defer { if process.isRunning { process.terminate() } }
-        // The first line, as soon as it is there.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        let address = String(decoding: line, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
         #expect(address.hasPrefix("http://127.0.0.1:") && address.hasSuffix("/"), "first line: \(address)")
         let answer = try await Self.fetch(String(address.dropLast()), ["/assets/style.css"])["/assets/style.css"]
         #expect(answer?.status == 200)
         #expect(answer?.type == "text/css; charset=utf-8")
 
-        kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try await Self.signal(process, signal, waiting: 20)
         #expect(!process.isRunning, "still running after the signal")
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
         let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(said.contains("stopped"), "stderr: \(said)")
+    }
+
+    /// `bbsarchive serve` over `root` on a free port, and the first line
+    /// it printed (its address), read as soon as it is there.
+    static func serveCommand(_ root: URL) throws -> (process: Process, firstLine: String, errors: Pipe) {
+        let process = Process()
+        process.executableURL = CommandLineTests.executable
+        process.arguments = ["serve", "--out", root.path, "--port", "0"]
+        let out = Pipe()
+        let errors = Pipe()
+        process.standardOutput = out
+        process.standardError = errors
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        return (
+            process, String(decoding: line, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "", errors
+        )
+    }
+
+    /// Sends `signal` and waits up to `seconds` for the process to end.
+    static func signal(_ process: Process, _ signal: Int32, waiting seconds: Double) async throws {
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
     }
 }

@@ -109,11 +109,6 @@ package struct ReparseAction: Sendable {
             .map(\.0)
     }
 
-    /// Whether `pages` (of one thread) are all its pages: 1 to the most any says there are.
-    static func isWhole(_ pages: [ThreadPage]) -> Bool {
-        let total = max(1, pages.map(\.page.total).max() ?? 1)
-        return Set(pages.map(\.page.current)).isSuperset(of: 1...total)
-    }
     /// Whether the page asked for and the page that answered are the same
     /// thread (or not threads at all).
     static func sameThread(_ asked: PageAddress, _ answered: PageAddress?) -> Bool {
@@ -156,8 +151,9 @@ package struct ReparseAction: Sendable {
                 let pages = thread.pages.sorted { $0.page.current < $1.page.current }
                 // Part of a thread (a page failed when it was fetched, or its
                 // newest capture no longer parses) is not stored over it.
-                guard Self.isWhole(pages) else {
-                    let total = max(1, pages.map(\.page.total).max() ?? 1)
+                // All its pages: 1 to the most any of them says there are.
+                let total = max(1, pages.map(\.page.total).max() ?? 1)
+                guard Set(pages.map(\.page.current)).isSuperset(of: 1...total) else {
                     report.kept.append(
                         "\(board.name)/\(thread.gid): page(s) \(pages.map { String($0.page.current) }.joined(separator: ", ")) of \(total) read; kept as stored"
                     )
