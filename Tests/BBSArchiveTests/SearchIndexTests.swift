@@ -363,7 +363,8 @@ import Testing
     /// digits of the header's length, then the rows' byte lengths as base64
     /// of varints; the rows start after `",K,[` and a line break. Each
     /// range it computes holds exactly that row (and its separator), CJK,
-    /// escapes and a long row included; `chunkRows` reads the same rows.
+    /// escapes and a long row included; `chunkRows` reads the same rows,
+    /// and `chunkRow` each of them alone.
     @Test(arguments: [1, 3, SearchIndexWriter.docsPerChunk]) func aChunksHeaderLocatesEveryRow(count: Int) throws {
         let rows = (0..<count).map { n in
             "[\"B\",\(n),0,1,\"a\",\"2025-01-01 00:00\",\"标题\\\"\\n\",\""
@@ -387,6 +388,11 @@ import Testing
         }
         #expect(String(decoding: bytes[at...], as: UTF8.self) == "]);\n")
         #expect(SearchIndexWriter.chunkRows(data) == rows)
+        // One row by its line, as a late post's placing reads it.
+        #expect((0..<count).map { SearchIndexWriter.chunkRow(data, $0) } == rows)
+        #expect(SearchIndexWriter.chunkRow(data, count) == nil)
+        #expect(SearchIndexWriter.chunkRow(data, -1) == nil)
+        #expect(SearchIndexWriter.chunkRow(Data(), 0) == nil)
     }
 
     @Test func aFullPassIsTheSameOnOneCoreAndOnSeveral() async throws {
