@@ -408,7 +408,7 @@ struct ReparseCommand: AsyncParsableCommand {
                 Runner.printError(
                     "\(report.partialPosts) post(s) could be read only in part; kept with a parse warning")
             }
-            for thread in report.kept { Runner.printError("not whole: \(thread)") }
+            for thread in report.kept { Runner.printError("kept: \(thread)") }
             for failure in report.failures { Runner.printError("failed: \(failure)") }
             if !report.failures.isEmpty { throw ArchiveError.unreadableCaptures(failures: report.failures) }
         }

@@ -216,6 +216,57 @@ import Testing
         #expect(try Self.snapshot(harness.storePath) == original.filter { !$0.hasPrefix("\(board)/\(gid)#") })
     }
 
+    /// A thread fetched later from another front end than the board's
+    /// source now is not read again from the older pages: its posts stay as
+    /// the newer pages left them, and it is said. A thread whose other
+    /// front end's pages are older is read again as before. (QA: a board
+    /// fetched from the mobile pages, then nForum, then the mobile pages
+    /// again; reparse turned 1,506 posts back to the first fetch's.)
+    @Test func reparseKeepsAThreadFetchedLaterFromAnotherFrontEnd() async throws {
+        let (harness, original) = try await Self.fetchedSmallReplica()
+        let queue = try DatabaseQueue(path: harness.storePath)
+        let threads = try await queue.write { db -> [(board: String, gid: Int)] in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT board, gid FROM post WHERE floor = 0 GROUP BY board, gid ORDER BY board, gid LIMIT 2")
+            let threads = rows.map { (board: $0["board"] as String, gid: $0["gid"] as Int) }
+            for (index, thread) in threads.enumerated() {
+                // The other front end's page of the thread, an hour after
+                // (the first) or before (the second) its mobile pages.
+                let mobile = try #require(
+                    try Row.fetchOne(
+                        db,
+                        sql: """
+                            SELECT url, hash, MIN(fetchedAt) AS first, MAX(fetchedAt) AS last FROM capture
+                            WHERE url LIKE ?
+                            """,
+                        arguments: ["%/article/\(thread.board)/\(thread.gid)?p=1"]))
+                let url: String = mobile["url"]
+                let nForum = url.replacingOccurrences(of: "/article/", with: "/nForum/article/")
+                let at: Int64 = index == 0 ? mobile["last"] + 3600 : mobile["first"] - 3600
+                try db.execute(
+                    sql: "INSERT INTO capture (url, fetchedAt, status, headers, hash) VALUES (?, ?, 200, '', ?)",
+                    arguments: [nForum, at, mobile["hash"] as String])
+                try db.execute(
+                    sql: "UPDATE post SET body = 'as the nForum pages read' WHERE board = ? AND gid = ? AND floor = 0",
+                    arguments: [thread.board, thread.gid])
+            }
+            return threads
+        }
+        try #require(threads.count == 2)
+        let reparse = try ReparseAction(storePath: harness.storePath).run()
+        #expect(reparse.failures.isEmpty)
+        #expect(reparse.kept.count == 1)
+        #expect(reparse.kept.first?.hasPrefix("\(threads[0].board)/\(threads[0].gid): newer pages at http") == true)
+        #expect(
+            reparse.kept.first?.hasSuffix(
+                "/nForum/article/\(threads[0].board)/\(threads[0].gid)?p=1 (smth-nforum); kept as stored") == true,
+            "\(reparse.kept)")
+        let kept = "\(threads[0].board)/\(threads[0].gid)#"
+        let after = try Self.snapshot(harness.storePath)
+        #expect(after.filter { !$0.hasPrefix(kept) } == original.filter { !$0.hasPrefix(kept) })
+        #expect(after.first { $0.hasPrefix(kept + "0 ") }?.hasSuffix(" as the nForum pages read") == true)
+    }
+
     /// What reparse says of stored pages it could not read again: what it
     /// kept, not a fetch's "run the same command again" (it uses no
     /// network, so another run reads the same pages).

@@ -92,7 +92,9 @@ package struct FetchAction: Sendable {
 /// between threads: a capture counts for the thread it was asked for, and
 /// not at all when another thread's address answered it. A thread is read
 /// again only from all its pages, as fetch stores one: when a page of it
-/// has no capture that parses, it is kept as stored, and said.
+/// has no capture that parses, it is kept as stored, and said. So is a
+/// thread fetched later from another front end than the board's source
+/// now: its older pages are not read over what the store holds.
 package struct ReparseAction: Sendable {
     /// The order captures are read in: board pages, then each thread's
     /// pages together, by gid and page. (By URL as text, `…/10000?p=2`
@@ -118,6 +120,39 @@ package struct ReparseAction: Sendable {
         return board == b && gid == g
     }
 
+    /// When each thread of `board` was last captured at an address that
+    /// reparse does not read (`read`: the board's source's markers), by any
+    /// front end the project knows: a thread whose newest pages came from
+    /// another front end than the board's source now, or from another
+    /// address, is not read again from older pages. The addresses are
+    /// matched by their paths alone, and each is read by the source whose
+    /// address it is.
+    static func newestThreadCaptures(
+        board: String, store: ArchiveStore, besides read: [String]
+    ) throws(ArchiveError) -> [Int: (at: Date, source: String, url: String)] {
+        let sources = ForumSources.names.compactMap { name in
+            (try? ForumSources.make(name, baseURL: nil)).map { (name, $0) }
+        }
+        let paths = Set(
+            sources.flatMap { $0.1.captureMarkers(board: board) }.compactMap { URLComponents(string: $0)?.path }
+                .filter { !$0.isEmpty })
+        // A path inside another (`/article/B/` in `/nForum/article/B/`)
+        // finds the other's addresses too: the store is read once for both.
+        let reads = paths.filter { path in !paths.contains { $0 != path && path.contains($0) } }
+        var newest: [Int: (at: Date, source: String, url: String)] = [:]
+        for path in reads.sorted() {
+            for (url, at) in try store.newestCaptureTimes(containing: path)
+            where !read.contains(where: { url.contains($0) }) {
+                for (name, source) in sources {
+                    guard case .thread(let b, let gid, _)? = source.address(of: url), b == board else { continue }
+                    if let known = newest[gid], known.at >= at { continue }
+                    newest[gid] = (at, name, url)
+                }
+            }
+        }
+        return newest
+    }
+
     package var storePath: String
 
     package init(storePath: String) {
@@ -133,7 +168,8 @@ package struct ReparseAction: Sendable {
         /// Posts stored with a parse warning, and `URL: warnings` of their pages.
         package var partialPosts = 0
         package var partial: [String] = []
-        /// `board/gid: …` of threads kept as stored, a page of them missing.
+        /// `board/gid: …` of threads kept as stored, and why: a page of them
+        /// missing, or newer pages of them from another front end.
         package var kept: [String] = []
     }
 
@@ -145,9 +181,22 @@ package struct ReparseAction: Sendable {
             guard let name = board.source else { continue }
             let source = try ForumSources.make(name, baseURL: board.baseURL)
             let ingest = Ingest(store: store, source: source)
-            var pending: (gid: Int, pages: [ThreadPage])?
+            let markers = source.captureMarkers(board: board.name).filter { !$0.isEmpty }
+            let newest = try Self.newestThreadCaptures(board: board.name, store: store, besides: markers)
+            var pending: (gid: Int, pages: [ThreadPage], at: Date)?
             func flush() throws(ArchiveError) {
                 guard let thread = pending else { return }
+                // Pages fetched later from another front end (or address)
+                // are what the store holds of the thread: older pages read
+                // now would turn its posts back (QA: a board fetched from
+                // the mobile pages, then nForum, then the mobile pages again).
+                if let later = newest[thread.gid], later.at > thread.at {
+                    report.kept.append(
+                        "\(board.name)/\(thread.gid): newer pages at \(later.url) (\(later.source)); kept as stored"
+                    )
+                    pending = nil
+                    return
+                }
                 let pages = thread.pages.sorted { $0.page.current < $1.page.current }
                 // Part of a thread (a page failed when it was fetched, or its
                 // newest capture no longer parses) is not stored over it.
@@ -165,7 +214,7 @@ package struct ReparseAction: Sendable {
                 report.posts += pages.reduce(0) { $0 + $1.posts.count }
                 pending = nil
             }
-            for marker in source.captureMarkers(board: board.name) where !marker.isEmpty {
+            for marker in markers {
                 try store.forEachLatestCapture(
                     containing: marker, ordered: { Self.readingOrder($0, source: source) }
                 ) { (response) throws(ArchiveError) in
@@ -190,7 +239,10 @@ package struct ReparseAction: Sendable {
                                 report.partial.append("\(response.url): \(partial.error)")
                             }
                             if pending?.gid != gid { try flush() }
-                            pending = (gid, (pending?.pages ?? []) + [parsed])
+                            pending = (
+                                gid, (pending?.pages ?? []) + [parsed],
+                                max(pending?.at ?? .distantPast, response.fetchedAt)
+                            )
                         default:
                             break
                         }

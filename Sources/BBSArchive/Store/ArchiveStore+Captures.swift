@@ -110,6 +110,24 @@ extension ArchiveStore {
         }
     }
 
+    /// When each address holding `marker` last answered with a page (2xx):
+    /// the time of the capture `forEachLatestCapture` would read of it (the
+    /// last stored, whatever the clock said), without its bytes.
+    package func newestCaptureTimes(containing marker: String) throws(ArchiveError) -> [String: Date] {
+        try read { db in
+            var times: [String: Date] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT url, fetchedAt, MAX(id) FROM capture
+                    WHERE instr(url, ?) > 0 AND status BETWEEN 200 AND 299 GROUP BY url
+                    """,
+                arguments: [marker])
+            while let row = try rows.next() { times[row["url"]] = Self.date(row["fetchedAt"]) }
+            return times
+        }
+    }
+
     /// The bytes stored under a content hash.
     package func blob(hash: String) throws(ArchiveError) -> Data? {
         try read { db in try Self.blobBytes(db, hash: hash) }
