@@ -137,17 +137,15 @@ package struct ReparseAction: Sendable {
             sources.flatMap { $0.1.captureMarkers(board: board) }.compactMap { URLComponents(string: $0)?.path }
                 .filter { !$0.isEmpty })
         // A path inside another (`/article/B/` in `/nForum/article/B/`)
-        // finds the other's addresses too: the store is read once for both.
+        // finds the other's addresses too.
         let reads = paths.filter { path in !paths.contains { $0 != path && path.contains($0) } }
         var newest: [Int: (at: Date, source: String, url: String)] = [:]
-        for path in reads.sorted() {
-            for (url, at) in try store.newestCaptureTimes(containing: path)
-            where !read.contains(where: { url.contains($0) }) {
-                for (name, source) in sources {
-                    guard case .thread(let b, let gid, _)? = source.address(of: url), b == board else { continue }
-                    if let known = newest[gid], known.at >= at { continue }
-                    newest[gid] = (at, name, url)
-                }
+        for (url, at) in try store.newestCaptureTimes(containing: reads.sorted())
+        where !read.contains(where: { url.contains($0) }) {
+            for (name, source) in sources {
+                guard case .thread(let b, let gid, _)? = source.address(of: url), b == board else { continue }
+                if let known = newest[gid], known.at >= at { continue }
+                newest[gid] = (at, name, url)
             }
         }
         return newest

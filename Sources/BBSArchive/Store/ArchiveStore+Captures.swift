@@ -110,19 +110,22 @@ extension ArchiveStore {
         }
     }
 
-    /// When each address holding `marker` last answered with a page (2xx):
-    /// the time of the capture `forEachLatestCapture` would read of it (the
-    /// last stored, whatever the clock said), without its bytes.
-    package func newestCaptureTimes(containing marker: String) throws(ArchiveError) -> [String: Date] {
-        try read { db in
+    /// When each address holding one of `markers` last answered with a
+    /// page (2xx): the time of the capture `forEachLatestCapture` would read
+    /// of it (the last stored, whatever the clock said), without its bytes.
+    /// One pass over the captures, whatever the number of markers.
+    package func newestCaptureTimes(containing markers: [String]) throws(ArchiveError) -> [String: Date] {
+        guard !markers.isEmpty else { return [:] }
+        let holds = Array(repeating: "instr(url, ?) > 0", count: markers.count).joined(separator: " OR ")
+        return try read { db in
             var times: [String: Date] = [:]
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT url, fetchedAt, MAX(id) FROM capture
-                    WHERE instr(url, ?) > 0 AND status BETWEEN 200 AND 299 GROUP BY url
+                    WHERE (\(holds)) AND status BETWEEN 200 AND 299 GROUP BY url
                     """,
-                arguments: [marker])
+                arguments: StatementArguments(markers))
             while let row = try rows.next() { times[row["url"]] = Self.date(row["fetchedAt"]) }
             return times
         }
