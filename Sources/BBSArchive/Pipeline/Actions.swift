@@ -136,7 +136,7 @@ package struct ReparseAction: Sendable {
         let paths = Set(
             sources.flatMap { $0.1.captureMarkers(board: board) }.compactMap { URLComponents(string: $0)?.path }
                 .filter { !$0.isEmpty })
-        // A path inside another (`/article/B/` in `/nForum/article/B/`)
+        // A path inside another (one front end's path may hold another's)
         // finds the other's addresses too.
         let reads = paths.filter { path in !paths.contains { $0 != path && path.contains($0) } }
         var newest: [Int: (at: Date, source: String, url: String)] = [:]
@@ -187,7 +187,7 @@ package struct ReparseAction: Sendable {
                 // Pages fetched later from another front end (or address)
                 // are what the store holds of the thread: older pages read
                 // now would turn its posts back (QA: a board fetched from
-                // the mobile pages, then nForum, then the mobile pages again).
+                // one front end, then the other, then the first again).
                 if let later = newest[thread.gid], later.at > thread.at {
                     report.kept.append(
                         "\(board.name)/\(thread.gid): newer pages at \(later.url) (\(later.source)); kept as stored"
