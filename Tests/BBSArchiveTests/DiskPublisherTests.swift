@@ -7,6 +7,26 @@ import Testing
 /// no temporary file); otherwise compared and replaced. Either way the
 /// site is the same, and unchanged bytes are not written again.
 @Suite struct DiskPublisherTests {
+    /// A full disk is said as one, with what to do: make room and run the
+    /// same command again (what was written is kept), not "pass --out with
+    /// a writable folder", which is what any other refusal still says.
+    @Test func aFullDiskSaysToMakeRoomNotToChangeTheFolder() {
+        for code in [ENOSPC, EDQUOT] {
+            let said = ArchiveError.outputUnwritable(
+                path: "site/board/B/1.html", reason: String(cString: strerror(code))
+            ).description
+            #expect(said.contains("free some space on that disk"), "\(said)")
+            #expect(said.hasSuffix("run the same command again: what was written is kept"), "\(said)")
+            #expect(!said.contains("pass --out with a writable folder"), "\(said)")
+        }
+        let denied = ArchiveError.outputUnwritable(path: "site", reason: String(cString: strerror(EACCES))).description
+        #expect(denied.hasSuffix("; pass --out with a writable folder"), "\(denied)")
+        // The store's disk, the same (a fetch carries on where it stopped).
+        let store = ArchiveError.storeUnavailable(path: "a.sqlite", reason: ArchiveError.storeDiskFull).description
+        #expect(store.hasPrefix("the store a.sqlite cannot take more: the disk is full; free some space"), "\(store)")
+        #expect(!store.contains("pass --store"), "\(store)")
+    }
+
     @Test func aFirstBuildInPlaceMatchesTheMemoryBuildAndARebuildWritesNothing() async throws {
         let store = try ParallelBuildTests.makeStore()
         let expected = try await ParallelBuildTests.build(store, workers: 1)

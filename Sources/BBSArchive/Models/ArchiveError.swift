@@ -65,6 +65,14 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// One line, with anything the forum supplied stripped of controls
     /// (it reaches the terminal).
+    /// What the store says when SQLite finds the disk full (`SQLITE_FULL`).
+    static let storeDiskFull = "the disk is full"
+
+    /// Whether `reason` is the system's word for a full disk or quota.
+    static func isFullDisk(_ reason: String) -> Bool {
+        [ENOSPC, EDQUOT].contains { reason.contains(String(cString: strerror($0))) }
+    }
+
     package var description: String { TerminalText.clean(message) }
 
     private var message: String {
@@ -102,6 +110,10 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
         case .implausible(let url, let what):
             return "\(url) shows \(what), which cannot be right; the page is left out and tried again on the next run"
         case .storeUnavailable(let path, let reason):
+            if reason == Self.storeDiskFull {
+                return
+                    "the store \(path) cannot take more: \(reason); free some space on that disk, then run the same command again: what was stored is kept, and it carries on from there"
+            }
             return "cannot open the store \(path): \(reason); pass --store with a writable SQLite file path"
         case .storeFromNewerRelease(let path, let theirs, let ours):
             return
@@ -115,6 +127,12 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
             return
                 "templates in \(path) cannot be used: \(reason); pass --templates DIR with the project's templates/ folder or a copy of it"
         case .outputUnwritable(let path, let reason):
+            // A full disk is not a folder to change: what was written stays,
+            // and the same command carries on from it once there is room.
+            if Self.isFullDisk(reason) {
+                return
+                    "cannot write the site to \(path): \(reason); free some space on that disk (or pass --out with a folder on another), then run the same command again: what was written is kept"
+            }
             return "cannot write the site to \(path): \(reason); pass --out with a writable folder"
         case .cancelled(let url):
             return "\(url) was not fetched: the run was stopping; run the same command again to fetch it"

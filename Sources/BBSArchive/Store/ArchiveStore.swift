@@ -173,7 +173,7 @@ package final class ArchiveStore: Sendable {
             case .SQLITE_NOTADB: return "it is not a SQLite database"
             case .SQLITE_CANTOPEN: return "the file cannot be created or opened there"
             case .SQLITE_READONLY, .SQLITE_PERM: return "it is read-only"
-            case .SQLITE_FULL: return "the disk is full"
+            case .SQLITE_FULL: return ArchiveError.storeDiskFull
             case .SQLITE_BUSY, .SQLITE_LOCKED: return "another bbsarchive is using it"
             default: return error.message ?? "\(error.resultCode)"
             }
