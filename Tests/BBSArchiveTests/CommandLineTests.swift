@@ -96,6 +96,28 @@ import Testing
         #expect(thumbnails() > 0)
     }
 
+    /// A temporary folder that cannot take the search index's spill files
+    /// is named with what to do (set TMPDIR), not "pass --out"; the build
+    /// records no state, and the same build with a usable one completes.
+    @Test func aTemporaryFolderThatCannotTakeTheIndexSaysSetTMPDIR() async throws {
+        let harness = try await ReplicaHarness.start(ReplicaHarness.small)
+        let report = try await harness.fetch()
+        await harness.stop()
+        #expect(report.failures.isEmpty)
+        let site = harness.folder.appendingPathComponent("site")
+        let notAFolder = harness.folder.appendingPathComponent("tmp-is-a-file")
+        #expect(FileManager.default.createFile(atPath: notAFolder.path, contents: Data("x".utf8)))
+        let build = ["build", "--store", harness.storePath, "--out", site.path, "--templates", Fixtures.templates.path]
+        let refused = try await run(build, environment: ["TMPDIR": notAFolder.path])
+        expectOneLineError(refused, containing: "cannot write the search index's temporary files in \(notAFolder.path)")
+        #expect(refused.stderr.contains("set TMPDIR to a folder on a disk with room"), "stderr: \(refused.stderr)")
+        #expect(!refused.stderr.contains("--out"), "stderr: \(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: site.appendingPathComponent(BuildState.path).path))
+        let built = try await run(build)
+        #expect(built.status == 0, "stderr: \(built.stderr)")
+        #expect(FileManager.default.fileExists(atPath: site.appendingPathComponent(BuildState.path).path))
+    }
+
     @Test func anUnknownBoardFailsAndKeepsWhatWasStored() async throws {
         let forum = ReplicaForum(
             config: ReplicaConfig(seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 6, maxPostsPerThread: 4))

@@ -941,6 +941,24 @@ import Testing
         }
     }
 
+    /// A bucket's spill file is read back only when it holds what was
+    /// spilled to it: one removed or cut short meanwhile (a cleaner of the
+    /// temporary folder) is said, never read as fewer postings.
+    @Test func aSpillFileIsReadBackOnlyWhole() throws {
+        let folder = try Fixtures.temporaryFolder("spill-whole")
+        let written: [UInt8] = Array(0..<200).map { UInt8($0) }
+        let path = folder.appendingPathComponent("3.bin")
+        try Data(written).write(to: path)
+        let buffered: [ArraySlice<UInt8>] = [[7, 8][...]]
+        #expect(SpillFiles.bucketRecords(3, folder: folder, spilled: 200, buffered: buffered) == [written, [7, 8]])
+        #expect(SpillFiles.bucketRecords(3, folder: folder, spilled: 201, buffered: buffered) == nil)
+        // Nothing spilled: no file is read, whatever is there.
+        #expect(SpillFiles.bucketRecords(3, folder: folder, spilled: 0, buffered: buffered) == [[], [7, 8]])
+        try FileManager.default.removeItem(at: path)
+        #expect(SpillFiles.bucketRecords(3, folder: folder, spilled: 200, buffered: buffered) == nil)
+        #expect(SpillFiles.damaged(folder).description.contains("set TMPDIR"))
+    }
+
     /// Lists spelled as Rice codes or bitmaps read back as they were, pair
     /// counts of any size included.
     @Test func listsReadBackAsWritten() throws {

@@ -36,6 +36,9 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case templates(path: String, reason: String)
     /// The output folder could not be written.
     case outputUnwritable(path: String, reason: String)
+    /// The temporary folder (`TMPDIR`) could not take a build's scratch
+    /// files (the search index's spilled postings).
+    case scratchUnwritable(path: String, reason: String)
     /// The run was stopping (a login wall, a store failure), so the page was not fetched.
     case cancelled(url: String)
     /// An option has a value that cannot work.
@@ -134,6 +137,9 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
                     "cannot write the site to \(path): \(reason); free some space on that disk (or pass --out with a folder on another), then run the same command again: what was written is kept"
             }
             return "cannot write the site to \(path): \(reason); pass --out with a writable folder"
+        case .scratchUnwritable(let path, let reason):
+            return
+                "cannot write the search index's temporary files in \(path): \(reason); set TMPDIR to a folder on a disk with room, then run the same command again"
         case .cancelled(let url):
             return "\(url) was not fetched: the run was stopping; run the same command again to fetch it"
         case .invalidOption(let message), .missingLibrary(let message):

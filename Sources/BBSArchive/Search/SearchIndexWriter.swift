@@ -541,12 +541,16 @@ struct SearchIndexWriter {
         try files.flush()
         let threads = max(1, min(cores, buckets))
         let folder = spill.folder
+        let spilled = spill.spilledBytes
         let buffered = spill.takeBuffered()
         let assembly = BucketAssembly()
         Self.onThreads(threads) { _ in
             while let bucket = assembly.claim(below: buckets) {
                 do throws(ArchiveError) {
-                    let records = SpillFiles.bucketRecords(bucket, folder: folder, buffered: buffered[bucket])
+                    guard
+                        let records = SpillFiles.bucketRecords(
+                            bucket, folder: folder, spilled: spilled[bucket], buffered: buffered[bucket])
+                    else { throw SpillFiles.damaged(folder) }
                     let byShard = try SpillFiles.decode(
                         records, bucket: bucket, folder: folder, shards: shards, buckets: buckets)
                     // A shard that holds nothing has no file (the manifest says which have one).
@@ -1851,20 +1855,43 @@ final class SpillFiles {
     /// growing array a bucket was copied again at each growth).
     private var buffers: [[ArraySlice<UInt8>]]
     private var buffered = 0
+    /// The bytes spilled to each bucket's file: what reading it back must
+    /// find, so a file changed or removed meanwhile is said, never read as
+    /// fewer postings.
+    private(set) var spilledBytes: [Int]
 
     init(buckets: Int, threshold: Int) throws(ArchiveError) {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("bbsarchive-search-\(UUID().uuidString)")
         self.buckets = buckets
         self.threshold = threshold
         buffers = Array(repeating: [], count: buckets)
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw .outputUnwritable(path: folder.path, reason: "cannot make a temporary folder for the search index")
+        spilledBytes = Array(repeating: 0, count: buckets)
+        guard mkdir(folder.path, 0o700) == 0 else {
+            throw .scratchUnwritable(
+                path: folder.deletingLastPathComponent().path, reason: String(cString: strerror(errno)))
         }
     }
 
     func remove() { try? FileManager.default.removeItem(at: folder) }
+
+    /// Appends `bytes` to the file at `path` (made if need be); the
+    /// system's words for what failed (`No space left on device`), or nil.
+    static func append(_ bytes: [UInt8], to path: String) -> String? {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return Glibc.write(descriptor, base + done, buffer.count - done)
+            }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return String(cString: strerror(count < 0 ? errno : EIO)) }
+            done += count
+        }
+        return nil
+    }
 
     /// Spill records grouped by bucket: `spans` holds each bucket that has
     /// any and where its records end in `bytes`.
@@ -2093,18 +2120,11 @@ final class SpillFiles {
 
     private func flush() throws(ArchiveError) {
         for bucket in 0..<buckets where !buffers[bucket].isEmpty {
-            let url = file(bucket)
-            do {
-                if !FileManager.default.fileExists(atPath: url.path) {
-                    _ = FileManager.default.createFile(atPath: url.path, contents: nil)
-                }
-                let handle = try FileHandle(forWritingTo: url)
-                defer { try? handle.close() }
-                try handle.seekToEnd()
-                try handle.write(contentsOf: Self.joined(buffers[bucket]))
-            } catch {
-                throw .outputUnwritable(path: url.path, reason: "cannot spill the search index to disk")
+            let bytes = Self.joined(buffers[bucket])
+            if let failure = Self.append(bytes, to: file(bucket).path) {
+                throw .scratchUnwritable(path: folder.path, reason: failure)
             }
+            spilledBytes[bucket] += bytes.count
             buffers[bucket] = []
         }
         buffered = 0
@@ -2131,12 +2151,24 @@ final class SpillFiles {
         return buffers
     }
 
-    /// One bucket's records: those spilled to its file, then `buffered`,
-    /// those still in memory (`takeBuffered`). Safe on several threads at once.
-    static func bucketRecords(_ bucket: Int, folder: URL, buffered: [ArraySlice<UInt8>]) -> [[UInt8]] {
-        let path = folder.appendingPathComponent("\(bucket).bin").path
-        let spilled = FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []
-        return [spilled, joined(buffered)]
+    /// One bucket's records: those spilled to its file (`spilled` bytes of
+    /// them), then `buffered`, those still in memory (`takeBuffered`); `nil`
+    /// when the file does not hold what was spilled. Safe on several threads at once.
+    static func bucketRecords(
+        _ bucket: Int, folder: URL, spilled: Int, buffered: [ArraySlice<UInt8>]
+    ) -> [[UInt8]]? {
+        var read: [UInt8] = []
+        if spilled > 0 {
+            let path = folder.appendingPathComponent("\(bucket).bin").path
+            guard let data = FileManager.default.contents(atPath: path), data.count == spilled else { return nil }
+            read = [UInt8](data)
+        }
+        return [read, joined(buffered)]
+    }
+
+    /// What `decode` throws when a bucket's records do not read back.
+    static func damaged(_ folder: URL) -> ArchiveError {
+        .scratchUnwritable(path: folder.path, reason: "a spill file reads back damaged (changed or removed meanwhile?)")
     }
 
     /// The shards of a bucket's records (`bucketRecords`, spilled ones first), in document order;
@@ -2150,7 +2182,7 @@ final class SpillFiles {
         let slots = (shards + buckets - 1) / buckets
         var present = [Bool](repeating: false, count: slots)
         var filters = [[String: Posting]](repeating: [:], count: slots)
-        let damaged = ArchiveError.outputUnwritable(path: folder.path, reason: "the search spill file is damaged")
+        let damaged = Self.damaged(folder)
         // Room enough: a value is a varint of a byte at least, a record
         // (slot and kind, key or name) two bytes at least.
         let total = records.reduce(0) { $0 + $1.count }
