@@ -515,6 +515,28 @@ extension IncrementalBuildTests {
 
     /// 上一主题 / 下一主题 name the threads either side: a new title
     /// rewrites their pages in an incremental build, as a full one would.
+    /// A thread whose address on the forum changed alone (its list read
+    /// from another front end, or by `reparse`) is rendered again: its
+    /// pages link to it. An incremental build equals a full one.
+    @Test func aThreadWhoseOriginalAddressChangedIsRenderedAgain() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let incremental = MemoryPublisher()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: Self.options()).build()
+        let address = "https://www.newsmth.net/nForum/article/Beta/1010"
+        let before = try store.lastBuildChange()
+        try store.write { db in
+            try db.execute(
+                sql: "UPDATE thread SET originalURL = ? WHERE board = 'Beta' AND gid = 1010", arguments: [address])
+        }
+        #expect(try store.buildChanges(after: before).threads == [BuildChanges.ThreadKey(board: "Beta", gid: 1010)])
+        _ = try SiteBuilder(store: store, templates: templates, publisher: incremental, options: Self.options()).build()
+        let page = try #require(incremental.read(SitePaths.thread("Beta", gid: 1010)))
+        #expect(String(decoding: page, as: UTF8.self).contains(address))
+        let full = try Self.fullBuild(store, templates: templates, options: Self.options())
+        Self.expectSamePages(incremental.files, full.files)
+    }
+
     @Test func aNewTitleShowsOnTheNeighboursPages() async throws {
         let store = try ParallelBuildTests.makeStore()
         let templates = try await TemplateSet(directory: Fixtures.templates)

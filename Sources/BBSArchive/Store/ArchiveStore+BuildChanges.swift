@@ -127,6 +127,20 @@ extension ArchiveStore {
         END;
         """
 
+    /// The `v17-original-url-changes` migration: a thread's address on the
+    /// forum shows on its pages (原帖), so a new one is a change to render.
+    /// It changes alone when the board's list is read from another front
+    /// end than before, or when `reparse` reads a list page of another
+    /// front end than the last fetch's (QA: after a reparse, an incremental
+    /// build kept the old address in 80 files where a full build wrote the
+    /// new one).
+    static let originalURLMigration = """
+        CREATE TRIGGER build_change_thread_original AFTER UPDATE OF originalURL ON thread
+        WHEN OLD.originalURL IS NOT NEW.originalURL BEGIN
+          INSERT INTO build_change (board, gid) VALUES (NEW.board, NEW.gid);
+        END;
+        """
+
     /// The `v16-start-moves` migration: a thread whose start moves in its
     /// board's order by start (`thread_start`), or that leaves it, is
     /// logged with where it was, and one that comes into it with no start,

@@ -336,6 +336,11 @@ enum StoreSchema {
         // is logged with its old start: the pages around its old place
         // named it (`ArchiveStore.restartMigration`).
         migrator.registerMigration("v16-start-moves") { db in try db.execute(sql: ArchiveStore.restartMigration) }
+        // A thread whose address on the forum changed is rendered again: its
+        // pages link to it (`ArchiveStore.originalURLMigration`).
+        migrator.registerMigration("v17-original-url-changes") { db in
+            try db.execute(sql: ArchiveStore.originalURLMigration)
+        }
         return migrator
     }
 
