@@ -409,6 +409,11 @@ struct ReparseCommand: AsyncParsableCommand {
                     "\(report.partialPosts) post(s) could be read only in part; kept with a parse warning")
             }
             for thread in report.kept { Runner.printError("kept: \(thread)") }
+            if report.keptRows > 0 {
+                Runner.printError(
+                    "\(report.keptRows) list row(s) kept as stored: a newer page from another front end or address showed their threads"
+                )
+            }
             for failure in report.failures { Runner.printError("failed: \(failure)") }
             if !report.failures.isEmpty { throw ArchiveError.unreadableCaptures(failures: report.failures) }
         }

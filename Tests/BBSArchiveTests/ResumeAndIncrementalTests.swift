@@ -249,9 +249,14 @@ import Testing
                 try db.execute(
                     sql: "UPDATE post SET body = 'as the nForum pages read' WHERE board = ? AND gid = ? AND floor = 0",
                     arguments: [thread.board, thread.gid])
+                // And its row, as the other front end's list said it.
+                try db.execute(
+                    sql: "UPDATE thread SET replies = 999 WHERE board = ? AND gid = ?",
+                    arguments: [thread.board, thread.gid])
             }
             return threads
         }
+        let rowsBefore = try Self.threadRows(harness.storePath)
         try #require(threads.count == 2)
         let reparse = try ReparseAction(storePath: harness.storePath).run()
         #expect(reparse.failures.isEmpty)
@@ -265,6 +270,59 @@ import Testing
         let after = try Self.snapshot(harness.storePath)
         #expect(after.filter { !$0.hasPrefix(kept) } == original.filter { !$0.hasPrefix(kept) })
         #expect(after.first { $0.hasPrefix(kept + "0 ") }?.hasSuffix(" as the nForum pages read") == true)
+        // Its row is kept too (its list row was older than its nForum page);
+        // the other thread's row is read again from the list, as before.
+        let rows = try Self.threadRows(harness.storePath)
+        #expect(rows["\(threads[0].board)/\(threads[0].gid)"]?.replies == 999)
+        #expect(rows["\(threads[1].board)/\(threads[1].gid)"]?.replies != 999)
+        #expect(rowsBefore["\(threads[1].board)/\(threads[1].gid)"]?.replies == 999)
+        #expect(reparse.keptRows >= 1)
+    }
+
+    /// Each thread's row (title, replies) by `board/gid`.
+    static func threadRows(_ path: String) throws -> [String: (title: String, replies: Int)] {
+        let queue = try DatabaseQueue(path: path)
+        return try queue.read { db in
+            var rows: [String: (title: String, replies: Int)] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT board, gid, title, replies FROM thread") {
+                rows["\(row["board"] as String)/\(row["gid"] as Int)"] = (row["title"], row["replies"])
+            }
+            return rows
+        }
+    }
+
+    /// A board's list pages are read again oldest first, so a thread
+    /// listed on two of them keeps the newer row: here an older capture of
+    /// page 2 still listing a thread that is on page 1 now, with another
+    /// reply count. (QA: a thread bumped from page 2, read at 10:00, to
+    /// page 1, read at 22:00, got page 2's row back.)
+    @Test func reparseKeepsTheNewerListRowOfAThread() async throws {
+        let (harness, _) = try await Self.fetchedSmallReplica()
+        let store = try harness.store()
+        let board = try #require(try store.boards().first).name
+        let first = try #require(
+            try store.read { db in
+                try String.fetchOne(
+                    db, sql: "SELECT url FROM capture WHERE url LIKE ? ORDER BY id DESC LIMIT 1",
+                    arguments: ["%/board/\(board)?p=1"])
+            })
+        let page = try #require(try store.latestCapture(url: first))
+        let html = String(decoding: page.body, as: UTF8.self)
+        // A row that is not sticky: `href="/article/B/GID">title</a>(N)</div>`.
+        let pattern = try Regex(#"href="/article/[^/"]+/(\d+)">[^<]*</a>\((\d+)\)</div>"#)
+        let row = try #require(html.firstMatch(of: pattern))
+        let gid = try #require(Int(row.output[1].substring ?? ""))
+        let replies = try #require(Int(row.output[2].substring ?? ""))
+        let stale = html.replacingCharacters(
+            in: row.range,
+            with: String(html[row.range]).replacingOccurrences(of: "(\(replies))", with: "(\(replies + 50))"))
+        _ = try store.saveCapture(
+            HTTPResponse(
+                url: first.replacingOccurrences(of: "?p=1", with: "?p=2"), status: 200, headers: page.headers,
+                body: Data(stale.utf8), fetchedAt: page.fetchedAt.addingTimeInterval(-3600)))
+        let reparse = try ReparseAction(storePath: harness.storePath).run()
+        #expect(reparse.failures.isEmpty)
+        #expect(try Self.threadRows(harness.storePath)["\(board)/\(gid)"]?.replies == replies)
     }
 
     /// What reparse says of stored pages it could not read again: what it

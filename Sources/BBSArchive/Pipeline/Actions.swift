@@ -120,16 +120,28 @@ package struct ReparseAction: Sendable {
         return board == b && gid == g
     }
 
-    /// When each thread of `board` was last captured at an address that
-    /// reparse does not read (`read`: the board's source's markers), by any
-    /// front end the project knows: a thread whose newest pages came from
-    /// another front end than the board's source now, or from another
-    /// address, is not read again from older pages. The addresses are
-    /// matched by their paths alone, and each is read by the source whose
-    /// address it is.
-    static func newestThreadCaptures(
-        board: String, store: ArchiveStore, besides read: [String]
-    ) throws(ArchiveError) -> [Int: (at: Date, source: String, url: String)] {
+    /// What the store holds of a board's threads from addresses reparse
+    /// does not read: another front end than the board's source now, or
+    /// another address. A thread whose newest pages, or a list row newer
+    /// than the one read, came from there is not read again from older
+    /// pages; that is what the store holds of it.
+    struct Elsewhere {
+        /// Each thread's newest page there: when, by which source, where.
+        var threads: [Int: (at: Date, source: String, url: String)] = [:]
+        /// When a list page there last listed each thread.
+        var listed: [Int: Date] = [:]
+
+        /// When anything there last showed the thread.
+        func latest(_ gid: Int) -> Date? { [threads[gid]?.at, listed[gid]].compactMap { $0 }.max() }
+    }
+
+    /// `Elsewhere` for `board`: the captures at addresses none of `read`
+    /// (the board's source's markers) holds, by every front end the project
+    /// knows. The addresses are matched by their paths alone, and each is
+    /// read by the source whose address it is; list pages are parsed by it
+    /// for the threads they list (only these: usually none).
+    static func elsewhere(board: String, store: ArchiveStore, besides read: [String]) throws(ArchiveError) -> Elsewhere
+    {
         let sources = ForumSources.names.compactMap { name in
             (try? ForumSources.make(name, baseURL: nil)).map { (name, $0) }
         }
@@ -139,16 +151,35 @@ package struct ReparseAction: Sendable {
         // A path inside another (one front end's path may hold another's)
         // finds the other's addresses too.
         let reads = paths.filter { path in !paths.contains { $0 != path && path.contains($0) } }
-        var newest: [Int: (at: Date, source: String, url: String)] = [:]
+        var found = Elsewhere()
+        var lists: [(url: String, at: Date, source: any ForumSource)] = []
         for (url, at) in try store.newestCaptureTimes(containing: reads.sorted())
         where !read.contains(where: { url.contains($0) }) {
             for (name, source) in sources {
-                guard case .thread(let b, let gid, _)? = source.address(of: url), b == board else { continue }
-                if let known = newest[gid], known.at >= at { continue }
-                newest[gid] = (at, name, url)
+                switch source.address(of: url) {
+                case .thread(let b, let gid, _)? where b == board:
+                    if let known = found.threads[gid], known.at >= at { break }
+                    found.threads[gid] = (at, name, url)
+                case .board(let b, _)? where b == board:
+                    lists.append((url, at, source))
+                default:
+                    continue
+                }
+                break
             }
         }
-        return newest
+        for list in lists {
+            guard let response = try store.latestCapture(url: list.url), (200..<300).contains(response.status),
+                case .board(let parsed)? = try? list.source.parse(
+                    FetchedPage(
+                        url: response.url, body: response.body, contentType: response.header("Content-Type"),
+                        fetchedAt: response.fetchedAt))
+            else { continue }
+            for row in parsed.threads where (found.listed[row.gid] ?? .distantPast) < list.at {
+                found.listed[row.gid] = list.at
+            }
+        }
+        return found
     }
 
     package var storePath: String
@@ -169,6 +200,9 @@ package struct ReparseAction: Sendable {
         /// `board/gid: …` of threads kept as stored, and why: a page of them
         /// missing, or newer pages of them from another front end.
         package var kept: [String] = []
+        /// List rows not read again: a newer page of another front end or
+        /// address showed their thread (what the store holds of it).
+        package var keptRows = 0
     }
 
     package func run(events: @escaping ProgressSink = { _ in }) throws(ArchiveError) -> Report {
@@ -180,7 +214,25 @@ package struct ReparseAction: Sendable {
             let source = try ForumSources.make(name, baseURL: board.baseURL)
             let ingest = Ingest(store: store, source: source)
             let markers = source.captureMarkers(board: board.name).filter { !$0.isEmpty }
-            let newest = try Self.newestThreadCaptures(board: board.name, store: store, besides: markers)
+            let elsewhere = try Self.elsewhere(board: board.name, store: store, besides: markers)
+            let threadsBefore = report.threads
+            // The board's list pages, stored oldest first once read, so a
+            // thread listed on two of them keeps the newer row (a thread
+            // that moved to page 1 was also on an older capture of page 2).
+            var lists: [(at: Date, page: BoardPage)] = []
+            func storeLists() throws(ArchiveError) {
+                for (_, list) in lists.enumerated().sorted(by: {
+                    ($0.element.at, $0.offset) < ($1.element.at, $1.offset)
+                }) {
+                    var page = list.page
+                    let count = page.threads.count
+                    page.threads.removeAll { row in elsewhere.latest(row.gid).map { $0 > list.at } ?? false }
+                    report.keptRows += count - page.threads.count
+                    try ingest.board(page, board: board.name)
+                    report.boardPages += 1
+                }
+                lists = []
+            }
             var pending: (gid: Int, pages: [ThreadPage], at: Date)?
             func flush() throws(ArchiveError) {
                 guard let thread = pending else { return }
@@ -188,7 +240,7 @@ package struct ReparseAction: Sendable {
                 // are what the store holds of the thread: older pages read
                 // now would turn its posts back (QA: a board fetched from
                 // one front end, then the other, then the first again).
-                if let later = newest[thread.gid], later.at > thread.at {
+                if let later = elsewhere.threads[thread.gid], later.at > thread.at {
                     report.kept.append(
                         "\(board.name)/\(thread.gid): newer pages at \(later.url) (\(later.source)); kept as stored"
                     )
@@ -227,9 +279,10 @@ package struct ReparseAction: Sendable {
                     do throws(ArchiveError) {
                         switch (address, try source.parse(page)) {
                         case (.board(let b, _), .board(let parsed)) where b == board.name:
-                            try ingest.board(parsed, board: board.name)
-                            report.boardPages += 1
+                            lists.append((response.fetchedAt, parsed))
                         case (.thread(let b, let gid, _), .thread(var parsed)) where b == board.name:
+                            // The list rows first, as a fetch stores them.
+                            if !lists.isEmpty { try storeLists() }
                             parsed.board = board.name
                             parsed.gid = gid
                             if let partial = Archiver.partial(parsed, url: response.url) {
@@ -249,9 +302,10 @@ package struct ReparseAction: Sendable {
                         report.failures.append("\(response.url): \(error)")
                     }
                 }
+                try storeLists()
                 try flush()
             }
-            events(.note("\(board.name): re-read \(report.threads) thread(s) from the stored pages"))
+            events(.note("\(board.name): re-read \(report.threads - threadsBefore) thread(s) from the stored pages"))
         }
         return report
     }
