@@ -409,6 +409,7 @@ struct ReparseCommand: AsyncParsableCommand {
                     "\(report.partialPosts) post(s) could be read only in part; kept with a parse warning")
             }
             for thread in report.kept { Runner.printError("kept: \(thread)") }
+            if report.kept.count > 1 { Runner.printError("\(report.kept.count) thread(s) kept as stored (above)") }
             if report.keptRows > 0 {
                 Runner.printError(
                     "\(report.keptRows) list row(s) kept as stored: a newer page from another front end or address showed their threads"
