@@ -66,8 +66,6 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
         case rejected(String)
     }
 
-    /// One line, with anything the forum supplied stripped of controls
-    /// (it reaches the terminal).
     /// What the store says when SQLite finds the disk full (`SQLITE_FULL`).
     static let storeDiskFull = "the disk is full"
 
@@ -76,6 +74,8 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
         [ENOSPC, EDQUOT].contains { reason.contains(String(cString: strerror($0))) }
     }
 
+    /// One line, with anything the forum supplied stripped of controls
+    /// (it reaches the terminal).
     package var description: String { TerminalText.clean(message) }
 
     private var message: String {

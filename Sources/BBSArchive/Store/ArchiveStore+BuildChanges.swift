@@ -129,11 +129,11 @@ extension ArchiveStore {
 
     /// The `v17-original-url-changes` migration: a thread's address on the
     /// forum shows on its pages (原帖), so a new one is a change to render.
-    /// It changes alone when the board's list is read from another front
-    /// end than before, or when `reparse` reads a list page of another
-    /// front end than the last fetch's (QA: after a reparse, an incremental
-    /// build kept the old address in 80 files where a full build wrote the
-    /// new one).
+    /// It changes alone when a list page of one front end is stored over
+    /// rows another front end's list wrote (by a fetch, or by `reparse`
+    /// reading the board's pages again). QA: after a reparse, an
+    /// incremental build kept the old address in 80 files where a full
+    /// build wrote the new one.
     static let originalURLMigration = """
         CREATE TRIGGER build_change_thread_original AFTER UPDATE OF originalURL ON thread
         WHEN OLD.originalURL IS NOT NEW.originalURL BEGIN
