@@ -221,7 +221,7 @@ import Testing
     /// the newer pages left them, and it is said. A thread whose other
     /// front end's pages are older is read again as before. (QA: a board
     /// fetched from the mobile pages, then nForum, then the mobile pages
-    /// again; reparse turned 1,506 posts back to the first fetch's.)
+    /// again; reparse wrote the first fetch's posts over 753 newer ones.)
     @Test func reparseKeepsAThreadFetchedLaterFromAnotherFrontEnd() async throws {
         let (harness, original) = try await Self.fetchedSmallReplica()
         let queue = try DatabaseQueue(path: harness.storePath)
