@@ -291,11 +291,12 @@ import Testing
         }
     }
 
-    /// A board's list pages are read again oldest first, so a thread
-    /// listed on two of them keeps the newer row: here an older capture of
-    /// page 2 still listing a thread that is on page 1 now, with another
-    /// reply count. (QA: a thread bumped from page 2, read at 10:00, to
-    /// page 1, read at 22:00, got page 2's row back.)
+    /// A thread listed on two of a board's list pages gets the newer row
+    /// only: here an older capture of page 2 still lists a thread that is on
+    /// page 1 now, with another title and reply count. (QA: a thread bumped
+    /// from page 2, read at 10:00, to page 1, read at 22:00, got page 2's
+    /// row back; then, with the pages stored oldest first, it was written
+    /// twice and logged as changed by every reparse.)
     @Test func reparseKeepsTheNewerListRowOfAThread() async throws {
         let (harness, _) = try await Self.fetchedSmallReplica()
         let store = try harness.store()
@@ -309,20 +310,29 @@ import Testing
         let page = try #require(try store.latestCapture(url: first))
         let html = String(decoding: page.body, as: UTF8.self)
         // A row that is not sticky: `href="/article/B/GID">title</a>(N)</div>`.
-        let pattern = try Regex(#"href="/article/[^/"]+/(\d+)">[^<]*</a>\((\d+)\)</div>"#)
+        let pattern = try Regex(#"href="/article/[^/"]+/(\d+)">([^<]*)</a>\((\d+)\)</div>"#)
         let row = try #require(html.firstMatch(of: pattern))
         let gid = try #require(Int(row.output[1].substring ?? ""))
-        let replies = try #require(Int(row.output[2].substring ?? ""))
+        let title = String(try #require(row.output[2].substring))
+        let replies = try #require(Int(row.output[3].substring ?? ""))
         let stale = html.replacingCharacters(
             in: row.range,
-            with: String(html[row.range]).replacingOccurrences(of: "(\(replies))", with: "(\(replies + 50))"))
+            with: String(html[row.range]).replacingOccurrences(of: "(\(replies))", with: "(\(replies + 50))")
+                .replacingOccurrences(of: ">\(title)<", with: ">旧标题<"))
         _ = try store.saveCapture(
             HTTPResponse(
                 url: first.replacingOccurrences(of: "?p=1", with: "?p=2"), status: 200, headers: page.headers,
                 body: Data(stale.utf8), fetchedAt: page.fetchedAt.addingTimeInterval(-3600)))
+        let before = try store.lastBuildChange()
         let reparse = try ReparseAction(storePath: harness.storePath).run()
         #expect(reparse.failures.isEmpty)
-        #expect(try Self.threadRows(harness.storePath)["\(board)/\(gid)"]?.replies == replies)
+        let stored = try Self.threadRows(harness.storePath)["\(board)/\(gid)"]
+        #expect(stored?.replies == replies)
+        #expect(stored?.title != "旧标题")
+        // Only the newer row is written: the older one, written first and
+        // then undone, logged the thread as changed by every reparse.
+        let key = BuildChanges.ThreadKey(board: board, gid: gid)
+        #expect(try !store.buildChanges(after: before).threads.contains(key))
     }
 
     /// What reparse says of stored pages it could not read again: what it

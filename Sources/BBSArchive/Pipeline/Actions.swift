@@ -216,11 +216,18 @@ package struct ReparseAction: Sendable {
             let markers = source.captureMarkers(board: board.name).filter { !$0.isEmpty }
             let elsewhere = try Self.elsewhere(board: board.name, store: store, besides: markers)
             let threadsBefore = report.threads
-            // The board's list pages, stored oldest first once read, so a
-            // thread listed on two of them keeps the newer row (a thread
-            // that moved to page 1 was also on an older capture of page 2).
+            // The board's list pages, stored oldest first once read. A
+            // thread listed on two of them (one that moved to page 1 is also
+            // on an older capture of page 2) gets only the newer row: written
+            // twice, it would be logged as changed by every reparse.
             var lists: [(at: Date, page: BoardPage)] = []
             func storeLists() throws(ArchiveError) {
+                var newest: [Int: Date] = [:]
+                for list in lists {
+                    for row in list.page.threads where (newest[row.gid] ?? .distantPast) < list.at {
+                        newest[row.gid] = list.at
+                    }
+                }
                 for (_, list) in lists.enumerated().sorted(by: {
                     ($0.element.at, $0.offset) < ($1.element.at, $1.offset)
                 }) {
@@ -228,6 +235,7 @@ package struct ReparseAction: Sendable {
                     let count = page.threads.count
                     page.threads.removeAll { row in elsewhere.latest(row.gid).map { $0 > list.at } ?? false }
                     report.keptRows += count - page.threads.count
+                    page.threads.removeAll { row in newest[row.gid].map { $0 > list.at } ?? false }
                     try ingest.board(page, board: board.name)
                     report.boardPages += 1
                 }
