@@ -50,6 +50,36 @@ import Testing
         #expect(try post(gbk: true) == (try post(gbk: false)))
     }
 
+    /// A thread's title keeps the spaces inside it, as the list's row does:
+    /// collapsed, a title with two spaces read otherwise from the thread
+    /// than from the list, and every fetch of it logged a new title (QA,
+    /// replica seed 21: 4 to 7 retitles a fetch). A line break inside the
+    /// header's markup reads as one space.
+    @Test(arguments: [
+        ("文章主题:&ensp;在美读大学  一年50万 州立大学", "在美读大学  一年50万 州立大学"),
+        ("文章主题:&ensp;在美读大学\n      一年50万 州立大学 ", "在美读大学 一年50万 州立大学"),
+        ("文章主题： A\tB ", "A\tB"),
+    ])
+    func aThreadsTitleKeepsItsSpaces(header: String, title: String) throws {
+        let html = """
+            <div class="b-head corner"><span class="n-left">\(header)</span></div>
+            <div class="b-content corner"><div class="a-wrap corner"><a name="a0"></a><table class="article">
+            <tr class="a-head"><td class="a-left"><span class="a-u-name"><a href="/nForum/user/query/a">a</a></span></td>
+            <td class="a-right"><span class="a-pos">楼主</span></td></tr>
+            <tr class="a-body"><td class="a-left"></td><td class="a-content"><p>发信人: a (a), 信区: WorkLife<br />
+            标&nbsp;&nbsp;题: x<br />发信站: 水木社区 (Fri Mar 25 11:52:04 2016), 站内<br /><br />正文<br /></p></td></tr>
+            </table></div></div>
+            """
+        let page = FetchedPage(
+            url: "https://www.newsmth.net/nForum/article/WorkLife/1234?ajax", body: Data(html.utf8),
+            contentType: "text/html; charset=utf-8", fetchedAt: Fixtures.beijing(2016, 3, 26))
+        guard case .thread(let thread) = try source.parse(page) else {
+            Issue.record("not a thread")
+            return
+        }
+        #expect(thread.title == title)
+    }
+
     /// The real `td.a-content`, set in a hand-made thread page around it.
     func post(gbk: Bool) throws -> Post {
         let content = String(decoding: try Fixtures.data("nforum/post-content.html"), as: UTF8.self)

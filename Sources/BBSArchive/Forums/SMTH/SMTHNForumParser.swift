@@ -89,11 +89,7 @@ struct SMTHNForumParser {
     // MARK: Threads
 
     private func parseThread(_ document: HTMLDocument, tables: [HTMLNode]) -> ThreadPage {
-        var title = Walk.title(document)?.text ?? ""
-        title = Self.clean(title)
-        for prefix in ["文章主题:", "文章主题："] where title.hasPrefix(prefix) {
-            title = Self.clean(String(title.dropFirst(prefix.count)))
-        }
+        let title = Self.headerTitle(Walk.title(document)?.text ?? "")
         var board = ""
         var gid = 0
         if let (b, g) = SMTHMobileParser.articlePath(page.url) ?? Self.ownAddress(document) { (board, gid) = (b, g) }
@@ -267,6 +263,38 @@ struct SMTHNForumParser {
 
     /// Text without the pretty-printing whitespace and with `&nbsp;`,
     /// `&ensp;` and `&emsp;` as plain spaces, trimmed.
+    /// The thread's title as the page's header spells it: `文章主题:` and
+    /// the blanks around it gone, the spaces inside kept, as the list's
+    /// row keeps them (collapsed here, a title read `A B` from the thread
+    /// and `A  B` from the list changed back and forth at every fetch of
+    /// it, and logged a new title each time). A line break inside, from
+    /// markup wrapped over lines, reads as one space.
+    static func headerTitle(_ text: String) -> String {
+        var joined = String.UnicodeScalarView()
+        var run = String.UnicodeScalarView()
+        var runBreaks = false
+        func endRun() {
+            if runBreaks { joined.append(" ") } else { joined.append(contentsOf: run) }
+            run = String.UnicodeScalarView()
+            runBreaks = false
+        }
+        for scalar in text.unicodeScalars {
+            if scalar.isBlankOrNewline {
+                run.append(scalar)
+                if !scalar.isBlank { runBreaks = true }
+            } else {
+                endRun()
+                joined.append(scalar)
+            }
+        }
+        endRun()
+        var title = String(joined).trimmingBlanksAndNewlines
+        for prefix in ["文章主题:", "文章主题："] where title.hasPrefix(prefix) {
+            title = String(title.dropFirst(prefix.count)).trimmingBlanksAndNewlines
+        }
+        return title
+    }
+
     static func clean(_ text: String) -> String {
         let spaced = text.map { character -> Character in
             character.isWhitespace ? " " : character
