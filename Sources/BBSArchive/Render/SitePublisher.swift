@@ -171,21 +171,29 @@ package struct DiskPublisher: SitePublisher {
         return descriptor
     }
 
+    /// Writes all of `bytes` to the open `descriptor`, again after an
+    /// interruption or a short write; false on an error (`errno` says
+    /// which) or when nothing more goes in.
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                if count == 0 { errno = EIO }
+                return false
+            }
+            offset += count
+        }
+        return true
+    }
+
     /// Writes `data` to the open `descriptor`, closes it and renames the
     /// `temporary` file (when there is one) over `target`.
     private func finish(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, target: String, temporary: String?)
         throws(ArchiveError) -> Bool
     {
-        let complete = { () -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let count = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return false }
-                offset += count
-            }
-            return true
-        }()
+        let complete = Self.writeAll(descriptor, bytes)
         let failure = complete ? nil : Self.lastError()
         let closed = close(descriptor) == 0
         guard complete, closed, temporary.map({ rename($0, target) == 0 }) ?? true else {

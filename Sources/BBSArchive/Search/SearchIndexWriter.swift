@@ -1880,17 +1880,8 @@ final class SpillFiles {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return String(cString: strerror(errno)) }
         defer { close(descriptor) }
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return Glibc.write(descriptor, base + done, buffer.count - done)
-            }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return String(cString: strerror(count < 0 ? errno : EIO)) }
-            done += count
-        }
-        return nil
+        let complete = bytes.withUnsafeBytes { DiskPublisher.writeAll(descriptor, $0) }
+        return complete ? nil : String(cString: strerror(errno))
     }
 
     /// Spill records grouped by bucket: `spans` holds each bucket that has

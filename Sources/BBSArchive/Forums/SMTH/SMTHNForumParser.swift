@@ -268,29 +268,12 @@ struct SMTHNForumParser {
     /// row keeps them (collapsed here, a title read `A B` from the thread
     /// and `A  B` from the list changed back and forth at every fetch of
     /// it, and logged a new title each time). A line break inside, from
-    /// markup wrapped over lines, reads as one space.
+    /// markup wrapped over lines, reads as one space (`unwrap`, as the
+    /// mobile parser reads its titles).
     static func headerTitle(_ text: String) -> String {
-        var joined = String.UnicodeScalarView()
-        var run = String.UnicodeScalarView()
-        var runBreaks = false
-        func endRun() {
-            if runBreaks { joined.append(" ") } else { joined.append(contentsOf: run) }
-            run = String.UnicodeScalarView()
-            runBreaks = false
-        }
-        for scalar in text.unicodeScalars {
-            if scalar.isBlankOrNewline {
-                run.append(scalar)
-                if !scalar.isBlank { runBreaks = true }
-            } else {
-                endRun()
-                joined.append(scalar)
-            }
-        }
-        endRun()
-        var title = String(joined).trimmingBlanksAndNewlines
+        var title = HTMLWhitespace.trimmed(HTMLWhitespace.unwrap(text), newlines: true)
         for prefix in ["文章主题:", "文章主题："] where title.hasPrefix(prefix) {
-            title = String(title.dropFirst(prefix.count)).trimmingBlanksAndNewlines
+            title = HTMLWhitespace.trimmed(String(title.dropFirst(prefix.count)), newlines: true)
         }
         return title
     }
