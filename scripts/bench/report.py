@@ -222,7 +222,7 @@ def section(data):
                 "section per board paginated 30 a page like bbsarchive's lists, an `authors` term page per user "
                 "(bbsarchive writes a page per user), the media as static files; RSS, sitemap and robots.txt off. "
                 "Hugo puts a whole thread on one page where bbsarchive paginates it 20 posts a page. Both start from "
-                "an empty output folder; Hugo uses both cores, bbsarchive one. Runs alternate, in the same `make "
+                "an empty output folder, and both use every core. Runs alternate, in the same `make "
                 "bench`.")
             out.append("")
             out.append("| posts | bbsarchive build | hugo | bbsarchive ÷ hugo | bbsarchive HTML pages | hugo HTML pages | "
