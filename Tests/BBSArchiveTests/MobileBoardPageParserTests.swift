@@ -20,6 +20,32 @@ import Testing
         return board
     }
 
+    /// A list row's title is read as the thread's own page reads it
+    /// (`HTMLWhitespace.field`): with the row's link and the page's
+    /// `主题:` line wrapped over lines, as re-indented markup has them, the
+    /// row read the raw text (line breaks, indentation and all), the thread
+    /// the unwrapped one, and every fetch would log a new title twice.
+    @Test func aWrappedListRowReadsTheTitleItsThreadReads() throws {
+        let title = "在美读大学  一年50万 州立大学"
+        let wrapped = "\n        在美读大学  一年50万\n        州立大学 \n    "
+        let captured = String(decoding: try Fixtures.data("mobile/board-Geography-p1.xhtml"), as: UTF8.self)
+        let html = captured.replacingOccurrences(of: ">\(title)</a>", with: ">\(wrapped)</a>")
+        try #require(html != captured)
+        let page = FetchedPage(
+            url: "https://m.newsmth.net/board/Geography", body: Data(html.utf8),
+            contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
+        guard case .board(let board) = try SMTHMobileSource().parse(page) else {
+            Issue.record("not a board page")
+            return
+        }
+        let row = try #require(board.threads.first { $0.gid == 679596 })
+        #expect(row.title == "在美读大学  一年50万 州立大学")
+        let thread = MobileThreadPageParserTests.sample.replacingOccurrences(
+            of: "主题:&lt;b&gt;标题&lt;/b&gt; &amp; \"引号\"", with: "主题: " + wrapped)
+        try #require(thread != MobileThreadPageParserTests.sample)
+        #expect(try MobileThreadPageParserTests().parse(thread).title == row.title)
+    }
+
     @Test func readsBoardNameTitleAndPager() throws {
         let board = try parseFixture()
         #expect(board.board == "Geography")

@@ -61,6 +61,37 @@ import Testing
         ("文章主题： A\tB ", "A\tB"),
     ])
     func aThreadsTitleKeepsItsSpaces(header: String, title: String) throws {
+        #expect(try threadTitle(header: header) == title)
+    }
+
+    /// A list row's title is read as the thread's header is
+    /// (`HTMLWhitespace.field`): with the row's link wrapped over lines, as
+    /// re-indented markup has it, the row read the raw text (line breaks,
+    /// indentation and all) where the thread read it unwrapped and trimmed,
+    /// and every fetch of the thread would log a new title twice.
+    @Test(arguments: [false, true])
+    func aWrappedListRowReadsTheTitleItsThreadReads(gbk: Bool) throws {
+        let title = "2岁女孩找妈妈 其父母终于被找到"
+        let wrapped = "\n                2岁女孩找妈妈\n                其父母终于被找到 \n            "
+        let captured = String(decoding: try Fixtures.data("nforum/board-FamilyLife-p2.html"), as: UTF8.self)
+        let html = captured.replacingOccurrences(of: ">\(title)</a>", with: ">\(wrapped)</a>")
+        try #require(html != captured)
+        var body = Data(html.utf8)
+        if gbk { body = try Iconv.convert(body, to: "GB18030") }
+        let page = FetchedPage(
+            url: "https://www.newsmth.net/nForum/board/FamilyLife?ajax&p=2", body: body,
+            contentType: gbk ? "text/html; charset=GBK" : "text/html; charset=utf-8", fetchedAt: fetchedAt)
+        guard case .board(let board) = try source.parse(page) else {
+            Issue.record("not a board")
+            return
+        }
+        let row = try #require(board.threads.first)
+        #expect(row.title == title)
+        #expect(try threadTitle(header: "文章主题:&ensp;" + wrapped) == row.title)
+    }
+
+    /// The title read from a hand-made thread page with this header.
+    func threadTitle(header: String) throws -> String? {
         let html = """
             <div class="b-head corner"><span class="n-left">\(header)</span></div>
             <div class="b-content corner"><div class="a-wrap corner"><a name="a0"></a><table class="article">
@@ -75,9 +106,9 @@ import Testing
             contentType: "text/html; charset=utf-8", fetchedAt: Fixtures.beijing(2016, 3, 26))
         guard case .thread(let thread) = try source.parse(page) else {
             Issue.record("not a thread")
-            return
+            return nil
         }
-        #expect(thread.title == title)
+        return thread.title
     }
 
     /// The real `td.a-content`, set in a hand-made thread page around it.

@@ -65,6 +65,14 @@ enum HTMLWhitespace {
         return line.finish()
     }
 
+    /// A short field (a title, a nick, a name) as the page shows it: the
+    /// line-wrapping of its markup undone (`unwrap`), trimmed at both ends,
+    /// and the spaces inside kept as they are. Every place a front end
+    /// reads the same field (a thread's title on its list row and on its
+    /// own page) reads it through this, so the readings agree however the
+    /// markup around it is wrapped.
+    static func field(_ text: String) -> String { trimmed(unwrap(text), newlines: true) }
+
     /// Undoes the line-wrapping of re-indented markup and nothing else: a
     /// run of whitespace that holds a line break becomes one space, other
     /// runs stay as they are. For short fields (titles, nicks) whose spaces

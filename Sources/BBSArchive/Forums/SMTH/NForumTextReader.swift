@@ -54,7 +54,7 @@ struct NForumTextReader {
                 } else {
                     attachments.append(
                         Attachment(
-                            name: HTMLWhitespace.trimmed(HTMLWhitespace.unwrap(node.text), newlines: true),
+                            name: HTMLWhitespace.field(node.text),
                             url: url, kind: .file, size: takeFileSize()))
                 }
             } else {

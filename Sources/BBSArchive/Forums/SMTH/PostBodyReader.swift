@@ -50,7 +50,7 @@ struct PostBodyReader {
                 read(child)
                 return
             }
-            let text = HTMLWhitespace.trimmed(HTMLWhitespace.unwrap(child.text), newlines: true)
+            let text = HTMLWhitespace.field(child.text)
             let url = absolute(Self.fullSizePath(href))
             if text.hasPrefix("单击此查看原图") {
                 flushPendingImage()

@@ -92,7 +92,7 @@ struct SMTHMobileParser {
         let lastReplyAt = try SMTHTimeParser.checked(lastText, fetchedAt: page.fetchedAt, url: page.url)
         guard let postedAt else { return nil }
         let thread = ThreadSummary(
-            gid: gid, title: link.text, replies: replies,
+            gid: gid, title: HTMLWhitespace.field(link.text), replies: replies,
             sticky: link.hasClass("top"), marked: link.hasClass("m"),
             author: author == Self.deletedAuthor ? nil : author,
             postedAt: postedAt, lastReplier: lastReplier, lastReplyAt: lastReplyAt ?? postedAt)
@@ -113,9 +113,11 @@ struct SMTHMobileParser {
     private func parseThread(_ document: HTMLDocument, list: HTMLNode, headingText: String) throws(ArchiveError)
         -> ThreadPage
     {
-        var title = HTMLWhitespace.trimmed(HTMLWhitespace.unwrap(headingText), newlines: true)
+        // Read as the list's row reads it (`HTMLWhitespace.field`), so the
+        // two agree however either is wrapped.
+        var title = HTMLWhitespace.field(headingText)
         for prefix in ["主题:", "主题："] where title.hasPrefix(prefix) {
-            title = String(title.dropFirst(prefix.count))
+            title = HTMLWhitespace.trimmed(String(title.dropFirst(prefix.count)), newlines: true)
         }
         var board = ""
         var gid = 0

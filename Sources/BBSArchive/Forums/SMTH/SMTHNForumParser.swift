@@ -65,7 +65,7 @@ struct SMTHNForumParser {
             let replies = counts.count >= 3 ? Int(Self.clean(counts[2].text)) ?? 0 : 0
             threads.append(
                 ThreadSummary(
-                    gid: gid, title: link.text, replies: replies, sticky: row.hasClass("top"),
+                    gid: gid, title: HTMLWhitespace.field(link.text), replies: replies, sticky: row.hasClass("top"),
                     marked: Walk.markedIcon(row) != nil,
                     author: author == SMTHMobileParser.deletedAuthor ? nil : author, postedAt: postedAt,
                     lastReplier: lastReplier,
@@ -261,23 +261,23 @@ struct SMTHNForumParser {
         return nil
     }
 
-    /// Text without the pretty-printing whitespace and with `&nbsp;`,
-    /// `&ensp;` and `&emsp;` as plain spaces, trimmed.
     /// The thread's title as the page's header spells it: `文章主题:` and
-    /// the blanks around it gone, the spaces inside kept, as the list's
-    /// row keeps them (collapsed here, a title read `A B` from the thread
-    /// and `A  B` from the list changed back and forth at every fetch of
-    /// it, and logged a new title each time). A line break inside, from
-    /// markup wrapped over lines, reads as one space (`unwrap`, as the
-    /// mobile parser reads its titles).
+    /// the blanks around it gone, the spaces inside kept, read as the
+    /// list's row reads it (`HTMLWhitespace.field`): collapsed here, a
+    /// title read `A B` from the thread and `A  B` from the list changed
+    /// back and forth at every fetch of it, and logged a new title each
+    /// time. A line break inside, from markup wrapped over lines, reads as
+    /// one space.
     static func headerTitle(_ text: String) -> String {
-        var title = HTMLWhitespace.trimmed(HTMLWhitespace.unwrap(text), newlines: true)
+        var title = HTMLWhitespace.field(text)
         for prefix in ["文章主题:", "文章主题："] where title.hasPrefix(prefix) {
             title = HTMLWhitespace.trimmed(String(title.dropFirst(prefix.count)), newlines: true)
         }
         return title
     }
 
+    /// Text without the pretty-printing whitespace and with `&nbsp;`,
+    /// `&ensp;` and `&emsp;` as plain spaces, trimmed.
     static func clean(_ text: String) -> String {
         let spaced = text.map { character -> Character in
             character.isWhitespace ? " " : character
