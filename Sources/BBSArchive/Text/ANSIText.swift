@@ -41,6 +41,17 @@ package enum ANSIText {
         return runs(text).map(\.text).joined()
     }
 
+    /// The escape sequences the text starts with, and the text after them:
+    /// a line coloured from its first character reads, colours aside, as
+    /// what follows (`: quoted` is a quoted line in any colour).
+    package static func leadingCodes(_ text: String) -> (codes: Substring, rest: Substring) {
+        var index = text.startIndex
+        while index < text.endIndex, text[index] == escape, let (_, end) = sequence(in: text, at: index) {
+            index = end
+        }
+        return (text[..<index], text[index...])
+    }
+
     /// Splits text into runs of one style each (empty runs dropped).
     package static func runs(_ text: String) -> [Run] {
         guard mayHaveCodes(text), text.contains(escape) else {

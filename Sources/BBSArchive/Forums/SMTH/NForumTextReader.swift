@@ -14,6 +14,10 @@ struct NForumTextReader {
 
     private var lines: [String] = []
     private var current = CollapsingLine()
+    /// The colours of the fonts the reader is inside, innermost last: a
+    /// font that spans `<br />` colours every line it holds, and a font
+    /// inside another gives the outer one's colour back when it ends.
+    private var colours: [ANSIText.Style] = []
     private var attachments: [Attachment] = []
 
     init(baseURL: String) {
@@ -38,8 +42,10 @@ struct NForumTextReader {
             let presentational = colour.map { style in isPresentational(style, node) } ?? true
             if let colour, !presentational {
                 current.appendHidden(ANSIText.codes(for: colour))
+                colours.append(colour)
                 readChildren(node)
-                current.appendHidden(ANSIText.codes(for: .plain))
+                colours.removeLast()
+                current.appendHidden(ANSIText.codes(for: colours.last ?? .plain))
             } else {
                 readChildren(node)
             }
@@ -87,6 +93,8 @@ struct NForumTextReader {
 
     private mutating func endLine() {
         lines.append(Self.tidyCodes(current.finish()))
+        // The next line starts in the colour of the fonts still open.
+        if let colour = colours.last { current.appendHidden(ANSIText.codes(for: colour)) }
     }
 
     /// `附件(812B)` written just before a file link is its size.

@@ -33,14 +33,21 @@ package struct PostText: Sendable, Equatable {
     package var editedAt: Date?
 
     /// Splits the lines of a whole post text.
+    ///
+    /// Every line is read by what it says, colours aside (the forum and its
+    /// users colour any line): a header line by its label, the signature's
+    /// `--` and the `※ 来源` and `※ 修改` lines by their text. A line that
+    /// is none of these stays in the body or the signature: nothing is
+    /// dropped because the markup around it differs from one sample's.
     package static func split(_ lines: [String]) -> PostText {
         var lines = lines
         var header: Header?
-        if let first = lines.first, first.hasPrefix("发信人:") {
-            // One cut, not `removeFirst` per line: linear however long the header.
-            let end = lines.firstIndex(where: HTMLWhitespace.isBlank) ?? lines.endIndex
-            header = parseHeader(Array(lines[..<end]))
+        if let first = lines.first, headerLabel(first) == .author {
+            let end = headerEnd(lines)
+            header = parseHeader(headerLines(lines[..<end]))
             lines.removeSubrange(..<end)
+            // The blank line that ends the header, coloured or not.
+            if let next = lines.first, isBlank(next) { lines.removeFirst() }
         }
 
         var ip: String?
@@ -48,10 +55,11 @@ package struct PostText: Sendable, Equatable {
         var editedAt: Date?
         trimTrailingBlanks(&lines)
         // The 来源 and 修改 lines are known by their text: the forum colours
-        // them at random, and a colour is no reason to lose them.
-        while let last = lines.last, ByteSearch.contains(last, "※"),
-            case let line = HTMLWhitespace.trimmed(ANSIText.strip(last), newlines: false), line.hasPrefix("※ ")
-        {
+        // them at random, and a colour is no reason to lose them. Any other
+        // last line that starts with ※ is the author's (a signature's
+        // decoration) and stays.
+        while let last = lines.last, isOriginOrEditLine(last) {
+            let line = HTMLWhitespace.trimmed(ANSIText.strip(last), newlines: false)
             if line.hasPrefix("※ 来源:") || line.hasPrefix("※ 来源："), ip == nil {
                 ip = fromAddress(line)
             } else if line.hasPrefix("※ 修改:") || line.hasPrefix("※ 修改："), editedBy == nil {
@@ -63,9 +71,7 @@ package struct PostText: Sendable, Equatable {
         }
 
         var signature: [String]?
-        if let separator = lines.lastIndex(where: {
-            $0.utf8.contains(UInt8(ascii: "-")) && HTMLWhitespace.trimmed($0, newlines: false) == "--"
-        }) {
+        if let separator = lines.lastIndex(where: isSignatureSeparator) {
             var after = Array(lines[(separator + 1)...])
             trimTrailingBlanks(&after)
             dropLeadingBlanks(&after)
@@ -78,6 +84,13 @@ package struct PostText: Sendable, Equatable {
             header: header, body: lines, signature: signature, ip: ip, editedBy: editedBy, editedAt: editedAt)
     }
 
+    /// `--` alone on its line, colours and blanks around it aside.
+    static func isSignatureSeparator(_ line: String) -> Bool {
+        // Most lines hold no `-` at all: a quick no.
+        guard line.utf8.contains(UInt8(ascii: "-")) else { return false }
+        return HTMLWhitespace.trimmed(ANSIText.strip(line), newlines: false) == "--"
+    }
+
     /// Whether a line (colour codes aside) is a `※ 来源` or `※ 修改` line.
     static func isOriginOrEditLine(_ line: String) -> Bool {
         // Every such line holds a ※ (most lines do not): a quick no.
@@ -86,39 +99,129 @@ package struct PostText: Sendable, Equatable {
         return ["※ 来源:", "※ 来源：", "※ 修改:", "※ 修改："].contains { text.hasPrefix($0) }
     }
 
-    static func parseHeader(_ lines: [String]) -> Header? {
-        guard let first = lines.first else { return nil }
-        // As `split` calls it, the line starts with 发信人: (four characters,
-        // none of which decomposes: the first match is there).
-        let colon =
-            first.hasPrefix("发信人:")
-            ? first.startIndex..<first.index(first.startIndex, offsetBy: 4) : first.range(of: "发信人:")
-        guard let colon else { return nil }
-        var rest = HTMLWhitespace.trimmed(first[colon.upperBound...], newlines: false)
-        var board: String?
-        if let range = rest.range(of: ", 信区:", options: .backwards) ?? rest.range(of: "，信区:", options: .backwards) {
-            board = HTMLWhitespace.trimmed(rest[range.upperBound...], newlines: false)
-            rest = String(rest[..<range.lowerBound])
+    /// The labels of the header's lines (`标  题:` is `title`).
+    enum HeaderLabel: Equatable {
+        case author, title, site, relay
+    }
+
+    /// The label a line starts with, colours, blanks and the colon's width
+    /// aside: `发信人:`, `标  题：`, `发信站:`, `转信站:`; `nil` for any other line.
+    static func headerLabel(_ line: String) -> HeaderLabel? {
+        let compact = ANSIText.strip(line).unicodeScalars.filter { !$0.properties.isWhitespace }
+        var label = ""
+        for scalar in compact {
+            if scalar == ":" || scalar == "：" { break }
+            label.unicodeScalars.append(scalar)
+            if label.unicodeScalars.count > 3 { return nil }
         }
-        var author = rest
+        guard compact.count > label.unicodeScalars.count else { return nil }
+        switch label {
+        case "发信人": return .author
+        case "标题": return .title
+        case "发信站": return .site
+        case "转信站": return .relay
+        default: return nil
+        }
+    }
+
+    /// Where the header ends: after its last labelled line before the first
+    /// blank one. A line without a label between two labelled ones, or
+    /// after a labelled one whose bracket is still open, is that line's text
+    /// wrapped (a `<br />` inside a long title, or inside the time of
+    /// `发信站: 水木社区 (Fri Mar 25 11:52:04 2016)`). Any other line without
+    /// a label is the body's, whether or not a blank line came between: a
+    /// header without its blank line kept the body's first paragraph in
+    /// the header, and lost it.
+    static func headerEnd(_ lines: [String]) -> Int {
+        var last = 0
+        var open = lines.first.map(openBrackets) ?? 0
+        var index = 1
+        while index < lines.count, !isBlank(lines[index]) {
+            if headerLabel(lines[index]) != nil {
+                last = index
+                open = openBrackets(lines[index])
+            } else if open > 0 {
+                last = index
+                open += openBrackets(lines[index])
+            }
+            index += 1
+        }
+        return last + 1
+    }
+
+    /// Brackets the line opens and does not close (ASCII or full-width).
+    private static func openBrackets(_ line: String) -> Int {
+        line.reduce(0) { count, character in
+            character == "(" || character == "（" ? count + 1 : character == ")" || character == "）" ? count - 1 : count
+        }
+    }
+
+    /// The header's lines without their colours, each with the unlabelled
+    /// lines after it (its text wrapped) joined to it.
+    static func headerLines(_ lines: ArraySlice<String>) -> [String] {
+        var out: [String] = []
+        for line in lines {
+            let plain = ANSIText.strip(line)
+            if headerLabel(plain) == nil, let previous = out.popLast() {
+                // Rejoined as the page showed it: a space between two
+                // Latin words or numbers (`Jul 31` / `15:20:24`), none
+                // between Chinese characters.
+                let next = HTMLWhitespace.trimmed(plain, newlines: false)
+                let spaced = (previous.last?.isASCII ?? false) && (next.first?.isASCII ?? false)
+                out.append(previous + (spaced ? " " : "") + next)
+            } else {
+                out.append(plain)
+            }
+        }
+        return out
+    }
+
+    /// Blank, colours aside.
+    private static func isBlank(_ line: String) -> Bool { HTMLWhitespace.isBlank(ANSIText.strip(line)) }
+
+    static func parseHeader(_ lines: [String]) -> Header? {
+        guard let first = lines.first, let colon = first.firstIndex(where: { $0 == ":" || $0 == "：" }) else {
+            return nil
+        }
+        var rest = HTMLWhitespace.trimmed(first[first.index(after: colon)...], newlines: false)
+        // `, 信区: Board`, with either comma and colon, and any spaces.
+        var board: String?
+        if let range = rest.range(of: "信区", options: .backwards) {
+            let after = rest[range.upperBound...].drop { $0 == " " || $0 == ":" || $0 == "：" }
+            board = HTMLWhitespace.trimmed(after, newlines: false)
+            rest = String(rest[..<range.lowerBound])
+            rest = HTMLWhitespace.trimmed(rest, newlines: false)
+            while let last = rest.last, last == "," || last == "，" || last == " " { rest.removeLast() }
+        }
+        // The id runs up to the first blank or bracket; the nick is inside
+        // the brackets after it (ASCII or full-width).
+        let author = String(rest.prefix { !$0.isWhitespace && $0 != "(" && $0 != "（" && $0 != "," && $0 != "，" })
         var nick: String?
-        if let open = rest.firstIndex(of: "("), rest.hasSuffix(")") {
-            author = HTMLWhitespace.trimmed(rest[..<open], newlines: false)
-            nick = String(rest[rest.index(after: open)..<rest.index(before: rest.endIndex)])
+        let afterID = rest.dropFirst(author.count).drop { $0.isWhitespace }
+        if let open = afterID.first, open == "(" || open == "（",
+            let close = afterID.lastIndex(where: { $0 == ")" || $0 == "）" }),
+            close > afterID.startIndex
+        {
+            nick = String(afterID[afterID.index(after: afterID.startIndex)..<close])
         }
         var header = Header(author: author, nick: nick, board: board)
         for line in lines.dropFirst() {
-            let compact = String(line.filter { $0 != " " })
-            if compact.hasPrefix("标题:"), let colon = line.firstIndex(of: ":") {
-                header.title = HTMLWhitespace.trimmed(line[line.index(after: colon)...], newlines: false)
-            } else if compact.hasPrefix("发信站:"), let colon = line.firstIndex(of: ":") {
-                let value = HTMLWhitespace.trimmed(line[line.index(after: colon)...], newlines: false)
+            guard let label = headerLabel(line), let colon = line.firstIndex(where: { $0 == ":" || $0 == "：" }) else {
+                continue
+            }
+            let value = HTMLWhitespace.trimmed(line[line.index(after: colon)...], newlines: false)
+            switch label {
+            case .title:
+                header.title = value
+            case .site:
                 if let open = value.firstIndex(of: "("), let close = value.firstIndex(of: ")"), open < close {
                     header.site = HTMLWhitespace.trimmed(value[..<open], newlines: false)
                     header.postedAt = bbsTime(String(value[value.index(after: open)..<close]))
                 } else {
                     header.site = value
                 }
+            case .author, .relay:
+                break
             }
         }
         return header

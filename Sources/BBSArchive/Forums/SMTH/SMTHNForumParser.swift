@@ -155,6 +155,11 @@ struct SMTHNForumParser {
         }
         let name = text.header?.author.isEmpty == false ? text.header?.author ?? author : author
         if name.isEmpty { problems.append("its author could not be read") }
+        // Two readings of one id that disagree: one of them is misread, and
+        // the post would be filed under it without a word.
+        if !author.isEmpty, name.lowercased() != author.lowercased() {
+            problems.append("its header names \(name), its page \(author)")
+        }
         let number = floor ?? previous.map { $0.floor + 1 } ?? (info.current - 1) * 10
         let post = Post(
             floor: number, author: name, postedAt: text.header?.postedAt ?? page.fetchedAt,

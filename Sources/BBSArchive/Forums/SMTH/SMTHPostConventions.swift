@@ -8,8 +8,10 @@ struct SMTHPostConventions: PostConventions {
     func quoteHeaderAuthor(_ line: String) -> String? {
         // Asked of every line of every post: most have no 【 at all.
         guard Self.hasLenticularBracket(line) else { return nil }
-        // Trimmed as Foundation trims `.whitespaces`, without bridging to `NSString`.
-        let trimmed = HTMLWhitespace.trimmed(line, newlines: false)
+        // Colours aside: a quote of a coloured post keeps its colours, and
+        // its header may be coloured whole or in part. Trimmed as Foundation
+        // trims `.whitespaces`, without bridging to `NSString`.
+        let trimmed = HTMLWhitespace.trimmed(ANSIText.strip(line), newlines: false)
         guard trimmed.hasPrefix("【"), trimmed.hasSuffix("】"),
             let start = Self.firstRange(of: "在 ", in: trimmed),
             let end = Self.firstRange(of: "的大作中提到", in: trimmed) ?? Self.firstRange(of: "的邮件中提到", in: trimmed),
@@ -146,7 +148,8 @@ struct SMTHPostConventions: PostConventions {
     /// A quote header holds a 【 (E3 80 90, `hasLenticularBracket`); a
     /// quoted line's first `Character` is `:`, so its first byte is `:`.
     func mayQuote(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        if line.first == UInt8(ascii: ":") { return true }
+        // `:` first, or a colour code first (a coloured quoted line).
+        if line.first == UInt8(ascii: ":") || line.first == 0x1B { return true }
         guard line.count >= 3 else { return false }
         for index in 0..<(line.count - 2)
         where line[index] == 0xE3 && line[index + 1] == 0x80 && line[index + 2] == 0x90 {
@@ -155,8 +158,15 @@ struct SMTHPostConventions: PostConventions {
         return false
     }
 
-    /// `: : deeper` → (2, `deeper`).
-    func quotedLine(_ line: String) -> (depth: Int, text: String)? { QuotePrefix.colons(line) }
+    /// `: : deeper` → (2, `deeper`). A quoted line coloured from its first
+    /// character (the quoted post's own colours, which a quote keeps) is
+    /// quoted all the same, and keeps its colour.
+    func quotedLine(_ line: String) -> (depth: Int, text: String)? {
+        guard line.utf8.first == 0x1B else { return QuotePrefix.colons(line) }
+        let (codes, rest) = ANSIText.leadingCodes(line)
+        guard let (depth, text) = QuotePrefix.colons(String(rest)) else { return nil }
+        return (depth, codes + text)
+    }
 
     var usesBracketTags: Bool { true }
 
