@@ -457,6 +457,9 @@ struct ParseCommand: AsyncParsableCommand {
             if result.unreadPosts > 0 {
                 Runner.printError("\(result.unreadPosts) post(s) in the page's markup could not be read at all")
             }
+            if result.unreadRows > 0 {
+                Runner.printError("\(result.unreadRows) row(s) of the list could not be read: see \"unreadRows\"")
+            }
         }
     }
 }

@@ -23,6 +23,10 @@ public struct ReplicaFaults: Sendable {
             /// `发信人` header lines and the mobile site's post times are
             /// garbled, every time the page is asked for.
             case garbledHeaders = "garbled-headers"
+            /// A list page whose rows' post times cannot be read (those
+            /// older than today, which the list shows as a date), every
+            /// time the page is asked for.
+            case garbledRows = "garbled-rows"
         }
 
         /// Which requests a rule may hit.

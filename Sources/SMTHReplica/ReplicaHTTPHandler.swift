@@ -27,7 +27,7 @@ struct ReplicaHTTPHandler: HTTPHandler {
             return Self.plain(500, "Internal Server Error", retryAfter: nil)
         case .slow?:
             try await Task.sleep(for: rule?.delay ?? .zero)
-        case .truncated?, .reset?, .garbledHeaders?, nil:
+        case .truncated?, .reset?, .garbledHeaders?, .garbledRows?, nil:
             break
         }
 
@@ -53,6 +53,9 @@ struct ReplicaHTTPHandler: HTTPHandler {
 
         if rule?.kind == .garbledHeaders {
             page.body = Self.garbleHeaders(page.body)
+        }
+        if rule?.kind == .garbledRows {
+            page.body = Self.garbleRows(page.body)
         }
         var headers: HTTPHeaders = [.contentType: page.contentType]
         if faults.wrongCharset, page.contentType.hasPrefix("text/html") {
@@ -89,8 +92,20 @@ struct ReplicaHTTPHandler: HTTPHandler {
     /// Post headers no reader can make sense of: nForum's `发信人:` line
     /// loses its colon; the mobile site's post times get a word in front.
     static func garbleHeaders(_ body: Data) -> Data {
+        swapped(body, [("发信人:", "发信人"), (#"<a class="plant">20"#, #"<a class="plant">某日 20"#)])
+    }
+
+    /// A list page with its rows' post dates garbled: the mobile row's
+    /// second cell and nForum's 发帖时间 cell start with 某日.
+    static func garbleRows(_ body: Data) -> Data {
+        swapped(
+            body,
+            [(")</div><div>20", ")</div><div>某日 20"), (#"<td class="title_10">20"#, #"<td class="title_10">某日 20"#)])
+    }
+
+    /// Every occurrence of each pair's first text, in UTF-8 and in GBK, made its second.
+    private static func swapped(_ body: Data, _ swaps: [(String, String)]) -> Data {
         var body = body
-        let swaps = [("发信人:", "发信人"), (#"<a class="plant">20"#, #"<a class="plant">某日 20"#)]
         for (from, to) in swaps {
             for (old, new) in [(Data(from.utf8), Data(to.utf8)), (GBKEncoding.encode(from), GBKEncoding.encode(to))] {
                 var searchStart = body.startIndex

@@ -52,7 +52,7 @@ struct SMTHReplicaCommand: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Misbehave on purpose (repeatable): KIND[,paths=all|boards|threads|media][,times=N][,every=N][,retry-after=S][,delay-ms=MS]",
-            discussion: "KIND is 503, 429, 500, slow, truncated, reset or garbled-headers."))
+            discussion: "KIND is 503, 429, 500, slow, truncated, reset, garbled-headers or garbled-rows."))
     var fault: [String] = []
 
     @Option(help: "Serve this file as /robots.txt.")

@@ -46,6 +46,76 @@ import Testing
         #expect(try MobileThreadPageParserTests().parse(thread).title == row.title)
     }
 
+    /// The first row of the real page as real pages vary it; each still
+    /// reads as the captured row does. Before, the first three left the row
+    /// out in silence, the fourth misread its people and last time, and the
+    /// fifth rejected the whole page (`2023-04-03Tom41`, cut at the first
+    /// space, read as a time with junk after it).
+    @Test(arguments: [
+        (
+            "no space before the author", "2023-04-03&nbsp;<a href=\"/user/query/D600\">",
+            "2023-04-03<a href=\"/user/query/D600\">"
+        ),
+        (
+            "the title link in a colour",
+            "<a href=\"/article/Geography/535772\" class=\"top\">Geography 版2023年3月文章数统计</a>",
+            "<font color=\"red\"><a href=\"/article/Geography/535772\" class=\"top\">Geography 版2023年3月文章数统计</a></font>"
+        ),
+        (
+            "an icon before the count", "Geography 版2023年3月文章数统计</a>(17)",
+            "Geography 版2023年3月文章数统计</a><img src=\"/img/att.gif\" />(17)"
+        ),
+        (
+            "the people re-indented", "<div>2023-04-03&nbsp;<a href=\"/user/query/D600\">D600</a>|2023-04-14&nbsp;",
+            "<div>\n      2023-04-03&nbsp;<a href=\"/user/query/D600\">D600</a>\n      |\n      2023-04-14&nbsp;"
+        ),
+        (
+            "no space before an id that starts with T", "2023-04-03&nbsp;<a href=\"/user/query/D600\">D600</a>",
+            "2023-04-03<a href=\"/user/query/D600\">D600</a>"
+        ),
+    ])
+    func aVariedRowReadsAsTheCapturedOne(name: String, original: String, variant: String) throws {
+        let captured = String(decoding: try Fixtures.data("mobile/board-Geography-p1.xhtml"), as: UTF8.self)
+        var html = captured.replacingOccurrences(of: original, with: variant)
+        if name.hasSuffix("starts with T") {
+            html = html.replacingOccurrences(of: "D600\">D600</a>|2023-04-14", with: "Tom41\">Tom41</a>|2023-04-14")
+        }
+        try #require(html != captured, "the variant \(name) changes nothing")
+        let page = FetchedPage(
+            url: "https://m.newsmth.net/board/Geography", body: Data(html.utf8),
+            contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
+        guard case .board(let board) = try SMTHMobileSource().parse(page) else {
+            Issue.record("not a board page")
+            return
+        }
+        #expect(board.threads.count == 30)
+        #expect(board.unreadRows.isEmpty)
+        let row = try #require(board.threads.first)
+        #expect(row.gid == 535772)
+        #expect(row.author == (name.hasSuffix("starts with T") ? "Tom41" : "D600"))
+        #expect(row.replies == 17)
+        #expect(row.postedAt == Fixtures.beijing(2023, 4, 3))
+        #expect(row.lastReplier == "sanford66")
+        #expect(row.lastReplyAt == Fixtures.beijing(2023, 4, 14))
+    }
+
+    /// A row whose time cannot be read is said, thread and time, not left
+    /// out in silence: `parse` and `fetch` report it.
+    @Test func aRowThatCannotBeReadIsSaid() throws {
+        let captured = String(decoding: try Fixtures.data("mobile/board-Geography-p1.xhtml"), as: UTF8.self)
+        let html = captured.replacingOccurrences(of: "<div>2023-04-03&nbsp;", with: "<div>2023年4月3日&nbsp;")
+        try #require(html != captured)
+        let page = FetchedPage(
+            url: "https://m.newsmth.net/board/Geography", body: Data(html.utf8),
+            contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
+        guard case .board(let board) = try SMTHMobileSource().parse(page) else {
+            Issue.record("not a board page")
+            return
+        }
+        #expect(board.threads.count == 29)
+        #expect(board.unreadRows == ["thread 535772: its time \"2023年4月3日\" could not be read"])
+    }
+
     @Test func readsBoardNameTitleAndPager() throws {
         let board = try parseFixture()
         #expect(board.board == "Geography")

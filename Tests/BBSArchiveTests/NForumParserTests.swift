@@ -45,6 +45,54 @@ import Testing
         #expect(!board.threads[1].hasAttachment)
     }
 
+    /// The first row of the real page as real pages vary it: its link in a
+    /// colour (left out in silence before), a board without the score and
+    /// likes columns, a count with a thousands comma (both read as 0).
+    @Test(arguments: [
+        (
+            "the title link in a colour", "<td class=\"title_9\"><a href=\"/nForum/article/FamilyLife/1757972219\">",
+            "<td class=\"title_9\"><font color=\"red\"><a href=\"/nForum/article/FamilyLife/1757972219\">", 14
+        ),
+        (
+            "no score and likes columns",
+            "<td class=\"title_11 middle\"></td>\n            <td class=\"title_11 middle\"></td>\n            <td class=\"title_11 middle\">14</td>",
+            "<td class=\"title_11 middle\">14</td>", 14
+        ),
+        (
+            "a count with a comma", "<td class=\"title_11 middle\">14</td>", "<td class=\"title_11 middle\">1,014</td>",
+            1014
+        ),
+    ])
+    func aVariedRowReadsAsTheCapturedOne(name: String, original: String, variant: String, replies: Int) throws {
+        let captured = String(decoding: try Fixtures.data("nforum/board-FamilyLife-p2.html"), as: UTF8.self)
+        let html = captured.replacingOccurrences(of: original, with: variant)
+        try #require(html != captured, "the variant \(name) changes nothing")
+        let board = try parsedBoard(html)
+        #expect(board.threads.count == 30)
+        let first = try #require(board.threads.first)
+        #expect(first.gid == 1_757_972_219 && first.author == "Muscle" && first.replies == replies)
+    }
+
+    /// A row whose time cannot be read is said, thread and time, not left
+    /// out in silence.
+    @Test func aRowThatCannotBeReadIsSaid() throws {
+        let captured = String(decoding: try Fixtures.data("nforum/board-FamilyLife-p2.html"), as: UTF8.self)
+        // The first row's date alone (other rows show the same day).
+        let cell = try #require(captured.range(of: "<td class=\"title_10\">2016-05-05</td>"))
+        let html = captured.replacingCharacters(in: cell, with: "<td class=\"title_10\">2016/05/05</td>")
+        let board = try parsedBoard(html)
+        #expect(board.threads.count == 29)
+        #expect(board.unreadRows == ["thread 1757972219: its time \"2016/05/05\" could not be read"])
+    }
+
+    func parsedBoard(_ html: String) throws -> BoardPage {
+        let page = FetchedPage(
+            url: "https://www.newsmth.net/nForum/board/FamilyLife?ajax&p=2", body: Data(html.utf8),
+            contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
+        guard case .board(let board) = try source.parse(page) else { throw ArchiveError.invalidOption("not a board") }
+        return board
+    }
+
     @Test func gbkAndUTF8GiveTheSameModels() throws {
         #expect(try board(gbk: true) == (try board(gbk: false)))
         #expect(try post(gbk: true) == (try post(gbk: false)))

@@ -128,7 +128,7 @@ import Testing
             expectSame(
                 same(
                     Mobile.rowLink(element),
-                    from("a[starts-with(@href, '/article/') or contains(@href, '/article/')]").first),
+                    from(".//a[starts-with(@href, '/article/') or contains(@href, '/article/')]").first),
                 "row link")
             expectSame(same(Mobile.postItems(element), from("li[div[\(XPath.hasClass("nav"))]]")), "posts")
             expectSame(same(Mobile.postAnchors(element), from("li/a[starts-with(@name, 'a')]")), "anchors")
@@ -166,7 +166,8 @@ import Testing
             expectSame(same(NForum.firstTitleCell(element), from(".//td[\(hasClass("title_9"))]").first), "title_9")
             expectSame(same(NForum.rows(element), from(".//tbody/tr | ./tr[td]")), "rows")
             expectSame(
-                same(NForum.rowLink(element), from("td[\(hasClass("title_9"))]/a[contains(@href, '/article/')]").first),
+                same(
+                    NForum.rowLink(element), from("td[\(hasClass("title_9"))]//a[contains(@href, '/article/')]").first),
                 "row link")
             expectSame(same(NForum.dates(element), from("td[\(hasClass("title_10"))]")), "dates")
             expectSame(same(NForum.people(element), from("td[\(hasClass("title_12"))]")), "people")

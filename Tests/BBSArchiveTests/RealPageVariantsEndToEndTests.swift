@@ -128,6 +128,34 @@ import Testing
         }
     }
 
+    /// List pages whose rows' dates cannot be read: the run says so for
+    /// each page, naming the threads, and counts the page as partial; the
+    /// rows it could read are archived as ever. Before, such rows were left
+    /// out in silence, and their threads never archived.
+    @Test(arguments: [false, true])
+    func unreadableListRowsAreReported(nforum: Bool) async throws {
+        let config = ReplicaConfig(seed: 5, sections: 1, boardsPerSection: 1, threadsPerBoard: 12, maxPostsPerThread: 3)
+        let harness = try await ReplicaHarness.start(
+            config, faults: ReplicaFaults(rules: [.init(.garbledRows, paths: .boards, times: 1000)]))
+        let source: any ForumSource =
+            nforum ? SMTHNForumSource(baseURL: harness.base) : SMTHMobileSource(baseURL: harness.base)
+        let report = try await harness.fetch(source: source)
+        await harness.stop()
+        let board = try #require(harness.forum.board(named: harness.board))
+        let stored = Set(try harness.store().threads(board: harness.board).map(\.gid))
+        let missing = board.threads.map(\.gid).filter { !stored.contains($0) }
+        // The replica's threads are older than its day: their rows show dates.
+        #expect(!missing.isEmpty)
+        let partial = report.failures.filter { $0.kind == .partial }
+        #expect(!partial.isEmpty)
+        #expect(partial.allSatisfy { $0.description.contains("row(s) could not be read") })
+        for gid in missing {
+            #expect(
+                partial.contains { $0.description.contains("thread \(gid): its time") }, "thread \(gid) is not named")
+        }
+        #expect(try harness.store().failureList().contains { $0.kind == "partial" })
+    }
+
     /// A store the parser before issue 15 wrote: coloured origin lines were
     /// read as the signature and their IP lost. `reparse` reads the kept
     /// captures again and mends both.

@@ -64,6 +64,9 @@ package struct BoardPage: Sendable, Equatable {
     package var threads: [ThreadSummary]
     /// The board's thread count, where the page states it (nForum: 主题数).
     package var threadCount: Int? = nil
+    /// Rows that link a thread but could not be read, each said as what
+    /// could not be read of which thread: never left out in silence.
+    package var unreadRows: [String] = []
 }
 
 /// A file attached to a post.

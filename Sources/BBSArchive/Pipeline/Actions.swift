@@ -288,6 +288,11 @@ package struct ReparseAction: Sendable {
                         switch (address, try source.parse(page)) {
                         case (.board(let b, _), .board(let parsed)) where b == board.name:
                             lists.append((response.fetchedAt, parsed))
+                            if !parsed.unreadRows.isEmpty {
+                                report.partial.append(
+                                    "\(response.url): \(parsed.unreadRows.count) row(s) could not be read: "
+                                        + parsed.unreadRows.joined(separator: "; "))
+                            }
                         case (.thread(let b, let gid, _), .thread(var parsed)) where b == board.name:
                             // The list rows first, as a fetch stores them.
                             if !lists.isEmpty { try storeLists() }
@@ -413,7 +418,7 @@ package struct ParseAction: Sendable {
     /// A saved file is read without libcurl; a URL is fetched with
     /// `client`, libcurl's unless one is given.
     package func inspect(client: (any HTTPClient)? = nil) async throws(ArchiveError)
-        -> (json: String, partialPosts: Int, unreadPosts: Int)
+        -> (json: String, partialPosts: Int, unreadPosts: Int, unreadRows: Int)
     {
         let page: FetchedPage
         if input.hasPrefix("http://") || input.hasPrefix("https://") {
@@ -435,10 +440,12 @@ package struct ParseAction: Sendable {
         let parsed = try source.parse(page)
         var partial = 0
         var unread = 0
+        var unreadRows = 0
         if case .thread(let thread) = parsed {
             partial = thread.partialPosts.count
             unread = max(0, (thread.containers ?? 0) - thread.posts.count)
         }
-        return (try PageJSON.encode(parsed, forum: source.profile), partial, unread)
+        if case .board(let board) = parsed { unreadRows = board.unreadRows.count }
+        return (try PageJSON.encode(parsed, forum: source.profile), partial, unread, unreadRows)
     }
 }

@@ -351,6 +351,16 @@ package struct Archiver: Sendable {
             // The page and its place in the walk in one commit.
             let listings = try Ingest(store: store, source: source).board(page, board: board, walked: (number, url))
             report.boardPages += 1
+            // A row that links a thread but could not be read: its thread is
+            // not archived from it, and the run says so, page and thread.
+            if !page.unreadRows.isEmpty {
+                let message =
+                    "\(page.unreadRows.count) row(s) could not be read: " + page.unreadRows.joined(separator: "; ")
+                let failure = Failure(url: url, error: .parseWarning(url: url, message: message), kind: .partial)
+                report.failures.append(failure)
+                events(.failure(url: url, reason: String(failure.description.dropFirst(url.count + 2))))
+                try? store.recordFailure(url: url, board: board, reason: message, kind: "partial")
+            }
             forumPages = page.page.total
             lastPage = min(lastPage, forumPages)
             events(

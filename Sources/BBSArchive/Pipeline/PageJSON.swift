@@ -42,12 +42,14 @@ enum PageJSON {
         let title: String?
         let page: PageInfo
         let threads: [Row]
+        let unreadRows: [String]
 
         init(_ page: BoardPage) {
             board = page.board
             title = page.title
             self.page = page.page
             threads = page.threads.map(Row.init)
+            unreadRows = page.unreadRows
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -57,6 +59,7 @@ enum PageJSON {
             try c.encode(title, forKey: .title)
             try c.encode(page, forKey: .page)
             try c.encode(threads, forKey: .threads)
+            if !unreadRows.isEmpty { try c.encode(unreadRows, forKey: .unreadRows) }
         }
     }
 
@@ -189,6 +192,7 @@ enum PageJSON {
     enum Key: String, CodingKey {
         case kind, board, gid, title, page, threads, replies, sticky, marked, author, postedAt, lastReplier,
             lastReplyAt, posts, floor, body, attachments, ip, editedBy, editedAt, nick, id, quote, signature, likes,
-            sections, boards, topics, level, gender, face, lastLoginAt, warning, rawText, containers, partialPosts
+            sections, boards, topics, level, gender, face, lastLoginAt, warning, rawText, containers, partialPosts,
+            unreadRows
     }
 }

@@ -51,15 +51,21 @@ struct SMTHMobileParser {
             (title, name) = Self.breadcrumb(menu.text)
         }
         var threads: [ThreadSummary] = []
+        var unread: [String] = []
         for row in Walk.rows(list) {
-            if let summary = try parseRow(row) {
-                if name == nil { name = summary.board }
-                threads.append(summary.thread)
+            switch try parseRow(row) {
+            case .thread(let board, let thread):
+                if name == nil { name = board }
+                threads.append(thread)
+            case .unread(let problem):
+                unread.append(problem)
+            case nil:
+                continue
             }
         }
         return BoardPage(
             board: name ?? Self.boardName(inURL: page.url) ?? "", title: title,
-            page: pageInfo(document), threads: threads)
+            page: pageInfo(document), threads: threads, unreadRows: unread)
     }
 
     /// `首页|版面-地理(Geography)|...` → (`地理`, `Geography`).
@@ -75,36 +81,84 @@ struct SMTHMobileParser {
         return (title.isEmpty ? nil : title, name.isEmpty ? nil : name)
     }
 
-    private func parseRow(_ row: HTMLNode) throws(ArchiveError) -> (board: String, thread: ThreadSummary)? {
+    /// A list row: a thread, or one that links a thread but cannot be read
+    /// (said, never skipped in silence); `nil` for a row that lists no
+    /// thread (`不存在任何文章`).
+    enum Row {
+        case thread(board: String, ThreadSummary)
+        case unread(String)
+    }
+
+    private func parseRow(_ row: HTMLNode) throws(ArchiveError) -> Row? {
         let cells = Walk.cells(row)
-        guard cells.count >= 2, let link = Walk.rowLink(cells[0]),
+        guard let first = cells.first, let link = Walk.rowLink(first),
             let href = link.attribute("href"), let (board, gid) = Self.articlePath(href)
         else { return nil }
-        let repliesText = link.nextSibling.map(\.text) ?? ""
-        let replies = Int(repliesText.filter(\.isNumber)) ?? 0
+        // `(17)` after the title, wherever the link sits in the cell.
+        let replies = Self.trailingCount(first.text) ?? 0
 
         // `{postTime} {author}|{lastTime} {lastReplier}`; the author may be
         // the plain text 原帖已删除 when the first post was deleted.
-        let halves = Self.splitOnce(Self.normalizeSpaces(cells[1].text), at: "|")
-        let (postedText, author) = Self.timeAndName(halves.first ?? "")
-        let (lastText, lastReplier) = Self.timeAndName(halves.count > 1 ? halves[1] : "")
+        let halves = cells.count > 1 ? Self.timesAndNames(cells[1]) : []
+        let (postedText, author) = halves.first ?? ("", nil)
+        let (lastText, lastReplier) = halves.count > 1 ? halves[1] : ("", nil)
         let postedAt = try SMTHTimeParser.checked(postedText, fetchedAt: page.fetchedAt, url: page.url)
         let lastReplyAt = try SMTHTimeParser.checked(lastText, fetchedAt: page.fetchedAt, url: page.url)
-        guard let postedAt else { return nil }
+        guard let postedAt else {
+            return .unread("thread \(gid): its time \"\(postedText)\" could not be read")
+        }
         let thread = ThreadSummary(
             gid: gid, title: HTMLWhitespace.field(link.text), replies: replies,
             sticky: link.hasClass("top"), marked: link.hasClass("m"),
             author: author == Self.deletedAuthor ? nil : author,
             postedAt: postedAt, lastReplier: lastReplier, lastReplyAt: lastReplyAt ?? postedAt)
-        return (board, thread)
+        return .thread(board: board, thread)
     }
 
     static let deletedAuthor = "原帖已删除"
 
+    /// The last `(N)` of a text: a row's reply count, after its title
+    /// (which may hold a bracketed number of its own).
+    static func trailingCount(_ text: String) -> Int? {
+        let trimmed = HTMLWhitespace.trimmed(text, newlines: true)
+        guard trimmed.hasSuffix(")"), let open = trimmed.lastIndex(of: "(") else { return nil }
+        return Int(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)].filter(\.isNumber))
+    }
+
+    /// The halves of a row's second cell, `{time} {author}|{time} {replier}`,
+    /// each as its time and name. A name is its user link's text where the
+    /// half has one, so no space need stand between them (`2023-04-03` and
+    /// a link to `Tom41` read as `2023-04-03Tom41`, a time with junk, when
+    /// cut at the first space); a half without a link (`原帖已删除`) is cut
+    /// at its first space. Markup wrapped over lines reads as on one line.
+    static func timesAndNames(_ cell: HTMLNode) -> [(time: String, name: String?)] {
+        var halves: [(text: String, name: String?)] = [("", nil)]
+        func read(_ node: HTMLNode) {
+            node.forEachChild { child in
+                if child.isText {
+                    var pieces = child.text.split(separator: "|", omittingEmptySubsequences: false)[...]
+                    if let head = pieces.popFirst() { halves[halves.count - 1].text += head }
+                    for piece in pieces { halves.append((String(piece), nil)) }
+                } else if child.isElement("a"), child.attribute("href", contains: "/user/query/") {
+                    halves[halves.count - 1].name = HTMLWhitespace.field(child.text)
+                } else if child.isElement {
+                    read(child)
+                }
+                return true
+            }
+        }
+        read(cell)
+        return halves.map { half in
+            let text = normalizeSpaces(half.text.replacingOccurrences(of: "\n", with: " "))
+            if let name = half.name, !name.isEmpty { return (text, name) }
+            return timeAndName(text)
+        }
+    }
+
     private static func timeAndName(_ text: String) -> (String, String?) {
         let parts = splitOnce(text, at: " ")
         let time = parts.first ?? ""
-        let name = parts.count > 1 ? HTMLWhitespace.trimmed(parts[1], newlines: false) : ""
+        let name = parts.count > 1 ? HTMLWhitespace.trimmed(parts[1], newlines: true) : ""
         return (time, name.isEmpty ? nil : name)
     }
 
@@ -376,9 +430,10 @@ extension SMTHMobileParser {
         /// `div`, from a row.
         static func cells(_ row: HTMLNode) -> [HTMLNode] { row.children { $0.isElement("div") } }
 
-        /// `a[starts-with(@href, '/article/') or contains(@href, '/article/')]`, the first, from a cell.
+        /// `.//a[starts-with(@href, '/article/') or contains(@href, '/article/')]`, the first, from
+        /// a cell: the link may sit in a colour's `<font>`.
         static func rowLink(_ cell: HTMLNode) -> HTMLNode? {
-            cell.firstChild { $0.isElement("a") && $0.attribute("href", contains: "/article/") }
+            cell.firstDescendant { $0.isElement("a") && $0.attribute("href", contains: "/article/") }
         }
 
         /// `//a[contains(@href, '?au=')]`, the first.

@@ -47,6 +47,7 @@ struct SMTHNForumParser {
         // may spell it as the reader typed it.
         var name: String?
         var threads: [ThreadSummary] = []
+        var unread: [String] = []
         for row in Walk.rows(table) {
             guard let link = Walk.rowLink(row), let href = link.attribute("href"),
                 let (board, gid) = SMTHMobileParser.articlePath(href)
@@ -58,11 +59,17 @@ struct SMTHNForumParser {
             let postedText = Self.clean(dates.first?.text ?? "")
             let lastText = Self.clean(dates.dropFirst().first?.text ?? "")
             guard let postedAt = try SMTHTimeParser.checked(postedText, fetchedAt: page.fetchedAt, url: page.url)
-            else { continue }
+            else {
+                // Said, never skipped in silence: the thread would not be archived.
+                unread.append("thread \(gid): its time \"\(postedText)\" could not be read")
+                continue
+            }
             let author = people.first.map { Self.person($0) } ?? nil
             let lastReplier = people.dropFirst().first.map { Self.person($0) } ?? nil
-            // Score, likes, replies: the reply count is the third.
-            let replies = counts.count >= 3 ? Int(Self.clean(counts[2].text)) ?? 0 : 0
+            // Score, likes, replies: the reply count is the third, or the
+            // last where a board shows fewer columns; `1,014` is 1014.
+            let repliesCell = counts.count >= 3 ? counts[2] : counts.last
+            let replies = repliesCell.flatMap { Int(Self.clean($0.text).filter(\.isNumber)) } ?? 0
             threads.append(
                 ThreadSummary(
                     gid: gid, title: HTMLWhitespace.field(link.text), replies: replies, sticky: row.hasClass("top"),
@@ -76,7 +83,7 @@ struct SMTHNForumParser {
         let count = Walk.threadCount(document).flatMap { Int(Self.clean($0.text)) }
         return BoardPage(
             board: name ?? SMTHMobileParser.boardName(inURL: page.url) ?? "", title: nil, page: pageInfo(document),
-            threads: threads, threadCount: count)
+            threads: threads, threadCount: count, unreadRows: unread)
     }
 
     /// `|&ensp;<a>id</a>` or plain text such as 原帖已删除.
@@ -325,10 +332,11 @@ extension SMTHNForumParser {
             }
         }
 
-        /// `td[hasClass(title_9)]/a[contains(@href, '/article/')]`, the first, from a row.
+        /// `td[hasClass(title_9)]//a[contains(@href, '/article/')]`, the first, from a row: the
+        /// link may sit in a colour's `<font>`.
         static func rowLink(_ row: HTMLNode) -> HTMLNode? {
             for cell in row.children(where: { $0.isElement("td") && $0.hasClass("title_9") }) {
-                if let link = cell.firstChild(where: {
+                if let link = cell.firstDescendant(where: {
                     $0.isElement("a") && $0.attribute("href", contains: "/article/")
                 }) {
                     return link
