@@ -68,6 +68,14 @@ import Testing
         ("a full-width colon after 标题", "题: 这家店", "题：这家店"),
         ("a line break inside the title", "这家店还开着吗<br />", "这家店<br />还开着吗<br />"),
         ("a line break inside the time", "(Fri Jul 31 15:20:24 2026)", "(Fri Jul 31<br />15:20:24 2026)"),
+        // The time was lost (a warning, and a neighbour's time borrowed).
+        ("the time in full-width brackets", "(Fri Jul 31 15:20:24 2026)", "（Fri Jul 31 15:20:24 2026）"),
+        ("a site name with brackets", "水木社区 (Fri", "水木社区(newsmth) (Fri"),
+        (
+            "the header coloured", "发信人: silent (云狼), 信区: WorkLife",
+            "<font class=\"f001\">发信人: silent (云狼), 信区: WorkLife</font>"
+        ),
+        ("the post's id hidden in a span", "发信人:", "<span style=\"DISPLAY:NONE\">100683</span>发信人:"),
         // N7: a colour over two lines coloured the first only.
         ("a colour over two lines", "第一段第一行<br />第一段第二行", "<font class=\"f001\">第一段第一行<br />第一段第二行</font>"),
     ]
@@ -109,6 +117,18 @@ import Testing
         let post = try post(Self.varied("签名第二行<br />", "签名第二行<br />※ 我的博客: http://blog.example.org<br />"))
         #expect(post.signature == "签名第一行\n签名第二行\n※ 我的博客: http://blog.example.org")
         #expect(post.ip == "28.127.20.*")
+    }
+
+    /// A like whose parts sit in a colour is a like (it was left out).
+    @Test func aLikeInAColourIsALike() throws {
+        let likes = """
+            <div class="likes"><ul><li><font color="red"><span class="like_score_1">[+5]</span>\
+            <span class="like_user">river:</span><span class="like_msg">说得好</span>\
+            <span class="like_time">(2026-07-31 16:00)</span></font></li></ul></div>
+            """
+        let post = try post(Self.plain + likes)
+        #expect(post.likes.map(\.user) == ["river"])
+        #expect(post.likes.first?.score == 5)
     }
 
     /// A header whose id the page reads otherwise is said in the warning,

@@ -133,9 +133,9 @@ import Testing
             expectSame(same(Mobile.postItems(element), from("li[div[\(XPath.hasClass("nav"))]]")), "posts")
             expectSame(same(Mobile.postAnchors(element), from("li/a[starts-with(@name, 'a')]")), "anchors")
             expectSame(same(Mobile.nav(element), from("div[\(XPath.hasClass("nav"))]/div").first), "nav")
-            expectSame(same(Mobile.plants(element), from("a[\(XPath.hasClass("plant"))]")), "plants")
+            expectSame(same(Mobile.plants(element), from(".//*[\(XPath.hasClass("plant"))]")), "plants")
             expectSame(same(Mobile.anchor(element), from("a[starts-with(@name, 'a')]").first), "anchor")
-            expectSame(same(Mobile.author(element), from("a[contains(@href, '/user/query/')]").first), "author")
+            expectSame(same(Mobile.author(element), from(".//a[contains(@href, '/user/query/')]").first), "author")
             expectSame(same(Mobile.body(element), from("div[\(XPath.hasClass("sp"))]").first), "body")
         }
         return checked
@@ -183,11 +183,11 @@ import Testing
             expectSame(same(NForum.nick(element), from(".//div[\(hasClass("a-u-uid"))]").first), "nick")
             expectSame(same(NForum.content(element), from(".//td[\(hasClass("a-content"))]").first), "content")
             expectSame(same(NForum.likes(element), from(".//div[\(hasClass("likes"))]//li")), "likes")
-            expectSame(same(NForum.likeUser(element), from("span[\(hasClass("like_user"))]").first), "like user")
+            expectSame(same(NForum.likeUser(element), from(".//span[\(hasClass("like_user"))]").first), "like user")
             expectSame(
-                same(NForum.likeScore(element), from("span[starts-with(@class, 'like_score')]").first), "like score")
-            expectSame(same(NForum.likeMessage(element), from("span[\(hasClass("like_msg"))]").first), "like msg")
-            expectSame(same(NForum.likeTime(element), from("span[\(hasClass("like_time"))]").first), "like time")
+                same(NForum.likeScore(element), from(".//span[starts-with(@class, 'like_score')]").first), "like score")
+            expectSame(same(NForum.likeMessage(element), from(".//span[\(hasClass("like_msg"))]").first), "like msg")
+            expectSame(same(NForum.likeTime(element), from(".//span[\(hasClass("like_time"))]").first), "like time")
         }
         return checked
     }

@@ -30,14 +30,17 @@ struct NForumTextReader {
             return
         }
         guard node.isElement, !node.hasClass("likes") else { return }
+        // What the page hides (the post's id before 发信人, in a `<font>` or
+        // a `<span>`, however the style is spelled) is not part of its text.
+        if let style = node.attribute("style"), String(style.lowercased().filter { $0 != " " }).contains("display:none")
+        {
+            return
+        }
         if node.isElement("br") {
             endLine()
         } else if node.isElement("script") || node.isElement("style") {
             return
         } else if node.isElement("font") {
-            if let style = node.attribute("style"), String(style.filter { $0 != " " }).contains("display:none") {
-                return  // the post's id, hidden before 发信人
-            }
             let colour = node.classes.lazy.compactMap { ANSIText.style(forFontClass: String($0)) }.first
             let presentational = colour.map { style in isPresentational(style, node) } ?? true
             if let colour, !presentational {

@@ -52,9 +52,16 @@ struct PostBodyReader {
             }
             let text = HTMLWhitespace.field(child.text)
             let url = absolute(Self.fullSizePath(href))
-            if text.hasPrefix("单击此查看原图") {
+            // The "view the original" link, however worded (单击此查看原图,
+            // 单击查看原图, 点击查看原图): its image's size. An image listed
+            // already (its thumbnail came first) only takes the size.
+            if ByteSearch.contains(text, "查看原图") {
                 flushPendingImage()
-                pendingImage = (url, Self.parenthesized(text))
+                if let listed = attachments.lastIndex(where: { $0.kind == .image && $0.url == url }) {
+                    attachments[listed].size = attachments[listed].size ?? Self.parenthesized(text)
+                } else {
+                    pendingImage = (url, Self.parenthesized(text))
+                }
             } else {
                 attachments.append(Attachment(name: text, url: url, kind: .file, size: pendingFileSize))
                 pendingFileSize = nil
@@ -158,16 +165,34 @@ struct PostBodyReader {
         return String(text[text.index(after: open)..<close])
     }
 
-    /// `FROM 101.90.125.*` → `101.90.125.*`.
+    /// `FROM 101.90.125.*` → `101.90.125.*`. Read by what the line says:
+    /// `FROM:` or `From` as well, and whatever follows the address (a place,
+    /// `[北京]`) kept with it rather than left in the body; the field after
+    /// `FROM` must be an address (digits, hex, `.`, `:`, `*`), so a line of
+    /// the post's own (`from now on`) is not taken for one.
     static func fromLine(_ line: String) -> String? {
         // Most lines are not: a quick no before splitting.
-        guard line.utf8.contains(UInt8(ascii: "F")) else { return nil }
-        // Every post ends with one: an ASCII line (where characters are
-        // bytes) is read by its bytes, without an array of fields.
-        if line.utf8.allSatisfy({ $0 < 0x80 }) { return asciiFromLine(line) }
-        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-        guard fields.count == 2, fields[0] == "FROM" else { return nil }
-        return String(fields[1])
+        guard line.utf8.contains(UInt8(ascii: "F")) || line.utf8.contains(UInt8(ascii: "f")) else { return nil }
+        // Every post ends with one: an ASCII line of two fields, the first
+        // `FROM` (the forum's own spelling), is read by its bytes.
+        if line.utf8.allSatisfy({ $0 < 0x80 }), let address = asciiFromLine(line) { return address }
+        var fields = line.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        guard let first = fields.first else { return nil }
+        // `FROM:28.127.20.*` is `FROM:` and the address.
+        for label in ["FROM:", "FROM："] where first.uppercased().hasPrefix(label) && first.count > label.count {
+            fields[0] = label
+            fields.insert(String(first.dropFirst(label.count)), at: 1)
+        }
+        guard fields.count >= 2, ["FROM", "FROM:", "FROM："].contains(fields[0].uppercased()),
+            isAddress(fields[1])
+        else { return nil }
+        return fields.dropFirst().joined(separator: " ")
+    }
+
+    /// An IP address as the forum shows one: `101.90.125.*`, `240e:3b0::*`.
+    static func isAddress(_ text: String) -> Bool {
+        text.contains(where: \.isNumber)
+            && text.unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit || $0 == "." || $0 == ":" || $0 == "*" }
     }
 
     /// `fromLine` of an ASCII line: two fields between spaces, the first `FROM`.
@@ -183,17 +208,21 @@ struct PostBodyReader {
             return start..<index
         }
         guard let first = field(), line.utf8[first].elementsEqual("FROM".utf8), let second = field(),
-            field() == nil
+            field() == nil, isAddress(String(line[second]))
         else { return nil }
         return String(line[second])
     }
 
-    /// `修改:user FROM 1.2.3.*` → (`user`, `1.2.3.*`).
+    /// `修改:user FROM 1.2.3.*` → (`user`, `1.2.3.*`): the forum's edit note,
+    /// its `FROM` read as `fromLine` reads one (a line of the post's own,
+    /// `修改:我 FROM 你`, is none).
     static func editLine(_ line: String) -> (String, String)? {
         guard line.hasPrefix("修改:") || line.hasPrefix("修改：") else { return nil }
-        let fields = line.dropFirst(3).split(separator: " ", omittingEmptySubsequences: true)
-        guard fields.count == 3, fields[1] == "FROM" else { return nil }
-        return (String(fields[0]), String(fields[2]))
+        let rest = line.dropFirst(3).drop { $0 == " " }
+        guard let space = rest.firstIndex(where: \.isWhitespace) else { return nil }
+        let user = String(rest[..<space])
+        guard !user.isEmpty, let address = fromLine(String(rest[space...])) else { return nil }
+        return (user, address)
     }
 
     private static func lastComponent(_ url: String) -> String {

@@ -214,17 +214,34 @@ package struct PostText: Sendable, Equatable {
             case .title:
                 header.title = value
             case .site:
-                if let open = value.firstIndex(of: "("), let close = value.firstIndex(of: ")"), open < close {
-                    header.site = HTMLWhitespace.trimmed(value[..<open], newlines: false)
-                    header.postedAt = bbsTime(String(value[value.index(after: open)..<close]))
-                } else {
-                    header.site = value
-                }
+                (header.site, header.postedAt) = siteAndTime(value)
             case .author, .relay:
                 break
             }
         }
         return header
+    }
+
+    /// `水木社区 (Fri Mar 25 11:52:04 2016), 站内` → (`水木社区`, the time): the
+    /// time is the last bracketed text that reads as one (ASCII or
+    /// full-width brackets), so a site name with brackets of its own
+    /// (`水木社区(newsmth) (…)`) keeps them. Without one, the whole value is
+    /// the site, and the time is `nil` (the post says so in its warning).
+    static func siteAndTime(_ value: String) -> (site: String, time: Date?) {
+        var end = value.endIndex
+        while let open = value[..<end].lastIndex(where: { $0 == "(" || $0 == "（" }) {
+            let after = value.index(after: open)
+            if let close = value[after...].firstIndex(where: { $0 == ")" || $0 == "）" }),
+                let time = bbsTime(HTMLWhitespace.trimmed(value[after..<close], newlines: false))
+            {
+                return (HTMLWhitespace.trimmed(value[..<open], newlines: false), time)
+            }
+            end = open
+        }
+        if let open = value.firstIndex(where: { $0 == "(" || $0 == "（" }) {
+            return (HTMLWhitespace.trimmed(value[..<open], newlines: false), nil)
+        }
+        return (value, nil)
     }
 
     /// `Fri Mar 25 11:52:04 2016` (the day may be padded with a space) or,

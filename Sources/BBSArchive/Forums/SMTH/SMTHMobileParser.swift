@@ -202,20 +202,19 @@ struct SMTHMobileParser {
     private func parsePost(_ item: HTMLNode, previous: Post?) -> (Post, Bool) {
         var problems: [String] = []
         let nav = Walk.nav(item)
-        let plants = nav.map(Walk.plants) ?? []
-        let floorText = plants.first.map { HTMLWhitespace.collapse($0.text) }
-        // The forum's own 楼主 (no character decomposes to either half):
-        // found by its bytes, without Foundation.
-        var floor = floorText.flatMap { ByteSearch.contains($0, "楼主") ? 0 : Int($0.filter(\.isNumber)) }
+        // The nav's labels, floor and time, each known by what it says, not
+        // by its place: a label in a colour or in bold, or the time first,
+        // once read the time as the floor (20260731152257).
+        let labels = (nav.map(Walk.plants) ?? []).map { HTMLWhitespace.collapse($0.text) }
+        var floor = labels.lazy.compactMap(Self.floorNumber).first
         if floor == nil, let anchor = Walk.anchor(item)?.attribute("name") {
             floor = Int(anchor.filter(\.isNumber))
         }
         if floor == nil { problems.append("its floor could not be read") }
         let author = nav.flatMap(Walk.author).map { HTMLWhitespace.collapse($0.text) } ?? ""
         if author.isEmpty { problems.append("its author could not be read") }
-        let postedAt = plants.dropFirst().first.flatMap {
-            SMTHTimeParser.parse(HTMLWhitespace.collapse($0.text), fetchedAt: page.fetchedAt)
-        }
+        let postedAt = labels.lazy.filter { Self.floorNumber($0) == nil }
+            .compactMap { SMTHTimeParser.parse($0, fetchedAt: self.page.fetchedAt) }.first
         if postedAt == nil { problems.append("its time could not be read") }
         let number = floor ?? previous.map { $0.floor + 1 } ?? 0
         var body = PostBodyReader(baseURL: page.url)
@@ -229,6 +228,19 @@ struct SMTHMobileParser {
             warning: problems.isEmpty ? nil : "floor \(number): " + problems.joined(separator: "; "),
             rawText: problems.isEmpty ? nil : HTMLWhitespace.collapse(item.text))
         return (post, postedAt != nil)
+    }
+
+    /// A floor label's number: `楼主` is 0, `12楼` and `第12楼` are 12; `nil`
+    /// for any other text (a time). The forum's own 楼主 (no character
+    /// decomposes to either half) is found by its bytes, without Foundation.
+    static func floorNumber(_ label: String) -> Int? {
+        if ByteSearch.contains(label, "楼主") { return 0 }
+        var text = Substring(label.filter { $0 != " " })
+        guard text.hasSuffix("楼") else { return nil }
+        text = text.dropLast()
+        if text.hasPrefix("第") { text = text.dropFirst() }
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(text)
     }
 
     // MARK: Users
@@ -461,9 +473,10 @@ extension SMTHMobileParser {
             return nil
         }
 
-        /// `a[hasClass(plant)]`, from the nav: floor, then time.
+        /// `.//*[hasClass(plant)]`, from the nav: the floor and the time, in
+        /// whatever markup (`<b>`, a colour's `<font>`) or order.
         static func plants(_ nav: HTMLNode) -> [HTMLNode] {
-            nav.children { $0.isElement("a") && $0.hasClass("plant") }
+            nav.descendants { $0.hasClass("plant") }
         }
 
         /// `a[starts-with(@name, 'a')]`, the first, from a post.
@@ -471,9 +484,10 @@ extension SMTHMobileParser {
             item.firstChild { $0.isElement("a") && $0.attribute("name", hasPrefix: "a") }
         }
 
-        /// `a[contains(@href, '/user/query/')]`, the first, from the nav.
+        /// `.//a[contains(@href, '/user/query/')]`, the first, from the nav
+        /// (it may sit in a colour's `<font>`).
         static func author(_ nav: HTMLNode) -> HTMLNode? {
-            nav.firstChild { $0.isElement("a") && $0.attribute("href", contains: "/user/query/") }
+            nav.firstDescendant { $0.isElement("a") && $0.attribute("href", contains: "/user/query/") }
         }
 
         /// `div[hasClass(sp)]`, the first, from a post.

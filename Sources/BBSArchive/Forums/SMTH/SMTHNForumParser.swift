@@ -435,24 +435,24 @@ extension SMTHNForumParser {
             }
         }
 
-        /// `span[hasClass(like_user)]`, the first, from a like.
+        /// `.//span[hasClass(like_user)]`, the first, from a like (its spans may sit in a colour).
         static func likeUser(_ item: HTMLNode) -> HTMLNode? {
-            item.firstChild { $0.isElement("span") && $0.hasClass("like_user") }
+            item.firstDescendant { $0.isElement("span") && $0.hasClass("like_user") }
         }
 
-        /// `span[starts-with(@class, 'like_score')]`, the first, from a like.
+        /// `.//span[starts-with(@class, 'like_score')]`, the first, from a like.
         static func likeScore(_ item: HTMLNode) -> HTMLNode? {
-            item.firstChild { $0.isElement("span") && $0.attribute("class", hasPrefix: "like_score") }
+            item.firstDescendant { $0.isElement("span") && $0.attribute("class", hasPrefix: "like_score") }
         }
 
-        /// `span[hasClass(like_msg)]`, the first, from a like.
+        /// `.//span[hasClass(like_msg)]`, the first, from a like.
         static func likeMessage(_ item: HTMLNode) -> HTMLNode? {
-            item.firstChild { $0.isElement("span") && $0.hasClass("like_msg") }
+            item.firstDescendant { $0.isElement("span") && $0.hasClass("like_msg") }
         }
 
-        /// `span[hasClass(like_time)]`, the first, from a like.
+        /// `.//span[hasClass(like_time)]`, the first, from a like.
         static func likeTime(_ item: HTMLNode) -> HTMLNode? {
-            item.firstChild { $0.isElement("span") && $0.hasClass("like_time") }
+            item.firstDescendant { $0.isElement("span") && $0.hasClass("like_time") }
         }
 
         /// `//li[hasClass(page-select)]`, the first.
