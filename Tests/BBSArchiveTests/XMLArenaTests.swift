@@ -89,14 +89,18 @@ import Testing
 
 @Suite struct ParserFastPathTests {
     /// The byte reading of an ASCII FROM line answers as the split of the
-    /// general one does.
+    /// general one does: `FROM` (or `FROM:`, in any case), an address, and
+    /// whatever follows it.
     @Test(arguments: [
         "FROM 1.2.3.*", "  FROM   1.2.3.*  ", "FROM", "FROM a b", "FROMx 1.2.3.*", "xFROM 1", " FROM\t1.2.3.*",
-        "FROM 地理", "FROM 1.2.3.* ", "F", "",
+        "FROM 地理", "FROM 1.2.3.* ", "F", "", "FROM: 1.2.3.*", "from 1.2.3.*", "FROM 1.2.3.* [北京]", "FROM now on",
     ])
     func fromLineAnswersAsTheSplitDoes(line: String) {
-        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-        let expected = fields.count == 2 && fields[0] == "FROM" ? String(fields[1]) : nil
+        let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
+        let expected =
+            fields.count >= 2 && ["FROM", "FROM:"].contains(fields[0].uppercased())
+                && PostBodyReader.isAddress(fields[1])
+            ? fields.dropFirst().joined(separator: " ") : nil
         #expect(PostBodyReader.fromLine(line) == expected)
     }
 
