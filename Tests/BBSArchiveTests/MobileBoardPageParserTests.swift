@@ -70,6 +70,23 @@ import Testing
             "<div>\n      2023-04-03&nbsp;<a href=\"/user/query/D600\">D600</a>\n      |\n      2023-04-14&nbsp;"
         ),
         (
+            "a badge after the author", "<a href=\"/user/query/D600\">D600</a>|",
+            "<a href=\"/user/query/D600\">D600</a>&nbsp;[版主]|"
+        ),
+        (
+            "a word before the author", "2023-04-03&nbsp;<a href=\"/user/query/D600\">",
+            "2023-04-03&nbsp;by&nbsp;<a href=\"/user/query/D600\">"
+        ),
+        (
+            "a place after the last replier", "<a href=\"/user/query/sanford66\">sanford66</a></div>",
+            "<a href=\"/user/query/sanford66\">sanford66</a>&nbsp;[北京]</div>"
+        ),
+        ("a full-width count", "Geography 版2023年3月文章数统计</a>(17)", "Geography 版2023年3月文章数统计</a>（17）"),
+        (
+            "a tag after the count", "Geography 版2023年3月文章数统计</a>(17)",
+            "Geography 版2023年3月文章数统计</a>(17)<font color=\"red\">[新]</font>"
+        ),
+        (
             "no space before an id that starts with T", "2023-04-03&nbsp;<a href=\"/user/query/D600\">D600</a>",
             "2023-04-03<a href=\"/user/query/D600\">D600</a>"
         ),

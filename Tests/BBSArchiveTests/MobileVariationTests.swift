@@ -35,8 +35,6 @@ import Testing
             "<font color=\"blue\"><a href=\"/user/query/bob\">bob</a></font>"
         ),
         ("FROM with a colon", "<br />FROM 1.2.3.*", "<br />FROM: 1.2.3.*"),
-        ("From in another case", "<br />FROM 1.2.3.*", "<br />From 1.2.3.*"),
-        ("the edit note's From", "修改:bob FROM 1.2.3.*", "修改:bob From 1.2.3.*"),
     ]
 
     @Test(arguments: variants)
@@ -68,6 +66,23 @@ import Testing
         let post = try #require(try MobileThreadPageParserTests().parse(html).posts.first)
         #expect(post.editedBy == nil)
         #expect(post.body == "第一行\n第二行\n修改:我 FROM 你")
+    }
+
+    /// A last line of the reply's own that starts with From is no FROM
+    /// line, with the forum's FROM line there or not (it was taken for the
+    /// address, `2019 to 2020`, and left the body).
+    @Test(arguments: ["From 2019 to 2020", "from 9:00 to 17:00", "FROM 2019"])
+    func aLineOfTheReplysOwnIsNoFromLine(line: String) throws {
+        let without = Self.plain.replacingOccurrences(
+            of: "<br />修改:bob FROM 1.2.3.*<br />FROM 1.2.3.*", with: "<br />\(line)")
+        let post = try #require(try MobileThreadPageParserTests().parse(without).posts.first)
+        #expect(post.ip == nil)
+        #expect(post.body == "第一行\n第二行\n\(line)")
+        let edited = Self.plain.replacingOccurrences(of: "修改:bob FROM 1.2.3.*", with: "修改:我 \(line)")
+        let reply = try #require(try MobileThreadPageParserTests().parse(edited).posts.first)
+        #expect(reply.editedBy == nil)
+        #expect(reply.ip == "1.2.3.*")
+        #expect(reply.body == "第一行\n第二行\n修改:我 \(line)")
     }
 
     /// The image link, worded otherwise or after its thumbnail, is one image

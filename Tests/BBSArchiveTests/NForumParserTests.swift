@@ -59,6 +59,13 @@ import Testing
             "<td class=\"title_11 middle\">14</td>", 14
         ),
         (
+            "the thread's page links before its title",
+            "<td class=\"title_9\"><a href=\"/nForum/article/FamilyLife/1757972219\">",
+            "<td class=\"title_9\"><span class=\"threads-tab\">[<a href=\"/nForum/article/FamilyLife/1757972219?p=2\">2</a>]</span><a href=\"/nForum/article/FamilyLife/1757972219\">",
+            14
+        ),
+        ("full-width digits", "<td class=\"title_11 middle\">14</td>", "<td class=\"title_11 middle\">１４</td>", 14),
+        (
             "a count with a comma", "<td class=\"title_11 middle\">14</td>", "<td class=\"title_11 middle\">1,014</td>",
             1014
         ),
@@ -71,6 +78,7 @@ import Testing
         #expect(board.threads.count == 30)
         let first = try #require(board.threads.first)
         #expect(first.gid == 1_757_972_219 && first.author == "Muscle" && first.replies == replies)
+        #expect(first.title == "2岁女孩找妈妈 其父母终于被找到")
     }
 
     /// A row whose time cannot be read is said, thread and time, not left

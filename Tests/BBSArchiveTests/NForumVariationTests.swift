@@ -76,6 +76,13 @@ import Testing
             "<font class=\"f001\">发信人: silent (云狼), 信区: WorkLife</font>"
         ),
         ("the post's id hidden in a span", "发信人:", "<span style=\"DISPLAY:NONE\">100683</span>发信人:"),
+        // What follows the time on a line of its own stayed in the body.
+        ("站内 broken off the 发信站 line", "2026), 站内<br />", "2026),<br />站内<br />"),
+        (", 转信 broken off the 发信站 line", "2026), 站内<br />", "2026)<br />, 转信<br />"),
+        // The origin line with two spaces after ※ stayed in the signature.
+        ("two spaces after ※", "※ 来源:", "※&nbsp;&nbsp;来源:"),
+        // A blank line before 发信人 (a hidden id, then a line break).
+        ("a hidden id and a line break first", "发信人:", "<font style=\"display: none\">100683</font><br />发信人:"),
         // N7: a colour over two lines coloured the first only.
         ("a colour over two lines", "第一段第一行<br />第一段第二行", "<font class=\"f001\">第一段第一行<br />第一段第二行</font>"),
     ]
@@ -117,6 +124,28 @@ import Testing
         let post = try post(Self.varied("签名第二行<br />", "签名第二行<br />※ 我的博客: http://blog.example.org<br />"))
         #expect(post.signature == "签名第一行\n签名第二行\n※ 我的博客: http://blog.example.org")
         #expect(post.ip == "28.127.20.*")
+    }
+
+    /// Without its blank line, a header is followed by the body, which may
+    /// start like a header line or after a title with an open bracket: the
+    /// header's title stays, and the body keeps its lines.
+    @Test func aHeaderWithoutItsBlankLineKeepsItsTitleAndTheBodyItsLines() throws {
+        let labelled = try post(Self.varied("站内<br /><br />第一段第一行", "站内<br />标题：第一段第一行"))
+        #expect(labelled.title == "这家店还开着吗")
+        #expect(labelled.body == "标题：第一段第一行\n第一段第二行\n\n第二段")
+        let bracket = try post(
+            Self.varied(
+                "标&nbsp;&nbsp;题: 这家店还开着吗<br />发信站: 水木社区 (Fri Jul 31 15:20:24 2026), 站内<br /><br />",
+                "发信站: 水木社区 (Fri Jul 31 15:20:24 2026), 站内<br />标&nbsp;&nbsp;题: 求助（急<br />"))
+        #expect(bracket.title == "求助（急")
+        #expect(bracket.body == "第一段第一行\n第一段第二行\n\n第二段")
+    }
+
+    /// A nick that holds 信区, in a header without the board: the nick.
+    @Test func aNickThatHoldsTheBoardsLabel() throws {
+        let post = try post(Self.varied("发信人: silent (云狼), 信区: WorkLife", "发信人: silent (信区狼)"))
+        #expect(post.nick == "信区狼")
+        #expect(post.author == "silent")
     }
 
     /// A like whose parts sit in a colour is a like (it was left out).

@@ -167,7 +167,9 @@ import Testing
             expectSame(same(NForum.rows(element), from(".//tbody/tr | ./tr[td]")), "rows")
             expectSame(
                 same(
-                    NForum.rowLink(element), from("td[\(hasClass("title_9"))]//a[contains(@href, '/article/')]").first),
+                    NForum.rowLink(element),
+                    from("td[\(hasClass("title_9"))]//a[contains(@href, '/article/') and not(contains(@href, 'p='))]")
+                        .first),
                 "row link")
             expectSame(same(NForum.dates(element), from("td[\(hasClass("title_10"))]")), "dates")
             expectSame(same(NForum.people(element), from("td[\(hasClass("title_12"))]")), "people")

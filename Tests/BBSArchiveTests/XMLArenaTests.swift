@@ -94,14 +94,26 @@ import Testing
     @Test(arguments: [
         "FROM 1.2.3.*", "  FROM   1.2.3.*  ", "FROM", "FROM a b", "FROMx 1.2.3.*", "xFROM 1", " FROM\t1.2.3.*",
         "FROM 地理", "FROM 1.2.3.* ", "F", "", "FROM: 1.2.3.*", "from 1.2.3.*", "FROM 1.2.3.* [北京]", "FROM now on",
+        "FROM 2019 to 2020", "FROM 1.2.3.* now", "FROM 240e:3b0::*",
     ])
     func fromLineAnswersAsTheSplitDoes(line: String) {
         let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
+        let note = fields.dropFirst(2).joined(separator: " ")
         let expected =
-            fields.count >= 2 && ["FROM", "FROM:"].contains(fields[0].uppercased())
-                && PostBodyReader.isAddress(fields[1])
+            fields.count >= 2 && ["FROM", "FROM:"].contains(fields[0]) && PostBodyReader.isAddress(fields[1])
+                && (note.isEmpty || (note.first == "[" && note.last == "]"))
             ? fields.dropFirst().joined(separator: " ") : nil
         #expect(PostBodyReader.fromLine(line) == expected)
+    }
+
+    /// What an address is: the forum's IPv4 with hidden parts, or IPv6.
+    @Test func anAddressLooksLikeOne() {
+        for address in ["101.90.125.*", "1.2.3.4", "240e:3b0::*", "*.*.*.*"] {
+            #expect(PostBodyReader.isAddress(address))
+        }
+        for text in ["2019", "9:00", "10:20:30", "1a2b3c", "1.2.3", "1.2.3.4.5", "北京", "1.2.3.4567"] {
+            #expect(!PostBodyReader.isAddress(text), "\(text)")
+        }
     }
 
     @Test func theEncodingDecisionSaysWhenTheBytesAreValidUTF8() {

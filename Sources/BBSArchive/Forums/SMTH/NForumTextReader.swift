@@ -32,10 +32,7 @@ struct NForumTextReader {
         guard node.isElement, !node.hasClass("likes") else { return }
         // What the page hides (the post's id before 发信人, in a `<font>` or
         // a `<span>`, however the style is spelled) is not part of its text.
-        if let style = node.attribute("style"), String(style.lowercased().filter { $0 != " " }).contains("display:none")
-        {
-            return
-        }
+        if Self.isHidden(node) { return }
         if node.isElement("br") {
             endLine()
         } else if node.isElement("script") || node.isElement("style") {
@@ -78,6 +75,21 @@ struct NForumTextReader {
             }
         } else {
             readChildren(node)
+        }
+    }
+
+    /// Whether the element's style hides it (`display: none`, in any case
+    /// and spacing), read from the attribute's bytes in place: asked of
+    /// every element of every post.
+    static func isHidden(_ node: HTMLNode) -> Bool {
+        node.withAttribute("style") { value in
+            guard let value else { return false }
+            var compact: [UInt8] = []
+            compact.reserveCapacity(value.count)
+            for byte in value where byte != UInt8(ascii: " ") {
+                compact.append((0x41...0x5A).contains(byte) ? byte + 0x20 : byte)
+            }
+            return compact.withUnsafeBufferPointer { ByteSearch.firstOffset($0, "display:none") != nil }
         }
     }
 

@@ -109,8 +109,7 @@ struct PostBodyReader {
         }
         // A body that keeps the BBS's own tail lines: `※ 修改` and `※ 来源`,
         // known by their text as on the desktop site.
-        while let last = lines.last, PostText.isOriginOrEditLine(last) {
-            let line = last.trimmingCharacters(in: .whitespaces)
+        while let last = lines.last, PostText.isOriginOrEditLine(last), let line = PostText.tailLine(last) {
             if line.hasPrefix("※ 修改"), editedBy == nil { editedBy = PostText.editNote(line).0 }
             if ip == nil { ip = PostText.fromAddress(line) }
             lines.removeLast()
@@ -166,33 +165,58 @@ struct PostBodyReader {
     }
 
     /// `FROM 101.90.125.*` → `101.90.125.*`. Read by what the line says:
-    /// `FROM:` or `From` as well, and whatever follows the address (a place,
-    /// `[北京]`) kept with it rather than left in the body; the field after
-    /// `FROM` must be an address (digits, hex, `.`, `:`, `*`), so a line of
-    /// the post's own (`from now on`) is not taken for one.
+    /// `FROM` as the forum writes it, or `FROM:`, then an address (IPv4 with
+    /// `*` for its hidden parts, or IPv6), then at most a bracketed note
+    /// (a place, `[北京]`), kept with the address rather than left in the
+    /// body. Anything else is a line of the post's own (`From 2019 to 2020`,
+    /// `from 9:00`), which stays in the body.
     static func fromLine(_ line: String) -> String? {
         // Most lines are not: a quick no before splitting.
-        guard line.utf8.contains(UInt8(ascii: "F")) || line.utf8.contains(UInt8(ascii: "f")) else { return nil }
+        guard line.utf8.contains(UInt8(ascii: "F")) else { return nil }
         // Every post ends with one: an ASCII line of two fields, the first
-        // `FROM` (the forum's own spelling), is read by its bytes.
+        // `FROM`, is read by its bytes.
         if line.utf8.allSatisfy({ $0 < 0x80 }), let address = asciiFromLine(line) { return address }
         var fields = line.split(whereSeparator: { $0.isWhitespace }).map(String.init)
         guard let first = fields.first else { return nil }
         // `FROM:28.127.20.*` is `FROM:` and the address.
-        for label in ["FROM:", "FROM："] where first.uppercased().hasPrefix(label) && first.count > label.count {
+        for label in ["FROM:", "FROM："] where first.hasPrefix(label) && first.count > label.count {
             fields[0] = label
             fields.insert(String(first.dropFirst(label.count)), at: 1)
         }
-        guard fields.count >= 2, ["FROM", "FROM:", "FROM："].contains(fields[0].uppercased()),
-            isAddress(fields[1])
-        else { return nil }
+        guard fields.count >= 2, ["FROM", "FROM:", "FROM："].contains(fields[0]), isAddress(fields[1]) else {
+            return nil
+        }
+        let note = fields.dropFirst(2).joined(separator: " ")
+        guard note.isEmpty || isBracketed(note) else { return nil }
         return fields.dropFirst().joined(separator: " ")
     }
 
-    /// An IP address as the forum shows one: `101.90.125.*`, `240e:3b0::*`.
+    /// An IP address as the forum shows one: four dot-separated parts, each
+    /// digits or `*` (`101.90.125.*`), or IPv6, hex digits and `*` in
+    /// groups between colons (`240e:3b0::*`).
     static func isAddress(_ text: String) -> Bool {
-        text.contains(where: \.isNumber)
-            && text.unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit || $0 == "." || $0 == ":" || $0 == "*" }
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        if parts.count == 4 {
+            return parts.allSatisfy { part in
+                part.elementsEqual([UInt8(ascii: "*")])
+                    || (!part.isEmpty && part.count <= 3 && part.allSatisfy { (0x30...0x39).contains($0) })
+            }
+        }
+        // IPv6, not a time (`10:20:30`): `::`, or a group of three or more.
+        let groups = text.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+        return groups.count >= 3 && (text.contains("::") || groups.contains { $0.count >= 3 })
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case 0x30...0x39, 0x41...0x46, 0x61...0x66, UInt8(ascii: ":"), UInt8(ascii: "*"): true
+                default: false
+                }
+            }
+    }
+
+    /// `[北京]`, `(北京)`, `【北京】`: one bracketed note.
+    private static func isBracketed(_ text: String) -> Bool {
+        guard let first = text.first, let last = text.last, text.count >= 2 else { return false }
+        return ["[]", "()", "（）", "【】"].contains { $0.first == first && $0.last == last }
     }
 
     /// `fromLine` of an ASCII line: two fields between spaces, the first `FROM`.

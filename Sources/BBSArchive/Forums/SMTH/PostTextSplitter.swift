@@ -42,6 +42,12 @@ package struct PostText: Sendable, Equatable {
     package static func split(_ lines: [String]) -> PostText {
         var lines = lines
         var header: Header?
+        // A blank line before 发信人 (the hidden post id, then `<br />`).
+        if lines.first.map(isBlank) == true, let start = lines.firstIndex(where: { !isBlank($0) }),
+            headerLabel(lines[start]) == .author
+        {
+            lines.removeSubrange(..<start)
+        }
         if let first = lines.first, headerLabel(first) == .author {
             let end = headerEnd(lines)
             header = parseHeader(headerLines(lines[..<end]))
@@ -58,8 +64,7 @@ package struct PostText: Sendable, Equatable {
         // them at random, and a colour is no reason to lose them. Any other
         // last line that starts with ※ is the author's (a signature's
         // decoration) and stays.
-        while let last = lines.last, isOriginOrEditLine(last) {
-            let line = HTMLWhitespace.trimmed(ANSIText.strip(last), newlines: false)
+        while let last = lines.last, isOriginOrEditLine(last), let line = tailLine(last) {
             if line.hasPrefix("※ 来源:") || line.hasPrefix("※ 来源："), ip == nil {
                 ip = fromAddress(line)
             } else if line.hasPrefix("※ 修改:") || line.hasPrefix("※ 修改："), editedBy == nil {
@@ -93,10 +98,19 @@ package struct PostText: Sendable, Equatable {
 
     /// Whether a line (colour codes aside) is a `※ 来源` or `※ 修改` line.
     static func isOriginOrEditLine(_ line: String) -> Bool {
-        // Every such line holds a ※ (most lines do not): a quick no.
-        guard ByteSearch.contains(line, "※") else { return false }
-        let text = HTMLWhitespace.trimmed(ANSIText.strip(line), newlines: false)
+        guard let text = tailLine(line) else { return false }
         return ["※ 来源:", "※ 来源：", "※ 修改:", "※ 修改："].contains { text.hasPrefix($0) }
+    }
+
+    /// A line that starts with ※, colours and blanks aside, with the blanks
+    /// after ※ as one space (`※  来源`, `※来源` read as `※ 来源`); `nil`
+    /// for any other line.
+    static func tailLine(_ line: String) -> String? {
+        // Every such line holds a ※ (most lines do not): a quick no.
+        guard ByteSearch.contains(line, "※") else { return nil }
+        let text = HTMLWhitespace.trimmed(ANSIText.strip(line), newlines: false)
+        guard text.hasPrefix("※") else { return nil }
+        return "※ " + text.dropFirst().drop { $0.isWhitespace }
     }
 
     /// The labels of the header's lines (`标  题:` is `title`).
@@ -107,15 +121,27 @@ package struct PostText: Sendable, Equatable {
     /// The label a line starts with, colours, blanks and the colon's width
     /// aside: `发信人:`, `标  题：`, `发信站:`, `转信站:`; `nil` for any other line.
     static func headerLabel(_ line: String) -> HeaderLabel? {
-        let compact = ANSIText.strip(line).unicodeScalars.filter { !$0.properties.isWhitespace }
-        var label = ""
-        for scalar in compact {
-            if scalar == ":" || scalar == "：" { break }
-            label.unicodeScalars.append(scalar)
-            if label.unicodeScalars.count > 3 { return nil }
+        // Read up to the colon only, scalar by scalar (the label is at most
+        // three characters, blanks aside): asked of every header line and
+        // of each line until the first blank one, a filter of the whole
+        // line through Unicode's properties was a tenth of nForum parsing.
+        let text = ANSIText.mayHaveCodes(line) ? ANSIText.strip(line) : line
+        var label: [Unicode.Scalar] = []
+        var colon = false
+        for scalar in text.unicodeScalars {
+            if scalar == ":" || scalar == "：" {
+                colon = true
+                break
+            }
+            switch scalar.value {
+            case 0x09...0x0D, 0x20, 0xA0, 0x2000...0x200B, 0x3000: continue
+            default: break
+            }
+            label.append(scalar)
+            if label.count > 3 { return nil }
         }
-        guard compact.count > label.unicodeScalars.count else { return nil }
-        switch label {
+        guard colon else { return nil }
+        switch String(String.UnicodeScalarView(label)) {
         case "发信人": return .author
         case "标题": return .title
         case "发信站": return .site
@@ -125,35 +151,61 @@ package struct PostText: Sendable, Equatable {
     }
 
     /// Where the header ends: after its last labelled line before the first
-    /// blank one. A line without a label between two labelled ones, or
-    /// after a labelled one whose bracket is still open, is that line's text
-    /// wrapped (a `<br />` inside a long title, or inside the time of
-    /// `发信站: 水木社区 (Fri Mar 25 11:52:04 2016)`). Any other line without
-    /// a label is the body's, whether or not a blank line came between: a
-    /// header without its blank line kept the body's first paragraph in
-    /// the header, and lost it.
+    /// blank one. A line without a label between two labelled ones is the
+    /// first one's text wrapped (a `<br />` inside a long title); so is one
+    /// after the `发信站` line while its time's bracket is open, or that
+    /// goes on with what follows the time (`站内`, `, 转信`). Any other line
+    /// without a label is the body's, whether or not a blank line came
+    /// between: a header without its blank line kept the body's first
+    /// paragraph in the header, and lost it. A label seen twice is the
+    /// body's too (a post that starts `标题：…`).
     static func headerEnd(_ lines: [String]) -> Int {
         var last = 0
-        var open = lines.first.map(openBrackets) ?? 0
+        var seen: [HeaderLabel] = [.author]
+        var open = 0
         var index = 1
-        while index < lines.count, !isBlank(lines[index]) {
-            if headerLabel(lines[index]) != nil {
+        // A header is a few lines: past `headerReach` lines without a label
+        // (a post with no blank line at all) the rest is the body's, unread
+        // here line by line.
+        while index < lines.count, index - last <= headerReach, !isBlank(lines[index]) {
+            let line = lines[index]
+            if let label = headerLabel(line) {
+                if seen.contains(label) { break }
+                seen.append(label)
                 last = index
-                open = openBrackets(lines[index])
-            } else if open > 0 {
+                open = label == .site ? openBrackets(line) : 0
+            } else if seen.last == .site, last == index - 1, open > 0 || isSiteTail(line) {
                 last = index
-                open += openBrackets(lines[index])
+                open += openBrackets(line)
             }
             index += 1
         }
         return last + 1
     }
 
+    /// What follows the time on a `发信站` line, broken onto a line of its
+    /// own: `站内`, `, 转信`.
+    private static func isSiteTail(_ line: String) -> Bool {
+        let text = ANSIText.strip(line).drop { $0.isWhitespace || $0 == "," || $0 == "，" }
+        return text.hasPrefix("站内") || text.hasPrefix("转信")
+    }
+
+    /// Lines read past the last labelled one for another label: a label
+    /// line broken in two or three by `<br />` is still joined up.
+    static let headerReach = 4
+
     /// Brackets the line opens and does not close (ASCII or full-width).
     private static func openBrackets(_ line: String) -> Int {
-        line.reduce(0) { count, character in
-            character == "(" || character == "（" ? count + 1 : character == ")" || character == "）" ? count - 1 : count
+        // By bytes: ( and ) are 28 and 29, （ and ） EF BC 88 and EF BC 89
+        // (88 and 89 after EF BC are those two and nothing else).
+        var count = 0
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in line.utf8 {
+            if byte == 0x28 || (byte == 0x88 && previous == (0xEF, 0xBC)) { count += 1 }
+            if byte == 0x29 || (byte == 0x89 && previous == (0xEF, 0xBC)) { count -= 1 }
+            previous = (previous.1, byte)
         }
+        return count
     }
 
     /// The header's lines without their colours, each with the unlabelled
@@ -186,7 +238,7 @@ package struct PostText: Sendable, Equatable {
         var rest = HTMLWhitespace.trimmed(first[first.index(after: colon)...], newlines: false)
         // `, 信区: Board`, with either comma and colon, and any spaces.
         var board: String?
-        if let range = rest.range(of: "信区", options: .backwards) {
+        if let range = boardMarker(in: rest) {
             let after = rest[range.upperBound...].drop { $0 == " " || $0 == ":" || $0 == "：" }
             board = HTMLWhitespace.trimmed(after, newlines: false)
             rest = String(rest[..<range.lowerBound])
@@ -242,6 +294,18 @@ package struct PostText: Sendable, Equatable {
             return (HTMLWhitespace.trimmed(value[..<open], newlines: false), nil)
         }
         return (value, nil)
+    }
+
+    /// The last `信区` followed (blanks aside) by a colon: the board's label,
+    /// not a nick that holds the word.
+    private static func boardMarker(in text: String) -> Range<String.Index>? {
+        var end = text.endIndex
+        while let range = text.range(of: "信区", options: .backwards, range: text.startIndex..<end) {
+            let next = text[range.upperBound...].first { $0 != " " }
+            if next == ":" || next == "：" { return range }
+            end = range.lowerBound
+        }
+        return nil
     }
 
     /// `Fri Mar 25 11:52:04 2016` (the day may be padded with a space) or,

@@ -95,7 +95,7 @@ struct SMTHMobileParser {
             let href = link.attribute("href"), let (board, gid) = Self.articlePath(href)
         else { return nil }
         // `(17)` after the title, wherever the link sits in the cell.
-        let replies = Self.trailingCount(first.text) ?? 0
+        let replies = Self.replyCount(first.text, title: link.text) ?? 0
 
         // `{postTime} {author}|{lastTime} {lastReplier}`; the author may be
         // the plain text 原帖已删除 when the first post was deleted.
@@ -117,30 +117,41 @@ struct SMTHMobileParser {
 
     static let deletedAuthor = "原帖已删除"
 
-    /// The last `(N)` of a text: a row's reply count, after its title
-    /// (which may hold a bracketed number of its own).
-    static func trailingCount(_ text: String) -> Int? {
-        let trimmed = HTMLWhitespace.trimmed(text, newlines: true)
-        guard trimmed.hasSuffix(")"), let open = trimmed.lastIndex(of: "(") else { return nil }
-        return Int(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)].filter(\.isNumber))
+    /// A row's reply count: the first bracketed number after its title
+    /// (`(17)`, `（17）`), whatever follows it (an icon, a `[新]`).
+    static func replyCount(_ cellText: String, title: String) -> Int? {
+        var rest = Substring(cellText)
+        if !title.isEmpty, let range = rest.range(of: title) { rest = rest[range.upperBound...] }
+        guard let open = rest.firstIndex(where: { $0 == "(" || $0 == "（" }) else { return nil }
+        let inside = rest[rest.index(after: open)...].prefix { $0 != ")" && $0 != "）" }
+        let digits = inside.filter { !$0.isWhitespace }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.wholeNumberValue != nil }) else { return nil }
+        return digits.reduce(0) { $0 * 10 + ($1.wholeNumberValue ?? 0) }
     }
 
     /// The halves of a row's second cell, `{time} {author}|{time} {replier}`,
     /// each as its time and name. A name is its user link's text where the
     /// half has one, so no space need stand between them (`2023-04-03` and
     /// a link to `Tom41` read as `2023-04-03Tom41`, a time with junk, when
-    /// cut at the first space); a half without a link (`原帖已删除`) is cut
-    /// at its first space. Markup wrapped over lines reads as on one line.
+    /// cut at the first space); the time is the first word before the link,
+    /// so a word or badge around them (`by`, `[版主]`, `[北京]`) is no part
+    /// of it. A half without a link (`原帖已删除`) is cut at its first space.
+    /// Markup wrapped over lines reads as on one line.
     static func timesAndNames(_ cell: HTMLNode) -> [(time: String, name: String?)] {
-        var halves: [(text: String, name: String?)] = [("", nil)]
+        var halves: [(before: String, name: String?)] = [("", nil)]
         func read(_ node: HTMLNode) {
             node.forEachChild { child in
                 if child.isText {
                     var pieces = child.text.split(separator: "|", omittingEmptySubsequences: false)[...]
-                    if let head = pieces.popFirst() { halves[halves.count - 1].text += head }
+                    // Text after the link is no part of the time.
+                    if let head = pieces.popFirst(), halves[halves.count - 1].name == nil {
+                        halves[halves.count - 1].before += head
+                    }
                     for piece in pieces { halves.append((String(piece), nil)) }
                 } else if child.isElement("a"), child.attribute("href", contains: "/user/query/") {
-                    halves[halves.count - 1].name = HTMLWhitespace.field(child.text)
+                    if halves[halves.count - 1].name == nil {
+                        halves[halves.count - 1].name = HTMLWhitespace.field(child.text)
+                    }
                 } else if child.isElement {
                     read(child)
                 }
@@ -149,14 +160,15 @@ struct SMTHMobileParser {
         }
         read(cell)
         return halves.map { half in
-            let text = normalizeSpaces(half.text.replacingOccurrences(of: "\n", with: " "))
-            if let name = half.name, !name.isEmpty { return (text, name) }
-            return timeAndName(text)
+            let text = normalizeSpaces(half.before.replacingOccurrences(of: "\n", with: " "))
+            let (time, rest) = timeAndName(text)
+            if let name = half.name, !name.isEmpty { return (time, name) }
+            return (time, rest)
         }
     }
 
     private static func timeAndName(_ text: String) -> (String, String?) {
-        let parts = splitOnce(text, at: " ")
+        let parts = text.split(maxSplits: 1, whereSeparator: \.isWhitespace).map(String.init)
         let time = parts.first ?? ""
         let name = parts.count > 1 ? HTMLWhitespace.trimmed(parts[1], newlines: true) : ""
         return (time, name.isEmpty ? nil : name)
@@ -206,15 +218,16 @@ struct SMTHMobileParser {
         // by its place: a label in a colour or in bold, or the time first,
         // once read the time as the floor (20260731152257).
         let labels = (nav.map(Walk.plants) ?? []).map { HTMLWhitespace.collapse($0.text) }
-        var floor = labels.lazy.compactMap(Self.floorNumber).first
+        let floors = labels.map(Self.floorNumber)
+        var floor = floors.lazy.compactMap { $0 }.first
         if floor == nil, let anchor = Walk.anchor(item)?.attribute("name") {
             floor = Int(anchor.filter(\.isNumber))
         }
         if floor == nil { problems.append("its floor could not be read") }
         let author = nav.flatMap(Walk.author).map { HTMLWhitespace.collapse($0.text) } ?? ""
         if author.isEmpty { problems.append("its author could not be read") }
-        let postedAt = labels.lazy.filter { Self.floorNumber($0) == nil }
-            .compactMap { SMTHTimeParser.parse($0, fetchedAt: self.page.fetchedAt) }.first
+        let postedAt = zip(labels, floors).lazy.filter { $0.1 == nil }
+            .compactMap { SMTHTimeParser.parse($0.0, fetchedAt: self.page.fetchedAt) }.first
         if postedAt == nil { problems.append("its time could not be read") }
         let number = floor ?? previous.map { $0.floor + 1 } ?? 0
         var body = PostBodyReader(baseURL: page.url)
@@ -235,12 +248,13 @@ struct SMTHMobileParser {
     /// decomposes to either half) is found by its bytes, without Foundation.
     static func floorNumber(_ label: String) -> Int? {
         if ByteSearch.contains(label, "楼主") { return 0 }
-        var text = Substring(label.filter { $0 != " " })
-        guard text.hasSuffix("楼") else { return nil }
-        text = text.dropLast()
-        if text.hasPrefix("第") { text = text.dropFirst() }
-        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return Int(text)
+        // By bytes (every post asks of two labels): 楼 is E6 A5 BC, 第 E7 AC AC.
+        var bytes = label.utf8.filter { $0 != UInt8(ascii: " ") }[...]
+        guard bytes.count > 3, bytes.suffix(3).elementsEqual([0xE6, 0xA5, 0xBC]) else { return nil }
+        bytes = bytes.dropLast(3)
+        if bytes.prefix(3).elementsEqual([0xE7, 0xAC, 0xAC]) { bytes = bytes.dropFirst(3) }
+        guard !bytes.isEmpty, bytes.count <= 9, bytes.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return bytes.reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
 
     // MARK: Users

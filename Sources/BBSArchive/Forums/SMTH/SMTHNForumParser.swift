@@ -69,7 +69,7 @@ struct SMTHNForumParser {
             // Score, likes, replies: the reply count is the third, or the
             // last where a board shows fewer columns; `1,014` is 1014.
             let repliesCell = counts.count >= 3 ? counts[2] : counts.last
-            let replies = repliesCell.flatMap { Int(Self.clean($0.text).filter(\.isNumber)) } ?? 0
+            let replies = repliesCell.flatMap { Self.number(Self.clean($0.text)) } ?? 0
             threads.append(
                 ThreadSummary(
                     gid: gid, title: HTMLWhitespace.field(link.text), replies: replies, sticky: row.hasClass("top"),
@@ -288,6 +288,14 @@ struct SMTHNForumParser {
         return title
     }
 
+    /// The digits of a count, ASCII or full-width, its separators aside
+    /// (`1,014`, `１４`); `nil` when it holds none.
+    static func number(_ text: String) -> Int? {
+        let digits = text.compactMap(\.wholeNumberValue)
+        guard !digits.isEmpty, digits.count <= 9 else { return nil }
+        return digits.reduce(0) { $0 * 10 + $1 }
+    }
+
     /// Text without the pretty-printing whitespace and with `&nbsp;`,
     /// `&ensp;` and `&emsp;` as plain spaces, trimmed.
     static func clean(_ text: String) -> String {
@@ -332,12 +340,15 @@ extension SMTHNForumParser {
             }
         }
 
-        /// `td[hasClass(title_9)]//a[contains(@href, '/article/')]`, the first, from a row: the
-        /// link may sit in a colour's `<font>`.
+        /// `td[hasClass(title_9)]//a[contains(@href, '/article/') and not(contains(@href, 'p='))]`,
+        /// the first, from a row: the link may sit in a colour's `<font>`, and the thread's page
+        /// links may come first.
         static func rowLink(_ row: HTMLNode) -> HTMLNode? {
             for cell in row.children(where: { $0.isElement("td") && $0.hasClass("title_9") }) {
+                // Not one of the thread's page links (`?p=2`) beside it.
                 if let link = cell.firstDescendant(where: {
                     $0.isElement("a") && $0.attribute("href", contains: "/article/")
+                        && !$0.attribute("href", contains: "p=")
                 }) {
                     return link
                 }
