@@ -195,22 +195,51 @@ struct PostBodyReader {
     /// digits or `*` (`101.90.125.*`), or IPv6, hex digits and `*` in
     /// groups between colons (`240e:3b0::*`).
     static func isAddress(_ text: String) -> Bool {
-        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        if parts.count == 4 {
-            return parts.allSatisfy { part in
-                part.elementsEqual([UInt8(ascii: "*")])
-                    || (!part.isEmpty && part.count <= 3 && part.allSatisfy { (0x30...0x39).contains($0) })
+        // One pass over the bytes (every post's FROM line asks).
+        var dots = 0
+        var colons = 0
+        var part = 0
+        var longest = 0
+        var partIsStar = false
+        var ipv4 = true
+        var hex = true
+        var doubleColon = false
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "."):
+                if part == 0 || part > 3 && !partIsStar { ipv4 = false }
+                dots += 1
+                part = 0
+                partIsStar = false
+                hex = false
+            case UInt8(ascii: ":"):
+                if previous == byte { doubleColon = true }
+                colons += 1
+                longest = max(longest, part)
+                part = 0
+                ipv4 = false
+            case UInt8(ascii: "*"):
+                if part > 0 { ipv4 = false }
+                partIsStar = true
+                part += 1
+            case 0x30...0x39:
+                if partIsStar { ipv4 = false }
+                part += 1
+            case 0x41...0x46, 0x61...0x66:
+                ipv4 = false
+                part += 1
+            default:
+                return false
             }
+            previous = byte
+        }
+        longest = max(longest, part)
+        if dots > 0 {
+            return ipv4 && dots == 3 && part > 0 && (part <= 3 || partIsStar)
         }
         // IPv6, not a time (`10:20:30`): `::`, or a group of three or more.
-        let groups = text.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
-        return groups.count >= 3 && (text.contains("::") || groups.contains { $0.count >= 3 })
-            && text.utf8.allSatisfy { byte in
-                switch byte {
-                case 0x30...0x39, 0x41...0x46, 0x61...0x66, UInt8(ascii: ":"), UInt8(ascii: "*"): true
-                default: false
-                }
-            }
+        return hex && colons >= 2 && (doubleColon || longest >= 3)
     }
 
     /// `[北京]`, `(北京)`, `【北京】`: one bracketed note.

@@ -64,7 +64,7 @@ package struct PostText: Sendable, Equatable {
         // them at random, and a colour is no reason to lose them. Any other
         // last line that starts with ※ is the author's (a signature's
         // decoration) and stays.
-        while let last = lines.last, isOriginOrEditLine(last), let line = tailLine(last) {
+        while let last = lines.last, let line = tailLine(last), isOriginOrEditText(line) {
             if line.hasPrefix("※ 来源:") || line.hasPrefix("※ 来源："), ip == nil {
                 ip = fromAddress(line)
             } else if line.hasPrefix("※ 修改:") || line.hasPrefix("※ 修改："), editedBy == nil {
@@ -97,9 +97,11 @@ package struct PostText: Sendable, Equatable {
     }
 
     /// Whether a line (colour codes aside) is a `※ 来源` or `※ 修改` line.
-    static func isOriginOrEditLine(_ line: String) -> Bool {
-        guard let text = tailLine(line) else { return false }
-        return ["※ 来源:", "※ 来源：", "※ 修改:", "※ 修改："].contains { text.hasPrefix($0) }
+    static func isOriginOrEditLine(_ line: String) -> Bool { tailLine(line).map(isOriginOrEditText) ?? false }
+
+    /// `isOriginOrEditLine` of a line as `tailLine` gives it.
+    static func isOriginOrEditText(_ text: String) -> Bool {
+        ["※ 来源:", "※ 来源：", "※ 修改:", "※ 修改："].contains { text.hasPrefix($0) }
     }
 
     /// A line that starts with ※, colours and blanks aside, with the blanks
@@ -126,28 +128,31 @@ package struct PostText: Sendable, Equatable {
         // of each line until the first blank one, a filter of the whole
         // line through Unicode's properties was a tenth of nForum parsing.
         let text = ANSIText.mayHaveCodes(line) ? ANSIText.strip(line) : line
-        var label: [Unicode.Scalar] = []
-        var colon = false
+        var label: (UInt32, UInt32, UInt32) = (0, 0, 0)
+        var count = 0
         for scalar in text.unicodeScalars {
             if scalar == ":" || scalar == "：" {
-                colon = true
-                break
+                switch (count, label) {
+                case (3, (0x53D1, 0x4FE1, 0x4EBA)): return .author  // 发信人
+                case (2, (0x6807, 0x9898, 0)): return .title  // 标题
+                case (3, (0x53D1, 0x4FE1, 0x7AD9)): return .site  // 发信站
+                case (3, (0x8F6C, 0x4FE1, 0x7AD9)): return .relay  // 转信站
+                default: return nil
+                }
             }
             switch scalar.value {
             case 0x09...0x0D, 0x20, 0xA0, 0x2000...0x200B, 0x3000: continue
             default: break
             }
-            label.append(scalar)
-            if label.count > 3 { return nil }
+            switch count {
+            case 0: label.0 = scalar.value
+            case 1: label.1 = scalar.value
+            case 2: label.2 = scalar.value
+            default: return nil
+            }
+            count += 1
         }
-        guard colon else { return nil }
-        switch String(String.UnicodeScalarView(label)) {
-        case "发信人": return .author
-        case "标题": return .title
-        case "发信站": return .site
-        case "转信站": return .relay
-        default: return nil
-        }
+        return nil
     }
 
     /// Where the header ends: after its last labelled line before the first
@@ -280,6 +285,12 @@ package struct PostText: Sendable, Equatable {
     /// (`水木社区(newsmth) (…)`) keeps them. Without one, the whole value is
     /// the site, and the time is `nil` (the post says so in its warning).
     static func siteAndTime(_ value: String) -> (site: String, time: Date?) {
+        // As the forum writes it: one pair of ASCII brackets, the time inside.
+        if let open = value.firstIndex(of: "("), let close = value[open...].firstIndex(of: ")"),
+            let time = bbsTime(String(value[value.index(after: open)..<close]))
+        {
+            return (HTMLWhitespace.trimmed(value[..<open], newlines: false), time)
+        }
         var end = value.endIndex
         while let open = value[..<end].lastIndex(where: { $0 == "(" || $0 == "（" }) {
             let after = value.index(after: open)
@@ -299,11 +310,23 @@ package struct PostText: Sendable, Equatable {
     /// The last `信区` followed (blanks aside) by a colon: the board's label,
     /// not a nick that holds the word.
     private static func boardMarker(in text: String) -> Range<String.Index>? {
-        var end = text.endIndex
-        while let range = text.range(of: "信区", options: .backwards, range: text.startIndex..<end) {
-            let next = text[range.upperBound...].first { $0 != " " }
-            if next == ":" || next == "：" { return range }
-            end = range.lowerBound
+        // By bytes: 信区 is E4 BF A1 E5 8C BA, ： EF BC 9A.
+        let bytes = Array(text.utf8)
+        let marker: [UInt8] = [0xE4, 0xBF, 0xA1, 0xE5, 0x8C, 0xBA]
+        var start = bytes.count - marker.count
+        while start >= 0 {
+            if bytes[start] == 0xE4, bytes[start..<(start + marker.count)].elementsEqual(marker) {
+                var next = start + marker.count
+                while next < bytes.count, bytes[next] == UInt8(ascii: " ") { next += 1 }
+                if next < bytes.count,
+                    bytes[next] == UInt8(ascii: ":")
+                        || bytes[next...].starts(with: [0xEF, 0xBC, 0x9A])
+                {
+                    let lower = text.utf8.index(text.utf8.startIndex, offsetBy: start)
+                    return lower..<text.utf8.index(lower, offsetBy: marker.count)
+                }
+            }
+            start -= 1
         }
         return nil
     }

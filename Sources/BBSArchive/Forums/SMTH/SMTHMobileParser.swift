@@ -138,16 +138,22 @@ struct SMTHMobileParser {
     /// of it. A half without a link (`原帖已删除`) is cut at its first space.
     /// Markup wrapped over lines reads as on one line.
     static func timesAndNames(_ cell: HTMLNode) -> [(time: String, name: String?)] {
-        var halves: [(before: String, name: String?)] = [("", nil)]
+        // The text before each half's link, as bytes (`|` is ASCII: it
+        // never sits inside another character).
+        var halves: [(before: [UInt8], name: String?)] = [([], nil)]
         func read(_ node: HTMLNode) {
             node.forEachChild { child in
                 if child.isText {
-                    var pieces = child.text.split(separator: "|", omittingEmptySubsequences: false)[...]
-                    // Text after the link is no part of the time.
-                    if let head = pieces.popFirst(), halves[halves.count - 1].name == nil {
-                        halves[halves.count - 1].before += head
+                    child.withTextBytes { bytes in
+                        for byte in bytes {
+                            if byte == UInt8(ascii: "|") {
+                                halves.append(([], nil))
+                            } else if halves[halves.count - 1].name == nil {
+                                // Text after the link is no part of the time.
+                                halves[halves.count - 1].before.append(byte)
+                            }
+                        }
                     }
-                    for piece in pieces { halves.append((String(piece), nil)) }
                 } else if child.isElement("a"), child.attribute("href", contains: "/user/query/") {
                     if halves[halves.count - 1].name == nil {
                         halves[halves.count - 1].name = HTMLWhitespace.field(child.text)
@@ -160,8 +166,7 @@ struct SMTHMobileParser {
         }
         read(cell)
         return halves.map { half in
-            let text = normalizeSpaces(half.before.replacingOccurrences(of: "\n", with: " "))
-            let (time, rest) = timeAndName(text)
+            let (time, rest) = timeAndName(normalizeSpaces(String(decoding: half.before, as: UTF8.self)))
             if let name = half.name, !name.isEmpty { return (time, name) }
             return (time, rest)
         }
