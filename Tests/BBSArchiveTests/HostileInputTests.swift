@@ -185,6 +185,16 @@ import Testing
         #expect(TextEncodingDetector.isValidUTF8(TextDecoding.utf8(Data([0x80, 0xFE]), from: "no-such-charset")))
     }
 
+    /// A lone 0x80 in a GBK page is the euro sign, as browsers write and
+    /// read it (the WHATWG gbk encoder writes € so); it was a U+FFFD. As a
+    /// second byte it is part of another character.
+    @Test func theEuroSignOfGBKPagesIsKept() {
+        // 价格 5, 0x80, ，
+        let gbk = Data([0xBC, 0xDB, 0xB8, 0xF1, 0x20, 0x35, 0x80, 0xA3, 0xAC])
+        #expect(String(decoding: TextDecoding.utf8(gbk, from: "GB18030"), as: UTF8.self) == "价格 5€，")
+        #expect(String(decoding: TextDecoding.utf8(Data([0x81, 0x80]), from: "GB18030"), as: UTF8.self) == "亐")
+    }
+
     @Test(arguments: [false, true])
     func aRealPageWithBadBytesKeepsItsThreads(gbk: Bool) throws {
         let (body, type) = try NForumParserTests.bytes("nforum/board-FamilyLife-p2.html", gbk: gbk)

@@ -61,6 +61,8 @@ enum TextDecoding {
 
     private static func convert(_ data: Data, from encoding: String) -> Data? {
         guard let converter = converters.take(encoding) else { return nil }
+        let label = encoding.uppercased()
+        let gbFamily = label.hasPrefix("GB") || label == "CP936"
         defer { converters.give(converter, encoding) }
         // Bytes, made into `Data` once at the end; a chunk no bigger than a
         // page needs (GB18030 takes at most twice its bytes in UTF-8).
@@ -91,7 +93,12 @@ enum TextDecoding {
                     continue  // the chunk is full: write it out and go on
                 case EILSEQ:
                     // A byte that starts no character: replace it, skip it.
-                    output.append(contentsOf: replacement)
+                    // In the GB family a lone 0x80 is the euro sign, as
+                    // browsers read and write it (the WHATWG gbk encoder
+                    // writes € so; GB18030 proper has it elsewhere, and
+                    // iconv refuses the byte).
+                    let euro = gbFamily && UInt8(bitPattern: inPointer.pointee) == 0x80
+                    output.append(contentsOf: euro ? [0xE2, 0x82, 0xAC] : replacement)
                     inPointer += 1
                     inLeft -= 1
                 case EINVAL:
