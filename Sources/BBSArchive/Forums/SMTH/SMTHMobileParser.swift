@@ -149,8 +149,10 @@ struct SMTHMobileParser {
                             if byte == UInt8(ascii: "|") {
                                 halves.append(([], nil))
                             } else if halves[halves.count - 1].name == nil {
-                                // Text after the link is no part of the time.
-                                halves[halves.count - 1].before.append(byte)
+                                // Text after the link is no part of the time;
+                                // a line break in the markup is a space.
+                                let space = byte == 0x0A || byte == 0x0D || byte == 0x09
+                                halves[halves.count - 1].before.append(space ? 0x20 : byte)
                             }
                         }
                     }
@@ -173,7 +175,7 @@ struct SMTHMobileParser {
     }
 
     private static func timeAndName(_ text: String) -> (String, String?) {
-        let parts = text.split(maxSplits: 1, whereSeparator: \.isWhitespace).map(String.init)
+        let parts = splitOnce(text, at: " ")
         let time = parts.first ?? ""
         let name = parts.count > 1 ? HTMLWhitespace.trimmed(parts[1], newlines: true) : ""
         return (time, name.isEmpty ? nil : name)
