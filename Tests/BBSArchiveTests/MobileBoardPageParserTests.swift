@@ -81,6 +81,8 @@ import Testing
             "a place after the last replier", "<a href=\"/user/query/sanford66\">sanford66</a></div>",
             "<a href=\"/user/query/sanford66\">sanford66</a>&nbsp;[北京]</div>"
         ),
+        ("a count with a comma", "Geography 版2023年3月文章数统计</a>(17)", "Geography 版2023年3月文章数统计</a>(0,017)"),
+        ("a bracket before the count", "Geography 版2023年3月文章数统计</a>(17)", "Geography 版2023年3月文章数统计</a>(图)(17)"),
         ("a full-width count", "Geography 版2023年3月文章数统计</a>(17)", "Geography 版2023年3月文章数统计</a>（17）"),
         (
             "a tag after the count", "Geography 版2023年3月文章数统计</a>(17)",
@@ -114,6 +116,25 @@ import Testing
         #expect(row.postedAt == Fixtures.beijing(2023, 4, 3))
         #expect(row.lastReplier == "sanford66")
         #expect(row.lastReplyAt == Fixtures.beijing(2023, 4, 14))
+    }
+
+    /// A date with its clock is one time, not a date and a name.
+    @Test func aDateWithItsClockIsOneTime() throws {
+        let captured = String(decoding: try Fixtures.data("mobile/board-Geography-p1.xhtml"), as: UTF8.self)
+        let html = captured.replacingOccurrences(
+            of: "|2023-04-14&nbsp;<a href=\"/user/query/sanford66\">",
+            with: "|2023-04-14 15:31:48&nbsp;<a href=\"/user/query/sanford66\">")
+        try #require(html != captured)
+        let page = FetchedPage(
+            url: "https://m.newsmth.net/board/Geography", body: Data(html.utf8),
+            contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
+        guard case .board(let board) = try SMTHMobileSource().parse(page) else {
+            Issue.record("not a board page")
+            return
+        }
+        let row = try #require(board.threads.first)
+        #expect(row.lastReplyAt == Fixtures.beijing(2023, 4, 14, 15, 31, 48))
+        #expect(row.lastReplier == "sanford66")
     }
 
     /// A row whose time cannot be read is said, thread and time, not left

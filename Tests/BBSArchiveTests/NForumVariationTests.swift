@@ -141,6 +141,19 @@ import Testing
         #expect(bracket.body == "第一段第一行\n第一段第二行\n\n第二段")
     }
 
+    /// Lines of the post's own that look like the forum's: a last line
+    /// `※来源：…` without the forum's address, a body that starts `站内信…`
+    /// right after a header without its blank line. Both stay.
+    @Test func linesOfThePostsOwnThatLookLikeTheForumsStay() throws {
+        let signed = try post(Self.varied("签名第二行<br />", "签名第二行<br />※来源：新华社<br />"))
+        #expect(signed.signature == "签名第一行\n签名第二行\n※来源：新华社")
+        #expect(signed.ip == "28.127.20.*" && signed.editedBy == nil)
+        let edited = try post(Self.varied("签名第二行<br />", "签名第二行<br />※修改：小明<br />"))
+        #expect(edited.signature == "签名第一行\n签名第二行\n※修改：小明" && edited.editedBy == nil)
+        let message = try post(Self.varied("站内<br /><br />第一段第一行", "站内<br />站内信联系我<br />第一段第一行"))
+        #expect(message.body == "站内信联系我\n第一段第一行\n第一段第二行\n\n第二段")
+    }
+
     /// A nick that holds 信区, in a header without the board: the nick.
     @Test func aNickThatHoldsTheBoardsLabel() throws {
         let post = try post(Self.varied("发信人: silent (云狼), 信区: WorkLife", "发信人: silent (信区狼)"))

@@ -168,8 +168,8 @@ import Testing
             expectSame(
                 same(
                     NForum.rowLink(element),
-                    from("td[\(hasClass("title_9"))]//a[contains(@href, '/article/') and not(contains(@href, 'p='))]")
-                        .first),
+                    from("td[\(hasClass("title_9"))]//a[contains(@href, '/article/') and not(contains(@href, '?'))]")
+                        .first ?? from("td[\(hasClass("title_9"))]//a[contains(@href, '/article/')]").first),
                 "row link")
             expectSame(same(NForum.dates(element), from("td[\(hasClass("title_10"))]")), "dates")
             expectSame(same(NForum.people(element), from("td[\(hasClass("title_12"))]")), "people")

@@ -108,10 +108,12 @@ import Testing
 
     /// What an address is: the forum's IPv4 with hidden parts, or IPv6.
     @Test func anAddressLooksLikeOne() {
-        for address in ["101.90.125.*", "1.2.3.4", "240e:3b0::*", "*.*.*.*"] {
+        for address in [
+            "101.90.125.*", "1.2.3.4", "240e:3b0::*", "*.*.*.*", "::1", "2409:8a00:1234:5678:*", "::ffff:101.90.125.*",
+        ] {
             #expect(PostBodyReader.isAddress(address))
         }
-        for text in ["2019", "9:00", "10:20:30", "1a2b3c", "1.2.3", "1.2.3.4.5", "北京", "1.2.3.4567"] {
+        for text in ["2019", "9:00", "10:20:30", "1a2b3c", "1.2.3", "1.2.3.4.5", "北京", "1.2.3.4567", "::", "1*.2.3.4"] {
             #expect(!PostBodyReader.isAddress(text), "\(text)")
         }
     }

@@ -191,55 +191,72 @@ struct PostBodyReader {
         return fields.dropFirst().joined(separator: " ")
     }
 
-    /// An IP address as the forum shows one: four dot-separated parts, each
-    /// digits or `*` (`101.90.125.*`), or IPv6, hex digits and `*` in
-    /// groups between colons (`240e:3b0::*`).
+    /// An IP address as the forum shows one: IPv4 with `*` for its hidden
+    /// parts (`101.90.125.*`), IPv6 (`240e:3b0::*`), or IPv6 that ends in
+    /// IPv4 (`::ffff:101.90.125.*`). Not a time (`10:20:30`) or a year.
     static func isAddress(_ text: String) -> Bool {
-        // One pass over the bytes (every post's FROM line asks).
-        var dots = 0
-        var colons = 0
-        var part = 0
-        var longest = 0
-        var partIsStar = false
-        var ipv4 = true
-        var hex = true
-        var doubleColon = false
-        var previous: UInt8 = 0
-        for byte in text.utf8 {
+        let bytes = text.utf8
+        guard let lastColon = bytes.lastIndex(of: UInt8(ascii: ":")) else { return isIPv4(bytes[...]) }
+        if bytes.contains(UInt8(ascii: ".")) {
+            return isIPv6(bytes[...lastColon], tail: true) && isIPv4(bytes[bytes.index(after: lastColon)...])
+        }
+        return isIPv6(bytes[...], tail: false)
+    }
+
+    /// Four dot-separated parts, each one to three digits or `*`.
+    private static func isIPv4(_ bytes: Substring.UTF8View) -> Bool {
+        var parts = 0
+        var length = 0
+        var star = false
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "."):
-                if part == 0 || part > 3 && !partIsStar { ipv4 = false }
-                dots += 1
-                part = 0
-                partIsStar = false
-                hex = false
+                guard length > 0 else { return false }
+                parts += 1
+                length = 0
+                star = false
+            case UInt8(ascii: "*"):
+                guard length == 0 else { return false }
+                star = true
+                length = 1
+            case 0x30...0x39:
+                guard !star, length < 3 else { return false }
+                length += 1
+            default:
+                return false
+            }
+        }
+        return parts == 3 && length > 0
+    }
+
+    /// Groups of hex digits (or `*`) between colons, at least two colons and
+    /// one digit, with `::` or a group of three or more (so not a time);
+    /// `tail`: the groups before an IPv4 ending (`::ffff:`).
+    private static func isIPv6(_ bytes: Substring.UTF8View, tail: Bool) -> Bool {
+        var colons = 0
+        var group = 0
+        var longest = 0
+        var digits = false
+        var previous: UInt8 = 0
+        var doubleColon = false
+        for byte in bytes {
+            switch byte {
             case UInt8(ascii: ":"):
                 if previous == byte { doubleColon = true }
                 colons += 1
-                longest = max(longest, part)
-                part = 0
-                ipv4 = false
-            case UInt8(ascii: "*"):
-                if part > 0 { ipv4 = false }
-                partIsStar = true
-                part += 1
-            case 0x30...0x39:
-                if partIsStar { ipv4 = false }
-                part += 1
-            case 0x41...0x46, 0x61...0x66:
-                ipv4 = false
-                part += 1
+                group = 0
+            case 0x30...0x39, 0x41...0x46, 0x61...0x66, UInt8(ascii: "*"):
+                if byte != UInt8(ascii: "*") { digits = true }
+                group += 1
+                guard group <= 4 else { return false }
+                longest = max(longest, group)
             default:
                 return false
             }
             previous = byte
         }
-        longest = max(longest, part)
-        if dots > 0 {
-            return ipv4 && dots == 3 && part > 0 && (part <= 3 || partIsStar)
-        }
-        // IPv6, not a time (`10:20:30`): `::`, or a group of three or more.
-        return hex && colons >= 2 && (doubleColon || longest >= 3)
+        if tail { return colons >= 2 }
+        return colons >= 2 && digits && (doubleColon || longest >= 3)
     }
 
     /// `[北京]`, `(北京)`, `【北京】`: one bracketed note.

@@ -99,9 +99,12 @@ package struct PostText: Sendable, Equatable {
     /// Whether a line (colour codes aside) is a `※ 来源` or `※ 修改` line.
     static func isOriginOrEditLine(_ line: String) -> Bool { tailLine(line).map(isOriginOrEditText) ?? false }
 
-    /// `isOriginOrEditLine` of a line as `tailLine` gives it.
+    /// `isOriginOrEditLine` of a line as `tailLine` gives it: the label, and
+    /// the address the forum puts on both (`[FROM: 1.2.3.*]`), so that a
+    /// line of the post's own (`※来源：新华社`) is not taken for one.
     static func isOriginOrEditText(_ text: String) -> Bool {
         ["※ 来源:", "※ 来源：", "※ 修改:", "※ 修改："].contains { text.hasPrefix($0) }
+            && ByteSearch.contains(text, "FROM")
     }
 
     /// A line that starts with ※, colours and blanks aside, with the blanks
@@ -191,8 +194,9 @@ package struct PostText: Sendable, Equatable {
     /// What follows the time on a `发信站` line, broken onto a line of its
     /// own: `站内`, `, 转信`.
     private static func isSiteTail(_ line: String) -> Bool {
+        // All of the line: a body that starts 站内信… is the body's.
         let text = ANSIText.strip(line).drop { $0.isWhitespace || $0 == "," || $0 == "，" }
-        return text.hasPrefix("站内") || text.hasPrefix("转信")
+        return ["站内", "转信"].contains(HTMLWhitespace.trimmed(text, newlines: false))
     }
 
     /// Lines read past the last labelled one for another label: a label

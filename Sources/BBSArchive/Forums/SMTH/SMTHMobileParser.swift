@@ -118,15 +118,20 @@ struct SMTHMobileParser {
     static let deletedAuthor = "原帖已删除"
 
     /// A row's reply count: the first bracketed number after its title
-    /// (`(17)`, `（17）`), whatever follows it (an icon, a `[新]`).
+    /// (`(17)`, `（17）`, `(1,017)`), whatever comes between or after (an
+    /// icon, `(图)`, a `[新]`).
     static func replyCount(_ cellText: String, title: String) -> Int? {
         var rest = Substring(cellText)
         if !title.isEmpty, let range = rest.range(of: title) { rest = rest[range.upperBound...] }
-        guard let open = rest.firstIndex(where: { $0 == "(" || $0 == "（" }) else { return nil }
-        let inside = rest[rest.index(after: open)...].prefix { $0 != ")" && $0 != "）" }
-        let digits = inside.filter { !$0.isWhitespace }
-        guard !digits.isEmpty, digits.allSatisfy({ $0.wholeNumberValue != nil }) else { return nil }
-        return digits.reduce(0) { $0 * 10 + ($1.wholeNumberValue ?? 0) }
+        while let open = rest.firstIndex(where: { $0 == "(" || $0 == "（" }) {
+            let inside = rest[rest.index(after: open)...].prefix { $0 != ")" && $0 != "）" }
+            let digits = inside.filter { !$0.isWhitespace && $0 != "," && $0 != "，" }
+            if !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0.wholeNumberValue != nil }) {
+                return digits.reduce(0) { $0 * 10 + ($1.wholeNumberValue ?? 0) }
+            }
+            rest = rest[inside.endIndex...]
+        }
+        return nil
     }
 
     /// The halves of a row's second cell, `{time} {author}|{time} {replier}`,
@@ -175,8 +180,18 @@ struct SMTHMobileParser {
     }
 
     private static func timeAndName(_ text: String) -> (String, String?) {
-        let parts = splitOnce(text, at: " ")
-        let time = parts.first ?? ""
+        var parts = splitOnce(text, at: " ")
+        var time = parts.first ?? ""
+        // A date with its clock (`2023-04-14 15:31:48`) is one time.
+        if parts.count > 1, time.contains("-") {
+            let rest = splitOnce(parts[1], at: " ")
+            if let clock = rest.first, clock.contains(":"),
+                clock.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ":") })
+            {
+                time += " " + clock
+                parts = [time] + rest.dropFirst()
+            }
+        }
         let name = parts.count > 1 ? HTMLWhitespace.trimmed(parts[1], newlines: true) : ""
         return (time, name.isEmpty ? nil : name)
     }

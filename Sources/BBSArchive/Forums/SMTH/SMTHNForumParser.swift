@@ -340,20 +340,22 @@ extension SMTHNForumParser {
             }
         }
 
-        /// `td[hasClass(title_9)]//a[contains(@href, '/article/') and not(contains(@href, 'p='))]`,
-        /// the first, from a row: the link may sit in a colour's `<font>`, and the thread's page
-        /// links may come first.
+        /// `td[hasClass(title_9)]//a[contains(@href, '/article/')]`, the first whose address has no
+        /// query, else the first, from a row: the link may sit in a colour's `<font>`, and the
+        /// thread's page links (`?p=2`) may come first.
         static func rowLink(_ row: HTMLNode) -> HTMLNode? {
+            var first: HTMLNode?
             for cell in row.children(where: { $0.isElement("td") && $0.hasClass("title_9") }) {
-                // Not one of the thread's page links (`?p=2`) beside it.
-                if let link = cell.firstDescendant(where: {
-                    $0.isElement("a") && $0.attribute("href", contains: "/article/")
-                        && !$0.attribute("href", contains: "p=")
-                }) {
-                    return link
+                var plain: HTMLNode?
+                cell.forEachDescendant { node in
+                    guard node.isElement("a"), node.attribute("href", contains: "/article/") else { return true }
+                    if first == nil { first = node }
+                    if !node.attribute("href", contains: "?") { plain = node }
+                    return plain == nil
                 }
+                if let plain { return plain }
             }
-            return nil
+            return first
         }
 
         /// `td[hasClass(title_10)]`, from a row: posted, last reply.
