@@ -83,6 +83,7 @@ import Testing
         ),
         ("a count with a comma", "Geography 版2023年3月文章数统计</a>(17)", "Geography 版2023年3月文章数统计</a>(0,017)"),
         ("a bracket before the count", "Geography 版2023年3月文章数统计</a>(17)", "Geography 版2023年3月文章数统计</a>(图)(17)"),
+        ("a CJK numeral before the count", "Geography 版2023年3月文章数统计</a>(17)", "Geography 版2023年3月文章数统计</a>(2万)(17)"),
         ("a full-width count", "Geography 版2023年3月文章数统计</a>(17)", "Geography 版2023年3月文章数统计</a>（17）"),
         (
             "a tag after the count", "Geography 版2023年3月文章数统计</a>(17)",

@@ -150,6 +150,11 @@ import Testing
         #expect(signed.ip == "28.127.20.*" && signed.editedBy == nil)
         let edited = try post(Self.varied("签名第二行<br />", "签名第二行<br />※修改：小明<br />"))
         #expect(edited.signature == "签名第一行\n签名第二行\n※修改：小明" && edited.editedBy == nil)
+        let from = try post(Self.varied("签名第二行<br />", "签名第二行<br />※修改：FROM今天起<br />"))
+        #expect(from.signature == "签名第一行\n签名第二行\n※修改：FROM今天起" && from.editedBy == nil)
+        // The forum's own edit line, without its address, is still the forum's.
+        let forum = try post(Self.varied("签名第二行<br />", "签名第二行<br />※ 修改:·silent 于 Jul 31 16:00:00 2026 修改本文<br />"))
+        #expect(forum.signature == "签名第一行\n签名第二行" && forum.editedBy == "silent")
         let message = try post(Self.varied("站内<br /><br />第一段第一行", "站内<br />站内信联系我<br />第一段第一行"))
         #expect(message.body == "站内信联系我\n第一段第一行\n第一段第二行\n\n第二段")
     }

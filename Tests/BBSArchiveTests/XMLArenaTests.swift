@@ -113,7 +113,10 @@ import Testing
         ] {
             #expect(PostBodyReader.isAddress(address))
         }
-        for text in ["2019", "9:00", "10:20:30", "1a2b3c", "1.2.3", "1.2.3.4.5", "北京", "1.2.3.4567", "::", "1*.2.3.4"] {
+        for text in [
+            "2019", "9:00", "10:20:30", "1a2b3c", "1.2.3", "1.2.3.4.5", "北京", "1.2.3.4567", "::", "1*.2.3.4",
+            "10:20:1.2.3.4",
+        ] {
             #expect(!PostBodyReader.isAddress(text), "\(text)")
         }
     }

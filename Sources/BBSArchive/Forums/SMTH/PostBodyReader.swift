@@ -255,8 +255,8 @@ struct PostBodyReader {
             }
             previous = byte
         }
-        if tail { return colons >= 2 }
-        return colons >= 2 && digits && (doubleColon || longest >= 3)
+        // Not a time, either before an IPv4 ending (`10:20:1.2.3.4`).
+        return colons >= 2 && (tail || digits) && (doubleColon || longest >= 3)
     }
 
     /// `[北京]`, `(北京)`, `【北京】`: one bracketed note.

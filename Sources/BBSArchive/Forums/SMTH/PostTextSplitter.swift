@@ -99,12 +99,16 @@ package struct PostText: Sendable, Equatable {
     /// Whether a line (colour codes aside) is a `※ 来源` or `※ 修改` line.
     static func isOriginOrEditLine(_ line: String) -> Bool { tailLine(line).map(isOriginOrEditText) ?? false }
 
-    /// `isOriginOrEditLine` of a line as `tailLine` gives it: the label, and
-    /// the address the forum puts on both (`[FROM: 1.2.3.*]`), so that a
-    /// line of the post's own (`※来源：新华社`) is not taken for one.
+    /// `isOriginOrEditLine` of a line as `tailLine` gives it: the label, then
+    /// what the forum writes on both, the middle dot (`※ 来源:·水木社区`) or
+    /// its address (`[FROM: 1.2.3.*]`), so that a line of the post's own
+    /// (`※来源：新华社`, `※修改：FROM今天起`) is not taken for one.
     static func isOriginOrEditText(_ text: String) -> Bool {
-        ["※ 来源:", "※ 来源：", "※ 修改:", "※ 修改："].contains { text.hasPrefix($0) }
-            && ByteSearch.contains(text, "FROM")
+        guard let label = ["※ 来源:", "※ 来源：", "※ 修改:", "※ 修改："].first(where: { text.hasPrefix($0) }) else {
+            return false
+        }
+        let rest = text.dropFirst(label.count).drop { $0.isWhitespace }
+        return rest.hasPrefix("·") || ByteSearch.contains(String(rest), "[FROM")
     }
 
     /// A line that starts with ※, colours and blanks aside, with the blanks

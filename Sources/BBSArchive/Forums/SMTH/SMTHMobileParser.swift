@@ -126,12 +126,23 @@ struct SMTHMobileParser {
         while let open = rest.firstIndex(where: { $0 == "(" || $0 == "（" }) {
             let inside = rest[rest.index(after: open)...].prefix { $0 != ")" && $0 != "）" }
             let digits = inside.filter { !$0.isWhitespace && $0 != "," && $0 != "，" }
-            if !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0.wholeNumberValue != nil }) {
-                return digits.reduce(0) { $0 * 10 + ($1.wholeNumberValue ?? 0) }
+            if !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ Self.decimalDigit($0) != nil }) {
+                return digits.reduce(0) { $0 * 10 + (Self.decimalDigit($1) ?? 0) }
             }
             rest = rest[inside.endIndex...]
         }
         return nil
+    }
+
+    /// A decimal digit, ASCII or full-width (`7`, `７`); `nil` for anything
+    /// else, a CJK numeral too (`万` has a numeric value of its own).
+    static func decimalDigit(_ character: Character) -> Int? {
+        guard let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1 else { return nil }
+        switch scalar.value {
+        case 0x30...0x39: return Int(scalar.value - 0x30)
+        case 0xFF10...0xFF19: return Int(scalar.value - 0xFF10)
+        default: return nil
+        }
     }
 
     /// The halves of a row's second cell, `{time} {author}|{time} {replier}`,

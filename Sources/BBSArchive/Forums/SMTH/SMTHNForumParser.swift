@@ -291,7 +291,7 @@ struct SMTHNForumParser {
     /// The digits of a count, ASCII or full-width, its separators aside
     /// (`1,014`, `１４`); `nil` when it holds none.
     static func number(_ text: String) -> Int? {
-        let digits = text.compactMap(\.wholeNumberValue)
+        let digits = text.compactMap(SMTHMobileParser.decimalDigit)
         guard !digits.isEmpty, digits.count <= 9 else { return nil }
         return digits.reduce(0) { $0 * 10 + $1 }
     }
