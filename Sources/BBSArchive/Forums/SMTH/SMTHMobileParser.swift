@@ -122,7 +122,13 @@ struct SMTHMobileParser {
     /// icon, `(图)`, a `[新]`).
     static func replyCount(_ cellText: String, title: String) -> Int? {
         var rest = Substring(cellText)
-        if !title.isEmpty, let range = rest.range(of: title) { rest = rest[range.upperBound...] }
+        // The title first, as the row writes it: cut by bytes, without
+        // Foundation's search (every row of every list page asks).
+        if !title.isEmpty, cellText.utf8.starts(with: title.utf8) {
+            rest = rest[cellText.utf8.index(cellText.utf8.startIndex, offsetBy: title.utf8.count)...]
+        } else if !title.isEmpty, let range = rest.range(of: title) {
+            rest = rest[range.upperBound...]
+        }
         while let open = rest.firstIndex(where: { $0 == "(" || $0 == "（" }) {
             let inside = rest[rest.index(after: open)...].prefix { $0 != ")" && $0 != "）" }
             let digits = inside.filter { !$0.isWhitespace && $0 != "," && $0 != "，" }
