@@ -68,6 +68,12 @@ import Testing
             "a query on the title link", "<td class=\"title_9\"><a href=\"/nForum/article/FamilyLife/1757972219\">",
             "<td class=\"title_9\"><a href=\"/nForum/article/FamilyLife/1757972219?top=1\">", 14
         ),
+        (
+            "page links before a title link with a query",
+            "<td class=\"title_9\"><a href=\"/nForum/article/FamilyLife/1757972219\">",
+            "<td class=\"title_9\"><span class=\"threads-tab\">[<a href=\"/nForum/article/FamilyLife/1757972219#p2\">2</a>]</span><a href=\"/nForum/article/FamilyLife/1757972219?top=1\">",
+            14
+        ),
         ("full-width digits", "<td class=\"title_11 middle\">14</td>", "<td class=\"title_11 middle\">１４</td>", 14),
         (
             "a count with a comma", "<td class=\"title_11 middle\">14</td>", "<td class=\"title_11 middle\">1,014</td>",

@@ -161,6 +161,7 @@ import Testing
         expectSame(same(NForum.pageSelect(document), document.first("//li[\(hasClass("page-select"))]")), "current")
         expectSame(
             same(NForum.pagerLinks(document), document.select("//ul[\(hasClass("pagination"))]//a[@href]")), "pager")
+        let notPaging = "not(ancestor::span[\(hasClass("threads-tab"))])"
         for element in page.elements {
             func from(_ expression: String) -> [HTMLNode] { document.select(expression, from: element) }
             expectSame(same(NForum.firstTitleCell(element), from(".//td[\(hasClass("title_9"))]").first), "title_9")
@@ -168,8 +169,12 @@ import Testing
             expectSame(
                 same(
                     NForum.rowLink(element),
-                    from("td[\(hasClass("title_9"))]//a[contains(@href, '/article/') and not(contains(@href, '?'))]")
-                        .first ?? from("td[\(hasClass("title_9"))]//a[contains(@href, '/article/')]").first),
+                    from(
+                        "td[\(hasClass("title_9"))]//a[contains(@href, '/article/') and \(notPaging) and "
+                            + "not(contains(@href, '?')) and not(contains(@href, '#'))]"
+                    ).first
+                        ?? from("td[\(hasClass("title_9"))]//a[contains(@href, '/article/') and \(notPaging)]").first
+                        ?? from("td[\(hasClass("title_9"))]//a[contains(@href, '/article/')]").first),
                 "row link")
             expectSame(same(NForum.dates(element), from("td[\(hasClass("title_10"))]")), "dates")
             expectSame(same(NForum.people(element), from("td[\(hasClass("title_12"))]")), "people")

@@ -340,22 +340,22 @@ extension SMTHNForumParser {
             }
         }
 
-        /// `td[hasClass(title_9)]//a[contains(@href, '/article/')]`, the first whose address has no
-        /// query, else the first, from a row: the link may sit in a colour's `<font>`, and the
-        /// thread's page links (`?p=2`) may come first.
+        /// The row's link to its thread, from `td[hasClass(title_9)]//a[contains(@href,
+        /// '/article/')]`: the first outside the thread's page links (`span.threads-tab`) whose
+        /// address has neither query nor anchor, else the first outside them, else the first.
+        /// The link may sit in a colour's `<font>`, and the page links (`?p=2`) may come first.
         static func rowLink(_ row: HTMLNode) -> HTMLNode? {
-            var first: HTMLNode?
+            var links: [(node: HTMLNode, rank: Int)] = []
             for cell in row.children(where: { $0.isElement("td") && $0.hasClass("title_9") }) {
-                var plain: HTMLNode?
                 cell.forEachDescendant { node in
                     guard node.isElement("a"), node.attribute("href", contains: "/article/") else { return true }
-                    if first == nil { first = node }
-                    if !node.attribute("href", contains: "?") { plain = node }
-                    return plain == nil
+                    let paging = hasAncestor(node, below: cell) { $0.isElement("span") && $0.hasClass("threads-tab") }
+                    let plain = !node.attribute("href", contains: "?") && !node.attribute("href", contains: "#")
+                    links.append((node, paging ? 2 : plain ? 0 : 1))
+                    return true
                 }
-                if let plain { return plain }
             }
-            return first
+            return links.min { $0.rank < $1.rank }?.node
         }
 
         /// `td[hasClass(title_10)]`, from a row: posted, last reply.
