@@ -152,7 +152,7 @@ import Testing
             return
         }
         #expect(board.threads.count == 29)
-        #expect(board.unreadRows == ["thread 535772: its time \"2023年4月3日\" could not be read"])
+        #expect(board.unreadRows.map(\.description) == ["thread 535772: its time \"2023年4月3日\" could not be read"])
     }
 
     @Test func readsBoardNameTitleAndPager() throws {

@@ -64,9 +64,22 @@ package struct BoardPage: Sendable, Equatable {
     package var threads: [ThreadSummary]
     /// The board's thread count, where the page states it (nForum: 主题数).
     package var threadCount: Int? = nil
-    /// Rows that link a thread but could not be read, each said as what
-    /// could not be read of which thread: never left out in silence.
-    package var unreadRows: [String] = []
+    /// Rows that link a thread but could not be read: never left out in silence.
+    package var unreadRows: [UnreadRow] = []
+}
+
+/// A list row that links a thread but could not be read, and what of it.
+package struct UnreadRow: Sendable, Equatable, CustomStringConvertible {
+    package var gid: Int
+    /// What could not be read, e.g. `its time "2016/05/05" could not be read`.
+    package var problem: String
+
+    package init(gid: Int, problem: String) {
+        self.gid = gid
+        self.problem = problem
+    }
+
+    package var description: String { "thread \(gid): \(problem)" }
 }
 
 /// A file attached to a post.

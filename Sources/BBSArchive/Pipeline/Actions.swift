@@ -291,7 +291,7 @@ package struct ReparseAction: Sendable {
                             if !parsed.unreadRows.isEmpty {
                                 report.partial.append(
                                     "\(response.url): \(parsed.unreadRows.count) row(s) could not be read: "
-                                        + parsed.unreadRows.joined(separator: "; "))
+                                        + parsed.unreadRows.map(\.description).joined(separator: "; "))
                             }
                         case (.thread(let b, let gid, _), .thread(var parsed)) where b == board.name:
                             // The list rows first, as a fetch stores them.

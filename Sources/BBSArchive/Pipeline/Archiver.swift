@@ -352,14 +352,22 @@ package struct Archiver: Sendable {
             let listings = try Ingest(store: store, source: source).board(page, board: board, walked: (number, url))
             report.boardPages += 1
             // A row that links a thread but could not be read: its thread is
-            // not archived from it, and the run says so, page and thread.
+            // not archived from it, and the run says so, page and thread. The
+            // store keeps it under the thread's address (as a thread that
+            // failed), until the thread is archived: a list page's record
+            // goes when the walk stores the next page.
             if !page.unreadRows.isEmpty {
                 let message =
-                    "\(page.unreadRows.count) row(s) could not be read: " + page.unreadRows.joined(separator: "; ")
+                    "\(page.unreadRows.count) row(s) could not be read: "
+                    + page.unreadRows.map(\.description).joined(separator: "; ")
                 let failure = Failure(url: url, error: .parseWarning(url: url, message: message), kind: .partial)
                 report.failures.append(failure)
                 events(.failure(url: url, reason: String(failure.description.dropFirst(url.count + 2))))
-                try? store.recordFailure(url: url, board: board, reason: message, kind: "partial")
+                for row in page.unreadRows {
+                    try? store.recordFailure(
+                        url: source.originalThreadURL(board: board, gid: row.gid), board: board,
+                        reason: "its row on \(url) could not be read: \(row.problem)", kind: "partial")
+                }
             }
             forumPages = page.page.total
             lastPage = min(lastPage, forumPages)

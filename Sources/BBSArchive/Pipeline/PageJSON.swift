@@ -49,7 +49,7 @@ enum PageJSON {
             title = page.title
             self.page = page.page
             threads = page.threads.map(Row.init)
-            unreadRows = page.unreadRows
+            unreadRows = page.unreadRows.map(\.description)
         }
 
         func encode(to encoder: any Encoder) throws {

@@ -51,7 +51,7 @@ struct SMTHMobileParser {
             (title, name) = Self.breadcrumb(menu.text)
         }
         var threads: [ThreadSummary] = []
-        var unread: [String] = []
+        var unread: [UnreadRow] = []
         for row in Walk.rows(list) {
             switch try parseRow(row) {
             case .thread(let board, let thread):
@@ -86,7 +86,7 @@ struct SMTHMobileParser {
     /// thread (`不存在任何文章`).
     enum Row {
         case thread(board: String, ThreadSummary)
-        case unread(String)
+        case unread(UnreadRow)
     }
 
     private func parseRow(_ row: HTMLNode) throws(ArchiveError) -> Row? {
@@ -105,7 +105,7 @@ struct SMTHMobileParser {
         let postedAt = try SMTHTimeParser.checked(postedText, fetchedAt: page.fetchedAt, url: page.url)
         let lastReplyAt = try SMTHTimeParser.checked(lastText, fetchedAt: page.fetchedAt, url: page.url)
         guard let postedAt else {
-            return .unread("thread \(gid): its time \"\(postedText)\" could not be read")
+            return .unread(UnreadRow(gid: gid, problem: "its time \"\(postedText)\" could not be read"))
         }
         let thread = ThreadSummary(
             gid: gid, title: HTMLWhitespace.field(link.text), replies: replies,

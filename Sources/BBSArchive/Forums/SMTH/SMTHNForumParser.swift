@@ -47,7 +47,7 @@ struct SMTHNForumParser {
         // may spell it as the reader typed it.
         var name: String?
         var threads: [ThreadSummary] = []
-        var unread: [String] = []
+        var unread: [UnreadRow] = []
         for row in Walk.rows(table) {
             guard let link = Walk.rowLink(row), let href = link.attribute("href"),
                 let (board, gid) = SMTHMobileParser.articlePath(href)
@@ -61,7 +61,7 @@ struct SMTHNForumParser {
             guard let postedAt = try SMTHTimeParser.checked(postedText, fetchedAt: page.fetchedAt, url: page.url)
             else {
                 // Said, never skipped in silence: the thread would not be archived.
-                unread.append("thread \(gid): its time \"\(postedText)\" could not be read")
+                unread.append(UnreadRow(gid: gid, problem: "its time \"\(postedText)\" could not be read"))
                 continue
             }
             let author = people.first.map { Self.person($0) } ?? nil
