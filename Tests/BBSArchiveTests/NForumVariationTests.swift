@@ -155,6 +155,11 @@ import Testing
         // The forum's own edit line, without its address, is still the forum's.
         let forum = try post(Self.varied("签名第二行<br />", "签名第二行<br />※ 修改:·silent 于 Jul 31 16:00:00 2026 修改本文<br />"))
         #expect(forum.signature == "签名第一行\n签名第二行" && forum.editedBy == "silent")
+        let dotted = try post(Self.varied("签名第二行<br />", "签名第二行<br />※来源：·新华社<br />"))
+        #expect(dotted.signature == "签名第一行\n签名第二行\n※来源：·新华社" && dotted.ip == "28.127.20.*")
+        let spaced = try post(
+            Self.varied("签名第二行<br />", "签名第二行<br />※ 修改:　·silent 于 Jul 31 16:00:00 2026 修改本文<br />"))
+        #expect(spaced.signature == "签名第一行\n签名第二行" && spaced.editedBy == "silent")
         let message = try post(Self.varied("站内<br /><br />第一段第一行", "站内<br />站内信联系我<br />第一段第一行"))
         #expect(message.body == "站内信联系我\n第一段第一行\n第一段第二行\n\n第二段")
     }

@@ -110,6 +110,7 @@ import Testing
     @Test func anAddressLooksLikeOne() {
         for address in [
             "101.90.125.*", "1.2.3.4", "240e:3b0::*", "*.*.*.*", "::1", "2409:8a00:1234:5678:*", "::ffff:101.90.125.*",
+            "1:2:3:4:5:6:1.2.3.4",
         ] {
             #expect(PostBodyReader.isAddress(address))
         }

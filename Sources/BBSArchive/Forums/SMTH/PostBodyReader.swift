@@ -255,8 +255,9 @@ struct PostBodyReader {
             }
             previous = byte
         }
-        // Not a time, either before an IPv4 ending (`10:20:1.2.3.4`).
-        return colons >= 2 && (tail || digits) && (doubleColon || longest >= 3)
+        // Not a time, either before an IPv4 ending (`10:20:1.2.3.4`); six
+        // groups before one are IPv6 written out (`1:2:3:4:5:6:1.2.3.4`).
+        return colons >= 2 && (tail || digits) && (doubleColon || longest >= 3 || (tail && colons == 6))
     }
 
     /// `[北京]`, `(北京)`, `【北京】`: one bracketed note.

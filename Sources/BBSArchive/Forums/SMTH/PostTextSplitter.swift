@@ -100,15 +100,24 @@ package struct PostText: Sendable, Equatable {
     static func isOriginOrEditLine(_ line: String) -> Bool { tailLine(line).map(isOriginOrEditText) ?? false }
 
     /// `isOriginOrEditLine` of a line as `tailLine` gives it: the label, then
-    /// what the forum writes on both, the middle dot (`※ 来源:·水木社区`) or
-    /// its address (`[FROM: 1.2.3.*]`), so that a line of the post's own
-    /// (`※来源：新华社`, `※修改：FROM今天起`) is not taken for one.
+    /// what the forum writes on both, a middle dot (`※ 来源:·水木社区`), and
+    /// its address (`[FROM: 1.2.3.*]`), the site's address (`http://…`) or
+    /// the edit's `修改本文`, so that a line of the post's own (`※来源：新华社`,
+    /// `※来源：·新华社`, `※修改：FROM今天起`) is not taken for one.
     static func isOriginOrEditText(_ text: String) -> Bool {
         guard let label = ["※ 来源:", "※ 来源：", "※ 修改:", "※ 修改："].first(where: { text.hasPrefix($0) }) else {
             return false
         }
         let rest = text.dropFirst(label.count).drop { $0.isWhitespace }
-        return rest.hasPrefix("·") || ByteSearch.contains(String(rest), "[FROM")
+        guard let first = rest.first, isMiddleDot(first) else { return false }
+        let tail = String(rest)
+        return ByteSearch.contains(tail, "[FROM") || ByteSearch.contains(tail, "://")
+            || ByteSearch.contains(tail, "修改本文")
+    }
+
+    /// The forum's middle dot, or one a page may show for it (`·`, `•`, `・`, `．`).
+    static func isMiddleDot(_ character: Character) -> Bool {
+        character == "·" || character == "•" || character == "・" || character == "．"
     }
 
     /// A line that starts with ※, colours and blanks aside, with the blanks
@@ -366,9 +375,9 @@ package struct PostText: Sendable, Equatable {
     /// `※ 修改:·user 于 Mar 29 09:43:17 2016 修改本文·[FROM: …]` → (user, time).
     static func editNote(_ line: String) -> (String?, Date?) {
         guard let colon = line.firstIndex(where: { $0 == ":" || $0 == "：" }) else { return (nil, nil) }
-        let rest = line[line.index(after: colon)...].drop { $0 == "·" || $0 == " " }
+        let rest = line[line.index(after: colon)...].drop { isMiddleDot($0) || $0.isWhitespace }
         guard let on = rest.range(of: " 于 ") else {
-            let user = rest.prefix { $0 != " " && $0 != "·" }
+            let user = rest.prefix { !$0.isWhitespace && !isMiddleDot($0) }
             return (user.isEmpty ? nil : String(user), nil)
         }
         let user = String(rest[..<on.lowerBound])
