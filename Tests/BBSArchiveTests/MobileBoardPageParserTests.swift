@@ -8,9 +8,17 @@ import Testing
     /// The capture's "today": its HH:MM:SS rows are 2026-08-01 in Beijing.
     let fetchedAt = Fixtures.beijing(2026, 8, 1, 16, 0, 0)
 
-    func parseFixture() throws -> BoardPage {
+    /// The real page, with each of `changes` (text, its variant) made in
+    /// it; a change that finds nothing to change fails the test.
+    func parseFixture(_ changes: [(String, String)] = []) throws -> BoardPage {
+        var html = String(decoding: try Fixtures.data("mobile/board-Geography-p1.xhtml"), as: UTF8.self)
+        for (original, variant) in changes {
+            let changed = html.replacingOccurrences(of: original, with: variant)
+            try #require(changed != html, "nothing to change: \(original)")
+            html = changed
+        }
         let page = FetchedPage(
-            url: "https://m.newsmth.net/board/Geography", body: try Fixtures.data("mobile/board-Geography-p1.xhtml"),
+            url: "https://m.newsmth.net/board/Geography", body: Data(html.utf8),
             contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
         let parsed = try SMTHMobileSource().parse(page)
         guard case .board(let board) = parsed else {
@@ -28,16 +36,7 @@ import Testing
     @Test func aWrappedListRowReadsTheTitleItsThreadReads() throws {
         let title = "在美读大学  一年50万 州立大学"
         let wrapped = "\n        在美读大学  一年50万\n        州立大学 \n    "
-        let captured = String(decoding: try Fixtures.data("mobile/board-Geography-p1.xhtml"), as: UTF8.self)
-        let html = captured.replacingOccurrences(of: ">\(title)</a>", with: ">\(wrapped)</a>")
-        try #require(html != captured)
-        let page = FetchedPage(
-            url: "https://m.newsmth.net/board/Geography", body: Data(html.utf8),
-            contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
-        guard case .board(let board) = try SMTHMobileSource().parse(page) else {
-            Issue.record("not a board page")
-            return
-        }
+        let board = try parseFixture([(">\(title)</a>", ">\(wrapped)</a>")])
         let row = try #require(board.threads.first { $0.gid == 679596 })
         #expect(row.title == "在美读大学  一年50万 州立大学")
         let thread = MobileThreadPageParserTests.sample.replacingOccurrences(
@@ -95,19 +94,11 @@ import Testing
         ),
     ])
     func aVariedRowReadsAsTheCapturedOne(name: String, original: String, variant: String) throws {
-        let captured = String(decoding: try Fixtures.data("mobile/board-Geography-p1.xhtml"), as: UTF8.self)
-        var html = captured.replacingOccurrences(of: original, with: variant)
+        var changes = [(original, variant)]
         if name.hasSuffix("starts with T") {
-            html = html.replacingOccurrences(of: "D600\">D600</a>|2023-04-14", with: "Tom41\">Tom41</a>|2023-04-14")
+            changes.append(("D600\">D600</a>|2023-04-14", "Tom41\">Tom41</a>|2023-04-14"))
         }
-        try #require(html != captured, "the variant \(name) changes nothing")
-        let page = FetchedPage(
-            url: "https://m.newsmth.net/board/Geography", body: Data(html.utf8),
-            contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
-        guard case .board(let board) = try SMTHMobileSource().parse(page) else {
-            Issue.record("not a board page")
-            return
-        }
+        let board = try parseFixture(changes)
         #expect(board.threads.count == 30)
         #expect(board.unreadRows.isEmpty)
         let row = try #require(board.threads.first)
@@ -121,18 +112,12 @@ import Testing
 
     /// A date with its clock is one time, not a date and a name.
     @Test func aDateWithItsClockIsOneTime() throws {
-        let captured = String(decoding: try Fixtures.data("mobile/board-Geography-p1.xhtml"), as: UTF8.self)
-        let html = captured.replacingOccurrences(
-            of: "|2023-04-14&nbsp;<a href=\"/user/query/sanford66\">",
-            with: "|2023-04-14 15:31:48&nbsp;<a href=\"/user/query/sanford66\">")
-        try #require(html != captured)
-        let page = FetchedPage(
-            url: "https://m.newsmth.net/board/Geography", body: Data(html.utf8),
-            contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
-        guard case .board(let board) = try SMTHMobileSource().parse(page) else {
-            Issue.record("not a board page")
-            return
-        }
+        let board = try parseFixture([
+            (
+                "|2023-04-14&nbsp;<a href=\"/user/query/sanford66\">",
+                "|2023-04-14 15:31:48&nbsp;<a href=\"/user/query/sanford66\">"
+            )
+        ])
         let row = try #require(board.threads.first)
         #expect(row.lastReplyAt == Fixtures.beijing(2023, 4, 14, 15, 31, 48))
         #expect(row.lastReplier == "sanford66")
@@ -141,16 +126,7 @@ import Testing
     /// A row whose time cannot be read is said, thread and time, not left
     /// out in silence: `parse` and `fetch` report it.
     @Test func aRowThatCannotBeReadIsSaid() throws {
-        let captured = String(decoding: try Fixtures.data("mobile/board-Geography-p1.xhtml"), as: UTF8.self)
-        let html = captured.replacingOccurrences(of: "<div>2023-04-03&nbsp;", with: "<div>2023年4月3日&nbsp;")
-        try #require(html != captured)
-        let page = FetchedPage(
-            url: "https://m.newsmth.net/board/Geography", body: Data(html.utf8),
-            contentType: "text/html; charset=utf-8", fetchedAt: fetchedAt)
-        guard case .board(let board) = try SMTHMobileSource().parse(page) else {
-            Issue.record("not a board page")
-            return
-        }
+        let board = try parseFixture([("<div>2023-04-03&nbsp;", "<div>2023年4月3日&nbsp;")])
         #expect(board.threads.count == 29)
         #expect(board.unreadRows.map(\.description) == ["thread 535772: its time \"2023年4月3日\" could not be read"])
     }

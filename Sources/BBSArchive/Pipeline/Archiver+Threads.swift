@@ -32,9 +32,9 @@ extension Archiver {
                 report.posts += posts
                 for page in partial {
                     report.partialPosts += page.posts
-                    report.failures.append(Failure(url: page.url, error: page.error, kind: .partial))
                     let failure = Failure(url: page.url, error: page.error, kind: .partial)
-                    events(.failure(url: page.url, reason: String(failure.description.dropFirst(page.url.count + 2))))
+                    report.failures.append(failure)
+                    events(.failure(url: page.url, reason: failure.reason))
                     try? store.recordFailure(url: page.url, board: board, reason: "\(page.error)", kind: "partial")
                 }
             case .failed(let url, let error):

@@ -63,9 +63,11 @@ package struct Archiver: Sendable {
         package var url: String
         package var error: ArchiveError
         package var kind: Kind = .failed
-        package var description: String {
-            if kind == .partial, case .parseWarning(_, let message) = error { return "\(url): partial: \(message)" }
-            return "\(url): \(error)"
+        package var description: String { "\(url): \(reason)" }
+        /// What went wrong, without the address (`partial: …` for a page read in part).
+        package var reason: String {
+            if kind == .partial, case .parseWarning(_, let message) = error { return "partial: \(message)" }
+            return "\(error)"
         }
     }
 
@@ -362,7 +364,7 @@ package struct Archiver: Sendable {
                     + page.unreadRows.map(\.description).joined(separator: "; ")
                 let failure = Failure(url: url, error: .parseWarning(url: url, message: message), kind: .partial)
                 report.failures.append(failure)
-                events(.failure(url: url, reason: String(failure.description.dropFirst(url.count + 2))))
+                events(.failure(url: url, reason: failure.reason))
                 for row in page.unreadRows {
                     try? store.recordFailure(
                         url: source.originalThreadURL(board: board, gid: row.gid), board: board,

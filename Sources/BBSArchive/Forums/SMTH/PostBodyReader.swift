@@ -109,7 +109,7 @@ struct PostBodyReader {
         }
         // A body that keeps the BBS's own tail lines: `※ 修改` and `※ 来源`,
         // known by their text as on the desktop site.
-        while let last = lines.last, PostText.isOriginOrEditLine(last), let line = PostText.tailLine(last) {
+        while let last = lines.last, let line = PostText.tailLine(last), PostText.isOriginOrEditText(line) {
             if line.hasPrefix("※ 修改"), editedBy == nil { editedBy = PostText.editNote(line).0 }
             if ip == nil { ip = PostText.fromAddress(line) }
             lines.removeLast()
