@@ -32,14 +32,17 @@ final class HTMLDocument {
     /// The bytes are decoded to UTF-8 first, each undecodable byte becoming
     /// U+FFFD (`TextDecoding`), so a stray byte or a GBK/UTF-8 mix loses a
     /// character, never the page; libxml2 then reads valid UTF-8 only and
-    /// ignores the page's own charset hints.
+    /// ignores the page's own charset hints. Numeric references libxml2
+    /// would drop or misread are first written as a browser reads them
+    /// (`CharacterReferences`).
     ///
     /// `validUTF8`: the caller has found `data` to be valid UTF-8 already
     /// (`TextEncodingDetector.decide`), so it is not checked again.
     init(data: Data, url: String, encoding: String, validUTF8: Bool = false) throws(HTMLParseError) {
         LibXML2.initialize()
         bbs_xml_silence()
-        let utf8 = TextDecoding.utf8(data, from: encoding, knownValid: validUTF8)
+        // References libxml2 would drop or misread, read as a browser reads them.
+        let utf8 = CharacterReferences.asBrowsersRead(TextDecoding.utf8(data, from: encoding, knownValid: validUTF8))
         let options = Int32(
             HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
                 | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue | HTML_PARSE_IGNORE_ENC.rawValue

@@ -1,0 +1,116 @@
+import Foundation
+
+/// Numeric character references read as a browser reads them, where
+/// libxml2 reads them otherwise.
+///
+/// A page is the forum's view of a post: what a reader saw there is what
+/// the archive must keep. libxml2 2.9 drops a reference to a code point
+/// that XML cannot hold and keeps a C1 control where a browser shows a
+/// character (measured with `xmllint --html`):
+///
+/// - a UTF-16 surrogate pair written as two references
+///   (`&#55357;&#56832;`, as a script that escapes by UTF-16 code units
+///   writes 😀) vanished; it is the one character it spells;
+/// - a lone surrogate, `&#0;` and a number past U+10FFFF vanished;
+///   a browser shows U+FFFD (HTML's numeric character reference end state);
+/// - `&#128;` to `&#159;` became C1 controls (nothing to see); a browser
+///   reads them as windows-1252 (`&#150;` is –, `&#128;` is €).
+///
+/// These are written again as the references a browser's reading comes
+/// to, before libxml2 parses the page; every other byte stays.
+enum CharacterReferences {
+    /// `utf8` with the references above rewritten; the same bytes, not a
+    /// copy, when it holds none.
+    static func asBrowsersRead(_ utf8: Data) -> Data {
+        let rewritten: [UInt8]? = utf8.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress, !raw.isEmpty else { return nil }
+            return rewrite(UnsafeRawBufferPointer(start: base, count: raw.count).bindMemory(to: UInt8.self))
+        }
+        return rewritten.map { Data($0) } ?? utf8
+    }
+
+    /// The rewritten bytes, or `nil` when nothing needs rewriting.
+    static func rewrite(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard let base = bytes.baseAddress else { return nil }
+        var output: [UInt8]?
+        var copied = 0
+        var at = 0
+        while at < bytes.count {
+            guard let found = memchr(base + at, 0x26, bytes.count - at) else { break }
+            let ampersand = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            guard let reference = reference(in: bytes, at: ampersand) else {
+                at = ampersand + 1
+                continue
+            }
+            var end = reference.end
+            let replacement: UInt32?
+            switch reference.value {
+            case 0xD800...0xDBFF:
+                if let low = Self.reference(in: bytes, at: end), (0xDC00...0xDFFF).contains(low.value) {
+                    replacement = 0x10000 + ((reference.value - 0xD800) << 10) + (low.value - 0xDC00)
+                    end = low.end
+                } else {
+                    replacement = 0xFFFD
+                }
+            case 0, 0xDC00...0xDFFF, 0x110000...:
+                replacement = 0xFFFD
+            case 0x80...0x9F:
+                let mapped = windows1252[Int(reference.value - 0x80)]
+                replacement = mapped == 0 ? nil : UInt32(mapped)
+            default:
+                replacement = nil
+            }
+            if let replacement {
+                if output == nil {
+                    output = []
+                    output?.reserveCapacity(bytes.count + 16)
+                }
+                output?.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<ampersand]))
+                output?.append(contentsOf: Array("&#x\(String(replacement, radix: 16, uppercase: true));".utf8))
+                copied = end
+            }
+            at = end
+        }
+        guard var output else { return nil }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
+        return output
+    }
+
+    /// The numeric reference that starts at `ampersand` (`&#N`, `&#xH`,
+    /// with or without its `;`): its value (0x110000 for any number past
+    /// U+10FFFF) and where it ends.
+    static func reference(in bytes: UnsafeBufferPointer<UInt8>, at ampersand: Int) -> (value: UInt32, end: Int)? {
+        var at = ampersand + 1
+        guard at < bytes.count, bytes[at] == UInt8(ascii: "#") else { return nil }
+        at += 1
+        let hex = at < bytes.count && (bytes[at] | 0x20) == UInt8(ascii: "x")
+        if hex { at += 1 }
+        let start = at
+        var value: UInt32 = 0
+        while at < bytes.count {
+            let byte = bytes[at]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where hex: digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F") where hex: digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: digit = 16
+            }
+            if digit == 16 { break }
+            value = min(0x110000, value * (hex ? 16 : 10) + digit)
+            at += 1
+        }
+        guard at > start else { return nil }
+        if at < bytes.count, bytes[at] == UInt8(ascii: ";") { at += 1 }
+        return (value, at)
+    }
+
+    /// What a browser reads `&#128;` to `&#159;` as (HTML's table of
+    /// windows-1252); 0 where it keeps the number as it is.
+    static let windows1252: [UInt16] = [
+        0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
+        0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
+        0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+        0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
+    ]
+}
