@@ -35,6 +35,10 @@ import Testing
             "<font color=\"blue\"><a href=\"/user/query/bob\">bob</a></font>"
         ),
         ("FROM with a colon", "<br />FROM 1.2.3.*", "<br />FROM: 1.2.3.*"),
+        (
+            "the edit note after FROM", "<br />修改:bob FROM 1.2.3.*<br />FROM 1.2.3.*",
+            "<br />FROM 1.2.3.*<br />修改:bob FROM 1.2.3.*"
+        ),
     ]
 
     @Test(arguments: variants)

@@ -97,13 +97,18 @@ struct PostBodyReader {
         var ip: String?
         var editedBy: String?
         trimTrailingBlankLines(&lines)
-        if let last = lines.last, let match = Self.fromLine(last) {
-            ip = match
-            lines.removeLast()
-            trimTrailingBlankLines(&lines)
-        }
-        if let last = lines.last, let (user, _) = Self.editLine(last) {
-            editedBy = user
+        // The `FROM` line and the edit note, in either order: the page puts
+        // the note first, but the post's own text has the BBS's `※ 修改`
+        // after its `※ 来源`, and a page that keeps that order lost its
+        // `FROM` into the body.
+        while let last = lines.last {
+            if ip == nil, let match = Self.fromLine(last) {
+                ip = match
+            } else if editedBy == nil, let (user, _) = Self.editLine(last) {
+                editedBy = user
+            } else {
+                break
+            }
             lines.removeLast()
             trimTrailingBlankLines(&lines)
         }
