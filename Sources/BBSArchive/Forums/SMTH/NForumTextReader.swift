@@ -55,12 +55,12 @@ struct NForumTextReader {
                 let url = absolute(PostBodyReader.fullSizePath(href))
                 // .//img
                 if let image = node.firstDescendant(where: { $0.isElement("img") }) {
-                    let name = image.attribute("alt").flatMap { $0.isEmpty ? nil : $0 } ?? Self.lastComponent(url)
+                    let name = PostBodyReader.imageName(image, url: url)
                     attachments.append(Attachment(name: name, url: url, kind: .image, size: nil))
                 } else {
                     attachments.append(
                         Attachment(
-                            name: HTMLWhitespace.field(node.text),
+                            name: PostBodyReader.attachmentName(HTMLWhitespace.field(node.text)),
                             url: url, kind: .file, size: takeFileSize()))
                 }
             } else {
@@ -71,7 +71,8 @@ struct NForumTextReader {
                 let url = absolute(PostBodyReader.fullSizePath(src))
                 attachments.append(Attachment(name: Self.lastComponent(url), url: url, kind: .image, size: nil))
             } else {
-                current.appendVisible(node.attribute("alt") ?? "")
+                let source = node.attribute("src") ?? ""
+                current.appendVisible(SMTHEmoticons.code(ofImage: source) ?? node.attribute("alt") ?? "")
             }
         } else {
             readChildren(node)

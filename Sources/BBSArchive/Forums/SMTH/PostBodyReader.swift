@@ -52,6 +52,18 @@ struct PostBodyReader {
             }
             let text = HTMLWhitespace.field(child.text)
             let url = absolute(Self.fullSizePath(href))
+            // An image inside its own link (nForum's form of an image shown
+            // without a thumbnail, the desktop's too) is that image, named by
+            // its `alt`; before, it was a file without a name.
+            if let image = child.firstDescendant(where: { $0.isElement("img") }) {
+                flushPendingImage()
+                if !attachments.contains(where: { $0.kind == .image && $0.url == url }) {
+                    attachments.append(
+                        Attachment(name: Self.imageName(image, url: url), url: url, kind: .image, size: nil))
+                }
+                currentHoldsAttachment = true
+                return
+            }
             // The "view the original" link, however worded (单击此查看原图,
             // 单击查看原图, 点击查看原图): its image's size. An image listed
             // already (its thumbnail came first) only takes the size.
@@ -63,18 +75,19 @@ struct PostBodyReader {
                     pendingImage = (url, Self.parenthesized(text))
                 }
             } else {
-                attachments.append(Attachment(name: text, url: url, kind: .file, size: pendingFileSize))
+                attachments.append(
+                    Attachment(name: Self.attachmentName(text), url: url, kind: .file, size: pendingFileSize))
                 pendingFileSize = nil
             }
             currentHoldsAttachment = true
         } else if child.isElement("img") {
             let src = child.attribute("src") ?? ""
             guard Self.isAttachmentPath(src) else {
-                current.appendVisible(child.attribute("alt") ?? "")
+                current.appendVisible(SMTHEmoticons.code(ofImage: src) ?? child.attribute("alt") ?? "")
                 return
             }
             let url = pendingImage?.url ?? absolute(Self.fullSizePath(src))
-            let name = child.attribute("alt").flatMap { $0.isEmpty ? nil : $0 } ?? Self.lastComponent(url)
+            let name = Self.imageName(child, url: url)
             attachments.append(Attachment(name: name, url: url, kind: .image, size: pendingImage?.size))
             pendingImage = nil
             currentHoldsAttachment = true
@@ -109,6 +122,14 @@ struct PostBodyReader {
             } else {
                 break
             }
+            lines.removeLast()
+            trimTrailingBlankLines(&lines)
+        }
+        // The page cuts the signature off after its `--` line but keeps
+        // that line (nForum's mobile view writes the text up to `<br>--`,
+        // then the tail lines): the separator of a signature the page does
+        // not show, not a line of the post.
+        if let last = lines.last, HTMLWhitespace.collapse(last) == "--" {
             lines.removeLast()
             trimTrailingBlankLines(&lines)
         }
@@ -303,5 +324,22 @@ struct PostBodyReader {
 
     private static func lastComponent(_ url: String) -> String {
         url.split(separator: "/").last.map(String.init) ?? url
+    }
+
+    /// An attachment image's name: its `alt`, else its `title`, else the
+    /// last part of its address.
+    static func imageName(_ image: HTMLNode, url: String) -> String {
+        for attribute in ["alt", "title"] {
+            if let name = image.attribute(attribute).map(HTMLWhitespace.field), !name.isEmpty { return name }
+        }
+        return lastComponent(url)
+    }
+
+    /// A file link's text as the file's name: nForum writes audio and
+    /// flash attachments as `歌.mp3(在新窗口打开)` ("opens in a new window").
+    static func attachmentName(_ text: String) -> String {
+        let note = "(在新窗口打开)"
+        guard text.hasSuffix(note), text.count > note.count else { return text }
+        return HTMLWhitespace.field(String(text.dropLast(note.count)))
     }
 }

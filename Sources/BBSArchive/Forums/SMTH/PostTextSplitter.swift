@@ -64,16 +64,22 @@ package struct PostText: Sendable, Equatable {
         // them at random, and a colour is no reason to lose them. Any other
         // last line that starts with ※ is the author's (a signature's
         // decoration) and stays.
+        // The address is the 来源 line's, whichever order the lines come in
+        // (the 修改 line's only without one): read from the bottom, a 修改
+        // line after the 来源 line gave the editor's address, and the
+        // poster's was lost.
+        var editAddress: String?
         while let last = lines.last, let line = tailLine(last), isOriginOrEditText(line) {
             if line.hasPrefix("※ 来源:") || line.hasPrefix("※ 来源："), ip == nil {
                 ip = fromAddress(line)
             } else if line.hasPrefix("※ 修改:") || line.hasPrefix("※ 修改："), editedBy == nil {
                 (editedBy, editedAt) = editNote(line)
-                if ip == nil { ip = fromAddress(line) }
+                editAddress = fromAddress(line)
             }
             lines.removeLast()
             trimTrailingBlanks(&lines)
         }
+        if ip == nil { ip = editAddress }
 
         var signature: [String]?
         if let separator = lines.lastIndex(where: isSignatureSeparator) {

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+@testable import BBSArchive
+
+/// Markup that nForum's own templates write and the replica does not (found
+/// by QA reading nForum's source and a client that reads m.newsmth.net):
+/// the `--` a mobile page keeps of a cut signature, an image inside its own
+/// link, emoticons sent as images, audio attachments, a `※ 修改` line
+/// after the `※ 来源` line. Before, each left a stray line, lost a name or
+/// an emoticon, or filed the editor's address as the poster's.
+@Suite struct ServerMarkupTests {
+    /// The plain mobile reply (`MobileVariationTests.plain`) with its
+    /// first body line `第一行` written as `line`.
+    func mobilePost(firstLine line: String) throws -> Post {
+        let html = MobileVariationTests.plain.replacingOccurrences(of: "第一行", with: line)
+        try #require(html != MobileVariationTests.plain)
+        return try #require(try MobileThreadPageParserTests().parse(html).posts.first)
+    }
+
+    @Test(arguments: [
+        "<br>--<br />修改:bob FROM 1.2.3.*<br />FROM 1.2.3.*", "<br />-- <br />FROM 1.2.3.*<br />修改:bob FROM 1.2.3.*",
+    ])
+    func aMobilePageKeepsTheSeparatorOfTheSignatureItCut(tail: String) throws {
+        let html = MobileVariationTests.plain.replacingOccurrences(
+            of: "<br />修改:bob FROM 1.2.3.*<br />FROM 1.2.3.*", with: tail)
+        try #require(html != MobileVariationTests.plain)
+        let post = try #require(try MobileThreadPageParserTests().parse(html).posts.first)
+        #expect(post.body == "第一行\n第二行")
+        #expect(post.ip == "1.2.3.*")
+        #expect(post.editedBy == "bob")
+    }
+
+    /// A `--` of the post's own, with text after it, stays.
+    @Test func aSeparatorWithTextAfterItStays() throws {
+        let post = try mobilePost(firstLine: "第一行<br />--<br />还有")
+        #expect(post.body == "第一行\n--\n还有\n第二行")
+    }
+
+    @Test func aMobileImageInsideItsLinkIsThatImage() throws {
+        let image =
+            "<a target=\"_blank\" href=\"/nForum/att/Test/700/1234\"><img border=\"0\" title=\"map.png\" "
+            + "src=\"/nForum/att/Test/700/1234\" alt=\"map.png\" class=\"resizeable\" /></a>"
+        let post = try mobilePost(firstLine: "第一行<br />" + image)
+        #expect(
+            post.attachments == [
+                Attachment(name: "map.png", url: "http://127.0.0.1:9/nForum/att/Test/700/1234", kind: .image, size: nil)
+            ])
+        #expect(post.body == "第一行\n第二行")
+        // Named by its title when it has no alt; a thumbnail inside the link
+        // stands for the original.
+        let titled = try mobilePost(
+            firstLine: "<a href=\"/att/Test/700/99\"><img title=\"图.jpg\" src=\"/att/Test/700/99/middle\" /></a>")
+        #expect(
+            titled.attachments == [
+                Attachment(name: "图.jpg", url: "http://127.0.0.1:9/att/Test/700/99", kind: .image, size: nil)
+            ])
+    }
+
+    @Test func emoticonsSentAsImagesKeepTheirCodes() throws {
+        let post = try mobilePost(
+            firstLine: "笑<img src=\"/nForum/img/ubb/em/1.gif\" alt=\"em1\" />哭"
+                + "<img src=\"https://www.newsmth.net/nForum/img/ubb/ema/3.gif\" alt=\"ema3\" />"
+                + "<img src=\"/img/ubb/em/12.gif\" alt=\"em12\" /><img src=\"/img/other/1.gif\" alt=\"别的\" />")
+        #expect(post.body == "笑[em01]哭[ema3][em12]别的\n第二行")
+        let nforum = try NForumVariationTests().post(
+            NForumVariationTests.varied(
+                "第二段<br />", "第二段<img src=\"/nForum/img/ubb/emb/20.gif\" alt=\"emb20\" /><br />"))
+        #expect(nforum.body.hasSuffix("第二段[emb20]"))
+    }
+
+    @Test(arguments: [
+        "/img/ubb/em/1.png", "/img/ubb/emz/1.gif", "/img/ubb/em/1234.gif", "/img/ubb/em/x.gif", "/img/ubb/em/1.gif/2",
+    ])
+    func otherImagesAreNoEmoticons(source: String) {
+        #expect(SMTHEmoticons.code(ofImage: source) == nil)
+    }
+
+    @Test func anAudioAttachmentIsNamedWithoutItsNote() throws {
+        let post = try mobilePost(firstLine: "第一行<br /><a href=\"/att/Test/700/77\">歌.mp3(在新窗口打开)</a>")
+        #expect(post.attachments.map(\.name) == ["歌.mp3"])
+        let nforum = try NForumVariationTests().post(
+            NForumVariationTests.varied(
+                "第二段<br />", "第二段<br /><a href=\"/nForum/att/WorkLife/100683/88\">曲.swf(在新窗口打开)</a><br />"))
+        #expect(nforum.attachments.map(\.name) == ["曲.swf"])
+    }
+
+    /// The poster's address is the 来源 line's, in either order.
+    @Test func anEditAfterTheOriginLineKeepsThePostersAddress() throws {
+        let edit = "<font class=\"f000\">※ 修改:·silent 于 Aug  1 10:00:00 2026 修改本文·[FROM: 1.1.1.*]</font>"
+        let content = NForumVariationTests.plain + "<br />" + edit
+        let post = try NForumVariationTests().post(content)
+        #expect(post.ip == "28.127.20.*")
+        #expect(post.editedBy == "silent")
+        let before = try NForumVariationTests().post(
+            NForumVariationTests.varied("<font class=\"f004\">※ 来源", edit + "<br /><font class=\"f004\">※ 来源"))
+        #expect(before.ip == "28.127.20.*")
+        #expect(before.editedBy == "silent")
+    }
+}
