@@ -97,4 +97,38 @@ import Testing
         #expect(before.ip == "28.127.20.*")
         #expect(before.editedBy == "silent")
     }
+
+    /// Links keep their addresses as the UBB the post holds, which the
+    /// renderer links again; before, only their text was kept.
+    @Test(arguments: [
+        ("看<a href=\"http://example.com/x\">这里</a>", "看[url=http://example.com/x]这里[/url]"),
+        ("<a href=\"mailto:a@example.com\">写信给我</a>", "[email=a@example.com]写信给我[/email]"),
+        (
+            "<a href=\"http://example.com/a.jpg\"><img src=\"http://example.com/a.jpg\" alt=\"http://example.com/a.jpg\" /></a>",
+            "[img]http://example.com/a.jpg[/img]"
+        ),
+        ("<a href=\"https://example.com/a[1]\">x</a>", "[url=https://example.com/a%5B1%5D]x[/url]"),
+        ("<a href=\"http://example.com/x\">http://example.com/x</a>", "http://example.com/x"),
+        ("<a href=\"http://www.newsmth.net/\">www.newsmth.net</a>", "www.newsmth.net"),
+        ("<a href=\"mailto:a@example.com\">a@example.com</a>", "a@example.com"),
+        ("<a href=\"/article/Test/1\">帖子</a>", "帖子"),
+        ("<a href=\"javascript:alert(1)\">点我</a>", "点我"),
+    ])
+    func linksKeepTheirAddresses(markup: String, body: String) throws {
+        let post = try mobilePost(firstLine: markup)
+        #expect(post.body == body + "\n第二行")
+        let nforum = try NForumVariationTests().post(
+            NForumVariationTests.varied("第二段<br />", "第二段" + markup + "<br />"))
+        #expect(nforum.body.hasSuffix("第二段" + body))
+        #expect(nforum.ip == "28.127.20.*")
+    }
+
+    /// The 来源 line's link, spelled with a last `/`, is still the forum's line.
+    @Test func theOriginLinesLinkStaysText() throws {
+        let post = try NForumVariationTests().post(
+            NForumVariationTests.varied(
+                "<a href=\"http://www.newsmth.net\">", "<a href=\"http://www.newsmth.net/\">"))
+        #expect(post.ip == "28.127.20.*")
+        #expect(post.signature == "签名第一行\n签名第二行")
+    }
 }

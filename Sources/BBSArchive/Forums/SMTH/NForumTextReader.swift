@@ -64,7 +64,14 @@ struct NForumTextReader {
                             url: url, kind: .file, size: takeFileSize()))
                 }
             } else {
-                readChildren(node)
+                switch PostBodyReader.linkText(node, href: href) {
+                case .plain: readChildren(node)
+                case .tags(let open, let close):
+                    current.appendVisible(open)
+                    readChildren(node)
+                    current.appendVisible(close)
+                case .replaced(let text): current.appendVisible(text)
+                }
             }
         } else if node.isElement("img") {
             if let src = node.attribute("src"), PostBodyReader.isAttachmentPath(src) {

@@ -47,7 +47,14 @@ struct PostBodyReader {
         } else if child.isElement("a") {
             let href = child.attribute("href") ?? ""
             guard Self.isAttachmentPath(href) else {
-                read(child)
+                switch Self.linkText(child, href: href) {
+                case .plain: read(child)
+                case .tags(let open, let close):
+                    current.appendVisible(open)
+                    read(child)
+                    current.appendVisible(close)
+                case .replaced(let text): current.appendVisible(text)
+                }
                 return
             }
             let text = HTMLWhitespace.field(child.text)
@@ -324,6 +331,66 @@ struct PostBodyReader {
 
     private static func lastComponent(_ url: String) -> String {
         url.split(separator: "/").last.map(String.init) ?? url
+    }
+
+    /// What a link's text becomes (`linkText`).
+    enum LinkText: Equatable {
+        /// Its text, as it is.
+        case plain
+        /// Its text between these UBB tags.
+        case tags(String, String)
+        /// This instead of what the link holds.
+        case replaced(String)
+    }
+
+    /// A link as the UBB the post holds, when the page shows other text
+    /// than the address (nForum writes `[url=X]这里[/url]` as
+    /// `<a href="X">这里</a>`, `[email=…]` with `mailto:`, and an image from
+    /// elsewhere, `[img=X]`, as a link around it): the text alone lost the
+    /// address. `.plain` for a link whose text is its address (the renderer
+    /// links those again), a link within the forum, or any other scheme.
+    /// The renderer reads the tags (`InlineText`) and links only what
+    /// `SafeLink` allows.
+    static func linkText(_ link: HTMLNode, href: String) -> LinkText {
+        let address = HTMLWhitespace.field(href)
+        let lower = address.lowercased()
+        let text = HTMLWhitespace.field(link.text)
+        if lower.hasPrefix("mailto:") {
+            let mail = String(address.dropFirst("mailto:".count))
+            return mail.isEmpty || text == mail || text == address
+                ? .plain : .tags("[email=\(tagValue(mail))]", "[/email]")
+        }
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), !sameAddress(text, address) else {
+            return .plain
+        }
+        if text.isEmpty {
+            // An image from elsewhere is not fetched (the archive reaches
+            // no other host): its address, linked.
+            guard link.firstDescendant(where: { $0.isElement("img") }) != nil else { return .plain }
+            return .replaced("[img]\(tagValue(address))[/img]")
+        }
+        return .tags("[url=\(tagValue(address))]", "[/url]")
+    }
+
+    /// Whether a link's text spells its address (`www.newsmth.net` for
+    /// `http://www.newsmth.net/`): case, scheme and a last `/` aside.
+    private static func sameAddress(_ text: String, _ address: String) -> Bool {
+        func bare(_ value: String) -> Substring {
+            var value = Substring(value.lowercased())
+            for scheme in ["http://", "https://"] where value.hasPrefix(scheme) {
+                value = value.dropFirst(scheme.count)
+            }
+            while value.hasSuffix("/") { value = value.dropLast() }
+            return value
+        }
+        return bare(text) == bare(address)
+    }
+
+    /// An address as a tag's value: the brackets that would end the tag
+    /// percent-encoded.
+    private static func tagValue(_ address: String) -> String {
+        guard address.contains(where: { $0 == "[" || $0 == "]" }) else { return address }
+        return address.replacingOccurrences(of: "[", with: "%5B").replacingOccurrences(of: "]", with: "%5D")
     }
 
     /// An attachment image's name: its `alt`, else its `title`, else the
