@@ -131,4 +131,31 @@ import Testing
         #expect(post.ip == "28.127.20.*")
         #expect(post.signature == "签名第一行\n签名第二行")
     }
+
+    /// Blocks are lines of their own, as a browser shows them.
+    @Test func blocksAreLinesOfTheirOwn() throws {
+        let html = MobileVariationTests.plain.replacingOccurrences(
+            of: "第一行<br />第二行", with: "<p>第一行</p><p>第二行</p><div>第三行</div>")
+        try #require(html != MobileVariationTests.plain)
+        let post = try #require(try MobileThreadPageParserTests().parse(html).posts.first)
+        #expect(post.body == "第一行\n第二行\n第三行")
+        #expect(post.ip == "1.2.3.*")
+        // The first line of the body after a header that ends its `<p>`
+        // was read into the header's last line, and lost.
+        let plain = try NForumVariationTests().post(NForumVariationTests.plain)
+        let paragraphs = try NForumVariationTests().post(NForumVariationTests.varied("站内<br /><br />", "站内</p><p>"))
+        #expect(paragraphs.body == plain.body)
+        #expect(paragraphs.body.hasPrefix("第一段第一行"))
+        #expect(paragraphs.ip == plain.ip)
+    }
+
+    /// A `<pre>` keeps its lines and their indentation.
+    @Test func codeKeepsItsLines() throws {
+        let code = "<pre class=\"brush:c\">\nint main() {\n    return 0;\n}\n</pre>"
+        let post = try mobilePost(firstLine: code)
+        #expect(post.body == "int main() {\n    return 0;\n}\n\n第二行")
+        let nforum = try NForumVariationTests().post(NForumVariationTests.varied("第二段<br />", "第二段" + code))
+        #expect(nforum.body.hasSuffix("第二段\nint main() {\n    return 0;\n}"))
+        #expect(nforum.signature == "签名第一行\n签名第二行")
+    }
 }

@@ -158,6 +158,19 @@ struct HTMLNode {
         return xmlStrEqual(own, name.utf8Start) != 0
     }
 
+    /// Whether a browser starts the element on a line of its own and ends
+    /// the line after it (`p`, `div`, `li`, `pre`, a heading …): text in
+    /// two of them is two lines, as `<br />` makes it.
+    var isBlock: Bool {
+        guard pointer.pointee.type == XML_ELEMENT_NODE, let own = pointer.pointee.name else { return false }
+        return Self.blockNames.contains { xmlStrEqual(own, $0.utf8Start) != 0 }
+    }
+
+    private static let blockNames: [StaticString] = [
+        "p", "div", "pre", "blockquote", "li", "ul", "ol", "dl", "dt", "dd", "table", "tr", "center", "h1", "h2",
+        "h3", "h4", "h5", "h6", "hr",
+    ]
+
     /// The attribute's value with entities decoded, or `nil` when absent.
     func attribute(_ name: String) -> String? {
         guard let value = xmlGetProp(pointer, name) else { return nil }

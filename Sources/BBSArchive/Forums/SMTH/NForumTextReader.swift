@@ -81,6 +81,21 @@ struct NForumTextReader {
                 let source = node.attribute("src") ?? ""
                 current.appendVisible(SMTHEmoticons.code(ofImage: source) ?? node.attribute("alt") ?? "")
             }
+        } else if node.isElement("pre") {
+            if current.started { endLine() }
+            for (index, line) in PostBodyReader.preformattedLines(node).enumerated() {
+                if index > 0 { endLine() }
+                current.appendVisible(line)
+            }
+            if current.started { endLine() }
+        } else if node.isBlock {
+            // A block is lines of its own, as a browser shows it: the post's
+            // `<p>` holds them all, and a page that wrote lines as `<p>`
+            // ran them into one (the first into the header's last line,
+            // which lost it).
+            if current.started { endLine() }
+            readChildren(node)
+            if current.started { endLine() }
         } else {
             readChildren(node)
         }

@@ -105,6 +105,19 @@ struct PostBodyReader {
             currentHoldsAttachment = true
         } else if child.isElement("script") || child.isElement("style") {
             return
+        } else if child.isElement("pre") {
+            if current.started { endLine() }
+            for (index, line) in Self.preformattedLines(child).enumerated() {
+                if index > 0 { endLine() }
+                current.appendVisible(line)
+            }
+            if current.started { endLine() }
+        } else if child.isBlock {
+            // A block is lines of its own, as a browser shows it (a page
+            // that wrote lines as `<p>` ran them into one).
+            if current.started { endLine() }
+            read(child)
+            if current.started { endLine() }
         } else {
             read(child)
         }
@@ -331,6 +344,36 @@ struct PostBodyReader {
 
     private static func lastComponent(_ url: String) -> String {
         url.split(separator: "/").last.map(String.init) ?? url
+    }
+
+    /// The lines of a `<pre>` (nForum's code blocks) as a browser shows
+    /// them: its newlines end lines, its spaces stay, and a newline right
+    /// after `<pre>` goes; `<br />` ends a line too. Read with HTML's
+    /// whitespace rules, a block of code was one line.
+    static func preformattedLines(_ pre: HTMLNode) -> [String] {
+        var lines = [""]
+        var atStart = true
+        func read(_ node: HTMLNode) {
+            node.forEachChild { child in
+                if child.isText {
+                    var text = child.text.replacingOccurrences(of: "\r\n", with: "\n")
+                    if atStart, text.hasPrefix("\n") { text.removeFirst() }
+                    atStart = false
+                    for (index, piece) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                        if index > 0 { lines.append("") }
+                        lines[lines.count - 1] += piece
+                    }
+                } else if child.isElement("br") {
+                    lines.append("")
+                } else if child.isElement, !child.isElement("script"), !child.isElement("style") {
+                    read(child)
+                }
+                return true
+            }
+        }
+        read(pre)
+        if lines.count > 1, lines.last == "" { lines.removeLast() }
+        return lines
     }
 
     /// What a link's text becomes (`linkText`).
