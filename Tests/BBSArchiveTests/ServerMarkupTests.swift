@@ -158,4 +158,24 @@ import Testing
         #expect(nforum.body.hasSuffix("第二段\nint main() {\n    return 0;\n}"))
         #expect(nforum.signature == "签名第一行\n签名第二行")
     }
+
+    /// A logged-in reader's page shows the post's own id in its reply link.
+    @Test func aMobilePostReadsItsIdFromItsReplyLink() throws {
+        let actions =
+            "<div><a href=\"/article/Test/post/700123\">回复</a>|<a href=\"/article/Test/edit/700123\">编辑</a></div>"
+        let html = MobileVariationTests.plain.replacingOccurrences(
+            of: "只看此ID</a></div>", with: "只看此ID</a></div>" + actions)
+        try #require(html != MobileVariationTests.plain)
+        let post = try #require(try MobileThreadPageParserTests().parse(html).posts.first)
+        #expect(post.postID == 700123)
+        #expect(
+            try #require(try MobileThreadPageParserTests().parse(MobileVariationTests.plain).posts.first).postID == nil)
+        // A link of the post's own to a post is no id of this one.
+        let inBody = MobileVariationTests.plain.replacingOccurrences(
+            of: "第一行", with: "<a href=\"/article/Test/post/5\">别的帖子</a>")
+        #expect(try #require(try MobileThreadPageParserTests().parse(inBody).posts.first).postID == nil)
+        #expect(SMTHMobileParser.postID(inReplyLink: "/article/Test/post/700123?s=1") == 700123)
+        #expect(SMTHMobileParser.postID(inReplyLink: "/article/Test/post/12x") == nil)
+        #expect(SMTHMobileParser.postID(inReplyLink: "/article/Test/post/") == nil)
+    }
 }

@@ -276,10 +276,21 @@ struct SMTHMobileParser {
         let result = body.finish()
         let post = Post(
             floor: number, author: author, postedAt: postedAt ?? page.fetchedAt, body: result.text,
-            attachments: result.attachments, ip: result.ip, editedBy: result.editedBy,
+            attachments: result.attachments, ip: result.ip, editedBy: result.editedBy, postID: Walk.postID(item),
             warning: problems.isEmpty ? nil : "floor \(number): " + problems.joined(separator: "; "),
             rawText: problems.isEmpty ? nil : HTMLWhitespace.collapse(item.text))
         return (post, postedAt != nil)
+    }
+
+    /// `/article/Test/post/700123` (or with a query) → 700123.
+    static func postID(inReplyLink href: String) -> Int? {
+        guard let marker = href.range(of: "/post/", options: .backwards) else { return nil }
+        let digits = href[marker.upperBound...].prefix { ("0"..."9").contains($0) }
+        let rest = href[marker.upperBound...].dropFirst(digits.count)
+        guard (1...18).contains(digits.count), rest.isEmpty || rest.hasPrefix("?") || rest.hasPrefix("#") else {
+            return nil
+        }
+        return Int(digits)
     }
 
     /// A floor label's number: `楼主` is 0, `12楼` and `第12楼` are 12; `nil`
@@ -519,6 +530,22 @@ extension SMTHMobileParser {
         }
 
         /// `div[hasClass(nav)]/div`, the first, from a post.
+        /// The post's own id, from its reply link (`/article/B/post/ID`) in
+        /// the nav above it: only a reader who is logged in is shown one,
+        /// and it is the only place the id shows.
+        static func postID(_ item: HTMLNode) -> Int? {
+            for box in item.children(where: { $0.isElement("div") && $0.hasClass("nav") }) {
+                var found: Int?
+                _ = box.firstDescendant { link in
+                    guard link.isElement("a"), let href = link.attribute("href") else { return false }
+                    found = SMTHMobileParser.postID(inReplyLink: href)
+                    return found != nil
+                }
+                if let found { return found }
+            }
+            return nil
+        }
+
         static func nav(_ item: HTMLNode) -> HTMLNode? {
             for box in item.children(where: { $0.isElement("div") && $0.hasClass("nav") }) {
                 if let inner = box.firstChild(where: { $0.isElement("div") }) { return inner }
