@@ -4,10 +4,10 @@ import Testing
 @testable import BBSArchive
 
 /// Numeric character references that libxml2 dropped or misread are read
-/// as a browser reads them (`CharacterReferences`): before, a surrogate
-/// pair written as two references (😀 as `&#55357;&#56832;`) vanished
-/// from the post, and `&#150;` became an invisible control where a reader
-/// saw –.
+/// as a browser reads them, and a surrogate pair as the character it spells
+/// (`CharacterReferences`): before, 😀 written as `&#55357;&#56832;`
+/// vanished from the post (a browser shows two U+FFFD), and `&#150;`
+/// became an invisible control where a reader saw –.
 @Suite struct CharacterReferenceTests {
     func rewritten(_ text: String) -> String? {
         let bytes = Array(text.utf8)
@@ -29,6 +29,9 @@ import Testing
         ("&#150;", "&#x2013;"),
         ("&#128;&#x9F;", "&#x20AC;&#x178;"),
         ("x&#150abc", "x&#x2013;abc"),
+        // A low surrogate is only a reference that starts with `&`.
+        ("&#55357;a#56832;", "&#xFFFD;a#56832;"),
+        ("title=\"&#xD83D;\"#xDE00;", "title=\"&#xFFFD;\"#xDE00;"),
     ])
     func referencesABrowserReadsOtherwiseAreWrittenAsItReadsThem(text: String, expected: String) {
         #expect(rewritten(text) == expected)
@@ -43,7 +46,7 @@ import Testing
         #expect(CharacterReferences.asBrowsersRead(data) == data)
     }
 
-    @Test func aParsedPageHoldsWhatABrowserShows() throws {
+    @Test func aParsedPageHoldsWhatTheReferencesSay() throws {
         let html = "<html><body><p id=\"p\">a&#55357;&#56832;b&#150;c&#0;d&#x110000;e&#128;</p></body></html>"
         let document = try HTMLDocument(data: Data(html.utf8), url: "https://example.org/", encoding: "UTF-8")
         let paragraph = try #require(document.select("//p").first)

@@ -18,8 +18,13 @@ import Testing
         return try #require(try MobileThreadPageParserTests().parse(html).posts.first)
     }
 
+    /// The tail lines in either order, and the BBS's own ※ lines, after the
+    /// `--` of the cut signature: the address is always the post's (its
+    /// FROM or 来源 line), never the editor's.
     @Test(arguments: [
-        "<br>--<br />修改:bob FROM 1.2.3.*<br />FROM 1.2.3.*", "<br />-- <br />FROM 1.2.3.*<br />修改:bob FROM 1.2.3.*",
+        "<br>--<br />修改:bob FROM 9.9.9.*<br />FROM 1.2.3.*", "<br />-- <br />FROM 1.2.3.*<br />修改:bob FROM 9.9.9.*",
+        "<br />--<br />※ 来源:·水木社区 http://www.newsmth.net·[FROM: 1.2.3.*]"
+            + "<br />※ 修改:·bob 于 Aug  1 10:00:00 2026 修改本文·[FROM: 9.9.9.*]",
     ])
     func aMobilePageKeepsTheSeparatorOfTheSignatureItCut(tail: String) throws {
         let html = MobileVariationTests.plain.replacingOccurrences(
@@ -47,13 +52,13 @@ import Testing
                 Attachment(name: "map.png", url: "http://127.0.0.1:9/nForum/att/Test/700/1234", kind: .image, size: nil)
             ])
         #expect(post.body == "第一行\n第二行")
-        // Named by its title when it has no alt; a thumbnail inside the link
-        // stands for the original.
+        // Without an alt, named by its address (its title is nForum's
+        // tooltip); a thumbnail inside the link stands for the original.
         let titled = try mobilePost(
-            firstLine: "<a href=\"/att/Test/700/99\"><img title=\"图.jpg\" src=\"/att/Test/700/99/middle\" /></a>")
+            firstLine: "<a href=\"/att/Test/700/99\"><img title=\"单击此在新窗口浏览图片\" src=\"/att/Test/700/99/middle\" /></a>")
         #expect(
             titled.attachments == [
-                Attachment(name: "图.jpg", url: "http://127.0.0.1:9/att/Test/700/99", kind: .image, size: nil)
+                Attachment(name: "99", url: "http://127.0.0.1:9/att/Test/700/99", kind: .image, size: nil)
             ])
     }
 
@@ -113,6 +118,12 @@ import Testing
         ("<a href=\"mailto:a@example.com\">a@example.com</a>", "a@example.com"),
         ("<a href=\"/article/Test/1\">帖子</a>", "帖子"),
         ("<a href=\"javascript:alert(1)\">点我</a>", "点我"),
+        // What a link without text holds, other than its own image, is read.
+        ("<a href=\"http://x.example/\"><img src=\"/nForum/img/ubb/em/1.gif\" alt=\"em1\" /></a>", "[em01]"),
+        // A tag longer than the renderer reads, or one over two lines, would
+        // show as text: the text alone, as before.
+        ("<a href=\"http://x.example/" + String(repeating: "a", count: 600) + "\">长</a>", "长"),
+        ("<a href=\"http://x.example/\">上<br />下</a>", "上\n下"),
     ])
     func linksKeepTheirAddresses(markup: String, body: String) throws {
         let post = try mobilePost(firstLine: markup)
@@ -151,7 +162,7 @@ import Testing
 
     /// A `<pre>` keeps its lines and their indentation.
     @Test func codeKeepsItsLines() throws {
-        let code = "<pre class=\"brush:c\">\nint main() {\n    return 0;\n}\n</pre>"
+        let code = "<pre class=\"brush:c\">\nint main() {\n&nbsp;&nbsp;&nbsp;&nbsp;return 0;\n}\n</pre>"
         let post = try mobilePost(firstLine: code)
         #expect(post.body == "int main() {\n    return 0;\n}\n\n第二行")
         let nforum = try NForumVariationTests().post(NForumVariationTests.varied("第二段<br />", "第二段" + code))
@@ -177,5 +188,17 @@ import Testing
         #expect(SMTHMobileParser.postID(inReplyLink: "/article/Test/post/700123?s=1") == 700123)
         #expect(SMTHMobileParser.postID(inReplyLink: "/article/Test/post/12x") == nil)
         #expect(SMTHMobileParser.postID(inReplyLink: "/article/Test/post/") == nil)
+    }
+
+    /// Only a newline right after `<pre>` goes, as in a browser.
+    @Test(arguments: [
+        ("<pre>\nx\n</pre>", ["x"]), ("<pre><code>\nx</code></pre>", ["", "x"]), ("<pre>\n\nx</pre>", ["", "x"]),
+        ("<pre>a<br />b&nbsp;c\r\nd</pre>", ["a", "b c", "d"]),
+    ])
+    func onlyTheNewlineRightAfterPreGoes(html: String, lines: [String]) throws {
+        let document = try HTMLDocument(
+            data: Data("<html><body>\(html)</body></html>".utf8), url: "https://example.org/", encoding: "UTF-8")
+        let pre = try #require(document.select("//pre").first)
+        #expect(PostBodyReader.preformattedLines(pre) == lines)
     }
 }

@@ -1,23 +1,26 @@
 import Foundation
 
 /// Numeric character references read as a browser reads them, where
-/// libxml2 reads them otherwise.
+/// libxml2 reads them otherwise, and a surrogate pair as the character it
+/// spells.
 ///
 /// A page is the forum's view of a post: what a reader saw there is what
 /// the archive must keep. libxml2 2.9 drops a reference to a code point
 /// that XML cannot hold and keeps a C1 control where a browser shows a
 /// character (measured with `xmllint --html`):
 ///
+/// - a lone surrogate, `&#0;` and a number past U+10FFFF vanished; a
+///   browser shows U+FFFD (HTML's numeric character reference end state);
+/// - `&#128;` to `&#159;` became C1 controls (nothing to see); a browser
+///   reads them as windows-1252 (`&#150;` is –, `&#128;` is €);
 /// - a UTF-16 surrogate pair written as two references
 ///   (`&#55357;&#56832;`, as a script that escapes by UTF-16 code units
-///   writes 😀) vanished; it is the one character it spells;
-/// - a lone surrogate, `&#0;` and a number past U+10FFFF vanished;
-///   a browser shows U+FFFD (HTML's numeric character reference end state);
-/// - `&#128;` to `&#159;` became C1 controls (nothing to see); a browser
-///   reads them as windows-1252 (`&#150;` is –, `&#128;` is €).
+///   writes 😀) vanished. A browser shows two U+FFFD for it; the archive
+///   keeps the one character the pair spells, which is what the author
+///   wrote (the one place it reads a page better than a browser).
 ///
-/// These are written again as the references a browser's reading comes
-/// to, before libxml2 parses the page; every other byte stays.
+/// These are written again as the references that reading comes to,
+/// before libxml2 parses the page; every other byte stays.
 enum CharacterReferences {
     /// `utf8` with the references above rewritten; the same bytes, not a
     /// copy, when it holds none.
@@ -80,6 +83,7 @@ enum CharacterReferences {
     /// with or without its `;`): its value (0x110000 for any number past
     /// U+10FFFF) and where it ends.
     static func reference(in bytes: UnsafeBufferPointer<UInt8>, at ampersand: Int) -> (value: UInt32, end: Int)? {
+        guard ampersand < bytes.count, bytes[ampersand] == UInt8(ascii: "&") else { return nil }
         var at = ampersand + 1
         guard at < bytes.count, bytes[at] == UInt8(ascii: "#") else { return nil }
         at += 1

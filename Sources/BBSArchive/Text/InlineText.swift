@@ -62,6 +62,10 @@ package enum InlineText {
         return result.filter { !$0.text.isEmpty }
     }
 
+    /// How far a tag's `]` may be from its `[` (characters): a bracket
+    /// with no `]` that near is text, so a line of brackets stays linear.
+    static let longestTag = 512
+
     /// The line's text as a reader sees it: no codes, UBB tags kept as written.
     package static func plain(_ line: String) -> String {
         removingControlCharacters(ANSIText.strip(line))
@@ -97,7 +101,8 @@ package enum InlineText {
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "[") {
             current += rest[..<open]
-            guard let close = rest[open...].firstIndex(of: "]"), rest.distance(from: open, to: close) <= 512 else {
+            guard let close = rest[open...].firstIndex(of: "]"), rest.distance(from: open, to: close) <= longestTag
+            else {
                 current += rest[open...]
                 rest = ""
                 break

@@ -15,6 +15,9 @@ struct PostBodyReader {
     private var current = CollapsingLine()
     private var currentHoldsAttachment = false
     private var attachments: [Attachment] = []
+    /// Where each image's address is in `attachments`, last: asked of every
+    /// image link, so a page of a million of them stays linear.
+    private var imageIndex: [String: Int] = [:]
     private var pendingImage: (url: String, size: String?)?
     private var pendingFileSize: String?
 
@@ -64,9 +67,8 @@ struct PostBodyReader {
             // its `alt`; before, it was a file without a name.
             if let image = child.firstDescendant(where: { $0.isElement("img") }) {
                 flushPendingImage()
-                if !attachments.contains(where: { $0.kind == .image && $0.url == url }) {
-                    attachments.append(
-                        Attachment(name: Self.imageName(image, url: url), url: url, kind: .image, size: nil))
+                if imageIndex[url] == nil {
+                    addImage(Attachment(name: Self.imageName(image, url: url), url: url, kind: .image, size: nil))
                 }
                 currentHoldsAttachment = true
                 return
@@ -76,7 +78,7 @@ struct PostBodyReader {
             // already (its thumbnail came first) only takes the size.
             if ByteSearch.contains(text, "查看原图") {
                 flushPendingImage()
-                if let listed = attachments.lastIndex(where: { $0.kind == .image && $0.url == url }) {
+                if let listed = imageIndex[url] {
                     attachments[listed].size = attachments[listed].size ?? Self.parenthesized(text)
                 } else {
                     pendingImage = (url, Self.parenthesized(text))
@@ -95,7 +97,7 @@ struct PostBodyReader {
             }
             let url = pendingImage?.url ?? absolute(Self.fullSizePath(src))
             let name = Self.imageName(child, url: url)
-            attachments.append(Attachment(name: name, url: url, kind: .image, size: pendingImage?.size))
+            addImage(Attachment(name: name, url: url, kind: .image, size: pendingImage?.size))
             pendingImage = nil
             currentHoldsAttachment = true
         } else if child.isElement("font"), case let text = HTMLWhitespace.collapse(child.text),
@@ -145,19 +147,28 @@ struct PostBodyReader {
             lines.removeLast()
             trimTrailingBlankLines(&lines)
         }
+        // A body that keeps the BBS's own tail lines: `※ 修改` and `※ 来源`,
+        // known by their text as on the desktop site.
+        // The address is the 来源 line's, whichever comes last (the 修改
+        // line's only without one), as on the desktop.
+        var origin: String?
+        var editAddress: String?
+        while let last = lines.last, let line = PostText.tailLine(last), PostText.isOriginOrEditText(line) {
+            if line.hasPrefix("※ 修改") {
+                if editedBy == nil { editedBy = PostText.editNote(line).0 }
+                if editAddress == nil { editAddress = PostText.fromAddress(line) }
+            } else if origin == nil {
+                origin = PostText.fromAddress(line)
+            }
+            lines.removeLast()
+            trimTrailingBlankLines(&lines)
+        }
+        if ip == nil { ip = origin ?? editAddress }
         // The page cuts the signature off after its `--` line but keeps
         // that line (nForum's mobile view writes the text up to `<br>--`,
         // then the tail lines): the separator of a signature the page does
         // not show, not a line of the post.
         if let last = lines.last, HTMLWhitespace.collapse(last) == "--" {
-            lines.removeLast()
-            trimTrailingBlankLines(&lines)
-        }
-        // A body that keeps the BBS's own tail lines: `※ 修改` and `※ 来源`,
-        // known by their text as on the desktop site.
-        while let last = lines.last, let line = PostText.tailLine(last), PostText.isOriginOrEditText(line) {
-            if line.hasPrefix("※ 修改"), editedBy == nil { editedBy = PostText.editNote(line).0 }
-            if ip == nil { ip = PostText.fromAddress(line) }
             lines.removeLast()
             trimTrailingBlankLines(&lines)
         }
@@ -176,9 +187,13 @@ struct PostBodyReader {
     /// A "view the original" link without its thumbnail still names an image.
     private mutating func flushPendingImage() {
         guard let pending = pendingImage else { return }
-        attachments.append(
-            Attachment(name: Self.lastComponent(pending.url), url: pending.url, kind: .image, size: pending.size))
+        addImage(Attachment(name: Self.lastComponent(pending.url), url: pending.url, kind: .image, size: pending.size))
         pendingImage = nil
+    }
+
+    private mutating func addImage(_ image: Attachment) {
+        imageIndex[image.url] = attachments.count
+        attachments.append(image)
     }
 
     private func trimTrailingBlankLines(_ lines: inout [String]) {
@@ -352,13 +367,16 @@ struct PostBodyReader {
     /// whitespace rules, a block of code was one line.
     static func preformattedLines(_ pre: HTMLNode) -> [String] {
         var lines = [""]
+        // Only a newline that is the first thing inside the `<pre>` goes.
         var atStart = true
         func read(_ node: HTMLNode) {
             node.forEachChild { child in
+                let first = atStart
+                atStart = false
                 if child.isText {
                     var text = child.text.replacingOccurrences(of: "\r\n", with: "\n")
-                    if atStart, text.hasPrefix("\n") { text.removeFirst() }
-                    atStart = false
+                        .replacingOccurrences(of: "\u{00A0}", with: " ")
+                    if first, text.hasPrefix("\n") { text.removeFirst() }
                     for (index, piece) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                         if index > 0 { lines.append("") }
                         lines[lines.count - 1] += piece
@@ -400,19 +418,29 @@ struct PostBodyReader {
         let text = HTMLWhitespace.field(link.text)
         if lower.hasPrefix("mailto:") {
             let mail = String(address.dropFirst("mailto:".count))
-            return mail.isEmpty || text == mail || text == address
-                ? .plain : .tags("[email=\(tagValue(mail))]", "[/email]")
+            let value = tagValue(mail)
+            guard !mail.isEmpty, text != mail, text != address, !text.isEmpty,
+                link.firstDescendant(where: { $0.isElement("br") }) == nil,
+                "[email=".count + value.count < InlineText.longestTag
+            else { return .plain }
+            return .tags("[email=\(value)]", "[/email]")
         }
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), !sameAddress(text, address) else {
-            return .plain
-        }
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), !sameAddress(text, address),
+            link.firstDescendant(where: { $0.isElement("br") }) == nil
+        else { return .plain }
         if text.isEmpty {
-            // An image from elsewhere is not fetched (the archive reaches
-            // no other host): its address, linked.
-            guard link.firstDescendant(where: { $0.isElement("img") }) != nil else { return .plain }
+            // `[img=X]`: the image is the link's own address. It is not
+            // fetched (the archive reaches no other host): its address,
+            // linked. Anything else inside (an emoticon, an attachment) is
+            // read as it is.
+            let image = link.firstDescendant(where: { $0.isElement("img") })
+            guard let source = image?.attribute("src"), HTMLWhitespace.field(source) == address else { return .plain }
             return .replaced("[img]\(tagValue(address))[/img]")
         }
-        return .tags("[url=\(tagValue(address))]", "[/url]")
+        // A tag longer than the renderer reads would show as text.
+        let value = tagValue(address)
+        guard "[url=".count + value.count < InlineText.longestTag else { return .plain }
+        return .tags("[url=\(value)]", "[/url]")
     }
 
     /// Whether a link's text spells its address (`www.newsmth.net` for
@@ -436,12 +464,10 @@ struct PostBodyReader {
         return address.replacingOccurrences(of: "[", with: "%5B").replacingOccurrences(of: "]", with: "%5D")
     }
 
-    /// An attachment image's name: its `alt`, else its `title`, else the
-    /// last part of its address.
+    /// An attachment image's name: its `alt`, else the last part of its
+    /// address (its `title` is nForum's tooltip, 单击此在新窗口浏览图片).
     static func imageName(_ image: HTMLNode, url: String) -> String {
-        for attribute in ["alt", "title"] {
-            if let name = image.attribute(attribute).map(HTMLWhitespace.field), !name.isEmpty { return name }
-        }
+        if let name = image.attribute("alt").map(HTMLWhitespace.field), !name.isEmpty { return name }
         return lastComponent(url)
     }
 

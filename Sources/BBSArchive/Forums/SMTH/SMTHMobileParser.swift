@@ -529,7 +529,6 @@ extension SMTHMobileParser {
             rows(list).flatMap { $0.children { $0.isElement("a") && $0.attribute("name", hasPrefix: "a") } }
         }
 
-        /// `div[hasClass(nav)]/div`, the first, from a post.
         /// The post's own id, from its reply link (`/article/B/post/ID`) in
         /// the nav above it: only a reader who is logged in is shown one,
         /// and it is the only place the id shows.
@@ -546,6 +545,7 @@ extension SMTHMobileParser {
             return nil
         }
 
+        /// `div[hasClass(nav)]/div`, the first, from a post.
         static func nav(_ item: HTMLNode) -> HTMLNode? {
             for box in item.children(where: { $0.isElement("div") && $0.hasClass("nav") }) {
                 if let inner = box.firstChild(where: { $0.isElement("div") }) { return inner }
