@@ -168,7 +168,7 @@ struct PostBodyReader {
         // that line (nForum's mobile view writes the text up to `<br>--`,
         // then the tail lines): the separator of a signature the page does
         // not show, not a line of the post.
-        if let last = lines.last, HTMLWhitespace.collapse(last) == "--" {
+        if let last = lines.last, last.utf8.count <= 16, HTMLWhitespace.collapse(last) == "--" {
             lines.removeLast()
             trimTrailingBlankLines(&lines)
         }
@@ -413,9 +413,13 @@ struct PostBodyReader {
     /// The renderer reads the tags (`InlineText`) and links only what
     /// `SafeLink` allows.
     static func linkText(_ link: HTMLNode, href: String) -> LinkText {
+        // Most links are their address spelled out (every desktop post's
+        // 来源 line has one): known without more strings made.
+        let raw = link.text
+        if raw == href { return .plain }
         let address = HTMLWhitespace.field(href)
         let lower = address.lowercased()
-        let text = HTMLWhitespace.field(link.text)
+        let text = HTMLWhitespace.field(raw)
         if lower.hasPrefix("mailto:") {
             let mail = String(address.dropFirst("mailto:".count))
             let value = tagValue(mail)

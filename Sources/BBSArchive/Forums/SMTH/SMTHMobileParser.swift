@@ -284,13 +284,31 @@ struct SMTHMobileParser {
 
     /// `/article/Test/post/700123` (or with a query) → 700123.
     static func postID(inReplyLink href: String) -> Int? {
-        guard let marker = href.range(of: "/post/", options: .backwards) else { return nil }
-        let digits = href[marker.upperBound...].prefix { ("0"..."9").contains($0) }
-        let rest = href[marker.upperBound...].dropFirst(digits.count)
-        guard (1...18).contains(digits.count), rest.isEmpty || rest.hasPrefix("?") || rest.hasPrefix("#") else {
-            return nil
+        var href = href
+        return href.withUTF8 { postID(inReplyLink: $0) }
+    }
+
+    /// The same, read from the address's bytes in place: asked of every
+    /// link above every post.
+    static func postID(inReplyLink bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        let marker = Array("/post/".utf8)
+        guard bytes.count > marker.count else { return nil }
+        var start = bytes.count - marker.count
+        while start >= 0 {
+            if bytes[start] == marker[0], (1..<marker.count).allSatisfy({ bytes[start + $0] == marker[$0] }) { break }
+            start -= 1
         }
-        return Int(digits)
+        guard start >= 0 else { return nil }
+        var at = start + marker.count
+        var value = 0
+        while at < bytes.count, (0x30...0x39).contains(bytes[at]), at - start - marker.count < 18 {
+            value = value * 10 + Int(bytes[at] - 0x30)
+            at += 1
+        }
+        guard at > start + marker.count,
+            at == bytes.count || bytes[at] == UInt8(ascii: "?") || bytes[at] == UInt8(ascii: "#")
+        else { return nil }
+        return value
     }
 
     /// A floor label's number: `楼主` is 0, `12楼` and `第12楼` are 12; `nil`
@@ -536,8 +554,8 @@ extension SMTHMobileParser {
             for box in item.children(where: { $0.isElement("div") && $0.hasClass("nav") }) {
                 var found: Int?
                 _ = box.firstDescendant { link in
-                    guard link.isElement("a"), let href = link.attribute("href") else { return false }
-                    found = SMTHMobileParser.postID(inReplyLink: href)
+                    guard link.isElement("a") else { return false }
+                    found = link.withAttribute("href") { $0.flatMap(SMTHMobileParser.postID(inReplyLink:)) }
                     return found != nil
                 }
                 if let found { return found }
