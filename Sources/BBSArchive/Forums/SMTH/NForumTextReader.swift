@@ -9,11 +9,11 @@ import Foundation
 /// markup's indentation. The classes nForum puts on every quote line
 /// (`f006`) and on the `※ 来源` and `※ 修改` lines (any colour, picked per
 /// post) are presentation, not colours the author chose, and are dropped.
-struct NForumTextReader {
+struct NForumTextReader: PostTextLines {
     let baseURL: String
 
     private var lines: [String] = []
-    private var current = CollapsingLine()
+    var current = CollapsingLine()
     /// The colours of the fonts the reader is inside, innermost last: a
     /// font that spans `<br />` colours every line it holds, and a font
     /// inside another gives the outer one's colour back when it ends.
@@ -64,14 +64,7 @@ struct NForumTextReader {
                             url: url, kind: .file, size: takeFileSize()))
                 }
             } else {
-                switch PostBodyReader.linkText(node, href: href) {
-                case .plain: readChildren(node)
-                case .tags(let open, let close):
-                    current.appendVisible(open)
-                    readChildren(node)
-                    current.appendVisible(close)
-                case .replaced(let text): current.appendVisible(text)
-                }
+                readLink(node, href: href)
             }
         } else if node.isElement("img") {
             if let src = node.attribute("src"), PostBodyReader.isAttachmentPath(src) {
@@ -81,21 +74,9 @@ struct NForumTextReader {
                 let source = node.attribute("src") ?? ""
                 current.appendVisible(SMTHEmoticons.code(ofImage: source) ?? node.attribute("alt") ?? "")
             }
-        } else if node.isElement("pre") {
-            if current.started { endLine() }
-            for (index, line) in PostBodyReader.preformattedLines(node).enumerated() {
-                if index > 0 { endLine() }
-                current.appendVisible(line)
-            }
-            if current.started { endLine() }
         } else if node.isBlock {
-            // A block is lines of its own, as a browser shows it: the post's
-            // `<p>` holds them all, and a page that wrote lines as `<p>`
-            // ran them into one (the first into the header's last line,
-            // which lost it).
-            if current.started { endLine() }
-            readChildren(node)
-            if current.started { endLine() }
+            // The post's own `<p>` too: it holds every line, and adds none.
+            readBlock(node)
         } else {
             readChildren(node)
         }
@@ -116,7 +97,7 @@ struct NForumTextReader {
         }
     }
 
-    private mutating func readChildren(_ node: HTMLNode) {
+    mutating func readChildren(_ node: HTMLNode) {
         node.forEachChild { child in
             read(child)
             return true
@@ -129,7 +110,7 @@ struct NForumTextReader {
         return (lines, attachments)
     }
 
-    private mutating func endLine() {
+    mutating func endLine() {
         lines.append(Self.tidyCodes(current.finish()))
         // The next line starts in the colour of the fonts still open.
         if let colour = colours.last { current.appendHidden(ANSIText.codes(for: colour)) }

@@ -8,11 +8,11 @@ import Foundation
 /// attachment links and their thumbnails become `Attachment`s (always the
 /// full-size URL), and the `&nbsp;` runs the forum writes for spaces become
 /// spaces again.
-struct PostBodyReader {
+struct PostBodyReader: PostTextLines {
     let baseURL: String
 
     private var lines: [String] = []
-    private var current = CollapsingLine()
+    var current = CollapsingLine()
     private var currentHoldsAttachment = false
     private var attachments: [Attachment] = []
     /// Where each image's address is in `attachments`, last: asked of every
@@ -32,7 +32,9 @@ struct PostBodyReader {
         var editedBy: String?
     }
 
-    mutating func read(_ node: HTMLNode) {
+    mutating func read(_ node: HTMLNode) { readChildren(node) }
+
+    mutating func readChildren(_ node: HTMLNode) {
         node.forEachChild { child in
             read(child: child)
             return true
@@ -50,14 +52,7 @@ struct PostBodyReader {
         } else if child.isElement("a") {
             let href = child.attribute("href") ?? ""
             guard Self.isAttachmentPath(href) else {
-                switch Self.linkText(child, href: href) {
-                case .plain: read(child)
-                case .tags(let open, let close):
-                    current.appendVisible(open)
-                    read(child)
-                    current.appendVisible(close)
-                case .replaced(let text): current.appendVisible(text)
-                }
+                readLink(child, href: href)
                 return
             }
             let text = HTMLWhitespace.field(child.text)
@@ -107,19 +102,8 @@ struct PostBodyReader {
             currentHoldsAttachment = true
         } else if child.isElement("script") || child.isElement("style") {
             return
-        } else if child.isElement("pre") {
-            if current.started { endLine() }
-            for (index, line) in Self.preformattedLines(child).enumerated() {
-                if index > 0 { endLine() }
-                current.appendVisible(line)
-            }
-            if current.started { endLine() }
         } else if child.isBlock {
-            // A block is lines of its own, as a browser shows it (a page
-            // that wrote lines as `<p>` ran them into one).
-            if current.started { endLine() }
-            read(child)
-            if current.started { endLine() }
+            readBlock(child)
         } else {
             read(child)
         }
@@ -175,7 +159,7 @@ struct PostBodyReader {
         return Result(text: lines.joined(separator: "\n"), attachments: attachments, ip: ip, editedBy: editedBy)
     }
 
-    private mutating func endLine() {
+    mutating func endLine() {
         let line = current.finish()
         let blank = line.allSatisfy { $0 == " " }
         if !(currentHoldsAttachment && blank) {
