@@ -291,7 +291,7 @@ struct SMTHMobileParser {
     /// The same, read from the address's bytes in place: asked of every
     /// link above every post.
     static func postID(inReplyLink bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        let marker = Array("/post/".utf8)
+        let marker = postMarker
         guard bytes.count > marker.count else { return nil }
         var start = bytes.count - marker.count
         while start >= 0 {
@@ -310,6 +310,8 @@ struct SMTHMobileParser {
         else { return nil }
         return value
     }
+
+    private static let postMarker = Array("/post/".utf8)
 
     /// A floor label's number: `楼主` is 0, `12楼` and `第12楼` are 12; `nil`
     /// for any other text (a time). The forum's own 楼主 (no character
