@@ -199,6 +199,6 @@ import Testing
         let document = try HTMLDocument(
             data: Data("<html><body>\(html)</body></html>".utf8), url: "https://example.org/", encoding: "UTF-8")
         let pre = try #require(document.select("//pre").first)
-        #expect(PostBodyReader.preformattedLines(pre) == lines)
+        #expect(PostMarkup.preformattedLines(pre) == lines)
     }
 }

@@ -55,12 +55,12 @@ struct NForumTextReader: PostTextLines {
                 let url = absolute(PostBodyReader.fullSizePath(href))
                 // .//img
                 if let image = node.firstDescendant(where: { $0.isElement("img") }) {
-                    let name = PostBodyReader.imageName(image, url: url)
+                    let name = PostMarkup.imageName(image, url: url)
                     attachments.append(Attachment(name: name, url: url, kind: .image, size: nil))
                 } else {
                     attachments.append(
                         Attachment(
-                            name: PostBodyReader.attachmentName(HTMLWhitespace.field(node.text)),
+                            name: PostMarkup.attachmentName(HTMLWhitespace.field(node.text)),
                             url: url, kind: .file, size: takeFileSize()))
                 }
             } else {
@@ -69,7 +69,7 @@ struct NForumTextReader: PostTextLines {
         } else if node.isElement("img") {
             if let src = node.attribute("src"), PostBodyReader.isAttachmentPath(src) {
                 let url = absolute(PostBodyReader.fullSizePath(src))
-                attachments.append(Attachment(name: Self.lastComponent(url), url: url, kind: .image, size: nil))
+                attachments.append(Attachment(name: PostMarkup.lastComponent(url), url: url, kind: .image, size: nil))
             } else {
                 let source = node.attribute("src") ?? ""
                 current.appendVisible(SMTHEmoticons.code(ofImage: source) ?? node.attribute("alt") ?? "")
@@ -161,9 +161,5 @@ struct NForumTextReader: PostTextLines {
     private func absolute(_ href: String) -> String {
         guard let base = URL(string: baseURL), let url = URL(string: href, relativeTo: base) else { return href }
         return url.absoluteString
-    }
-
-    private static func lastComponent(_ url: String) -> String {
-        url.split(separator: "/").last.map(String.init) ?? url
     }
 }

@@ -63,7 +63,7 @@ struct PostBodyReader: PostTextLines {
             if let image = child.firstDescendant(where: { $0.isElement("img") }) {
                 flushPendingImage()
                 if imageIndex[url] == nil {
-                    addImage(Attachment(name: Self.imageName(image, url: url), url: url, kind: .image, size: nil))
+                    addImage(Attachment(name: PostMarkup.imageName(image, url: url), url: url, kind: .image, size: nil))
                 }
                 currentHoldsAttachment = true
                 return
@@ -80,7 +80,7 @@ struct PostBodyReader: PostTextLines {
                 }
             } else {
                 attachments.append(
-                    Attachment(name: Self.attachmentName(text), url: url, kind: .file, size: pendingFileSize))
+                    Attachment(name: PostMarkup.attachmentName(text), url: url, kind: .file, size: pendingFileSize))
                 pendingFileSize = nil
             }
             currentHoldsAttachment = true
@@ -91,7 +91,7 @@ struct PostBodyReader: PostTextLines {
                 return
             }
             let url = pendingImage?.url ?? absolute(Self.fullSizePath(src))
-            let name = Self.imageName(child, url: url)
+            let name = PostMarkup.imageName(child, url: url)
             addImage(Attachment(name: name, url: url, kind: .image, size: pendingImage?.size))
             pendingImage = nil
             currentHoldsAttachment = true
@@ -171,7 +171,8 @@ struct PostBodyReader: PostTextLines {
     /// A "view the original" link without its thumbnail still names an image.
     private mutating func flushPendingImage() {
         guard let pending = pendingImage else { return }
-        addImage(Attachment(name: Self.lastComponent(pending.url), url: pending.url, kind: .image, size: pending.size))
+        addImage(
+            Attachment(name: PostMarkup.lastComponent(pending.url), url: pending.url, kind: .image, size: pending.size))
         pendingImage = nil
     }
 
@@ -339,131 +340,5 @@ struct PostBodyReader: PostTextLines {
         let user = String(rest[..<space])
         guard !user.isEmpty, let address = fromLine(String(rest[space...])) else { return nil }
         return (user, address)
-    }
-
-    private static func lastComponent(_ url: String) -> String {
-        url.split(separator: "/").last.map(String.init) ?? url
-    }
-
-    /// The lines of a `<pre>` (nForum's code blocks) as a browser shows
-    /// them: its newlines end lines, its spaces stay, and a newline right
-    /// after `<pre>` goes; `<br />` ends a line too. Read with HTML's
-    /// whitespace rules, a block of code was one line.
-    static func preformattedLines(_ pre: HTMLNode) -> [String] {
-        var lines = [""]
-        // Only a newline that is the first thing inside the `<pre>` goes.
-        var atStart = true
-        func read(_ node: HTMLNode) {
-            node.forEachChild { child in
-                let first = atStart
-                atStart = false
-                if child.isText {
-                    var text = child.text.replacingOccurrences(of: "\r\n", with: "\n")
-                        .replacingOccurrences(of: "\u{00A0}", with: " ")
-                    if first, text.hasPrefix("\n") { text.removeFirst() }
-                    for (index, piece) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                        if index > 0 { lines.append("") }
-                        lines[lines.count - 1] += piece
-                    }
-                } else if child.isElement("br") {
-                    lines.append("")
-                } else if child.isElement, !child.isElement("script"), !child.isElement("style") {
-                    read(child)
-                }
-                return true
-            }
-        }
-        read(pre)
-        if lines.count > 1, lines.last == "" { lines.removeLast() }
-        return lines
-    }
-
-    /// What a link's text becomes (`linkText`).
-    enum LinkText: Equatable {
-        /// Its text, as it is.
-        case plain
-        /// Its text between these UBB tags.
-        case tags(String, String)
-        /// This instead of what the link holds.
-        case replaced(String)
-    }
-
-    /// A link as the UBB the post holds, when the page shows other text
-    /// than the address (nForum writes `[url=X]这里[/url]` as
-    /// `<a href="X">这里</a>`, `[email=…]` with `mailto:`, and an image from
-    /// elsewhere, `[img=X]`, as a link around it): the text alone lost the
-    /// address. `.plain` for a link whose text is its address (the renderer
-    /// links those again), a link within the forum, or any other scheme.
-    /// The renderer reads the tags (`InlineText`) and links only what
-    /// `SafeLink` allows.
-    static func linkText(_ link: HTMLNode, href: String) -> LinkText {
-        // Most links are their address spelled out (every desktop post's
-        // 来源 line has one): known without more strings made.
-        let raw = link.text
-        if raw == href { return .plain }
-        let address = HTMLWhitespace.field(href)
-        let lower = address.lowercased()
-        let text = HTMLWhitespace.field(raw)
-        if lower.hasPrefix("mailto:") {
-            let mail = String(address.dropFirst("mailto:".count))
-            let value = tagValue(mail)
-            guard !mail.isEmpty, text != mail, text != address, !text.isEmpty,
-                link.firstDescendant(where: { $0.isElement("br") }) == nil,
-                "[email=".count + value.count < InlineText.longestTag
-            else { return .plain }
-            return .tags("[email=\(value)]", "[/email]")
-        }
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), !sameAddress(text, address),
-            link.firstDescendant(where: { $0.isElement("br") }) == nil
-        else { return .plain }
-        if text.isEmpty {
-            // `[img=X]`: the image is the link's own address. It is not
-            // fetched (the archive reaches no other host): its address,
-            // linked. Anything else inside (an emoticon, an attachment) is
-            // read as it is.
-            let image = link.firstDescendant(where: { $0.isElement("img") })
-            guard let source = image?.attribute("src"), HTMLWhitespace.field(source) == address else { return .plain }
-            return .replaced("[img]\(tagValue(address))[/img]")
-        }
-        // A tag longer than the renderer reads would show as text.
-        let value = tagValue(address)
-        guard "[url=".count + value.count < InlineText.longestTag else { return .plain }
-        return .tags("[url=\(value)]", "[/url]")
-    }
-
-    /// Whether a link's text spells its address (`www.newsmth.net` for
-    /// `http://www.newsmth.net/`): case, scheme and a last `/` aside.
-    private static func sameAddress(_ text: String, _ address: String) -> Bool {
-        func bare(_ value: String) -> Substring {
-            var value = Substring(value.lowercased())
-            for scheme in ["http://", "https://"] where value.hasPrefix(scheme) {
-                value = value.dropFirst(scheme.count)
-            }
-            while value.hasSuffix("/") { value = value.dropLast() }
-            return value
-        }
-        return bare(text) == bare(address)
-    }
-
-    /// An address as a tag's value: the brackets that would end the tag
-    /// percent-encoded.
-    private static func tagValue(_ address: String) -> String {
-        guard address.contains(where: { $0 == "[" || $0 == "]" }) else { return address }
-        return address.replacingOccurrences(of: "[", with: "%5B").replacingOccurrences(of: "]", with: "%5D")
-    }
-
-    /// An attachment image's name: its `alt`, else the last part of its
-    /// address (its `title` is nForum's tooltip, 单击此在新窗口浏览图片).
-    static func imageName(_ image: HTMLNode, url: String) -> String {
-        if let name = image.attribute("alt").map(HTMLWhitespace.field), !name.isEmpty { return name }
-        return lastComponent(url)
-    }
-
-    /// A file link's text as the file's name: nForum writes audio and
-    /// flash attachments as `歌.mp3(在新窗口打开)` ("opens in a new window").
-    static func attachmentName(_ text: String) -> String {
-        let note = "(在新窗口打开)"
-        guard text.hasSuffix(note), text.count > note.count else { return text }
-        return HTMLWhitespace.field(String(text.dropLast(note.count)))
     }
 }
