@@ -460,6 +460,10 @@ struct ParseCommand: AsyncParsableCommand {
             if result.unreadRows > 0 {
                 Runner.printError("\(result.unreadRows) row(s) of the list could not be read: see \"unreadRows\"")
             }
+            if result.partlyReadRows > 0 {
+                Runner.printError(
+                    "\(result.partlyReadRows) row(s) of the list could be read only in part: see \"partlyReadRows\"")
+            }
         }
     }
 }

@@ -100,7 +100,7 @@ import Testing
         }
         let board = try parseFixture(changes)
         #expect(board.threads.count == 30)
-        #expect(board.unreadRows.isEmpty)
+        #expect(board.unreadRows.isEmpty && board.partlyReadRows.isEmpty && board.rowReport == nil)
         let row = try #require(board.threads.first)
         #expect(row.gid == 535772)
         #expect(row.author == (name.hasSuffix("starts with T") ? "Tom41" : "D600"))
@@ -129,6 +129,30 @@ import Testing
         let board = try parseFixture([("<div>2023-04-03&nbsp;", "<div>2023年4月3日&nbsp;")])
         #expect(board.threads.count == 29)
         #expect(board.unreadRows.map(\.description) == ["thread 535772: its time \"2023年4月3日\" could not be read"])
+    }
+
+    /// A row whose last reply's time cannot be read keeps its thread, with
+    /// the post's time standing in, and says so.
+    @Test(arguments: [
+        (
+            "|2023-04-14&nbsp;<a href=\"/user/query/sanford66\">",
+            "|2023年4月14日&nbsp;<a href=\"/user/query/sanford66\">",
+            "its last reply's time \"2023年4月14日\" could not be read; its post time stands in"
+        ),
+        (
+            "|2023-04-14&nbsp;<a href=\"/user/query/sanford66\">", "|<a href=\"/user/query/sanford66\">",
+            "its last reply has no time; its post time stands in"
+        ),
+    ])
+    func aLastReplyTimeThatCannotBeReadIsSaid(original: String, variant: String, problem: String) throws {
+        let board = try parseFixture([(original, variant)])
+        #expect(board.threads.count == 30)
+        #expect(board.unreadRows.isEmpty)
+        let row = try #require(board.threads.first)
+        #expect(row.gid == 535772 && row.lastReplier == "sanford66")
+        #expect(row.lastReplyAt == row.postedAt)
+        #expect(board.partlyReadRows.map(\.description) == ["thread 535772: " + problem])
+        #expect(board.rowReport == "1 row(s) read in part: thread 535772: " + problem)
     }
 
     @Test func readsBoardNameTitleAndPager() throws {

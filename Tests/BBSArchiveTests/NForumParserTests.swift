@@ -103,6 +103,25 @@ import Testing
         #expect(board.unreadRows.map(\.description) == ["thread 1757972219: its time \"2016/05/05\" could not be read"])
     }
 
+    /// A row whose last reply's time cannot be read keeps its thread, with
+    /// the post's time standing in, and says so; the captured page says
+    /// nothing of the kind.
+    @Test func aLastReplyTimeThatCannotBeReadIsSaid() throws {
+        let captured = String(decoding: try Fixtures.data("nforum/board-FamilyLife-p2.html"), as: UTF8.self)
+        #expect(try parsedBoard(captured).partlyReadRows.isEmpty)
+        let last = "title=\"跳转至最后回复\">21:38:58&emsp;</a>"
+        let cell = try #require(captured.range(of: last))
+        let html = captured.replacingCharacters(in: cell, with: "title=\"跳转至最后回复\">昨天21点</a>")
+        let board = try parsedBoard(html)
+        #expect(board.threads.count == 30 && board.unreadRows.isEmpty)
+        let first = try #require(board.threads.first)
+        #expect(first.gid == 1_757_972_219 && first.lastReplyAt == first.postedAt)
+        #expect(
+            board.partlyReadRows.map(\.description) == [
+                "thread 1757972219: its last reply's time \"昨天21点\" could not be read; its post time stands in"
+            ])
+    }
+
     func parsedBoard(_ html: String) throws -> BoardPage {
         let page = FetchedPage(
             url: "https://www.newsmth.net/nForum/board/FamilyLife?ajax&p=2", body: Data(html.utf8),

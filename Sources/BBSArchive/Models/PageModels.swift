@@ -66,9 +66,30 @@ package struct BoardPage: Sendable, Equatable {
     package var threadCount: Int? = nil
     /// Rows that link a thread but could not be read: never left out in silence.
     package var unreadRows: [UnreadRow] = []
+    /// Rows kept in `threads` with a field that could not be read and that
+    /// another stands in for (a last reply's time: the post's time), said
+    /// as unread rows are.
+    package var partlyReadRows: [UnreadRow] = []
+
+    /// What of the rows could not be read, as one line for a run's report;
+    /// `nil` when every row was read whole.
+    package var rowReport: String? {
+        var parts: [String] = []
+        if !unreadRows.isEmpty {
+            parts.append(
+                "\(unreadRows.count) row(s) could not be read: " + unreadRows.map(\.description).joined(separator: "; ")
+            )
+        }
+        if !partlyReadRows.isEmpty {
+            parts.append(
+                "\(partlyReadRows.count) row(s) read in part: "
+                    + partlyReadRows.map(\.description).joined(separator: "; "))
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: " | ")
+    }
 }
 
-/// A list row that links a thread but could not be read, and what of it.
+/// A list row that links a thread and what of it could not be read.
 package struct UnreadRow: Sendable, Equatable, CustomStringConvertible {
     package var gid: Int
     /// What could not be read, e.g. `its time "2016/05/05" could not be read`.

@@ -288,11 +288,7 @@ package struct ReparseAction: Sendable {
                         switch (address, try source.parse(page)) {
                         case (.board(let b, _), .board(let parsed)) where b == board.name:
                             lists.append((response.fetchedAt, parsed))
-                            if !parsed.unreadRows.isEmpty {
-                                report.partial.append(
-                                    "\(response.url): \(parsed.unreadRows.count) row(s) could not be read: "
-                                        + parsed.unreadRows.map(\.description).joined(separator: "; "))
-                            }
+                            if let message = parsed.rowReport { report.partial.append("\(response.url): \(message)") }
                         case (.thread(let b, let gid, _), .thread(var parsed)) where b == board.name:
                             // The list rows first, as a fetch stores them.
                             if !lists.isEmpty { try storeLists() }
@@ -418,7 +414,7 @@ package struct ParseAction: Sendable {
     /// A saved file is read without libcurl; a URL is fetched with
     /// `client`, libcurl's unless one is given.
     package func inspect(client: (any HTTPClient)? = nil) async throws(ArchiveError)
-        -> (json: String, partialPosts: Int, unreadPosts: Int, unreadRows: Int)
+        -> (json: String, partialPosts: Int, unreadPosts: Int, unreadRows: Int, partlyReadRows: Int)
     {
         let page: FetchedPage
         if input.hasPrefix("http://") || input.hasPrefix("https://") {
@@ -441,11 +437,15 @@ package struct ParseAction: Sendable {
         var partial = 0
         var unread = 0
         var unreadRows = 0
+        var partlyReadRows = 0
         if case .thread(let thread) = parsed {
             partial = thread.partialPosts.count
             unread = max(0, (thread.containers ?? 0) - thread.posts.count)
         }
-        if case .board(let board) = parsed { unreadRows = board.unreadRows.count }
-        return (try PageJSON.encode(parsed, forum: source.profile), partial, unread, unreadRows)
+        if case .board(let board) = parsed {
+            unreadRows = board.unreadRows.count
+            partlyReadRows = board.partlyReadRows.count
+        }
+        return (try PageJSON.encode(parsed, forum: source.profile), partial, unread, unreadRows, partlyReadRows)
     }
 }

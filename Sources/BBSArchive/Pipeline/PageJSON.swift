@@ -43,6 +43,7 @@ enum PageJSON {
         let page: PageInfo
         let threads: [Row]
         let unreadRows: [String]
+        let partlyReadRows: [String]
 
         init(_ page: BoardPage) {
             board = page.board
@@ -50,6 +51,7 @@ enum PageJSON {
             self.page = page.page
             threads = page.threads.map(Row.init)
             unreadRows = page.unreadRows.map(\.description)
+            partlyReadRows = page.partlyReadRows.map(\.description)
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -60,6 +62,7 @@ enum PageJSON {
             try c.encode(page, forKey: .page)
             try c.encode(threads, forKey: .threads)
             if !unreadRows.isEmpty { try c.encode(unreadRows, forKey: .unreadRows) }
+            if !partlyReadRows.isEmpty { try c.encode(partlyReadRows, forKey: .partlyReadRows) }
         }
     }
 
@@ -193,6 +196,6 @@ enum PageJSON {
         case kind, board, gid, title, page, threads, replies, sticky, marked, author, postedAt, lastReplier,
             lastReplyAt, posts, floor, body, attachments, ip, editedBy, editedAt, nick, id, quote, signature, likes,
             sections, boards, topics, level, gender, face, lastLoginAt, warning, rawText, containers, partialPosts,
-            unreadRows
+            unreadRows, partlyReadRows
     }
 }

@@ -52,11 +52,13 @@ struct SMTHMobileParser {
         }
         var threads: [ThreadSummary] = []
         var unread: [UnreadRow] = []
+        var partly: [UnreadRow] = []
         for row in Walk.rows(list) {
             switch try parseRow(row) {
-            case .thread(let board, let thread):
+            case .thread(let board, let thread, let problem):
                 if name == nil { name = board }
                 threads.append(thread)
+                if let problem { partly.append(problem) }
             case .unread(let problem):
                 unread.append(problem)
             case nil:
@@ -65,7 +67,7 @@ struct SMTHMobileParser {
         }
         return BoardPage(
             board: name ?? Self.boardName(inURL: page.url) ?? "", title: title,
-            page: pageInfo(document), threads: threads, unreadRows: unread)
+            page: pageInfo(document), threads: threads, unreadRows: unread, partlyReadRows: partly)
     }
 
     /// `首页|版面-地理(Geography)|...` → (`地理`, `Geography`).
@@ -85,7 +87,8 @@ struct SMTHMobileParser {
     /// (said, never skipped in silence); `nil` for a row that lists no
     /// thread (`不存在任何文章`).
     enum Row {
-        case thread(board: String, ThreadSummary)
+        /// A thread, and what of its row could not be read, if anything.
+        case thread(board: String, ThreadSummary, partly: UnreadRow?)
         case unread(UnreadRow)
     }
 
@@ -103,16 +106,31 @@ struct SMTHMobileParser {
         let (postedText, author) = halves.first ?? ("", nil)
         let (lastText, lastReplier) = halves.count > 1 ? halves[1] : ("", nil)
         let postedAt = try SMTHTimeParser.checked(postedText, fetchedAt: page.fetchedAt, url: page.url)
-        let lastReplyAt = try SMTHTimeParser.checked(lastText, fetchedAt: page.fetchedAt, url: page.url)
         guard let postedAt else {
             return .unread(UnreadRow(gid: gid, problem: "its time \"\(postedText)\" could not be read"))
         }
+        let (lastReplyAt, problem) = try Self.lastReply(
+            lastText, postedAt: postedAt, replies: replies, gid: gid, fetchedAt: page.fetchedAt, url: page.url)
         let thread = ThreadSummary(
             gid: gid, title: HTMLWhitespace.field(link.text), replies: replies,
             sticky: link.hasClass("top"), marked: link.hasClass("m"),
             author: author == Self.deletedAuthor ? nil : author,
-            postedAt: postedAt, lastReplier: lastReplier, lastReplyAt: lastReplyAt ?? postedAt)
-        return .thread(board: board, thread)
+            postedAt: postedAt, lastReplier: lastReplier, lastReplyAt: lastReplyAt)
+        return .thread(board: board, thread, partly: problem)
+    }
+
+    /// A list row's last reply time, or its post time standing in for it
+    /// (a thread with no reply shows its post time there, or nothing). When
+    /// the row writes a time that cannot be read, or shows replies and no
+    /// time, what stood in is said (`BoardPage.partlyReadRows`): the board
+    /// list would show the post's time as the last reply's, in silence.
+    static func lastReply(
+        _ text: String, postedAt: Date, replies: Int, gid: Int, fetchedAt: Date, url: String
+    ) throws(ArchiveError) -> (Date, UnreadRow?) {
+        if let time = try SMTHTimeParser.checked(text, fetchedAt: fetchedAt, url: url) { return (time, nil) }
+        guard !text.isEmpty || replies > 0 else { return (postedAt, nil) }
+        let what = text.isEmpty ? "its last reply has no time" : "its last reply's time \"\(text)\" could not be read"
+        return (postedAt, UnreadRow(gid: gid, problem: what + "; its post time stands in"))
     }
 
     static let deletedAuthor = "原帖已删除"

@@ -48,6 +48,7 @@ struct SMTHNForumParser {
         var name: String?
         var threads: [ThreadSummary] = []
         var unread: [UnreadRow] = []
+        var partly: [UnreadRow] = []
         for row in Walk.rows(table) {
             guard let link = Walk.rowLink(row), let href = link.attribute("href"),
                 let (board, gid) = SMTHMobileParser.articlePath(href)
@@ -70,20 +71,21 @@ struct SMTHNForumParser {
             // last where a board shows fewer columns; `1,014` is 1014.
             let repliesCell = counts.count >= 3 ? counts[2] : counts.last
             let replies = repliesCell.flatMap { Self.number(Self.clean($0.text)) } ?? 0
+            let (lastReplyAt, problem) = try SMTHMobileParser.lastReply(
+                lastText, postedAt: postedAt, replies: replies, gid: gid, fetchedAt: page.fetchedAt, url: page.url)
+            if let problem { partly.append(problem) }
             threads.append(
                 ThreadSummary(
                     gid: gid, title: HTMLWhitespace.field(link.text), replies: replies, sticky: row.hasClass("top"),
                     marked: Walk.markedIcon(row) != nil,
                     author: author == SMTHMobileParser.deletedAuthor ? nil : author, postedAt: postedAt,
-                    lastReplier: lastReplier,
-                    lastReplyAt: try SMTHTimeParser.checked(lastText, fetchedAt: page.fetchedAt, url: page.url)
-                        ?? postedAt,
+                    lastReplier: lastReplier, lastReplyAt: lastReplyAt,
                     hasAttachment: Walk.attachmentIcon(row) != nil))
         }
         let count = Walk.threadCount(document).flatMap { Int(Self.clean($0.text)) }
         return BoardPage(
             board: name ?? SMTHMobileParser.boardName(inURL: page.url) ?? "", title: nil, page: pageInfo(document),
-            threads: threads, threadCount: count, unreadRows: unread)
+            threads: threads, threadCount: count, unreadRows: unread, partlyReadRows: partly)
     }
 
     /// `|&ensp;<a>id</a>` or plain text such as 原帖已删除.
