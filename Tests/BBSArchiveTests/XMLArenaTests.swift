@@ -106,6 +106,18 @@ import Testing
         #expect(PostBodyReader.fromLine(line) == expected)
     }
 
+    /// An invisible mark before `FROM` (a zero-width space, a byte-order
+    /// mark, a direction mark) is not what the line says; one in the
+    /// middle of the word is, so that line is the post's own.
+    @Test func anInvisibleMarkBeforeFromIsNoPartOfTheLine() {
+        for mark in ["\u{200B}", "\u{FEFF}", "\u{200E}", "\u{2060}\u{200B}"] {
+            #expect(PostBodyReader.fromLine(mark + "FROM 1.2.3.*") == "1.2.3.*")
+            #expect(PostBodyReader.fromLine(mark + "FROM 1.2.3.* [北京]") == "1.2.3.* [北京]")
+        }
+        #expect(PostBodyReader.fromLine("FR\u{200B}OM 1.2.3.*") == nil)
+        #expect(PostBodyReader.fromLine("\u{200B}From 2019 to 2020") == nil)
+    }
+
     /// What an address is: the forum's IPv4 with hidden parts, or IPv6.
     @Test func anAddressLooksLikeOne() {
         for address in [
@@ -116,7 +128,7 @@ import Testing
         }
         for text in [
             "2019", "9:00", "10:20:30", "1a2b3c", "1.2.3", "1.2.3.4.5", "北京", "1.2.3.4567", "::", "1*.2.3.4",
-            "10:20:1.2.3.4",
+            "10:20:1.2.3.4", "240e:::1", "1::2::3", "240e::3b0::*",
         ] {
             #expect(!PostBodyReader.isAddress(text), "\(text)")
         }

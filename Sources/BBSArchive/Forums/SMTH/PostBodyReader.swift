@@ -222,7 +222,10 @@ struct PostBodyReader: PostTextLines {
         // Every post ends with one: an ASCII line of two fields, the first
         // `FROM`, is read by its bytes.
         if line.utf8.allSatisfy({ $0 < 0x80 }), let address = asciiFromLine(line) { return address }
-        var fields = line.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        // An invisible mark before `FROM` (a zero-width space, a byte-order
+        // mark) is no part of what the line says.
+        let shown = line.unicodeScalars.drop { $0.properties.generalCategory == .format }
+        var fields = Substring(shown).split(whereSeparator: { $0.isWhitespace }).map(String.init)
         guard let first = fields.first else { return nil }
         // `FROM:28.127.20.*` is `FROM:` and the address.
         for label in ["FROM:", "FROM："] where first.hasPrefix(label) && first.count > label.count {
@@ -276,8 +279,8 @@ struct PostBodyReader: PostTextLines {
     }
 
     /// Groups of hex digits (or `*`) between colons, at least two colons and
-    /// one digit, with `::` or a group of three or more (so not a time);
-    /// `tail`: the groups before an IPv4 ending (`::ffff:`).
+    /// one digit, with `::` (once, never `:::`) or a group of three or more
+    /// (so not a time); `tail`: the groups before an IPv4 ending (`::ffff:`).
     private static func isIPv6(_ bytes: Substring.UTF8View, tail: Bool) -> Bool {
         var colons = 0
         var group = 0
@@ -288,7 +291,11 @@ struct PostBodyReader: PostTextLines {
         for byte in bytes {
             switch byte {
             case UInt8(ascii: ":"):
-                if previous == byte { doubleColon = true }
+                if previous == byte {
+                    // `:::`, or a second `::`, is no address.
+                    guard !doubleColon else { return false }
+                    doubleColon = true
+                }
                 colons += 1
                 group = 0
             case 0x30...0x39, 0x41...0x46, 0x61...0x66, UInt8(ascii: "*"):
