@@ -155,6 +155,19 @@ import Testing
         #expect(board.rowReport == "1 row(s) read in part: thread 535772: " + problem)
     }
 
+    /// A row whose reply count cannot be read keeps its thread, with 0
+    /// standing in, and says so.
+    @Test func aReplyCountThatCannotBeReadIsSaid() throws {
+        let board = try parseFixture([("统计</a>(17)", "统计</a>(1.5k)")])
+        #expect(board.threads.count == 30 && board.unreadRows.isEmpty)
+        let row = try #require(board.threads.first)
+        #expect(row.gid == 535772 && row.replies == 0)
+        #expect(
+            board.partlyReadRows.map(\.description) == [
+                "thread 535772: its reply count \"(1.5k)\" could not be read; 0 stands in"
+            ])
+    }
+
     @Test func readsBoardNameTitleAndPager() throws {
         let board = try parseFixture()
         #expect(board.board == "Geography")

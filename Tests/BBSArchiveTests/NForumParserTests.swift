@@ -122,6 +122,21 @@ import Testing
             ])
     }
 
+    /// A reply count that is not a count (`1.5k` is no 15) keeps its
+    /// thread, with 0 standing in, and says so.
+    @Test(arguments: ["1.5k", "2万", ""])
+    func aReplyCountThatCannotBeReadIsSaid(count: String) throws {
+        let captured = String(decoding: try Fixtures.data("nforum/board-FamilyLife-p2.html"), as: UTF8.self)
+        let cell = try #require(captured.range(of: "<td class=\"title_11 middle\">14</td>"))
+        let board = try parsedBoard(
+            captured.replacingCharacters(in: cell, with: "<td class=\"title_11 middle\">\(count)</td>"))
+        #expect(board.threads.count == 30 && board.unreadRows.isEmpty)
+        let first = try #require(board.threads.first)
+        #expect(first.gid == 1_757_972_219 && first.replies == 0)
+        let what = count.isEmpty ? "its reply count is missing" : "its reply count \"\(count)\" could not be read"
+        #expect(board.partlyReadRows.map(\.description) == ["thread 1757972219: \(what); 0 stands in"])
+    }
+
     func parsedBoard(_ html: String) throws -> BoardPage {
         let page = FetchedPage(
             url: "https://www.newsmth.net/nForum/board/FamilyLife?ajax&p=2", body: Data(html.utf8),

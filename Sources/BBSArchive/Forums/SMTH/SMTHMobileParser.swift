@@ -98,7 +98,8 @@ struct SMTHMobileParser {
             let href = link.attribute("href"), let (board, gid) = Self.articlePath(href)
         else { return nil }
         // `(17)` after the title, wherever the link sits in the cell.
-        let replies = Self.replyCount(first.text, title: link.text) ?? 0
+        let count = Self.replyCount(first.text, title: link.text)
+        let replies = count ?? 0
 
         // `{postTime} {author}|{lastTime} {lastReplier}`; the author may be
         // the plain text 原帖已删除 when the first post was deleted.
@@ -109,8 +110,13 @@ struct SMTHMobileParser {
         guard let postedAt else {
             return .unread(UnreadRow(gid: gid, problem: "its time \"\(postedText)\" could not be read"))
         }
-        let (lastReplyAt, problem) = try Self.lastReply(
+        var (lastReplyAt, problem) = try Self.lastReply(
             lastText, postedAt: postedAt, replies: replies, gid: gid, fetchedAt: page.fetchedAt, url: page.url)
+        if count == nil {
+            let after = Self.afterTitle(first.text, title: link.text)
+            let unread = Self.unreadCount(HTMLWhitespace.field(String(after)), gid: gid)
+            problem = problem.map { UnreadRow(gid: gid, problem: unread.problem + "; " + $0.problem) } ?? unread
+        }
         let thread = ThreadSummary(
             gid: gid, title: HTMLWhitespace.field(link.text), replies: replies,
             sticky: link.hasClass("top"), marked: link.hasClass("m"),
@@ -135,18 +141,19 @@ struct SMTHMobileParser {
 
     static let deletedAuthor = "原帖已删除"
 
+    /// A row whose reply count cannot be read (`(1.5k)`, or none): kept,
+    /// with 0 standing in, and said.
+    static func unreadCount(_ text: String, gid: Int) -> UnreadRow {
+        let what =
+            text.isEmpty ? "its reply count is missing" : "its reply count \"\(text.prefix(40))\" could not be read"
+        return UnreadRow(gid: gid, problem: what + "; 0 stands in")
+    }
+
     /// A row's reply count: the first bracketed number after its title
     /// (`(17)`, `（17）`, `(1,017)`), whatever comes between or after (an
     /// icon, `(图)`, a `[新]`).
     static func replyCount(_ cellText: String, title: String) -> Int? {
-        var rest = Substring(cellText)
-        // The title first, as the row writes it: cut by bytes, without
-        // Foundation's search (every row of every list page asks).
-        if !title.isEmpty, cellText.utf8.starts(with: title.utf8) {
-            rest = rest[cellText.utf8.index(cellText.utf8.startIndex, offsetBy: title.utf8.count)...]
-        } else if !title.isEmpty, let range = rest.range(of: title) {
-            rest = rest[range.upperBound...]
-        }
+        var rest = afterTitle(cellText, title: title)
         while let open = rest.firstIndex(where: { $0 == "(" || $0 == "（" }) {
             let inside = rest[rest.index(after: open)...].prefix { $0 != ")" && $0 != "）" }
             let digits = inside.filter { !$0.isWhitespace && $0 != "," && $0 != "，" }
@@ -156,6 +163,18 @@ struct SMTHMobileParser {
             rest = rest[inside.endIndex...]
         }
         return nil
+    }
+
+    /// What a row's first cell holds after its title, found as the row
+    /// writes it: cut by bytes, without Foundation's search (every row of
+    /// every list page asks).
+    static func afterTitle(_ cellText: String, title: String) -> Substring {
+        if !title.isEmpty, cellText.utf8.starts(with: title.utf8) {
+            return cellText[cellText.utf8.index(cellText.utf8.startIndex, offsetBy: title.utf8.count)...]
+        } else if !title.isEmpty, let range = cellText.range(of: title) {
+            return cellText[range.upperBound...]
+        }
+        return Substring(cellText)
     }
 
     /// A decimal digit, ASCII or full-width (`7`, `７`); `nil` for anything

@@ -70,13 +70,17 @@ struct SMTHNForumParser {
             // Score, likes, replies: the reply count is the third, or the
             // last where a board shows fewer columns; `1,014` is 1014.
             let repliesCell = counts.count >= 3 ? counts[2] : counts.last
-            let replies = repliesCell.flatMap { Self.number(Self.clean($0.text)) } ?? 0
+            let repliesText = repliesCell.map { Self.clean($0.text) } ?? ""
+            let replies = Self.number(repliesText)
+            if replies == nil { partly.append(SMTHMobileParser.unreadCount(repliesText, gid: gid)) }
             let (lastReplyAt, problem) = try SMTHMobileParser.lastReply(
-                lastText, postedAt: postedAt, replies: replies, gid: gid, fetchedAt: page.fetchedAt, url: page.url)
+                lastText, postedAt: postedAt, replies: replies ?? 0, gid: gid, fetchedAt: page.fetchedAt,
+                url: page.url)
             if let problem { partly.append(problem) }
             threads.append(
                 ThreadSummary(
-                    gid: gid, title: HTMLWhitespace.field(link.text), replies: replies, sticky: row.hasClass("top"),
+                    gid: gid, title: HTMLWhitespace.field(link.text), replies: replies ?? 0,
+                    sticky: row.hasClass("top"),
                     marked: Walk.markedIcon(row) != nil,
                     author: author == SMTHMobileParser.deletedAuthor ? nil : author, postedAt: postedAt,
                     lastReplier: lastReplier, lastReplyAt: lastReplyAt,
@@ -290,10 +294,18 @@ struct SMTHNForumParser {
         return title
     }
 
-    /// The digits of a count, ASCII or full-width, its separators aside
-    /// (`1,014`, `１４`); `nil` when it holds none.
+    /// A count: digits, ASCII or full-width, and its separators (`1,014`,
+    /// `１４`); `nil` when it holds none or anything else (`1.5k` is no
+    /// 15, `2万` no 2).
     static func number(_ text: String) -> Int? {
-        let digits = text.compactMap(SMTHMobileParser.decimalDigit)
+        var digits: [Int] = []
+        for character in text {
+            if let digit = SMTHMobileParser.decimalDigit(character) {
+                digits.append(digit)
+            } else if character != "," && character != "，" && !character.isWhitespace {
+                return nil
+            }
+        }
         guard !digits.isEmpty, digits.count <= 9 else { return nil }
         return digits.reduce(0) { $0 * 10 + $1 }
     }
