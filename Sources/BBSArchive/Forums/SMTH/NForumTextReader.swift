@@ -52,7 +52,7 @@ struct NForumTextReader: PostTextLines {
         } else if node.isElement("a") {
             let href = node.attribute("href") ?? ""
             if PostBodyReader.isAttachmentPath(href) {
-                let url = absolute(PostBodyReader.fullSizePath(href))
+                let url = PostMarkup.absolute(baseURL, PostBodyReader.fullSizePath(href))
                 // .//img
                 if let image = node.firstDescendant(where: { $0.isElement("img") }) {
                     let name = PostMarkup.imageName(image, url: url)
@@ -68,7 +68,7 @@ struct NForumTextReader: PostTextLines {
             }
         } else if node.isElement("img") {
             if let src = node.attribute("src"), PostBodyReader.isAttachmentPath(src) {
-                let url = absolute(PostBodyReader.fullSizePath(src))
+                let url = PostMarkup.absolute(baseURL, PostBodyReader.fullSizePath(src))
                 attachments.append(Attachment(name: PostMarkup.lastComponent(url), url: url, kind: .image, size: nil))
             } else {
                 let source = node.attribute("src") ?? ""
@@ -158,8 +158,4 @@ struct NForumTextReader: PostTextLines {
         return out
     }
 
-    private func absolute(_ href: String) -> String {
-        guard let base = URL(string: baseURL), let url = URL(string: href, relativeTo: base) else { return href }
-        return url.absoluteString
-    }
 }

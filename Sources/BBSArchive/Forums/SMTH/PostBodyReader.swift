@@ -56,7 +56,7 @@ struct PostBodyReader: PostTextLines {
                 return
             }
             let text = HTMLWhitespace.field(child.text)
-            let url = absolute(Self.fullSizePath(href))
+            let url = PostMarkup.absolute(baseURL, Self.fullSizePath(href))
             // An image inside its own link (nForum's form of an image shown
             // without a thumbnail, the desktop's too) is that image, named by
             // its `alt`; before, it was a file without a name.
@@ -90,7 +90,7 @@ struct PostBodyReader: PostTextLines {
                 current.appendVisible(SMTHEmoticons.code(ofImage: src) ?? child.attribute("alt") ?? "")
                 return
             }
-            let url = pendingImage?.url ?? absolute(Self.fullSizePath(src))
+            let url = pendingImage?.url ?? PostMarkup.absolute(baseURL, Self.fullSizePath(src))
             let name = PostMarkup.imageName(child, url: url)
             addImage(Attachment(name: name, url: url, kind: .image, size: pendingImage?.size))
             pendingImage = nil
@@ -183,11 +183,6 @@ struct PostBodyReader: PostTextLines {
 
     private func trimTrailingBlankLines(_ lines: inout [String]) {
         while let last = lines.last, HTMLWhitespace.isBlank(last) { lines.removeLast() }
-    }
-
-    private func absolute(_ href: String) -> String {
-        guard let base = URL(string: baseURL), let url = URL(string: href, relativeTo: base) else { return href }
-        return url.absoluteString
     }
 
     /// Whether the link's bytes hold `/att/` (ASCII: the same answer as

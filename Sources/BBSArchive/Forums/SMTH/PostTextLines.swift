@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the mobile and the desktop post readers (`PostBodyReader`,
 /// `NForumTextReader`) read alike: a link's text with the UBB of its
 /// address, the lines of a `<pre>`, and a block's lines of its own.
@@ -44,6 +46,13 @@ extension PostTextLines {
 
 /// How both readers read a post's markup, piece by piece.
 enum PostMarkup {
+    /// `href` resolved against the page's address `base`; as written when
+    /// either cannot be read as an address.
+    static func absolute(_ base: String, _ href: String) -> String {
+        guard let base = URL(string: base), let url = URL(string: href, relativeTo: base) else { return href }
+        return url.absoluteString
+    }
+
     /// The last part of an address: an attachment's name when it has no other.
     static func lastComponent(_ url: String) -> String {
         url.split(separator: "/").last.map(String.init) ?? url
