@@ -14,6 +14,19 @@ extension ReplicaForum {
         return true
     }
 
+    /// Deletes the reply at `floor` (not the first post) as its author or a
+    /// moderator does: it leaves the thread, and every later reply moves up
+    /// a floor, since the forum numbers floors by place. Returns `false` if
+    /// there is no such board, thread or reply.
+    @discardableResult
+    public func deleteReply(board: String, gid: Int, floor: Int) -> Bool {
+        guard floor > 0, let current = generated(named: board), let thread = current.thread(gid: gid),
+            thread.posts.contains(where: { $0.floor == floor })
+        else { return false }
+        growth.append(.deletion(gid: gid, floor: floor), to: board)
+        return true
+    }
+
     /// Starts a new thread with one post at `time`; returns its gid.
     @discardableResult
     public func addThread(board: String, title: String, at time: Date = Date()) -> Int? {
@@ -44,6 +57,12 @@ extension ReplicaForum {
                 let id = Self.nextPostID(in: board)
                 let floor = (board.threads[index].posts.last?.floor ?? 0) + 1
                 board.threads[index].posts.append(newPost(id: id, floor: floor, title: title, at: time))
+            }
+        case .deletion(let gid, let floor):
+            guard let index = board.threads.firstIndex(where: { $0.gid == gid }) else { return }
+            board.threads[index].posts.removeAll { $0.floor == floor }
+            for post in board.threads[index].posts.indices where board.threads[index].posts[post].floor > floor {
+                board.threads[index].posts[post].floor -= 1
             }
         case .thread(let gid, let title, let time):
             let post = newPost(id: gid, floor: 0, title: title, at: time)
@@ -88,6 +107,7 @@ final class GrowthLog: @unchecked Sendable {
     enum Change: Sendable {
         case replies(gid: Int, count: Int, at: Date)
         case thread(gid: Int, title: String, at: Date)
+        case deletion(gid: Int, floor: Int)
     }
 
     private let lock = NSLock()

@@ -267,7 +267,8 @@ package struct ReparseAction: Sendable {
                     pending = nil
                     return
                 }
-                try ingest.thread(pages, board: board.name, gid: thread.gid, summary: nil)
+                let notes = try ingest.thread(pages, board: board.name, gid: thread.gid, summary: nil)
+                report.kept += notes.map { "\(board.name)/\(thread.gid): \($0)" }
                 report.threads += 1
                 report.posts += pages.reduce(0) { $0 + $1.posts.count }
                 pending = nil

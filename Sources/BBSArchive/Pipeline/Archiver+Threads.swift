@@ -60,13 +60,17 @@ extension Archiver {
             var pages: [ThreadPage] = []
             var start = 1
             if archivedPosts > 0 {
-                start = (archivedPosts - 1) / max(1, source.postsPerThreadPage) + 1
+                let known = try store.archivedPosts(board: board, gid: summary.gid)
+                // The page the forum now shows the last archived post on, or
+                // one before it: posts it deleted (marked so here, or shown
+                // as a notice) move the later ones up, at most a page.
+                let shown = known.count - known.filter(\.deleted).count
+                start = max(1, (shown - 1) / max(1, source.postsPerThreadPage) + 1)
                 url = source.threadURL(board: board, gid: summary.gid, page: start)
                 let page = try await threadPage(url, board: board)
-                let known = try store.archivedFloors(board: board, gid: summary.gid)
-                // The page must overlap what is stored; if posts were deleted
-                // in between, the positions moved: read the thread whole.
-                if page.page.current == start, page.posts.contains(where: { known.contains($0.floor) }) {
+                // The page must hold a post archived before, known by who
+                // wrote it and when; if not, read the thread whole.
+                if page.page.current == start, PostAlignment.overlaps(known, page.posts) {
                     pages.append(page)
                 } else {
                     start = 1
@@ -92,7 +96,9 @@ extension Archiver {
                     pages.append(page)
                 }
             }
-            try Ingest(store: store, source: source).thread(pages, board: board, gid: summary.gid, summary: summary)
+            let notes = try Ingest(store: store, source: source).thread(
+                pages, board: board, gid: summary.gid, summary: summary)
+            for note in notes { events(.note("\(board)/\(summary.gid): \(note)")) }
             try store.clearFailure(url: source.originalThreadURL(board: board, gid: summary.gid))
             let partial = pages.compactMap { page in
                 Self.partial(page, url: source.threadURL(board: board, gid: summary.gid, page: page.page.current))

@@ -21,8 +21,12 @@ struct Ingest: Sendable {
 
     /// Stores pages of one thread at once under `board` and `gid`, with
     /// the thread's original address; with `summary`, marks it archived as
-    /// the board listed it.
-    func thread(_ pages: [ThreadPage], board: String, gid: Int, summary: ThreadSummary?) throws(ArchiveError) {
+    /// the board listed it. Returns what the store kept over what the pages
+    /// say, a line each (`ArchiveStore.saveThread`).
+    @discardableResult
+    func thread(_ pages: [ThreadPage], board: String, gid: Int, summary: ThreadSummary?) throws(ArchiveError)
+        -> [String]
+    {
         let pages = pages.map { page in
             var page = page
             page.board = board
@@ -32,10 +36,11 @@ struct Ingest: Sendable {
             }
             return page
         }
-        try store.saveThread(
+        let notes = try store.saveThread(
             board: board, pages: pages, summary: summary,
             originalURL: source.originalThreadURL(board: board, gid: gid))
         try noteEmoticons(in: pages.flatMap(\.posts).flatMap { [$0.body, $0.signature ?? ""] })
+        return notes
     }
 
     /// Records the emoticons `texts` use, each with the forum's address of

@@ -127,12 +127,21 @@ extension ArchiveStore {
         }
     }
 
-    /// The floors of a thread the store holds.
-    package func archivedFloors(board: String, gid: Int) throws(ArchiveError) -> Set<Int> {
-        try read { db in
-            Set(
-                try Int.fetchAll(
-                    db, sql: "SELECT floor FROM post WHERE board = ? AND gid = ?", arguments: [board, gid]))
+    /// The posts of a thread the store holds, in floor order, as `PostAlignment` knows them.
+    func archivedPosts(board: String, gid: Int) throws(ArchiveError) -> [PostAlignment.Archived] {
+        try read { db in try Self.archivedPosts(db, board: board, gid: gid) }
+    }
+
+    static func archivedPosts(_ db: Database, board: String, gid: Int) throws -> [PostAlignment.Archived] {
+        try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT floor, author, postedAt, postID, forumDeletedAt IS NOT NULL FROM post
+                    WHERE board = ? AND gid = ? ORDER BY floor
+                    """),
+            arguments: [board, gid]
+        ).map { row in
+            PostAlignment.Archived(floor: row[0], author: row[1], postedAt: row[2], postID: row[3], deleted: row[4])
         }
     }
 

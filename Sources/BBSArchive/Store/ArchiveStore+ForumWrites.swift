@@ -149,12 +149,20 @@ extension ArchiveStore {
     /// Stores pages of one thread at once, so a thread's new pages are
     /// either all stored or not at all. With `summary`, marks the thread
     /// archived as the board listed it; posts stored before are kept.
+    ///
+    /// Posts keep the floors they were archived at (`PostAlignment`): a
+    /// reply the forum deleted, moving every later one up, stays, marked as
+    /// deleted by the forum. Returns what was kept over what the pages say,
+    /// a line each (`floor 3: …`), for the run to tell.
+    @discardableResult
     package func saveThread(
         board: String, pages: [ThreadPage], summary: ThreadSummary?, originalURL: String? = nil
-    ) throws(ArchiveError) {
-        guard let first = pages.first else { return }
+    ) throws(ArchiveError) -> [String] {
+        guard let first = pages.first else { return [] }
         let now = Self.seconds(clock())
+        var notes: [String] = []
         try write { db in
+            notes = []
             // Each statement prepared once per connection, the time as an
             // argument: with the triggers on `thread`, compiling one costs
             // more than running it, and a fetch stores thread after thread.
@@ -174,11 +182,13 @@ extension ArchiveStore {
                     pages.last?.posts.last?.author, Self.seconds(pages.last?.posts.last?.postedAt ?? clock()),
                     originalURL, now,
                 ])
-            var changed = false
-            for page in pages {
-                for post in page.posts {
-                    changed = try Self.upsertPost(db, board: board, gid: first.gid, post: post, now: now) || changed
-                }
+            var posts = pages.flatMap(\.posts)
+            var changed = try Self.placePosts(
+                &posts, db, board: board, gid: first.gid, pages: pages, now: now, notes: &notes)
+            for post in posts {
+                changed =
+                    try Self.upsertPost(db, board: board, gid: first.gid, post: post, now: now, notes: &notes)
+                    || changed
             }
             try db.cachedStatement(sql: "UPDATE thread SET pages = ? WHERE board = ? AND gid = ?")
                 .execute(arguments: [pages.map(\.page.total).max(), board, first.gid])
@@ -192,20 +202,68 @@ extension ArchiveStore {
                 ).execute(arguments: [summary.replies, Self.seconds(summary.lastReplyAt), board, first.gid])
             }
         }
+        return notes
+    }
+
+    /// Gives `posts` (a thread's pages' posts, in order) the floors they
+    /// were archived at, and marks the archived posts that the pages pass
+    /// over as deleted by the forum (`PostAlignment`); returns whether it
+    /// marked any. Posts keep the forum's places when nothing was archived,
+    /// or when they do not line up with what was.
+    static func placePosts(
+        _ posts: inout [Post], _ db: Database, board: String, gid: Int, pages: [ThreadPage], now: Int64,
+        notes: inout [String]
+    ) throws -> Bool {
+        let archived = try archivedPosts(db, board: board, gid: gid)
+        guard !archived.isEmpty else { return false }
+        let listed = posts.map(PostAlignment.Listed.init)
+        guard
+            let placement = PostAlignment.place(
+                archived: archived, listed: listed, fromStart: pages.first?.page.current == 1,
+                toEnd: pages.last.map { $0.page.current >= $0.page.total } ?? false)
+        else { return false }
+        for index in posts.indices { posts[index].floor = placement.floors[index] }
+        guard !placement.gone.isEmpty else { return false }
+        let mark = try db.cachedStatement(
+            sql:
+                "UPDATE post SET forumDeletedAt = ? WHERE board = ? AND gid = ? AND floor = ? AND forumDeletedAt IS NULL"
+        )
+        for floor in placement.gone {
+            try mark.execute(arguments: [now, board, gid, floor])
+        }
+        let floors = placement.gone.map(String.init).joined(separator: ", ")
+        notes.append("floor \(floors): no longer on the forum; kept, marked as deleted by the forum")
+        return true
     }
 
     /// Inserts or updates one post and its attachments; returns whether
-    /// anything differed from what was stored.
-    static func upsertPost(_ db: Database, board: String, gid: Int, post: Post, now: Int64) throws -> Bool {
+    /// anything differed from what was stored. A post read only in part
+    /// never replaces one archived whole, and an empty body never replaces
+    /// archived text: what is kept is said in `notes`.
+    static func upsertPost(
+        _ db: Database, board: String, gid: Int, post: Post, now: Int64, notes: inout [String]
+    ) throws -> Bool {
         // Every statement here runs for every post: each is prepared once per connection.
         try db.cachedStatement(sql: "INSERT INTO user (id) VALUES (?) ON CONFLICT (id) DO NOTHING").execute(
             arguments: [post.author])
         var post = post
         let storedRow = try Row.fetchOne(
             db.cachedStatement(
-                sql: "SELECT body, author, forumDeletedAt FROM post WHERE board = ? AND gid = ? AND floor = ?"),
+                sql:
+                    "SELECT body, author, forumDeletedAt, parseWarning FROM post WHERE board = ? AND gid = ? AND floor = ?"
+            ),
             arguments: [board, gid, post.floor])
         let storedBody: String? = storedRow?["body"]
+        if let storedRow, post.warning != nil, (storedRow["parseWarning"] as String?) == nil {
+            notes.append("floor \(post.floor): read only in part; the post archived whole is kept")
+            return false
+        }
+        if let storedBody, !post.deletedByForum, post.body.unicodeScalars.allSatisfy(\.isBlankOrNewline),
+            !storedBody.unicodeScalars.allSatisfy(\.isBlankOrNewline)
+        {
+            notes.append("floor \(post.floor): the forum shows it empty now; the archived text is kept")
+            post.body = storedBody
+        }
         // The mobile site shows no colours: reading a post there after the
         // desktop site must not wash the colours out of the stored text.
         var body = post.body

@@ -1,0 +1,168 @@
+import Foundation
+
+/// Where the posts of a thread, as its pages list them now, go among the
+/// posts the store archived of it.
+///
+/// The forum numbers a thread's posts by their place: when a reply is
+/// deleted, every later reply moves up a floor. Stored by that place, the
+/// next fetch would write each later post over the one before it, and the
+/// deleted post, its attachments and its likes would be gone from the
+/// archive. So the listed posts are matched with the archived ones by who
+/// wrote them and when (or by the forum's post id, where both have one):
+/// a post keeps the floor it was archived at, a new one takes the next
+/// free floor, and an archived post that the listing passes over is no
+/// longer on the forum (`gone`): it stays, marked as deleted by the forum.
+enum PostAlignment {
+    /// A post as the store holds it.
+    struct Archived: Equatable, Sendable {
+        var floor: Int
+        var author: String
+        var postedAt: Int64
+        var postID: Int?
+        /// Marked as deleted by the forum (a deletion notice, or gone).
+        var deleted: Bool
+    }
+
+    /// A post as a page lists it; `sure` when it was read whole, so its
+    /// author and time say which post it is (a post read in part, or a
+    /// deletion notice, does not say).
+    struct Listed: Equatable, Sendable {
+        var author: String
+        var postedAt: Int64
+        var postID: Int?
+        var sure: Bool
+
+        init(author: String, postedAt: Int64, postID: Int?, sure: Bool) {
+            self.author = author
+            self.postedAt = postedAt
+            self.postID = postID
+            self.sure = sure
+        }
+
+        init(_ post: Post) {
+            self.init(
+                author: post.author, postedAt: ArchiveStore.seconds(post.postedAt), postID: post.postID,
+                sure: post.warning == nil && !post.deletedByForum)
+        }
+    }
+
+    /// Whether `posts` (a page's) hold one of `archived`, known by who
+    /// wrote it and when.
+    static func overlaps(_ archived: [Archived], _ posts: [Post]) -> Bool {
+        let listed = posts.map(Listed.init).filter(\.sure)
+        return listed.contains { post in archived.contains { same($0, post) } }
+    }
+
+    struct Placement: Equatable, Sendable {
+        /// The floor of each listed post, in order.
+        var floors: [Int]
+        /// Archived floors that the listing passed over and that were not
+        /// marked deleted yet: the forum no longer shows them.
+        var gone: [Int]
+    }
+
+    static func same(_ archived: Archived, _ listed: Listed) -> Bool {
+        if let a = archived.postID, let b = listed.postID { return a == b }
+        return archived.author == listed.author && archived.postedAt == listed.postedAt
+    }
+
+    /// Where `listed` goes among `archived` (in floor order); `fromStart`:
+    /// the listing begins with the thread's first post; `toEnd`: it ends
+    /// with its last. `nil` when the listing does not line up with what
+    /// was archived: none of its posts was archived, or a post that was
+    /// never archived comes before one that was (posts are only ever
+    /// deleted, or added at the end). The caller then keeps the forum's
+    /// places, as it did before anything was archived.
+    static func place(archived: [Archived], listed: [Listed], fromStart: Bool, toEnd: Bool) -> Placement? {
+        guard !archived.isEmpty, !listed.isEmpty else { return nil }
+        // Each sure listed post, matched with the first archived post at
+        // or after the last match that it is: in order, so the same author
+        // posting twice in one second still matches post for post.
+        // Looked up, not searched: a thread of many thousands of posts
+        // whose posts all changed would cost their product.
+        struct Key: Hashable {
+            var author: String
+            var postedAt: Int64
+        }
+        var byID: [Int: [Int]] = [:]
+        var byKey: [Key: [Int]] = [:]
+        for (index, post) in archived.enumerated() {
+            if let id = post.postID { byID[id, default: []].append(index) }
+            byKey[Key(author: post.author, postedAt: post.postedAt), default: []].append(index)
+        }
+        /// The first of `indices` (ascending) that is `next` or more.
+        func firstFrom(_ next: Int, in indices: [Int]) -> Int {
+            var low = 0
+            var high = indices.count
+            while low < high {
+                let middle = (low + high) / 2
+                if indices[middle] < next { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        func find(_ post: Listed, from next: Int) -> Int? {
+            var best: Int?
+            if let id = post.postID, let indices = byID[id] {
+                let at = firstFrom(next, in: indices)
+                if at < indices.count { best = indices[at] }
+            }
+            // By author and time: an archived post that has no id to compare
+            // (a few looked at, however many share the second).
+            let indices = byKey[Key(author: post.author, postedAt: post.postedAt)] ?? []
+            for index in indices[firstFrom(next, in: indices)...].prefix(64) where same(archived[index], post) {
+                if best.map({ index < $0 }) ?? true { best = index }
+                break
+            }
+            return best
+        }
+        var match: [Int?] = Array(repeating: nil, count: listed.count)
+        var next = 0
+        var first: Int?
+        for (index, post) in listed.enumerated() where post.sure {
+            guard let found = find(post, from: next) else { continue }
+            match[index] = found
+            next = found + 1
+            if first == nil { first = found }
+        }
+        guard let first else { return nil }
+        // A sure post matched nowhere, before one that is: not a deletion.
+        if let lastMatched = match.lastIndex(where: { $0 != nil }),
+            listed[..<lastMatched].indices.contains(where: { listed[$0].sure && match[$0] == nil })
+        {
+            return nil
+        }
+        // The archived place of the next match after each listed post.
+        var nextMatch: [Int] = Array(repeating: archived.count, count: listed.count)
+        var upcoming = archived.count
+        for index in listed.indices.reversed() {
+            nextMatch[index] = upcoming
+            if let found = match[index] { upcoming = found }
+        }
+        var floors: [Int] = []
+        var passed: [Int] = []
+        // Listed posts before the first match are the archived ones just
+        // before it; from the thread's start, the archived ones from the first.
+        let leading = match.firstIndex { $0 != nil } ?? 0
+        var cursor = fromStart ? 0 : max(0, first - leading)
+        var newFloor = (archived.last?.floor ?? -1) + 1
+        var added = false
+        for (index, post) in listed.enumerated() {
+            if let found = match[index] {
+                if cursor < found { passed.append(contentsOf: cursor..<found) }
+                floors.append(archived[found].floor)
+                cursor = max(cursor, found + 1)
+            } else if !post.sure, !added, cursor < nextMatch[index] {
+                // A post read in part takes the next archived place, when
+                // one is left before the next match.
+                floors.append(archived[cursor].floor)
+                cursor += 1
+            } else {
+                floors.append(newFloor)
+                newFloor += 1
+                added = true
+            }
+        }
+        if toEnd, cursor < archived.count { passed.append(contentsOf: cursor..<archived.count) }
+        return Placement(floors: floors, gone: passed.filter { !archived[$0].deleted }.map { archived[$0].floor })
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import SMTHReplica
+import Testing
+
+@testable import BBSArchive
+
+/// The forum numbers floors by place, so a deleted reply moves every later
+/// one up: archived posts keep their floors, and the deleted one stays,
+/// marked as deleted by the forum (QA 7's first finding: it was written
+/// over, and the last post shown twice).
+@Suite struct PostAlignmentTests {
+    typealias Archived = PostAlignment.Archived
+    typealias Listed = PostAlignment.Listed
+
+    /// Posts named by a letter: the author, and a time that differs for each.
+    static func archived(_ names: String, deleted: Set<Character> = []) -> [Archived] {
+        names.enumerated().map { floor, name in
+            Archived(
+                floor: floor, author: String(name), postedAt: Int64(name.asciiValue ?? 0), postID: nil,
+                deleted: deleted.contains(name))
+        }
+    }
+
+    /// `?` is a post read only in part: its author and time say nothing.
+    static func listed(_ names: String) -> [Listed] {
+        names.map { name in
+            Listed(author: String(name), postedAt: Int64(name.asciiValue ?? 0), postID: nil, sure: name != "?")
+        }
+    }
+
+    static func place(_ archived: String, _ listed: String, fromStart: Bool = true, toEnd: Bool = true)
+        -> PostAlignment.Placement?
+    {
+        PostAlignment.place(
+            archived: Self.archived(archived), listed: Self.listed(listed), fromStart: fromStart, toEnd: toEnd)
+    }
+
+    @Test func postsKeepTheirArchivedFloors() {
+        // Nothing changed, or replies added: the forum's places.
+        #expect(Self.place("abcd", "abcd") == .init(floors: [0, 1, 2, 3], gone: []))
+        #expect(Self.place("abcd", "abcdef") == .init(floors: [0, 1, 2, 3, 4, 5], gone: []))
+        // A reply deleted: the later ones keep their floors.
+        #expect(Self.place("abcd", "acd") == .init(floors: [0, 2, 3], gone: [1]))
+        #expect(Self.place("abcd", "acde") == .init(floors: [0, 2, 3, 4], gone: [1]))
+        #expect(Self.place("abcd", "ad") == .init(floors: [0, 3], gone: [1, 2]))
+        // The last one deleted, and a new one: the new one takes a new floor.
+        #expect(Self.place("abcd", "abce") == .init(floors: [0, 1, 2, 4], gone: [3]))
+        // Pages from the middle on: nothing before them is judged, nor after
+        // them when they do not reach the thread's end.
+        #expect(Self.place("abcd", "cde", fromStart: false) == .init(floors: [2, 3, 4], gone: []))
+        #expect(Self.place("abcdef", "bd", fromStart: false, toEnd: false) == .init(floors: [1, 3], gone: [2]))
+    }
+
+    @Test func aPostReadInPartTakesTheNextPlace() {
+        #expect(Self.place("abcd", "a?cd") == .init(floors: [0, 1, 2, 3], gone: []))
+        #expect(Self.place("abcd", "?bcd", fromStart: false) == .init(floors: [0, 1, 2, 3], gone: []))
+        #expect(Self.place("abcd", "abcd?") == .init(floors: [0, 1, 2, 3, 4], gone: []))
+        // After a new post, it is new too.
+        #expect(Self.place("ab", "abx?") == .init(floors: [0, 1, 2, 3], gone: []))
+        // A deletion notice, read as unsure, stands where its post was.
+        #expect(Self.place("abcd", "ab?d") == .init(floors: [0, 1, 2, 3], gone: []))
+    }
+
+    @Test func postsThatDoNotLineUpKeepTheForumsPlaces() {
+        #expect(Self.place("", "ab") == nil)
+        #expect(Self.place("ab", "xy") == nil)
+        // A post never archived before one that was: no deletion does that.
+        #expect(Self.place("abc", "axc") == nil)
+        #expect(Self.place("abc", "cab") == nil || Self.place("abc", "cab")?.floors != [0, 1, 2])
+    }
+
+    @Test func theForumsPostIdsDecideWhereBothHaveOne() {
+        var archived = Self.archived("abc")
+        for index in archived.indices { archived[index].postID = 100 + index }
+        // The author read otherwise now, the id the same: the same post.
+        let listed = [
+            Listed(author: "A", postedAt: 97, postID: 100, sure: true),
+            Listed(author: "c", postedAt: 99, postID: 102, sure: true),
+        ]
+        #expect(
+            PostAlignment.place(archived: archived, listed: listed, fromStart: true, toEnd: true)
+                == .init(floors: [0, 2], gone: [1]))
+        // Same author and second, other ids: not the same post.
+        let other = [Listed(author: "a", postedAt: 97, postID: 999, sure: true)]
+        #expect(PostAlignment.place(archived: archived, listed: other, fromStart: true, toEnd: true) == nil)
+    }
+
+    @Test func theSameAuthorTwiceInOneSecondMatchesPostForPost() {
+        let archived = (0..<3).map { Archived(floor: $0, author: "a", postedAt: 5, postID: nil, deleted: false) }
+        let listed = (0..<3).map { _ in Listed(author: "a", postedAt: 5, postID: nil, sure: true) }
+        #expect(
+            PostAlignment.place(archived: archived, listed: listed, fromStart: true, toEnd: true)
+                == .init(floors: [0, 1, 2], gone: []))
+    }
+
+    /// Posts marked deleted before are not marked again.
+    @Test func postsAlreadyMarkedAreNotGoneAgain() {
+        let placement = PostAlignment.place(
+            archived: Self.archived("abcd", deleted: ["b"]), listed: Self.listed("acd"), fromStart: true, toEnd: true)
+        #expect(placement == .init(floors: [0, 2, 3], gone: []))
+    }
+
+    /// A thread of many posts whose posts all changed is looked up, not
+    /// searched post by post against every archived one.
+    @Test func manyPostsThatAllChanged() {
+        let archived = (0..<20_000).map {
+            Archived(floor: $0, author: "u\($0)", postedAt: 1, postID: nil, deleted: false)
+        }
+        let listed = (0..<20_000).map { Listed(author: "v\($0)", postedAt: 1, postID: nil, sure: true) }
+        #expect(PostAlignment.place(archived: archived, listed: listed, fromStart: true, toEnd: true) == nil)
+    }
+
+    // MARK: The store
+
+    let pieces = ArchiveStoreTests()
+
+    func openStore() throws -> ArchiveStore {
+        let store = try pieces.openStore()
+        try store.saveBoardPage(
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [pieces.summary()]),
+            source: pieces.source)
+        return store
+    }
+
+    func thread(_ posts: [Post], total: Int = 1) -> [ThreadPage] {
+        [ThreadPage(board: "T", gid: 700, title: "标题", page: PageInfo(current: 1, total: total), posts: posts)]
+    }
+
+    /// Four posts, the second with an attachment; `floor` as the forum numbers them.
+    func post(_ name: String, minute: Int, floor: Int) -> Post {
+        Post(
+            floor: floor, author: name, postedAt: Fixtures.beijing(2026, 8, 1, 9, minute), body: "\(name) 的文字",
+            attachments: name == "bob"
+                ? [Attachment(name: "b.png", url: "http://127.0.0.1:9/att/T/700/2", kind: .image, size: "1KB")]
+                : [],
+            ip: "1.2.3.*")
+    }
+
+    @Test func aDeletedReplyStaysWithItsAttachment() throws {
+        let store = try openStore()
+        let names = ["alice", "bob", "carol", "dave"]
+        try store.saveThread(
+            board: "T", pages: thread(names.enumerated().map { post($1, minute: $0, floor: $0) }), summary: nil)
+        // bob's reply is deleted: carol and dave move up; erin replies.
+        let now = ["alice", "carol", "dave", "erin"]
+        let minutes = [0, 2, 3, 4]
+        let notes = try store.saveThread(
+            board: "T", pages: thread(now.enumerated().map { post($1, minute: minutes[$0], floor: $0) }),
+            summary: nil)
+        let posts = try store.posts(board: "T", gid: 700)
+        #expect(posts.map(\.floor) == [0, 1, 2, 3, 4])
+        #expect(posts.map(\.author) == ["alice", "bob", "carol", "dave", "erin"])
+        #expect(posts.map(\.body) == ["alice 的文字", "bob 的文字", "carol 的文字", "dave 的文字", "erin 的文字"])
+        #expect(posts.map { $0.forumDeletedAt != nil } == [false, true, false, false, false])
+        #expect(posts[1].attachments.map(\.name) == ["b.png"])
+        #expect(notes == ["floor 1: no longer on the forum; kept, marked as deleted by the forum"])
+        // Read again, nothing more changes or is said.
+        #expect(
+            try store.saveThread(
+                board: "T", pages: thread(now.enumerated().map { post($1, minute: minutes[$0], floor: $0) }),
+                summary: nil
+            ).isEmpty)
+        #expect(try store.postVersions(board: "T", gid: 700, floor: 2).isEmpty)
+    }
+
+    /// A copy read only in part, or with empty bodies, is not stored over
+    /// posts archived whole (QA 7's second finding).
+    @Test func aPoorerCopyIsNotStoredOverTheArchivedPosts() throws {
+        let store = try openStore()
+        let names = ["alice", "bob", "carol"]
+        try store.saveThread(
+            board: "T", pages: thread(names.enumerated().map { post($1, minute: $0, floor: $0) }), summary: nil)
+        var poorer = names.enumerated().map { post($1, minute: $0, floor: $0) }
+        poorer[1].author = ""
+        poorer[1].body = ""
+        poorer[1].attachments = []
+        poorer[1].warning = "its author could not be read"
+        poorer[2].body = "\n \n"
+        let notes = try store.saveThread(board: "T", pages: thread(poorer), summary: nil)
+        let posts = try store.posts(board: "T", gid: 700)
+        #expect(posts.map(\.author) == ["alice", "bob", "carol"])
+        #expect(posts.map(\.body) == ["alice 的文字", "bob 的文字", "carol 的文字"])
+        #expect(posts.map(\.warning) == [nil, nil, nil])
+        #expect(posts[1].attachments.map(\.name) == ["b.png"])
+        #expect(
+            notes == [
+                "floor 1: read only in part; the post archived whole is kept",
+                "floor 2: the forum shows it empty now; the archived text is kept",
+            ])
+    }
+
+    // MARK: A run against the replica
+
+    /// The replica deletes two replies of a thread of two pages, and it gets
+    /// a reply: the next run keeps every archived post at its floor. It
+    /// reads the thread from its last archived page, so it marks the reply
+    /// deleted there, and the site shows it with the forum's note; the one
+    /// deleted on the first page is not seen gone, and stays as it was.
+    @Test func aRunKeepsAReplyTheForumDeleted() async throws {
+        var config = ResumeAndIncrementalTests.config
+        config.now = Fixtures.beijing(2026, 8, 1, 12)
+        let forum = ReplicaForum(config: config)
+        let clock = TestClock(config.now)
+        let harness = try await ReplicaHarness.start(
+            forum: forum, faults: ReplicaFaults(), folder: try Fixtures.temporaryFolder("deleted"), clock: clock)
+        let board = harness.board
+        #expect(try await harness.fetch().failures.isEmpty)
+        let thread = try #require(
+            forum.board(named: board)?.threads.first { !$0.sticky && (15...19).contains($0.posts.count) })
+        let before = try harness.store().posts(board: board, gid: thread.gid)
+        #expect(before.count == thread.posts.count)
+        let late = before.count - 2
+
+        clock.advance(by: 60)
+        #expect(forum.deleteReply(board: board, gid: thread.gid, floor: late))
+        #expect(forum.deleteReply(board: board, gid: thread.gid, floor: 2))
+        #expect(forum.addReplies(board: board, gid: thread.gid, count: 1, at: clock.now()))
+        let second = try await harness.fetch()
+        await harness.stop()
+        #expect(second.failures.isEmpty)
+
+        let after = try harness.store().posts(board: board, gid: thread.gid)
+        #expect(after.count == before.count + 1)
+        for (old, new) in zip(before, after) {
+            #expect(
+                (new.floor, new.author, new.postedAt, new.body) == (old.floor, old.author, old.postedAt, old.body),
+                "floor \(old.floor)")
+        }
+        #expect(after.map { $0.forumDeletedAt != nil } == after.indices.map { $0 == late })
+        let newest = try #require(forum.board(named: board)?.threads.first { $0.gid == thread.gid }?.posts.last)
+        #expect(after.last?.author == newest.author && after.last?.postedAt == newest.postedAt)
+
+        let out = harness.folder.appendingPathComponent("site")
+        var build = BuildAction(
+            storePath: harness.storePath, outputPath: out.path, templatesPath: Fixtures.templates.path)
+        build.clock = { clock.now() }
+        _ = try await build.run()
+        let page = try String(
+            contentsOf: out.appendingPathComponent("board/\(board)/\(thread.gid).html"), encoding: .utf8)
+        #expect(page.components(separatedBy: "class=\"forum-deleted\"").count == 2)
+    }
+}
