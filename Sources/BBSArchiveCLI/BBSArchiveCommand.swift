@@ -36,7 +36,7 @@ package struct BBSArchiveCommand: AsyncParsableCommand {
             }
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Console.error(fullMessage(for: error) + "\n")
                 Foundation.exit(2)
             }
             exit(withError: error)
@@ -623,6 +623,6 @@ enum Runner {
     }
 
     static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        Console.error(line + "\n")
     }
 }

@@ -62,7 +62,7 @@ final class ProgressPrinter: @unchecked Sendable {
     func finish() {
         lock.withLock {
             if terminal, !liveLine.isEmpty {
-                FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+                Console.error("\r\u{1B}[2K")
                 liveLine = ""
             }
         }
@@ -89,9 +89,9 @@ final class ProgressPrinter: @unchecked Sendable {
                 guard finished || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
                 lastDraw = now
                 liveLine = line
-                FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
+                Console.error("\r\u{1B}[2K\(line)")
                 if finished {
-                    FileHandle.standardError.write(Data("\n".utf8))
+                    Console.error("\n")
                     liveLine = ""
                 }
             } else {
@@ -99,7 +99,7 @@ final class ProgressPrinter: @unchecked Sendable {
                     return
                 }
                 lastPlain[name] = now
-                FileHandle.standardError.write(Data((line + "\n").utf8))
+                Console.error(line + "\n")
             }
         }
     }
@@ -107,9 +107,9 @@ final class ProgressPrinter: @unchecked Sendable {
     /// Prints a whole line, keeping the live line below it on a terminal.
     private func writeLine(_ line: String) {
         if terminal, !liveLine.isEmpty {
-            FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)\n\(liveLine)".utf8))
+            Console.error("\r\u{1B}[2K\(line)\n\(liveLine)")
         } else {
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+            Console.error(line + "\n")
         }
     }
 

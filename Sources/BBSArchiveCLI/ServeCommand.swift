@@ -27,10 +27,10 @@ struct ServeCommand: AsyncParsableCommand {
             let address = try await server.start(host: host, port: port)
             // Written straight to the descriptor: a script reading our
             // output needs the address now, not when a buffer fills.
-            FileHandle.standardOutput.write(Data((address + "\n").utf8))
+            Console.output(address + "\n")
             let signal = await signals.next()
             await server.stop()
-            FileHandle.standardError.write(Data("serve: stopped on \(signal)\n".utf8))
+            Console.error("serve: stopped on \(signal)\n")
         }
     }
 }

@@ -38,6 +38,28 @@ import Testing
         }
     }
 
+    /// The same with standard error and output going to `/dev/full`, where
+    /// every write fails as on a full disk; its exit status.
+    func runIntoAFullDisk(_ arguments: [String]) async throws -> Int32 {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    let process = Process()
+                    process.executableURL = Self.executable
+                    process.arguments = arguments
+                    let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+                    process.standardOutput = full
+                    process.standardError = full
+                    try process.run()
+                    process.waitUntilExit()
+                    continuation.resume(returning: process.terminationStatus)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
     private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
@@ -141,6 +163,29 @@ import Testing
         #expect(try ArchiveStore(path: store).counts().posts == before.posts)
         #expect(try ArchiveStore(path: store).counts().threads == before.threads)
         await server.stop()
+    }
+
+    /// A log that cannot be written (its disk is full) loses the lines, not
+    /// the run: the fetch and the build do their work and end as they would,
+    /// and an error still ends with its status (Foundation's write trapped:
+    /// exit 132, nothing stored).
+    @Test func aLogThatCannotBeWrittenStopsNothing() async throws {
+        let forum = ReplicaForum(
+            config: ReplicaConfig(seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 6, maxPostsPerThread: 4))
+        let server = ReplicaServer(forum: forum)
+        let base = try await server.start()
+        let folder = try Fixtures.temporaryFolder("cli")
+        let store = folder.appendingPathComponent("a.sqlite").path
+        let site = folder.appendingPathComponent("site")
+        let board = try #require(forum.boardNames.first)
+        let fetch = ["fetch", board, "--forum-url", base.absoluteString, "--store", store, "--rate", "0"]
+        #expect(try await runIntoAFullDisk(fetch) == 0)
+        await server.stop()
+        #expect(try ArchiveStore(path: store).counts().posts > 0)
+        let build = ["build", "--store", store, "--out", site.path, "--templates", Fixtures.templates.path]
+        #expect(try await runIntoAFullDisk(build) == 0)
+        #expect(FileManager.default.fileExists(atPath: site.appendingPathComponent("index.html").path))
+        #expect(try await runIntoAFullDisk(["status", "--store", folder.appendingPathComponent("none").path]) == 1)
     }
 
     @Test func anUnreachableHostSaysSo() async throws {
