@@ -159,6 +159,38 @@ extension String {
         withExtendedLifetime(held) {}
     }
 
+    /// Every spelling of a store or folder takes the same lock: a symbolic
+    /// link to it, or a path through `..` (QA 7: through a link, two fetches
+    /// ran at once and asked the forum for everything twice).
+    @Test func aLinkToTheStoreTakesTheSameLock() throws {
+        let folder = try Fixtures.temporaryFolder("lock")
+        let store = folder.appendingPathComponent("archive.sqlite").path
+        _ = try ArchiveStore(path: store)
+        let link = folder.appendingPathComponent("link.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: store)
+        let site = folder.appendingPathComponent("site")
+        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+        let siteLink = folder.appendingPathComponent("published").path
+        try FileManager.default.createSymbolicLink(atPath: siteLink, withDestinationPath: site.path)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("x"), withIntermediateDirectories: true)
+        let held = try RunLock.acquire(store, command: "bbsarchive fetch (test)", wait: false)
+        let heldSite = try RunLock.acquire(
+            site.path, guarding: .output, command: "bbsarchive build (test)", wait: false)
+        for other in [link, folder.appendingPathComponent("x/../archive.sqlite").path, siteLink, siteLink + "/"] {
+            do {
+                _ = try RunLock.acquire(other, command: "second", wait: false)
+                Issue.record("\(other) took a second lock")
+            } catch {
+                guard case .locked = error else {
+                    Issue.record("\(other): \(error)")
+                    continue
+                }
+            }
+        }
+        withExtendedLifetime((held, heldSite)) {}
+    }
+
     @Test func theLockNamesTheCommandButNotItsCookies() {
         #expect(
             Runner.commandLine(["fetch", "A", "--cookies", "session=secret", "--store", "x"])

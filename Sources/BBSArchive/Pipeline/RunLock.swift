@@ -27,11 +27,28 @@ package final class RunLock: Sendable {
         close(descriptor)
     }
 
-    /// The lock file that guards `target` (a store file or an output folder).
+    /// The lock file that guards `target` (a store file or an output folder):
+    /// beside the file or folder it names, its links followed, so that every
+    /// spelling of it (a symbolic link, `..`) takes the same lock.
     package static func lockPath(for target: String) -> String {
         var trimmed = target
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
-        return trimmed + ".lock"
+        return resolved(trimmed) + ".lock"
+    }
+
+    /// `path` with its links followed: the file or folder itself, or, for
+    /// one not made yet, its folder; as given when neither can be resolved.
+    static func resolved(_ path: String) -> String {
+        if let real = realpath(path, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        guard let real = realpath(folder, nil) else { return path }
+        defer { free(real) }
+        let base = String(cString: real)
+        return (base.hasSuffix("/") ? base : base + "/") + url.lastPathComponent
     }
 
     /// Takes the lock of `target`. When another process holds it: throws
