@@ -17,6 +17,22 @@ package protocol CaptureRecorder: Sendable {
     func cachedRobots(origin: String) throws(ArchiveError) -> HTTPResponse?
     /// Keeps `response` as the robots.txt of `origin`, replacing the last.
     func cacheRobots(origin: String, _ response: HTTPResponse) throws(ArchiveError)
+    /// `host`'s pace as the last run left it, if one kept it.
+    func hostPace(host: String) throws(ArchiveError) -> HostPace?
+    /// Keeps `host`'s pace for the next run: the later of each time wins.
+    func recordHostPace(host: String, _ pace: HostPace) throws(ArchiveError)
+}
+
+/// When a host was last asked, and until when it asked everyone to wait:
+/// what a run started again keeps of the last one's pace.
+package struct HostPace: Sendable, Equatable {
+    package var askedAt: Date
+    package var holdUntil: Date?
+
+    package init(askedAt: Date, holdUntil: Date? = nil) {
+        self.askedAt = askedAt
+        self.holdUntil = holdUntil
+    }
 }
 
 extension CaptureRecorder {
@@ -27,6 +43,9 @@ extension CaptureRecorder {
     /// Without a cache, robots.txt is asked for by every run.
     package func cachedRobots(origin: String) throws(ArchiveError) -> HTTPResponse? { nil }
     package func cacheRobots(origin: String, _ response: HTTPResponse) throws(ArchiveError) {}
+    /// Without a store, every run starts at its own pace.
+    package func hostPace(host: String) throws(ArchiveError) -> HostPace? { nil }
+    package func recordHostPace(host: String, _ pace: HostPace) throws(ArchiveError) {}
 }
 
 extension ArchiveStore: CaptureRecorder {}

@@ -32,7 +32,8 @@ package struct Fetcher: Sendable {
         self.captures = captures
         self.events = events
         sender = PoliteSender(
-            client: client, limiter: limiter, policy: policy, events: events, clock: clock, connections: connections)
+            client: client, limiter: limiter, policy: policy, events: events, clock: clock, connections: connections,
+            captures: captures)
         robots = respectRobots ? RobotsGate(sender: sender, captures: captures, events: events, clock: clock) : nil
     }
 

@@ -12,13 +12,16 @@ struct PoliteSender: Sendable {
     let clock: ArchiveClock
     /// Requests in flight at most (`nil`: as many as the callers send).
     let gate: RequestGate?
+    /// Where each host's pace is kept for the next run (`HostPace`).
+    let captures: (any CaptureRecorder)?
     private let hosts = AnsweredHosts()
 
     init(
         client: any HTTPClient, limiter: RateLimiter, policy: RetryPolicy, events: @escaping ProgressSink,
-        clock: @escaping ArchiveClock, connections: Int? = nil
+        clock: @escaping ArchiveClock, connections: Int? = nil, captures: (any CaptureRecorder)? = nil
     ) {
         gate = connections.map { RequestGate(width: $0) }
+        self.captures = captures
         self.client = client
         self.limiter = limiter
         self.policy = policy
@@ -43,6 +46,13 @@ struct PoliteSender: Sendable {
                 if let retryAfter, retryAfter > policy.maxRetryAfter {
                     events(.note("\(host) asks to wait \(retryAfter) before \(url); leaving it for the next run"))
                     return response
+                }
+                if let retryAfter {
+                    // The host asked everyone to hold off, not just this
+                    // request, and not just this run (which may end here).
+                    let now = clock()
+                    try? captures?.recordHostPace(
+                        host: host, HostPace(askedAt: now, holdUntil: now.addingTimeInterval(Self.seconds(retryAfter))))
                 }
                 reason = "HTTP \(response.status)"
                 if failures + 1 >= policy.attempts { return response }
@@ -84,7 +94,9 @@ struct PoliteSender: Sendable {
         }
         let result: Result<HTTPResponse, ArchiveError>
         do {
-            try await limiter.acquire(host: host)
+            if try await limiter.acquire(host: host, resuming: lastPace(host)) {
+                try? captures?.recordHostPace(host: host, HostPace(askedAt: clock()))
+            }
             result = .success(try await client.get(url, headers: headers))
         } catch let error as ArchiveError {
             result = .failure(error)
@@ -93,6 +105,25 @@ struct PoliteSender: Sendable {
         }
         await gate?.leave()
         return try result.get()
+    }
+
+    /// Reads the pace the last run left for `host`, saying when it asked
+    /// for a pause that has not ended.
+    private func lastPace(_ host: String) -> (@Sendable () -> (HostPace, Date)?)? {
+        guard let captures else { return nil }
+        return { [clock, events] in
+            guard let pace = try? captures.hostPace(host: host) else { return nil }
+            let now = clock()
+            if let hold = pace.holdUntil, hold > now {
+                let wait = Int(hold.timeIntervalSince(now).rounded(.up))
+                events(.note("\(host) asked the last run to wait; waiting \(wait) s before asking it again"))
+            }
+            return (pace, now)
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     static func host(of url: String) -> String {

@@ -9,6 +9,9 @@ package actor RateLimiter {
     private let interval: Duration
     private var nextSlot: [String: ContinuousClock.Instant] = [:]
     private var hostInterval: [String: Duration] = [:]
+    /// When the last run asked each host, for the first slot of this one.
+    private var askedBefore: [String: ContinuousClock.Instant] = [:]
+    private var resumed: Set<String> = []
 
     package init(requestsPerSecond: Double) {
         interval = requestsPerSecond > 0 ? Self.padded(1 / requestsPerSecond) : .zero
@@ -19,15 +22,27 @@ package actor RateLimiter {
     /// machine) pushes the next one back instead of leaving it too close.
     /// A cancelled task does not get one: it throws instead of going ahead
     /// early, so a run that is stopping never sends faster than the rate.
-    package func acquire(host: String) async throws(CancellationError) {
+    /// Returns whether requests to the host are spaced at all. `resuming`
+    /// reads, before the host's first slot of the run, the pace the last
+    /// run left (`resume`) with the wall time to read it against.
+    @discardableResult
+    package func acquire(host: String, resuming: (@Sendable () -> (HostPace, Date)?)? = nil)
+        async throws(CancellationError) -> Bool
+    {
+        // Read once, before any task of this run takes a slot of the host:
+        // nothing here waits, so no other task comes in between.
+        if let resuming, !resumed.contains(host) {
+            resumed.insert(host)
+            if let (pace, now) = resuming() { resume(host: host, pace, now: now) }
+        }
         while true {
             if Task.isCancelled { throw CancellationError() }
             let spacing = max(interval, hostInterval[host] ?? .zero)
             let now = ContinuousClock.now
-            let slot = nextSlot[host] ?? now
+            let slot = nextSlot[host] ?? askedBefore[host].map { $0 + spacing } ?? now
             guard slot > now else {
                 if spacing > .zero { nextSlot[host] = now + spacing }
-                return
+                return spacing > .zero
             }
             do {
                 try await Task.sleep(until: slot, clock: .continuous)
@@ -55,6 +70,21 @@ package actor RateLimiter {
 
     /// The longest spacing a site can ask for between two requests.
     package static let maxInterval: Double = 3600
+
+    /// Takes up `host`'s pace where the last run left it: its first slot is
+    /// a spacing after the last run's last request, and not before the end
+    /// of a pause the host asked for. `now` is the wall time the pace's
+    /// times are read against.
+    package func resume(host: String, _ pace: HostPace, now: Date) {
+        let instant = ContinuousClock.now
+        let since = now.timeIntervalSince(pace.askedAt)
+        if since.isFinite, since >= 0, since < Self.maxInterval {
+            askedBefore[host] = instant - .nanoseconds(Int64(since * 1_000_000_000))
+        }
+        if let hold = pace.holdUntil?.timeIntervalSince(now), hold.isFinite, hold > 0 {
+            pause(host: host, for: .nanoseconds(Int64(min(hold, Self.maxInterval) * 1_000_000_000)))
+        }
+    }
 
     /// Holds every request to `host` for `duration`.
     package func pause(host: String, for duration: Duration) {

@@ -51,6 +51,31 @@ extension ArchiveStore {
         }
     }
 
+    package func hostPace(host: String) throws(ArchiveError) -> HostPace? {
+        try read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT askedAt, holdUntil FROM host_pace WHERE host = ?", arguments: [host]
+            ).map { row in
+                HostPace(
+                    askedAt: Date(timeIntervalSince1970: row["askedAt"]),
+                    holdUntil: (row["holdUntil"] as Double?).map(Date.init(timeIntervalSince1970:)))
+            }
+        }
+    }
+
+    package func recordHostPace(host: String, _ pace: HostPace) throws(ArchiveError) {
+        try write { db in
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO host_pace (host, askedAt, holdUntil) VALUES (?, ?, ?)
+                    ON CONFLICT (host) DO UPDATE SET askedAt = max(askedAt, excluded.askedAt),
+                      holdUntil = max(coalesce(holdUntil, 0), coalesce(excluded.holdUntil, 0))
+                    """
+            ).execute(
+                arguments: [host, pace.askedAt.timeIntervalSince1970, pace.holdUntil?.timeIntervalSince1970])
+        }
+    }
+
     /// The newest capture of `url`, for conditional requests and re-parsing.
     package func latestCapture(url: String) throws(ArchiveError) -> HTTPResponse? {
         try read { db in

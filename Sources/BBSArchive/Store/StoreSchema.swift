@@ -341,6 +341,15 @@ enum StoreSchema {
         migrator.registerMigration("v17-original-url-changes") { db in
             try db.execute(sql: ArchiveStore.originalURLMigration)
         }
+        // Each host's pace as the last run left it: when it was last asked,
+        // and until when it asked everyone to wait (`Retry-After`), so a run
+        // started again keeps both (QA 7: a restarted run asked at once).
+        migrator.registerMigration("v18-host-pace") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE host_pace (host TEXT PRIMARY KEY NOT NULL, askedAt REAL NOT NULL, holdUntil REAL)
+                    """)
+        }
         return migrator
     }
 
