@@ -55,6 +55,33 @@ import Testing
         return thread
     }
 
+    /// Markup nested past libxml2's depth limit ends its reading there, as
+    /// if the page ended: the page is refused, said as such, and tried
+    /// again, not stored without its later posts (QA 7: a post of 257
+    /// `<font>`s stored empty, and the thread counted as done).
+    @Test func markupNestedPastTheParsersLimitRefusesThePage() throws {
+        let deep = Self.sample.replacingOccurrences(
+            of: "FROM 5.6.7.*",
+            with: String(repeating: "<font>", count: 257) + "深" + String(repeating: "</font>", count: 257)
+                + "<br />FROM 5.6.7.*")
+        do {
+            _ = try parse(deep)
+            Issue.record("a page the parser stopped reading was read")
+        } catch {
+            guard case .implausible(_, let what) = error as? ArchiveError else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(what.contains("nested more than 256 elements deep"))
+        }
+        // Nesting within the limit reads whole.
+        let nested = Self.sample.replacingOccurrences(
+            of: "FROM 5.6.7.*",
+            with: String(repeating: "<font>", count: 200) + "深" + String(repeating: "</font>", count: 200)
+                + "<br />FROM 5.6.7.*")
+        #expect(try parse(nested).posts.count == (try parse(Self.sample)).posts.count)
+    }
+
     @Test func readsTitlePagerAndIds() throws {
         let thread = try parse(Self.sample)
         #expect(thread.title == "<b>标题</b> & \"引号\"")

@@ -27,6 +27,9 @@ extension FetchedPage {
         let (encoding, validUTF8) = TextEncodingDetector.decide(body, contentType: contentType)
         do {
             return try HTMLDocument(data: body, url: url, encoding: encoding, validUTF8: validUTF8)
+        } catch .tooDeep {
+            throw .implausible(
+                url: url, what: "markup nested more than 256 elements deep, past which nothing of it could be read")
         } catch {
             throw .notAForumPage(url: url, expected: "\(expected) (it is empty or not HTML)")
         }

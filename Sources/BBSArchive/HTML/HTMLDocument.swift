@@ -53,16 +53,30 @@ final class HTMLDocument {
             guard let base = raw.baseAddress, raw.count > 0, raw.count <= Int(Int32.max) else { return nil }
             return htmlReadMemory(base.assumingMemoryBound(to: CChar.self), Int32(raw.count), url, "UTF-8", options)
         }
+        // libxml2 stops reading at its depth limit (256 elements) and keeps
+        // the tree so far, as if the page ended there: the posts after that
+        // point would be gone without a word.
+        let tooDeep = Self.stoppedTooDeep()
+        // Freed inside the arena, where its memory came from.
+        if tooDeep, let parsed { xmlFreeDoc(parsed) }
         // The thread's last error holds strings from the arena: cleared
         // before leaving it, so nothing outside points into it.
         xmlResetLastError()
         bbs_xml_arena_leave(outside)
-        guard let parsed else {
+        guard let parsed, !tooDeep else {
             bbs_xml_arena_destroy(arena)
-            throw HTMLParseError.unparseable
+            throw tooDeep ? HTMLParseError.tooDeep : HTMLParseError.unparseable
         }
         document = parsed
         self.arena = arena
+    }
+
+    /// Whether the parse just done stopped at libxml2's depth limit.
+    private static func stoppedTooDeep() -> Bool {
+        guard let error = xmlGetLastError(), error.pointee.code == XML_ERR_INTERNAL_ERROR.rawValue,
+            let message = error.pointee.message
+        else { return false }
+        return strncmp(message, "Excessive depth", 15) == 0
     }
 
     deinit {
@@ -135,6 +149,8 @@ final class HTMLDocument {
 /// The reason a byte buffer could not become a document at all.
 enum HTMLParseError: Error {
     case unparseable
+    /// Markup nested deeper than libxml2 reads (256 elements).
+    case tooDeep
 }
 
 /// A node inside an `HTMLDocument`; holds the document so it outlives it.
