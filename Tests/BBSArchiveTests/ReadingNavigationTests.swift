@@ -1,3 +1,4 @@
+import FlyingFox
 import Foundation
 import SMTHReplica
 import Testing
@@ -9,6 +10,56 @@ import Testing
 /// text drawn for a terminal in a monospace block whose columns line up, and
 /// a 404 page that works at any depth.
 @Suite struct ReadingNavigationTests {
+    /// An address whose path names another host (`http://archive//other.host/a/x`)
+    /// is a missing page of the archive: 404.html's root finder looks only
+    /// at folders of its own host. It asked the other host for the style
+    /// sheet, and took its CSS and every link there (QA 7).
+    @Test func theRootFinderNeverAsksAnotherHost() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        final class Asked: @unchecked Sendable {
+            let lock = NSLock()
+            var paths: [String] = []
+        }
+        let asked = Asked()
+        let other = HTTPServer(address: try .inet(ip4: "127.0.0.2", port: 0), logger: .disabled)
+        await other.appendRoute("GET *") { request in
+            asked.lock.withLock { asked.paths.append(request.path) }
+            var headers = HTTPHeaders()
+            headers[HTTPHeader("Access-Control-Allow-Origin")] = "*"
+            headers[.contentType] = "text/css"
+            return HTTPResponse(statusCode: .ok, headers: headers, body: Data("html { color: red }".utf8))
+        }
+        let task = Task { try await other.run() }
+        try await other.waitUntilListening()
+        guard case .ip4(_, let port) = await other.listeningAddress else { throw ArchiveError.invalidOption("no port") }
+        let server = SiteServer(root: built.plain.root)
+        let base = try await server.start()
+        let probe = """
+            (async () => {
+              await new Promise(r => setTimeout(r, 1500));
+              return JSON.stringify({root: document.documentElement.getAttribute('data-root'),
+                sheets: [...document.styleSheets].map(s => s.href)});
+            })()
+            """
+        let report = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result {
+                        try BrowserTests.check(
+                            site: built.plain, pages: [], probes: [("/127.0.0.2:\(port)/a/deeper/x", probe)],
+                            widths: [390], base: base)
+                    })
+            }
+        }
+        await server.stop()
+        await other.stop()
+        task.cancel()
+        #expect(report.fatal == nil, "\(report.fatal ?? "")")
+        let value = try #require(report.probes.first?.value)
+        #expect(!value.contains("127.0.0.2"), "\(value)")
+        #expect(asked.lock.withLock { asked.paths }.isEmpty, "the other host was asked: \(asked.paths)")
+    }
+
     /// The `href` of the first `<a class="NAME" …>` of a page.
     static func link(_ html: String, class name: String) -> String? {
         guard let start = html.range(of: "<a class=\"\(name)\" href=\"") else { return nil }

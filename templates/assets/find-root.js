@@ -11,7 +11,10 @@
   var parts = location.pathname.split("/");
   parts.pop();
   while (parts.length > 0) {
-    folders.push(parts.join("/") + "/");
+    var folder = parts.join("/") + "/";
+    // Only folders of this host: "//other.host/a/" (an address such as
+    // http://archive//other.host/a/x) would name another one.
+    if (folder.charAt(0) === "/" && folder.charAt(1) !== "/") folders.push(folder);
     parts.pop();
   }
   var relative = /^(?![a-z][a-z0-9+.-]*:|\/|#)/i;
@@ -33,7 +36,7 @@
   }
   function probe(index) {
     if (index >= folders.length || !window.fetch) return;
-    fetch(folders[index] + "assets/style.css", { cache: "no-store" }).then(function (response) {
+    fetch(folders[index] + "assets/style.css", { cache: "no-store", mode: "same-origin" }).then(function (response) {
       if (!response.ok) return probe(index + 1);
       var root = folders[index];
       if (document.readyState === "loading") {
