@@ -354,6 +354,11 @@ import Testing
         let attachments = site.text("board/\(HostileBoard.name)/2.html")
         #expect(attachments.contains("evil.txt"))
         #expect(files.filter { $0.hasPrefix("media/") }.allSatisfy { $0.hasSuffix(".bin") })
+        // A click saves the file as the archive keeps it, not as the page or
+        // program its name says (QA 7: `download="a.html"` undid the `.bin`).
+        let saved = attachments.components(separatedBy: "download=\"").dropFirst().map { $0.prefix { $0 != "\"" } }
+        #expect(!saved.isEmpty)
+        for name in saved { #expect(name.hasSuffix(".bin"), "a .bin file saves as \(name)") }
     }
 
     /// With `--cookies` and the other host name allowed by `--media-host`,

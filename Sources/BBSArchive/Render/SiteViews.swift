@@ -508,6 +508,13 @@ struct AttachmentView: TypedTemplateView {
     /// A long screenshot: shown as a crop with 展开.
     var isTall = false
 
+    /// The name a click saves the file under: inert as the archive keeps
+    /// it (`a.html`, stored as `.bin`, saves as `a.html.bin`), never turned
+    /// back into the page or program the forum's name says.
+    var download: String {
+        href.hasSuffix(".bin") && !name.lowercased().hasSuffix(".bin") ? name + ".bin" : name
+    }
+
     /// An image with its thumbnails; `link` makes a site path relative to the page.
     mutating func show(_ variants: ImageVariants, link: (String) -> String) {
         thumbnails = variants.thumbnails.map { ($0.width, link($0.path)) }
@@ -537,6 +544,7 @@ struct AttachmentView: TypedTemplateView {
         case .height: height.map { .text(String($0)) }
         case .isTall: .flag(isTall)
         case .url: href.isEmpty ? nil : .text(href)
+        case .download: .text(download)
         case .size: .text(size)
         case .author: .text(author)
         default: nil

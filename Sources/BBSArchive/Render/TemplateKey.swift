@@ -36,6 +36,7 @@ enum TemplateKey: String, CaseIterable, Sendable {
     case current
     case deletedAuthor
     case depth
+    case download
     case editedBy
     case emSrc
     case entries
