@@ -269,6 +269,26 @@ import Testing
         #expect(FileManager.default.contents(atPath: path) == original)
     }
 
+    /// A thread archived clears its failures under every address it was
+    /// tried at: the other front end's, or an earlier forum address (QA 7:
+    /// `status` listed them as pending for good).
+    @Test func anArchivedThreadClearsItsFailuresUnderEveryAddress() throws {
+        let store = try openStore()
+        for url in [
+            "http://127.0.0.1:1/article/T/700?p=1", "https://www.newsmth.net/nForum/article/T/700?ajax&p=2",
+            "http://127.0.0.1:1/article/T/701?p=1", "http://127.0.0.1:1/board/T?p=3",
+        ] {
+            try store.recordFailure(url: url, board: "T", reason: "HTTP 500")
+        }
+        try store.recordFailure(url: "http://127.0.0.1:1/article/U/700?p=1", board: "U", reason: "HTTP 500")
+        try store.clearThreadFailures(board: "T", gid: 700, address: ForumSources.address(of:))
+        #expect(
+            Set(try store.failures().map(\.url)) == [
+                "http://127.0.0.1:1/article/T/701?p=1", "http://127.0.0.1:1/board/T?p=3",
+                "http://127.0.0.1:1/article/U/700?p=1",
+            ])
+    }
+
     @Test func refusesAFolderThatDoesNotExist() {
         let path = "/nonexistent-\(UUID().uuidString)/a.sqlite"
         #expect(throws: ArchiveError.self) { try ArchiveStore(path: path) }

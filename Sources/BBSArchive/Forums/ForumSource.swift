@@ -123,6 +123,14 @@ package enum ForumSources {
     ]
 
     package static var names: [String] { registry.map(\.name) }
+
+    /// What page an address is, read by whichever front end knows its form.
+    package static func address(of url: String) -> PageAddress? {
+        for entry in registry {
+            if let address = entry.make(nil).address(of: url) { return address }
+        }
+        return nil
+    }
     /// The source used when none is named.
     package static let defaultName = "smth-mobile"
 

@@ -100,6 +100,7 @@ extension Archiver {
                 pages, board: board, gid: summary.gid, summary: summary)
             for note in notes { events(.note("\(board)/\(summary.gid): \(note)")) }
             try store.clearFailure(url: source.originalThreadURL(board: board, gid: summary.gid))
+            try store.clearThreadFailures(board: board, gid: summary.gid, address: ForumSources.address(of:))
             let partial = pages.compactMap { page in
                 Self.partial(page, url: source.threadURL(board: board, gid: summary.gid, page: page.page.current))
             }

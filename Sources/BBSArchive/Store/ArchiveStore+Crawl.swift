@@ -208,6 +208,26 @@ extension ArchiveStore {
         }
     }
 
+    /// Forgets the failures of board `board`'s thread `gid` under any
+    /// address: each failure's address read by `address` (every front end's
+    /// reading of it), so a thread that failed on one front end or forum
+    /// address and was archived through another is not listed as pending
+    /// for good.
+    package func clearThreadFailures(board: String, gid: Int, address: (String) -> PageAddress?)
+        throws(ArchiveError)
+    {
+        try write { db in
+            let urls = try String.fetchAll(
+                db.cachedStatement(sql: "SELECT url FROM failure WHERE board = ? COLLATE NOCASE"), arguments: [board])
+            for url in urls {
+                guard case .thread(let named, let failed, _)? = address(url), failed == gid,
+                    named.caseInsensitiveCompare(board) == .orderedSame
+                else { continue }
+                try db.cachedStatement(sql: "DELETE FROM failure WHERE url = ?").execute(arguments: [url])
+            }
+        }
+    }
+
     /// Forgets the failures of `url` and of every page of it (`url?p=N`).
     package func clearFailure(url: String) throws(ArchiveError) {
         try write { db in try Self.deleteFailures(db, url: url) }
