@@ -189,6 +189,30 @@ import Testing
             ])
     }
 
+    /// A blank title never replaces an archived one, from a list row or a
+    /// thread page, and a title the starter edits keeps the one it replaces
+    /// (QA 7's fourth finding: the first title survived only in a capture).
+    @Test func titlesAreKept() throws {
+        let store = try openStore()
+        let names = ["alice", "bob"]
+        var pages = thread(names.enumerated().map { post($1, minute: $0, floor: $0) })
+        try store.saveThread(board: "T", pages: pages, summary: nil)
+        pages[0].title = "  "
+        try store.saveThread(board: "T", pages: pages, summary: nil)
+        var row = pieces.summary()
+        row.title = ""
+        try store.saveBoardPage(
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [row]), source: pieces.source)
+        #expect(try store.threads(board: "T").first { $0.gid == 700 }?.title == "标题")
+        pages[0].title = "改过的标题"
+        try store.saveThread(board: "T", pages: pages, summary: nil)
+        #expect(try store.threads(board: "T").first { $0.gid == 700 }?.title == "改过的标题")
+        let kept = try store.read { db in
+            try String.fetchAll(db, sql: "SELECT title FROM thread_title_version WHERE board = 'T' AND gid = 700")
+        }
+        #expect(kept == ["标题"])
+    }
+
     // MARK: A run against the replica
 
     /// The replica deletes two replies of a thread of two pages, and it gets

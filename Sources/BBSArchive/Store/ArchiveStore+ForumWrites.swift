@@ -77,8 +77,8 @@ extension ArchiveStore {
                    originalURL)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (board, gid) DO UPDATE SET originalURL = excluded.originalURL,
-                  changedAt = CASE WHEN title IS NOT excluded.title THEN excluded.changedAt ELSE changedAt END,
-                  title = excluded.title, replies = excluded.replies, sticky = excluded.sticky,
+                  changedAt = CASE WHEN title IS NOT \(Self.keptTitle) THEN excluded.changedAt ELSE changedAt END,
+                  title = \(Self.keptTitle), replies = excluded.replies, sticky = excluded.sticky,
                   marked = excluded.marked, author = excluded.author, postedAt = excluded.postedAt,
                   lastReplier = excluded.lastReplier, lastReplyAt = excluded.lastReplyAt
                 WHERE originalURL IS NOT excluded.originalURL OR title IS NOT excluded.title
@@ -172,8 +172,8 @@ extension ArchiveStore {
                       (board, gid, title, replies, sticky, marked, author, postedAt, lastReplier, lastReplyAt, originalURL)
                     VALUES (?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)
                     ON CONFLICT (board, gid) DO UPDATE SET originalURL = coalesce(excluded.originalURL, originalURL),
-                      changedAt = CASE WHEN title IS NOT excluded.title THEN ? ELSE changedAt END,
-                      title = excluded.title
+                      changedAt = CASE WHEN title IS NOT \(Self.keptTitle) THEN ? ELSE changedAt END,
+                      title = \(Self.keptTitle)
                     """
             ).execute(
                 arguments: [
@@ -204,6 +204,13 @@ extension ArchiveStore {
         }
         return notes
     }
+
+    /// A thread's title as an upsert of `thread` writes it: the new one,
+    /// unless it is blank where a title was archived (a forum glitch, or a
+    /// page cut short). A title that changes is kept in
+    /// `thread_title_version` first (`v19-thread-title-versions`).
+    static let keptTitle =
+        "CASE WHEN trim(excluded.title) = '' AND trim(title) != '' THEN title ELSE excluded.title END"
 
     /// Gives `posts` (a thread's pages' posts, in order) the floors they
     /// were archived at, and marks the archived posts that the pages pass

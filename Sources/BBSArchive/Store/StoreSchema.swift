@@ -350,6 +350,23 @@ enum StoreSchema {
                     CREATE TABLE host_pace (host TEXT PRIMARY KEY NOT NULL, askedAt REAL NOT NULL, holdUntil REAL)
                     """)
         }
+        // A thread's earlier titles: when a run changes one (its starter
+        // edited it), the title it replaces is kept here first, as a post's
+        // earlier texts are in `post_version` (QA 7: a title was lost).
+        migrator.registerMigration("v19-thread-title-versions") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE thread_title_version (
+                      id INTEGER PRIMARY KEY, board TEXT NOT NULL, gid INTEGER NOT NULL, title TEXT NOT NULL,
+                      replacedAt INTEGER NOT NULL);
+                    CREATE INDEX thread_title_version_thread ON thread_title_version (board, gid);
+                    CREATE TRIGGER thread_title_keep AFTER UPDATE OF title ON thread
+                    WHEN OLD.title IS NOT NEW.title BEGIN
+                      INSERT INTO thread_title_version (board, gid, title, replacedAt)
+                      VALUES (OLD.board, OLD.gid, OLD.title, CAST(strftime('%s', 'now') AS INTEGER));
+                    END;
+                    """)
+        }
         return migrator
     }
 
