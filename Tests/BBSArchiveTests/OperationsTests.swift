@@ -345,6 +345,12 @@ extension String {
         #expect(StatusAction.text(status, time: time).contains("\(report.failures.count) pending failure(s)"))
     }
 
+    /// Sizes read as numbers, none as `0 bytes` (Foundation wrote `Zero KB`).
+    @Test func statusSizesAreNumbers() {
+        #expect(StatusAction.size(0) == "0 bytes")
+        #expect(StatusAction.size(2_000) == "2 KB")
+    }
+
     @Test func warcDigestsAreBase32() {
         #expect(WARCWriter.base32(Array("foobar".utf8)) == "MZXW6YTBOI======")
         #expect(WARCWriter.base32(Array("fo".utf8)) == "MZXQ====")

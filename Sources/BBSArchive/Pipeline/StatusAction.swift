@@ -28,15 +28,21 @@ package struct StatusAction: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// A size as the file manager writes one; none is `0 bytes`, where
+    /// Foundation writes the word `Zero KB`.
+    static func size(_ bytes: Int) -> String {
+        bytes == 0 ? "0 bytes" : ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file)
+    }
+
     /// The status as lines for people.
     package static func text(_ status: StoreStatus, time zone: ForumTime) -> String {
         var lines: [String] = []
-        let size = ByteCountFormatter.string(fromByteCount: Int64(status.sizeBytes), countStyle: .file)
+        let size = Self.size(status.sizeBytes)
         lines.append(
             "store \(status.store): \(size), schema \(status.schemaVersion ?? "none"), \(status.captures) capture(s)")
         func time(_ date: Date?) -> String { date.map(zone.iso8601) ?? "never" }
         for board in status.boards {
-            let bytes = ByteCountFormatter.string(fromByteCount: Int64(board.attachmentBytes), countStyle: .file)
+            let bytes = Self.size(board.attachmentBytes)
             lines.append(
                 "\(board.board)\(board.title.map { " (\($0))" } ?? ""): \(board.threads) thread(s), \(board.posts) post(s), "
                     + "\(board.attachments) attachment(s) (\(board.attachmentsStored) stored, \(bytes))")
