@@ -44,19 +44,20 @@ let package = Package(
         .target(
             name: "BBSArchive",
             dependencies: [
-                "CLibXML2", "CXMLArena", "CCurl", "CCmarkGFM", "CZlib", "CVips", "CSHA256",
+                "CLibXML2", "CXMLArena", "CCurl", "CCmarkGFM", "CZlib", "CVips", "CSHA256", "CBuildInfo",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
-        // The commit the program was built from, for `--version` (commit.h, which
-        // scripts/build-commit.sh writes before every make target that builds).
+        // The commit the program was built from, for `--version` and the store's
+        // record of its last writer (commit.h, which scripts/build-commit.sh
+        // writes before every make target that builds).
         .target(name: "CBuildInfo"),
         // The command line: parses options, then calls the core.
         .target(
             name: "BBSArchiveCLI",
             dependencies: [
-                "BBSArchive", "CBuildInfo",
+                "BBSArchive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),

@@ -176,7 +176,7 @@ import Testing
         let writer = try DatabaseQueue(path: path.path).read { db in
             try String.fetchOne(db, sql: "SELECT version FROM store_writer WHERE id = 1")
         }
-        #expect(writer == BBSArchiveVersion.version)
+        #expect(writer == BBSArchiveVersion.build)
     }
 
     @Test func aStoreOfANewerReleaseIsRefusedNamingBothVersions() throws {
@@ -193,7 +193,7 @@ import Testing
             let text = "\(error)"
             return text.contains("bbsarchive 9.9.9, schema v99-from-the-future")
                 && text.contains(
-                    "bbsarchive \(BBSArchiveVersion.version), schema \(StoreSchema.migrator.migrations.last ?? "")")
+                    "bbsarchive \(BBSArchiveVersion.build), schema \(StoreSchema.migrator.migrations.last ?? "")")
                 && !text.contains("\n")
         }
         #expect(try rows(path, Self.forumTables) == before)

@@ -1,3 +1,4 @@
+import CBuildInfo
 import Foundation
 
 /// One HTTP response, whole.
@@ -57,5 +58,8 @@ extension HTTPClient {
 /// What bbsarchive calls itself on the wire.
 package enum BBSArchiveVersion {
     package static let version = "0.1.0"
+    /// The version and the commit built from, as `--version` prints them
+    /// and a store records its last writer: releases share a version.
+    package static let build = "\(version) (commit \(String(cString: bbsarchive_build_commit())))"
     package static let userAgent = "bbsarchive/\(version) (static forum archiver)"
 }

@@ -441,7 +441,7 @@ enum StoreSchema {
         let theirs = found.writer.map { "bbsarchive \($0), schema \(newest)" } ?? "schema \(newest)"
         throw .storeFromNewerRelease(
             path: path, storeVersion: theirs,
-            ownVersion: "bbsarchive \(BBSArchiveVersion.version), schema \(known.last ?? "none")")
+            ownVersion: "bbsarchive \(BBSArchiveVersion.build), schema \(known.last ?? "none")")
     }
 
     /// Records this bbsarchive as the store's last writer.
@@ -451,6 +451,6 @@ enum StoreSchema {
                 INSERT INTO store_writer (id, version) VALUES (1, ?)
                 ON CONFLICT (id) DO UPDATE SET version = excluded.version WHERE version IS NOT excluded.version
                 """,
-            arguments: [BBSArchiveVersion.version])
+            arguments: [BBSArchiveVersion.build])
     }
 }
