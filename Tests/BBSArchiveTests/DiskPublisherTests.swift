@@ -178,6 +178,28 @@ import Testing
         #expect(try Self.files(in: folder) == ["board/x.html": Data("<html><body></body></html>".utf8)])
     }
 
+    /// What a build stopped between writing a file and renaming it over
+    /// its place leaves is in one folder, which the next build empties and
+    /// removes, and a build that flushed leaves no such folder (QA 7: the
+    /// `page.html.tmp-PID-N` files beside the pages were never removed).
+    @Test func whatAStoppedBuildLeftHalfWrittenIsRemoved() throws {
+        let folder = try Fixtures.temporaryFolder("disk-publisher")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("board"), withIntermediateDirectories: true)
+        try Data("<html>old</html>".utf8).write(to: folder.appendingPathComponent("board/x.html"))
+        let leftovers = folder.appendingPathComponent(DiskPublisher.temporaryFolder)
+        try FileManager.default.createDirectory(at: leftovers, withIntermediateDirectories: true)
+        try Data("<html>ha".utf8).write(to: leftovers.appendingPathComponent("99-1"))
+        let publisher = try DiskPublisher(root: folder)
+        #expect(!FileManager.default.fileExists(atPath: leftovers.path))
+        #expect(try publisher.write(Data("<html>new</html>".utf8), to: "board/x.html"))
+        try publisher.flush()
+        #expect(!FileManager.default.fileExists(atPath: leftovers.path))
+        let all = try FileManager.default.subpathsOfDirectory(atPath: folder.path).sorted()
+        #expect(all == ["board", "board/x.html"])
+    }
+
     /// A folder that holds only hidden files (`.nojekyll`, as GitHub Pages
     /// asks, or `.git`) holds no site: a first build takes its media by
     /// name, as in an empty one. One that holds a site's files and no

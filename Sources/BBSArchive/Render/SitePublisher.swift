@@ -89,10 +89,31 @@ package struct DiskPublisher: SitePublisher {
         } catch {
             throw .outputUnwritable(path: root.path, reason: Self.reason(error))
         }
+        Self.removeLeftovers(prefix + Self.temporaryFolder)
         let fresh = Self.holdsNoSite(root.path)
         log = WriteLog(
             folder: root.path, fresh: fresh, trustsMedia: fresh || access(prefix + BuildState.path, F_OK) == 0,
             earlyFlushBytes: earlyFlushBytes)
+    }
+
+    /// Where files are written before they are renamed over their place:
+    /// one hidden folder, so that what a build stopped part way (`kill`, a
+    /// power cut) leaves is found, and removed, by the next one (QA 7:
+    /// `page.html.tmp-PID-N` files beside the pages stayed, and were
+    /// published). It goes when a build has flushed its files.
+    static let temporaryFolder = ".bbsarchive-tmp"
+
+    /// Removes the files in `folder`, and the folder.
+    private static func removeLeftovers(_ folder: String) {
+        guard let directory = opendir(folder) else { return }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { unlink(folder + "/" + name) }
+        }
+        closedir(directory)
+        rmdir(folder)
     }
 
     /// How many early flushes (`WriteLog.wrote`) this publisher has started.
@@ -146,7 +167,7 @@ package struct DiskPublisher: SitePublisher {
         // Even a new file goes through a temporary one: a build that stops
         // part way leaves no half file. (In a first build, media another
         // task is writing in place meanwhile are replaced whole.)
-        let temporary = target + ".tmp-\(getpid())-\(Self.nextNumber())"
+        let temporary = prefix + Self.temporaryFolder + "/\(getpid())-\(Self.nextNumber())"
         let descriptor = try Self.create(temporary)
         guard descriptor >= 0 else { throw .outputUnwritable(path: target, reason: Self.lastError()) }
         let written = try finish(descriptor, data, target: target, temporary: temporary)
@@ -169,6 +190,17 @@ package struct DiskPublisher: SitePublisher {
         }
         if descriptor < 0, errno != EEXIST { throw .outputUnwritable(path: path, reason: Self.lastError()) }
         return descriptor
+    }
+
+    /// Renames `temporary` over `target`, making `target`'s folder first
+    /// when it is not there yet; false with `errno` set when it cannot.
+    private static func move(_ temporary: String, to target: String) -> Bool {
+        if rename(temporary, target) == 0 { return true }
+        guard errno == ENOENT else { return false }
+        let folder = (target as NSString).deletingLastPathComponent
+        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
+        else { return false }
+        return rename(temporary, target) == 0
     }
 
     /// Writes all of `bytes` to the open `descriptor`, again after an
@@ -196,7 +228,7 @@ package struct DiskPublisher: SitePublisher {
         let complete = Self.writeAll(descriptor, bytes)
         let failure = complete ? nil : Self.lastError()
         let closed = close(descriptor) == 0
-        guard complete, closed, temporary.map({ rename($0, target) == 0 }) ?? true else {
+        guard complete, closed, temporary.map({ Self.move($0, to: target) }) ?? true else {
             let reason = failure ?? Self.lastError()
             // A half file in place is removed; the next build writes it.
             unlink(temporary ?? target)
@@ -216,6 +248,8 @@ package struct DiskPublisher: SitePublisher {
     /// was, a few files one by one (`fsync`), many at once (the output's
     /// file system, `syncfs`).
     package func flush() throws(ArchiveError) {
+        // Empty now: every file written went to its place.
+        rmdir(prefix + Self.temporaryFolder)
         let written = log.unflushed.withLock { paths in
             defer { paths = [] }
             return paths
