@@ -21,6 +21,7 @@ package struct BBSArchiveCommand: AsyncParsableCommand {
     /// Runs the command line with bbsarchive's exit statuses: a usage
     /// mistake exits with 2 (not ArgumentParser's 64), like a wrong config.
     package static func main() async {
+        StopNotice.install()
         do {
             // `fetch`, `build` and `archive` as they are run every day, read
             // without ArgumentParser's reflection; anything else by it.

@@ -188,6 +188,43 @@ import Testing
         #expect(try await runIntoAFullDisk(["status", "--store", folder.appendingPathComponent("none").path]) == 1)
     }
 
+    /// A run stopped by SIGINT or SIGTERM says, as its last line, that
+    /// what it stored is kept and how to go on, then ends as the signal
+    /// ends it (its last line was a progress line).
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aStoppedRunSaysSo(signal: Int32) async throws {
+        let forum = ReplicaForum(
+            config: ReplicaConfig(seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 30, maxPostsPerThread: 4))
+        let slow = ReplicaFaults.Rule(.slow, paths: .threads, times: 1_000, delay: .milliseconds(200))
+        let server = ReplicaServer(forum: forum, faults: ReplicaFaults(rules: [slow]))
+        let base = try await server.start()
+        let folder = try Fixtures.temporaryFolder("cli")
+        let board = try #require(forum.boardNames.first)
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = [
+            "fetch", board, "--forum-url", base.absoluteString, "--store",
+            folder.appendingPathComponent("a.sqlite").path, "--rate", "0",
+        ]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Once it asks for threads, it is well into the run.
+        for _ in 0..<100 where await !server.requestLog().contains(where: { $0.hasPrefix("/article/") }) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        kill(process.processIdentifier, signal)
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        await server.stop()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signal)
+        #expect(
+            said.split(separator: "\n").last
+                == "bbsarchive: stopped; what was stored is kept: run the same command to go on",
+            "\(said.suffix(300))")
+    }
+
     @Test func anUnreachableHostSaysSo() async throws {
         let folder = try Fixtures.temporaryFolder("cli")
         // Port 1 on loopback: nothing listens there, so the connection is refused.
