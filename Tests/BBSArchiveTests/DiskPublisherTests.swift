@@ -196,8 +196,30 @@ import Testing
         #expect(try publisher.write(Data("<html>new</html>".utf8), to: "board/x.html"))
         try publisher.flush()
         #expect(!FileManager.default.fileExists(atPath: leftovers.path))
+        // The build state, written after the flush, leaves none either.
+        try publisher.write(Data("{}".utf8), to: BuildState.path)
         let all = try FileManager.default.subpathsOfDirectory(atPath: folder.path).sorted()
-        #expect(all == ["board", "board/x.html"])
+        #expect(all == [BuildState.path, "board", "board/x.html"])
+    }
+
+    /// A folder of the site that is a link to another file system (where
+    /// no file can be renamed to from the site's temporary folder) still
+    /// gets its files replaced whole.
+    @Test func aFolderOnAnotherFileSystemIsWrittenToo() throws {
+        let elsewhere = URL(fileURLWithPath: "/dev/shm/bbsarchive-test-\(UUID().uuidString)")
+        guard (try? FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)) != nil
+        else { return }  // no tmpfs here to be another file system
+        defer { try? FileManager.default.removeItem(at: elsewhere) }
+        let folder = try Fixtures.temporaryFolder("disk-publisher")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("<html>old</html>".utf8).write(to: folder.appendingPathComponent("index.html"))
+        try FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent("board"), withDestinationURL: elsewhere)
+        try Data("<html>old</html>".utf8).write(to: elsewhere.appendingPathComponent("x.html"))
+        let publisher = try DiskPublisher(root: folder)
+        #expect(try publisher.write(Data("<html>new</html>".utf8), to: "board/x.html"))
+        #expect(try Data(contentsOf: elsewhere.appendingPathComponent("x.html")) == Data("<html>new</html>".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path) == ["x.html"])
     }
 
     /// A folder that holds only hidden files (`.nojekyll`, as GitHub Pages

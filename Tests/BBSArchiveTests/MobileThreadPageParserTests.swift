@@ -56,16 +56,26 @@ import Testing
     }
 
     /// Markup nested past libxml2's depth limit ends its reading there, as
-    /// if the page ended: the page is refused, said as such, and tried
-    /// again, not stored without its later posts (QA 7: a post of 257
-    /// `<font>`s stored empty, and the thread counted as done).
-    @Test func markupNestedPastTheParsersLimitRefusesThePage() throws {
-        let deep = Self.sample.replacingOccurrences(
-            of: "FROM 5.6.7.*",
-            with: String(repeating: "<font>", count: 257) + "深" + String(repeating: "</font>", count: 257)
-                + "<br />FROM 5.6.7.*")
+    /// if the page ended (QA 7: a post of 257 `<font>`s stored empty, and
+    /// the thread counted as done). Colours nested so deep (tags left open)
+    /// are read past, the page read without them; other nesting refuses
+    /// the page, said as such and tried again.
+    @Test func markupNestedPastTheParsersLimit() throws {
+        func nested(_ tag: String, _ count: Int) -> String {
+            Self.sample.replacingOccurrences(
+                of: "FROM 5.6.7.*",
+                with: String(repeating: "<\(tag)>", count: count) + "深" + String(repeating: "</\(tag)>", count: count)
+                    + "<br />FROM 5.6.7.*")
+        }
+        let whole = try parse(Self.sample)
+        for tag in ["font", "FONT color=\"red\""] {
+            let read = try parse(nested(tag, 400))
+            #expect(read.posts.count == whole.posts.count)
+            #expect(read.posts.last?.body.contains("深") == true)
+            #expect(read.posts.last?.ip == "5.6.7.*")
+        }
         do {
-            _ = try parse(deep)
+            _ = try parse(nested("div", 257))
             Issue.record("a page the parser stopped reading was read")
         } catch {
             guard case .implausible(_, let what) = error as? ArchiveError else {
@@ -75,11 +85,9 @@ import Testing
             #expect(what.contains("nested more than 256 elements deep"))
         }
         // Nesting within the limit reads whole.
-        let nested = Self.sample.replacingOccurrences(
-            of: "FROM 5.6.7.*",
-            with: String(repeating: "<font>", count: 200) + "深" + String(repeating: "</font>", count: 200)
-                + "<br />FROM 5.6.7.*")
-        #expect(try parse(nested).posts.count == (try parse(Self.sample)).posts.count)
+        #expect(try parse(nested("div", 200)).posts.count == whole.posts.count)
+        #expect(HTMLDocument.withoutFontTags(Data("<p>a</p>".utf8)) == nil)
+        #expect(HTMLDocument.withoutFontTags(Data("<Font class=x>a</FONT><fontx>".utf8)) == Data("a<fontx>".utf8))
     }
 
     @Test func readsTitlePagerAndIds() throws {

@@ -189,6 +189,10 @@ extension String {
             }
         }
         withExtendedLifetime((held, heldSite)) {}
+        // `--out .` keeps its lock inside the folder, as before: the folder
+        // above it may not be writable.
+        #expect(RunLock.lockPath(for: ".") == "..lock")
+        #expect(RunLock.lockPath(for: "site/.") == "site/..lock")
     }
 
     @Test func theLockNamesTheCommandButNotItsCookies() {

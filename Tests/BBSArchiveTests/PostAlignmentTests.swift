@@ -21,10 +21,14 @@ import Testing
         }
     }
 
-    /// `?` is a post read only in part: its author and time say nothing.
+    /// `?` is a post read only in part whose author could not be read; an
+    /// upper-case letter one read in part whose author could (its time is
+    /// not its own).
     static func listed(_ names: String) -> [Listed] {
         names.map { name in
-            Listed(author: String(name), postedAt: Int64(name.asciiValue ?? 0), postID: nil, sure: name != "?")
+            if name == "?" { return Listed(author: "", postedAt: 0, postID: nil, sure: false) }
+            if name.isUppercase { return Listed(author: name.lowercased(), postedAt: 1, postID: nil, sure: false) }
+            return Listed(author: String(name), postedAt: Int64(name.asciiValue ?? 0), postID: nil, sure: true)
         }
     }
 
@@ -61,12 +65,52 @@ import Testing
         #expect(Self.place("abcd", "ab?d") == .init(floors: [0, 1, 2, 3], gone: []))
     }
 
-    @Test func postsThatDoNotLineUpKeepTheForumsPlaces() {
+    @Test func postsThatMatchNothingKeepTheForumsPlaces() {
         #expect(Self.place("", "ab") == nil)
         #expect(Self.place("ab", "xy") == nil)
-        // A post never archived before one that was: no deletion does that.
-        #expect(Self.place("abc", "axc") == nil)
-        #expect(Self.place("abc", "cab") == nil || Self.place("abc", "cab")?.floors != [0, 1, 2])
+    }
+
+    /// A post never archived, between two that were (one skipped by an
+    /// earlier fetch): a new floor, never one archived post's; the one it
+    /// stands beside that is not listed is gone.
+    @Test func aPostBetweenArchivedOnesTakesANewFloor() {
+        #expect(Self.place("abc", "axc") == .init(floors: [0, 3, 2], gone: [1]))
+        #expect(Self.place("ac", "axc") == .init(floors: [0, 2, 1], gone: []))
+    }
+
+    /// A post archived in part (its time filled in from a neighbour's) and
+    /// read whole now is that post, at its floor: it matches by nothing,
+    /// and takes the place left for it (QA 7's review: it was taken for a
+    /// new post and the archived one for deleted, or nothing lined up).
+    @Test func aPostArchivedInPartIsTheSamePostReadWhole() {
+        for unsure in [2, 4] {
+            var archived = Self.archived("abcde")
+            archived[unsure].sure = false
+            archived[unsure].postedAt = 1
+            #expect(
+                PostAlignment.place(archived: archived, listed: Self.listed("abcde"), fromStart: true, toEnd: true)
+                    == .init(floors: [0, 1, 2, 3, 4], gone: []), "archived in part at \(unsure)")
+        }
+    }
+
+    /// A post read in part takes the place its author left, never one the
+    /// forum deleted; a new reply read in part after a deleted last one is new.
+    @Test func aPostReadInPartTakesItsAuthorsPlace() {
+        let archived = Self.archived("abcdefghij", deleted: ["f"])
+        #expect(
+            PostAlignment.place(archived: archived, listed: Self.listed("abcdeGhij"), fromStart: true, toEnd: true)
+                == .init(floors: [0, 1, 2, 3, 4, 6, 7, 8, 9], gone: []))
+        #expect(Self.place("abcd", "abcX") == .init(floors: [0, 1, 2, 4], gone: [3]))
+    }
+
+    /// A floor past counting from a hostile page is no trap.
+    @Test func aFloorPastCountingIsNoTrap() {
+        var archived = Self.archived("ab")
+        archived[1].floor = Int.max
+        #expect(
+            PostAlignment.place(archived: archived, listed: Self.listed("abc"), fromStart: true, toEnd: true) == nil)
+        #expect(SMTHMobileParser.floorDigits("a9223372036854775807") == nil)
+        #expect(SMTHMobileParser.floorDigits("第12楼") == 12)
     }
 
     @Test func theForumsPostIdsDecideWhereBothHaveOne() {
@@ -146,7 +190,7 @@ import Testing
         let minutes = [0, 2, 3, 4]
         let notes = try store.saveThread(
             board: "T", pages: thread(now.enumerated().map { post($1, minute: minutes[$0], floor: $0) }),
-            summary: nil)
+            summary: pieces.summary(replies: 3))
         let posts = try store.posts(board: "T", gid: 700)
         #expect(posts.map(\.floor) == [0, 1, 2, 3, 4])
         #expect(posts.map(\.author) == ["alice", "bob", "carol", "dave", "erin"])
@@ -158,24 +202,46 @@ import Testing
         #expect(
             try store.saveThread(
                 board: "T", pages: thread(now.enumerated().map { post($1, minute: minutes[$0], floor: $0) }),
-                summary: nil
+                summary: pieces.summary(replies: 3)
             ).isEmpty)
         #expect(try store.postVersions(board: "T", gid: 700, floor: 2).isEmpty)
+        // `reparse` (no row of the board's) marks nothing: its pages' newest
+        // captures may come from different runs.
+        let other = try openStore()
+        try other.saveThread(
+            board: "T", pages: thread(names.enumerated().map { post($1, minute: $0, floor: $0) }), summary: nil)
+        #expect(
+            try other.saveThread(
+                board: "T", pages: thread(now.enumerated().map { post($1, minute: minutes[$0], floor: $0) }),
+                summary: nil
+            ).isEmpty)
+        #expect(try other.posts(board: "T", gid: 700).map(\.author) == ["alice", "bob", "carol", "dave", "erin"])
+        #expect(try other.forumDeletions(board: "T", gid: 700).isEmpty)
+        // Nor does a page that stops short of the row's count (a pager not
+        // read says "page 1 of 1"): what it does not reach is not gone.
+        let short = try openStore()
+        try short.saveThread(
+            board: "T", pages: thread(names.enumerated().map { post($1, minute: $0, floor: $0) }), summary: nil)
+        try short.saveThread(
+            board: "T", pages: thread(Array(names.enumerated().map { post($1, minute: $0, floor: $0) }.prefix(2))),
+            summary: pieces.summary(replies: 3))
+        #expect(try short.forumDeletions(board: "T", gid: 700).isEmpty)
     }
 
     /// A copy read only in part, or with empty bodies, is not stored over
-    /// posts archived whole (QA 7's second finding).
+    /// posts archived whole, and a blanked post keeps its attachments (QA
+    /// 7's second finding).
     @Test func aPoorerCopyIsNotStoredOverTheArchivedPosts() throws {
         let store = try openStore()
         let names = ["alice", "bob", "carol"]
         try store.saveThread(
             board: "T", pages: thread(names.enumerated().map { post($1, minute: $0, floor: $0) }), summary: nil)
         var poorer = names.enumerated().map { post($1, minute: $0, floor: $0) }
-        poorer[1].author = ""
-        poorer[1].body = ""
+        poorer[1].body = "\n \n"
         poorer[1].attachments = []
-        poorer[1].warning = "its author could not be read"
-        poorer[2].body = "\n \n"
+        poorer[2].author = ""
+        poorer[2].body = ""
+        poorer[2].warning = "its author could not be read"
         let notes = try store.saveThread(board: "T", pages: thread(poorer), summary: nil)
         let posts = try store.posts(board: "T", gid: 700)
         #expect(posts.map(\.author) == ["alice", "bob", "carol"])
@@ -184,9 +250,29 @@ import Testing
         #expect(posts[1].attachments.map(\.name) == ["b.png"])
         #expect(
             notes == [
-                "floor 1: read only in part; the post archived whole is kept",
-                "floor 2: the forum shows it empty now; the archived text is kept",
+                "floor 1: the forum shows it empty now; the archived text is kept",
+                "floor 2: read only in part; the post archived whole is kept",
             ])
+    }
+
+    /// A deletion notice read in part (a notice has no header) is still
+    /// the forum deleting the post: marked, its text and attachments kept.
+    @Test func aNoticeReadInPartIsADeletion() throws {
+        let store = try openStore()
+        let names = ["alice", "bob"]
+        try store.saveThread(
+            board: "T", pages: thread(names.enumerated().map { post($1, minute: $0, floor: $0) }), summary: nil)
+        var notice = names.enumerated().map { post($1, minute: $0, floor: $0) }
+        notice[1].body = "此文章已被删除"
+        notice[1].author = ""
+        notice[1].attachments = []
+        notice[1].warning = "its header could not be read"
+        notice[1].deletedByForum = true
+        try store.saveThread(board: "T", pages: thread(notice), summary: nil)
+        let posts = try store.posts(board: "T", gid: 700)
+        #expect(posts.map(\.body) == ["alice 的文字", "bob 的文字"])
+        #expect(posts.map { $0.forumDeletedAt != nil } == [false, true])
+        #expect(posts[1].attachments.map(\.name) == ["b.png"])
     }
 
     /// A blank title never replaces an archived one, from a list row or a
@@ -197,8 +283,10 @@ import Testing
         let names = ["alice", "bob"]
         var pages = thread(names.enumerated().map { post($1, minute: $0, floor: $0) })
         try store.saveThread(board: "T", pages: pages, summary: nil)
-        pages[0].title = "  "
-        try store.saveThread(board: "T", pages: pages, summary: nil)
+        for blank in ["  ", "\u{3000}\t"] {
+            pages[0].title = blank
+            try store.saveThread(board: "T", pages: pages, summary: nil)
+        }
         var row = pieces.summary()
         row.title = ""
         try store.saveBoardPage(

@@ -19,7 +19,8 @@ package protocol CaptureRecorder: Sendable {
     func cacheRobots(origin: String, _ response: HTTPResponse) throws(ArchiveError)
     /// `host`'s pace as the last run left it, if one kept it.
     func hostPace(host: String) throws(ArchiveError) -> HostPace?
-    /// Keeps `host`'s pace for the next run: the later of each time wins.
+    /// Keeps `host`'s pace for the next run; a pace without a hold keeps
+    /// the hold already kept.
     func recordHostPace(host: String, _ pace: HostPace) throws(ArchiveError)
 }
 

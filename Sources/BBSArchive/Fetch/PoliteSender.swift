@@ -45,6 +45,11 @@ struct PoliteSender: Sendable {
                 retryAfter = RetryPolicy.retryAfter(response.header("Retry-After"))
                 if let retryAfter, retryAfter > policy.maxRetryAfter {
                     events(.note("\(host) asks to wait \(retryAfter) before \(url); leaving it for the next run"))
+                    // The next run waits as long as it may (`RateLimiter.resume`).
+                    let now = clock()
+                    try? captures?.recordHostPace(
+                        host: host,
+                        HostPace(askedAt: now, holdUntil: now.addingTimeInterval(RateLimiter.maxInterval)))
                     return response
                 }
                 if let retryAfter {
@@ -94,10 +99,16 @@ struct PoliteSender: Sendable {
         }
         let result: Result<HTTPResponse, ArchiveError>
         do {
-            if try await limiter.acquire(host: host, resuming: lastPace(host)) {
-                try? captures?.recordHostPace(host: host, HostPace(askedAt: clock()))
+            let paced = try await limiter.acquire(host: host, resuming: lastPace(host))
+            let askedAt = clock()
+            do {
+                result = .success(try await client.get(url, headers: headers))
+            } catch {
+                result = .failure(error)
             }
-            result = .success(try await client.get(url, headers: headers))
+            // Kept for the next run once the answer is in, not on the way
+            // out: a store write waits its turn behind the others.
+            if paced { try? captures?.recordHostPace(host: host, HostPace(askedAt: askedAt)) }
         } catch let error as ArchiveError {
             result = .failure(error)
         } catch {

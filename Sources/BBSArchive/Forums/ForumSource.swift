@@ -28,6 +28,15 @@ extension FetchedPage {
         do {
             return try HTMLDocument(data: body, url: url, encoding: encoding, validUTF8: validUTF8)
         } catch .tooDeep {
+            // Colours nested past the limit (`<font>` tags left open, as UBB
+            // [color] tags become) are what reaches it on a forum's page;
+            // the readers take no data from them, so the page is read
+            // without them. Nesting of anything else refuses the page.
+            if let plain = HTMLDocument.withoutFontTags(body),
+                let document = try? HTMLDocument(data: plain, url: url, encoding: encoding, validUTF8: validUTF8)
+            {
+                return document
+            }
             throw .implausible(
                 url: url, what: "markup nested more than 256 elements deep, past which nothing of it could be read")
         } catch {

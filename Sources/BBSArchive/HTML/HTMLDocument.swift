@@ -71,6 +71,44 @@ final class HTMLDocument {
         self.arena = arena
     }
 
+    /// `data` without its `<font …>` and `</font>` tags (their text kept),
+    /// any case; `nil` when it has none. Bytes of the tags' names are ASCII
+    /// in every encoding a page is read in, so this works before decoding.
+    static func withoutFontTags(_ data: Data) -> Data? {
+        let bytes = [UInt8](data)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        var found = false
+        func lower(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+        func isFontTag(at start: Int) -> Bool {
+            var at = start + 1
+            if at < bytes.count, bytes[at] == UInt8(ascii: "/") { at += 1 }
+            let name: [UInt8] = Array("font".utf8)
+            guard at + name.count < bytes.count else { return false }
+            for offset in 0..<name.count where lower(bytes[at + offset]) != name[offset] { return false }
+            let next = bytes[at + name.count]
+            return next == UInt8(ascii: ">") || next == UInt8(ascii: "/") || next == 0x20 || next == 0x09
+                || next == 0x0A || next == 0x0D
+        }
+        // No `>` after a place: none after any later one (a page of many
+        // unclosed `<font` is read once, not once a tag).
+        var closed = true
+        while index < bytes.count {
+            if closed, bytes[index] == UInt8(ascii: "<"), isFontTag(at: index) {
+                if let close = bytes[index...].firstIndex(of: UInt8(ascii: ">")) {
+                    found = true
+                    index = close + 1
+                    continue
+                }
+                closed = false
+            }
+            out.append(bytes[index])
+            index += 1
+        }
+        return found ? Data(out) : nil
+    }
+
     /// Whether the parse just done stopped at libxml2's depth limit.
     private static func stoppedTooDeep() -> Bool {
         guard let error = xmlGetLastError(), error.pointee.code == XML_ERR_INTERNAL_ERROR.rawValue,

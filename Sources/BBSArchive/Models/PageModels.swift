@@ -68,7 +68,7 @@ package struct BoardPage: Sendable, Equatable {
     package var unreadRows: [UnreadRow] = []
     /// Rows kept in `threads` with a field that could not be read and that
     /// another stands in for (a last reply's time: the post's time), said
-    /// as unread rows are.
+    /// in a note of the run (not a failure: the thread is archived).
     package var partlyReadRows: [UnreadRow] = []
 
     /// What of the rows could not be read, as one line for a run's report;

@@ -358,12 +358,22 @@ package struct Archiver: Sendable {
             // store keeps it under the thread's address (as a thread that
             // failed), until the thread is archived: a list page's record
             // goes when the walk stores the next page.
-            if let message = page.rowReport {
+            // A row read in part keeps its thread: a note, not a failure
+            // that every run would end with while the forum shows it so.
+            if !page.partlyReadRows.isEmpty {
+                events(
+                    .note(
+                        "\(url): \(page.partlyReadRows.count) row(s) read in part: "
+                            + page.partlyReadRows.map(\.description).joined(separator: "; ")))
+            }
+            if !page.unreadRows.isEmpty {
+                let message =
+                    "\(page.unreadRows.count) row(s) could not be read: "
+                    + page.unreadRows.map(\.description).joined(separator: "; ")
                 let failure = Failure(url: url, error: .parseWarning(url: url, message: message), kind: .partial)
                 report.failures.append(failure)
                 events(.failure(url: url, reason: failure.reason))
-                // A row read in part is stored; one not read is kept as a
-                // failure of its thread's address.
+                // Kept as a failure of its thread's address.
                 for row in page.unreadRows {
                     try? store.recordFailure(
                         url: source.originalThreadURL(board: board, gid: row.gid), board: board,

@@ -39,6 +39,10 @@ package final class RunLock: Sendable {
     /// `path` with its links followed: the file or folder itself, or, for
     /// one not made yet, its folder; as given when neither can be resolved.
     static func resolved(_ path: String) -> String {
+        // `--out .` keeps its lock inside the folder (`..lock`), as always:
+        // the folder above may not be writable.
+        let last = (path as NSString).lastPathComponent
+        if last == "." || last == ".." { return path }
         if let real = realpath(path, nil) {
             defer { free(real) }
             return String(cString: real)

@@ -172,6 +172,8 @@ package struct DiskPublisher: SitePublisher {
         guard descriptor >= 0 else { throw .outputUnwritable(path: target, reason: Self.lastError()) }
         let written = try finish(descriptor, data, target: target, temporary: temporary)
         if media { log.confirm(path) }
+        // The build state is written last: the temporary folder is empty.
+        if path == BuildState.path { rmdir(prefix + Self.temporaryFolder) }
         return written
     }
 
@@ -193,14 +195,30 @@ package struct DiskPublisher: SitePublisher {
     }
 
     /// Renames `temporary` over `target`, making `target`'s folder first
-    /// when it is not there yet; false with `errno` set when it cannot.
-    private static func move(_ temporary: String, to target: String) -> Bool {
+    /// when it is not there yet; false with `errno` set when it cannot. A
+    /// `target` on another file system (a folder of the site that is a link
+    /// elsewhere) gets `bytes` through a temporary file beside it.
+    private static func move(_ temporary: String, to target: String, bytes: UnsafeRawBufferPointer) -> Bool {
         if rename(temporary, target) == 0 { return true }
-        guard errno == ENOENT else { return false }
-        let folder = (target as NSString).deletingLastPathComponent
-        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
-        else { return false }
-        return rename(temporary, target) == 0
+        if errno == ENOENT {
+            let folder = (target as NSString).deletingLastPathComponent
+            guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
+            else { return false }
+            if rename(temporary, target) == 0 { return true }
+        }
+        guard errno == EXDEV else { return false }
+        unlink(temporary)
+        let beside = target + ".tmp-\(getpid())-\(nextNumber())"
+        let descriptor = open(beside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { return false }
+        let written = writeAll(descriptor, bytes)
+        guard close(descriptor) == 0, written, rename(beside, target) == 0 else {
+            let failure = errno
+            unlink(beside)
+            errno = failure
+            return false
+        }
+        return true
     }
 
     /// Writes all of `bytes` to the open `descriptor`, again after an
@@ -228,7 +246,7 @@ package struct DiskPublisher: SitePublisher {
         let complete = Self.writeAll(descriptor, bytes)
         let failure = complete ? nil : Self.lastError()
         let closed = close(descriptor) == 0
-        guard complete, closed, temporary.map({ Self.move($0, to: target) }) ?? true else {
+        guard complete, closed, temporary.map({ Self.move($0, to: target, bytes: bytes) }) ?? true else {
             let reason = failure ?? Self.lastError()
             // A half file in place is removed; the next build writes it.
             unlink(temporary ?? target)

@@ -68,8 +68,8 @@ extension ArchiveStore {
             try db.cachedStatement(
                 sql: """
                     INSERT INTO host_pace (host, askedAt, holdUntil) VALUES (?, ?, ?)
-                    ON CONFLICT (host) DO UPDATE SET askedAt = max(askedAt, excluded.askedAt),
-                      holdUntil = max(coalesce(holdUntil, 0), coalesce(excluded.holdUntil, 0))
+                    ON CONFLICT (host) DO UPDATE SET askedAt = excluded.askedAt,
+                      holdUntil = coalesce(excluded.holdUntil, holdUntil)
                     """
             ).execute(
                 arguments: [host, pace.askedAt.timeIntervalSince1970, pace.holdUntil?.timeIntervalSince1970])

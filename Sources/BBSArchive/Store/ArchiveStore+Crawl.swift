@@ -136,12 +136,13 @@ extension ArchiveStore {
         try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT floor, author, postedAt, postID, forumDeletedAt IS NOT NULL FROM post
+                    SELECT floor, author, postedAt, postID, forumDeletedAt IS NOT NULL, parseWarning IS NULL FROM post
                     WHERE board = ? AND gid = ? ORDER BY floor
                     """),
             arguments: [board, gid]
         ).map { row in
-            PostAlignment.Archived(floor: row[0], author: row[1], postedAt: row[2], postID: row[3], deleted: row[4])
+            PostAlignment.Archived(
+                floor: row[0], author: row[1], postedAt: row[2], postID: row[3], deleted: row[4], sure: row[5])
         }
     }
 
@@ -218,7 +219,8 @@ extension ArchiveStore {
     {
         try write { db in
             let urls = try String.fetchAll(
-                db.cachedStatement(sql: "SELECT url FROM failure WHERE board = ? COLLATE NOCASE"), arguments: [board])
+                db.cachedStatement(sql: "SELECT url FROM failure WHERE board = ? COLLATE NOCASE AND instr(url, ?) > 0"),
+                arguments: [board, "/\(gid)"])
             for url in urls {
                 guard case .thread(let named, let failed, _)? = address(url), failed == gid,
                     named.caseInsensitiveCompare(board) == .orderedSame

@@ -184,7 +184,7 @@ extension ArchiveStore {
                 ])
             var posts = pages.flatMap(\.posts)
             var changed = try Self.placePosts(
-                &posts, db, board: board, gid: first.gid, pages: pages, now: now, notes: &notes)
+                &posts, db, board: board, gid: first.gid, pages: pages, summary: summary, now: now, notes: &notes)
             for post in posts {
                 changed =
                     try Self.upsertPost(db, board: board, gid: first.gid, post: post, now: now, notes: &notes)
@@ -210,27 +210,49 @@ extension ArchiveStore {
     /// page cut short). A title that changes is kept in
     /// `thread_title_version` first (`v19-thread-title-versions`).
     static let keptTitle =
-        "CASE WHEN trim(excluded.title) = '' AND trim(title) != '' THEN title ELSE excluded.title END"
+        """
+        CASE WHEN trim(excluded.title, char(32, 9, 10, 13, 12288)) = '' AND trim(title, char(32, 9, 10, 13, 12288)) != ''
+        THEN title ELSE excluded.title END
+        """
 
     /// Gives `posts` (a thread's pages' posts, in order) the floors they
     /// were archived at, and marks the archived posts that the pages pass
     /// over as deleted by the forum (`PostAlignment`); returns whether it
-    /// marked any. Posts keep the forum's places when nothing was archived,
-    /// or when they do not line up with what was.
+    /// marked any.
+    ///
+    /// Posts are marked only by a run that fetched the pages now
+    /// (`summary`), not by `reparse`, whose pages' newest captures may come
+    /// from different runs; and past the last listed post only when the
+    /// pages reach as far as the board's row says the thread goes (a pager
+    /// that could not be read says "page 1 of 1"). When none of the posts
+    /// is an archived one (a parser that reads them otherwise now), they
+    /// keep the forum's places, except over a post marked deleted, which
+    /// no post of another place is written over.
     static func placePosts(
-        _ posts: inout [Post], _ db: Database, board: String, gid: Int, pages: [ThreadPage], now: Int64,
-        notes: inout [String]
+        _ posts: inout [Post], _ db: Database, board: String, gid: Int, pages: [ThreadPage], summary: ThreadSummary?,
+        now: Int64, notes: inout [String]
     ) throws -> Bool {
         let archived = try archivedPosts(db, board: board, gid: gid)
         guard !archived.isEmpty else { return false }
         let listed = posts.map(PostAlignment.Listed.init)
+        let reachesEnd =
+            summary.map { (posts.last?.floor ?? -1) >= $0.replies } ?? false
+            && (pages.last.map { $0.page.current >= $0.page.total } ?? false)
         guard
             let placement = PostAlignment.place(
-                archived: archived, listed: listed, fromStart: pages.first?.page.current == 1,
-                toEnd: pages.last.map { $0.page.current >= $0.page.total } ?? false)
-        else { return false }
+                archived: archived, listed: listed, fromStart: pages.first?.page.current == 1, toEnd: reachesEnd)
+        else {
+            let deleted = Set(archived.filter(\.deleted).map(\.floor))
+            let kept = posts.filter { deleted.contains($0.floor) }.map(\.floor)
+            if !kept.isEmpty {
+                posts.removeAll { deleted.contains($0.floor) }
+                let floors = kept.map(String.init).joined(separator: ", ")
+                notes.append("floor \(floors): the post archived there, deleted by the forum, is kept")
+            }
+            return false
+        }
         for index in posts.indices { posts[index].floor = placement.floors[index] }
-        guard !placement.gone.isEmpty else { return false }
+        guard summary != nil, !placement.gone.isEmpty else { return false }
         let mark = try db.cachedStatement(
             sql:
                 "UPDATE post SET forumDeletedAt = ? WHERE board = ? AND gid = ? AND floor = ? AND forumDeletedAt IS NULL"
@@ -261,7 +283,10 @@ extension ArchiveStore {
             ),
             arguments: [board, gid, post.floor])
         let storedBody: String? = storedRow?["body"]
-        if let storedRow, post.warning != nil, (storedRow["parseWarning"] as String?) == nil {
+        // A post shown empty, or as a deletion notice, keeps its archived
+        // attachments and likes with its text.
+        var keepsItsFiles = false
+        if let storedRow, post.warning != nil, !post.deletedByForum, (storedRow["parseWarning"] as String?) == nil {
             notes.append("floor \(post.floor): read only in part; the post archived whole is kept")
             return false
         }
@@ -270,6 +295,7 @@ extension ArchiveStore {
         {
             notes.append("floor \(post.floor): the forum shows it empty now; the archived text is kept")
             post.body = storedBody
+            keepsItsFiles = true
         }
         // The mobile site shows no colours: reading a post there after the
         // desktop site must not wash the colours out of the stored text.
@@ -285,6 +311,7 @@ extension ArchiveStore {
             deletedAt = wasDeleted ?? now
             body = storedBody
             post.author = storedRow["author"]
+            keepsItsFiles = true
         }
         try db.cachedStatement(
             sql: """
@@ -319,6 +346,7 @@ extension ArchiveStore {
                 post.title, post.signature, post.postID, post.editedAt.map(seconds), post.warning, post.rawText,
             ])
         var changed = db.changesCount > 0 || deletionChanged
+        guard !keepsItsFiles else { return changed }
         // Likes are shown only by pages that show signatures too.
         if post.signature != nil {
             changed = try replaceLikes(db, board: board, gid: gid, post: post) || changed

@@ -12,6 +12,10 @@ import Foundation
 /// a post keeps the floor it was archived at, a new one takes the next
 /// free floor, and an archived post that the listing passes over is no
 /// longer on the forum (`gone`): it stays, marked as deleted by the forum.
+/// A listed post that is no archived one by those marks (read in part then
+/// or now, or read otherwise by a better parser) takes an archived place
+/// left between two matched ones, the same author's first; a post that
+/// finds none is new.
 enum PostAlignment {
     /// A post as the store holds it.
     struct Archived: Equatable, Sendable {
@@ -21,6 +25,10 @@ enum PostAlignment {
         var postID: Int?
         /// Marked as deleted by the forum (a deletion notice, or gone).
         var deleted: Bool
+        /// Archived whole (no parse warning): its author and time say
+        /// which post it is. One read in part may hold a time filled in
+        /// from its neighbours.
+        var sure = true
     }
 
     /// A post as a page lists it; `sure` when it was read whole, so its
@@ -31,18 +39,23 @@ enum PostAlignment {
         var postedAt: Int64
         var postID: Int?
         var sure: Bool
+        /// The forum's deletion notice in a post's place.
+        var notice = false
 
-        init(author: String, postedAt: Int64, postID: Int?, sure: Bool) {
+        init(author: String, postedAt: Int64, postID: Int?, sure: Bool, notice: Bool = false) {
             self.author = author
             self.postedAt = postedAt
             self.postID = postID
             self.sure = sure
+            self.notice = notice
         }
 
+        /// A deletion notice's author is the notice's, not the post's: it
+        /// says nothing of which post it stands for.
         init(_ post: Post) {
             self.init(
-                author: post.author, postedAt: ArchiveStore.seconds(post.postedAt), postID: post.postID,
-                sure: post.warning == nil && !post.deletedByForum)
+                author: post.deletedByForum ? "" : post.author, postedAt: ArchiveStore.seconds(post.postedAt),
+                postID: post.postID, sure: post.warning == nil && !post.deletedByForum, notice: post.deletedByForum)
         }
     }
 
@@ -50,7 +63,7 @@ enum PostAlignment {
     /// wrote it and when.
     static func overlaps(_ archived: [Archived], _ posts: [Post]) -> Bool {
         let listed = posts.map(Listed.init).filter(\.sure)
-        return listed.contains { post in archived.contains { same($0, post) } }
+        return listed.contains { post in archived.contains { $0.sure && same($0, post) } }
     }
 
     struct Placement: Equatable, Sendable {
@@ -68,16 +81,14 @@ enum PostAlignment {
 
     /// Where `listed` goes among `archived` (in floor order); `fromStart`:
     /// the listing begins with the thread's first post; `toEnd`: it ends
-    /// with its last. `nil` when the listing does not line up with what
-    /// was archived: none of its posts was archived, or a post that was
-    /// never archived comes before one that was (posts are only ever
-    /// deleted, or added at the end). The caller then keeps the forum's
-    /// places, as it did before anything was archived.
+    /// with its last, so what it passes over at the end is gone too. `nil`
+    /// when none of the listed posts is an archived one: the caller keeps
+    /// the forum's places then (`ArchiveStore.placePosts`).
     static func place(archived: [Archived], listed: [Listed], fromStart: Bool, toEnd: Bool) -> Placement? {
         guard !archived.isEmpty, !listed.isEmpty else { return nil }
-        // Each sure listed post, matched with the first archived post at
-        // or after the last match that it is: in order, so the same author
-        // posting twice in one second still matches post for post.
+        // New floors follow the last archived one: none may be past
+        // counting (a hostile page's floor).
+        guard let last = archived.last?.floor, last < Int.max - listed.count - 1 else { return nil }
         // Looked up, not searched: a thread of many thousands of posts
         // whose posts all changed would cost their product.
         struct Key: Hashable {
@@ -86,7 +97,7 @@ enum PostAlignment {
         }
         var byID: [Int: [Int]] = [:]
         var byKey: [Key: [Int]] = [:]
-        for (index, post) in archived.enumerated() {
+        for (index, post) in archived.enumerated() where post.sure {
             if let id = post.postID { byID[id, default: []].append(index) }
             byKey[Key(author: post.author, postedAt: post.postedAt), default: []].append(index)
         }
@@ -102,10 +113,12 @@ enum PostAlignment {
         }
         func find(_ post: Listed, from next: Int) -> Int? {
             var best: Int?
+            // The forum's post id says which post it is, even of one read in part.
             if let id = post.postID, let indices = byID[id] {
                 let at = firstFrom(next, in: indices)
                 if at < indices.count { best = indices[at] }
             }
+            guard post.sure else { return best }
             // By author and time: an archived post that has no id to compare
             // (a few looked at, however many share the second).
             let indices = byKey[Key(author: post.author, postedAt: post.postedAt)] ?? []
@@ -115,22 +128,19 @@ enum PostAlignment {
             }
             return best
         }
+        // Each listed post matched with the first archived post at or after
+        // the last match that it is: in order, so the same author posting
+        // twice in one second still matches post for post.
         var match: [Int?] = Array(repeating: nil, count: listed.count)
         var next = 0
         var first: Int?
-        for (index, post) in listed.enumerated() where post.sure {
+        for (index, post) in listed.enumerated() {
             guard let found = find(post, from: next) else { continue }
             match[index] = found
             next = found + 1
             if first == nil { first = found }
         }
         guard let first else { return nil }
-        // A sure post matched nowhere, before one that is: not a deletion.
-        if let lastMatched = match.lastIndex(where: { $0 != nil }),
-            listed[..<lastMatched].indices.contains(where: { listed[$0].sure && match[$0] == nil })
-        {
-            return nil
-        }
         // The archived place of the next match after each listed post.
         var nextMatch: [Int] = Array(repeating: archived.count, count: listed.count)
         var upcoming = archived.count
@@ -138,24 +148,36 @@ enum PostAlignment {
             nextMatch[index] = upcoming
             if let found = match[index] { upcoming = found }
         }
+        /// The archived place left before the next match that a listed post
+        /// not matched takes: one not marked deleted (a deletion notice
+        /// stands where its post was, marked or not), the same author's
+        /// first; else, for a post that cannot say who wrote it, or one
+        /// archived in part, the first. `nil`: it is new.
+        func slot(_ post: Listed, in places: Range<Int>) -> Int? {
+            if post.notice { return places.first }
+            let open = places.filter { !archived[$0].deleted }
+            if !post.author.isEmpty, let same = open.first(where: { archived[$0].author == post.author }) {
+                return same
+            }
+            return open.first { post.author.isEmpty || !archived[$0].sure }
+        }
         var floors: [Int] = []
         var passed: [Int] = []
         // Listed posts before the first match are the archived ones just
         // before it; from the thread's start, the archived ones from the first.
         let leading = match.firstIndex { $0 != nil } ?? 0
         var cursor = fromStart ? 0 : max(0, first - leading)
-        var newFloor = (archived.last?.floor ?? -1) + 1
+        var newFloor = last + 1
         var added = false
         for (index, post) in listed.enumerated() {
             if let found = match[index] {
                 if cursor < found { passed.append(contentsOf: cursor..<found) }
                 floors.append(archived[found].floor)
                 cursor = max(cursor, found + 1)
-            } else if !post.sure, !added, cursor < nextMatch[index] {
-                // A post read in part takes the next archived place, when
-                // one is left before the next match.
-                floors.append(archived[cursor].floor)
-                cursor += 1
+            } else if !added, cursor < nextMatch[index], let place = slot(post, in: cursor..<nextMatch[index]) {
+                if cursor < place { passed.append(contentsOf: cursor..<place) }
+                floors.append(archived[place].floor)
+                cursor = place + 1
             } else {
                 floors.append(newFloor)
                 newFloor += 1

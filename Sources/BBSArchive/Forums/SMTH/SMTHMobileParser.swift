@@ -297,7 +297,7 @@ struct SMTHMobileParser {
         let floors = labels.map(Self.floorNumber)
         var floor = floors.lazy.compactMap { $0 }.first
         if floor == nil, let anchor = Walk.anchor(item)?.attribute("name") {
-            floor = Int(anchor.filter(\.isNumber))
+            floor = Self.floorDigits(anchor)
         }
         if floor == nil { problems.append("its floor could not be read") }
         let author = nav.flatMap(Walk.author).map { HTMLWhitespace.collapse($0.text) } ?? ""
@@ -353,6 +353,14 @@ struct SMTHMobileParser {
     /// A floor label's number: `楼主` is 0, `12楼` and `第12楼` are 12; `nil`
     /// for any other text (a time). The forum's own 楼主 (no character
     /// decomposes to either half) is found by its bytes, without Foundation.
+    /// The ASCII digits of an anchor or a position (`a12`, `第12楼`) as a
+    /// floor: nine digits at most, so no floor from a page is past counting.
+    static func floorDigits(_ text: String) -> Int? {
+        let digits = text.utf8.filter { (0x30...0x39).contains($0) }
+        guard !digits.isEmpty, digits.count <= 9 else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    }
+
     static func floorNumber(_ label: String) -> Int? {
         if ByteSearch.contains(label, "楼主") { return 0 }
         // By bytes (every post asks of two labels): 楼 is E6 A5 BC, 第 E7 AC AC.

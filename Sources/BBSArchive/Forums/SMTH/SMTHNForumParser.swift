@@ -144,9 +144,9 @@ struct SMTHNForumParser {
         let author = Walk.userName(table).map { HTMLWhitespace.collapse($0.text) } ?? ""
         var floor: Int?
         if let position = Walk.position(table).map({ HTMLWhitespace.collapse($0.text) }) {
-            floor = position.contains("楼主") ? 0 : Int(position.filter(\.isNumber))
+            floor = position.contains("楼主") ? 0 : SMTHMobileParser.floorDigits(position)
         } else if let anchor = Walk.anchor(table)?.attribute("name") {
-            floor = Int(anchor.filter(\.isNumber))
+            floor = SMTHMobileParser.floorDigits(anchor)
         }
         if floor == nil {
             problems.append("its floor could not be read")
