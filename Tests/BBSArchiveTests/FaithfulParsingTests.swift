@@ -116,6 +116,23 @@ import Testing
                     lines: [.init(depth: 1, text: "周末去哪里玩比较好？"), .init(depth: 2, text: "更早的一层")]))
     }
 
+    /// Colour tags left open past libxml2's depth limit are read past: the
+    /// post reads as without them, the id nForum hides before its header
+    /// (`display: none`) still hidden, the header read (QA 7's second
+    /// review: without the tags the hidden id ran into 发信人).
+    @Test func coloursNestedPastTheParsersLimitAreReadPast() throws {
+        let hidden = #"<font style="display: none">1905</font>"#
+        let deep = String(repeating: #"<font class="f001">"#, count: 300)
+        let content = hidden + Self.wrappedReply.replacingOccurrences(of: "I would go", with: deep + "I would go")
+        let thread = try parse(Self.threadPage([Self.article(floor: 1, author: "bob", content: content, postID: 1905)]))
+        let post = try #require(thread.posts.first)
+        #expect(post.warning == nil)
+        #expect(post.author == "bob")
+        #expect(post.postedAt == Fixtures.beijing(2020, 6, 13, 23, 56, 28))
+        #expect(post.body.hasPrefix("I would go to the Fragrant Hills this weekend."), "\(post.body.prefix(80))")
+        #expect(!post.body.contains("1905"))
+    }
+
     @Test(arguments: ["f001", "f003", "f004", "f005", "f007", "f010", "f015", "f017", "f106"])
     func anyColourOnTheOriginLineIsPresentation(colour: String) throws {
         let content = """

@@ -189,10 +189,9 @@ extension String {
             }
         }
         withExtendedLifetime((held, heldSite)) {}
-        // `--out .` keeps its lock inside the folder, as before: the folder
-        // above it may not be writable.
-        #expect(RunLock.lockPath(for: ".") == "..lock")
-        #expect(RunLock.lockPath(for: "site/.") == "site/..lock")
+        // `.` is the folder itself, as its full path is.
+        #expect(RunLock.lockPath(for: site.path + "/.") == RunLock.lockPath(for: site.path))
+        #expect(RunLock.lockPath(for: folder.path + "/x/../site") == RunLock.lockPath(for: site.path))
     }
 
     @Test func theLockNamesTheCommandButNotItsCookies() {

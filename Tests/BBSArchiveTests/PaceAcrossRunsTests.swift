@@ -68,8 +68,12 @@ import Testing
             store: try store(), rate: 2, first: FlyingFox.HTTPResponse(statusCode: .ok, body: Data()))
         #expect(times.count == 2)
         if times.count == 2 {
+            // The rate spaces the slots the requests take (0.55 s here); the
+            // first request of a process arrives later after its slot than
+            // the next (libcurl loads, a connection opens), by up to 0.15 s
+            // on a busy machine. Without the store's pace: 0.002 s.
             #expect(
-                times[1].timeIntervalSince(times[0]) >= 0.45,
+                times[1].timeIntervalSince(times[0]) >= 0.3,
                 "asked again after \(times[1].timeIntervalSince(times[0])) s")
         }
     }

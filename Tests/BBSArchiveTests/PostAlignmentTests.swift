@@ -103,6 +103,59 @@ import Testing
         #expect(Self.place("abcd", "abcX") == .init(floors: [0, 1, 2, 4], gone: [3]))
     }
 
+    /// The second review's cases: a post read whole never takes a place
+    /// archived whole (a reply deleted and posted again is a new post); an
+    /// incremental page counts only places the forum still shows; posts
+    /// archived in part are places to fill when nothing else matched; a
+    /// post listed twice is one post; an author not read fits any place.
+    @Test func theSecondReviewsCases() {
+        func archived(_ posts: [(String, Int64, Bool)], deleted: Set<Int> = []) -> [Archived] {
+            posts.enumerated().map { floor, post in
+                Archived(
+                    floor: floor, author: post.0, postedAt: post.1, postID: nil, deleted: deleted.contains(floor),
+                    sure: post.2)
+            }
+        }
+        func listed(_ posts: [(String, Int64)]) -> [Listed] {
+            posts.map { Listed(author: $0.0, postedAt: $0.1, postID: nil, sure: true) }
+        }
+        // Deleted and posted again, at the end.
+        #expect(
+            PostAlignment.place(
+                archived: archived([("a", 0, true), ("b", 10, true)]), listed: listed([("a", 0), ("b", 20)]),
+                fromStart: true, toEnd: true) == .init(floors: [0, 2], gone: [1]))
+        // A new post after one archived in part is no part of it.
+        #expect(
+            PostAlignment.place(
+                archived: archived([("a", 0, true), ("b", 1, true), ("c", 2, false)]),
+                listed: listed([("a", 0), ("b", 1), ("d", 3)]), fromStart: true, toEnd: true)
+                == .init(floors: [0, 1, 3], gone: []))
+        // Pages from the middle, past a place marked deleted and one archived in part.
+        let long = archived((0..<25).map { ("u\($0)", Int64($0), $0 != 20) }, deleted: [21])
+        #expect(
+            PostAlignment.place(
+                archived: long, listed: listed([("u20", 20), ("u22", 22), ("u23", 23), ("u24", 24), ("n", 30)]),
+                fromStart: false, toEnd: true) == .init(floors: [20, 22, 23, 24, 25], gone: []))
+        // Everything archived in part; the forum deleted u3 since.
+        let partial = archived((0..<10).map { ("u\($0)", 99, false) })
+        let read = listed((0..<10).filter { $0 != 3 }.map { ("u\($0)", Int64($0)) })
+        #expect(
+            PostAlignment.place(archived: partial, listed: read, fromStart: true, toEnd: true)
+                == .init(floors: [0, 1, 2, 4, 5, 6, 7, 8, 9], gone: []))
+        // Pages that overlap list u10 twice.
+        let twice = listed([("u9", 9), ("u10", 10), ("u10", 10), ("u11", 11)])
+        #expect(
+            PostAlignment.place(
+                archived: archived((0..<12).map { ("u\($0)", Int64($0), true) }), listed: twice, fromStart: false,
+                toEnd: true) == .init(floors: [9, 10, 10, 11], gone: []))
+        // An author not read fits the first place.
+        #expect(
+            PostAlignment.place(
+                archived: archived([("a", 0, true), ("", 1, false), ("b", 2, false), ("c", 3, true)]),
+                listed: listed([("a", 0), ("b", 5), ("b", 6), ("c", 3)]), fromStart: true, toEnd: true)
+                == .init(floors: [0, 1, 2, 3], gone: []))
+    }
+
     /// A floor past counting from a hostile page is no trap.
     @Test func aFloorPastCountingIsNoTrap() {
         var archived = Self.archived("ab")

@@ -71,9 +71,12 @@ final class HTMLDocument {
         self.arena = arena
     }
 
-    /// `data` without its `<font …>` and `</font>` tags (their text kept),
-    /// any case; `nil` when it has none. Bytes of the tags' names are ASCII
-    /// in every encoding a page is read in, so this works before decoding.
+    /// `data` without its `<font …>` and `</font>` tags (their text kept,
+    /// but for a font hidden with `display: none`, which goes with its
+    /// text, as a browser shows it: nForum hides each post's id so, just
+    /// before its header), any case; `nil` when it has none. Bytes of the
+    /// tags are ASCII in every encoding a page is read in, so this works
+    /// before decoding.
     static func withoutFontTags(_ data: Data) -> Data? {
         let bytes = [UInt8](data)
         var out: [UInt8] = []
@@ -91,6 +94,25 @@ final class HTMLDocument {
             return next == UInt8(ascii: ">") || next == UInt8(ascii: "/") || next == 0x20 || next == 0x09
                 || next == 0x0A || next == 0x0D
         }
+        /// Past the `</font>` that closes a font hidden by `tag`'s style.
+        var closers = true
+        func hiddenEnd(tag: ArraySlice<UInt8>, from start: Int) -> Int? {
+            let lowered = tag.prefix(400).map(lower)
+            let text = String(decoding: lowered.filter { $0 != 0x20 }, as: UTF8.self)
+            guard closers, text.contains("display:none") else { return nil }
+            var at = start
+            // None found once: none after any later hidden font either.
+            defer { if at >= bytes.count { closers = false } }
+            while at < bytes.count {
+                if bytes[at] == UInt8(ascii: "<"), at + 1 < bytes.count, bytes[at + 1] == UInt8(ascii: "/"),
+                    isFontTag(at: at), let close = bytes[at...].firstIndex(of: UInt8(ascii: ">"))
+                {
+                    return close + 1
+                }
+                at += 1
+            }
+            return nil
+        }
         // No `>` after a place: none after any later one (a page of many
         // unclosed `<font` is read once, not once a tag).
         var closed = true
@@ -98,7 +120,9 @@ final class HTMLDocument {
             if closed, bytes[index] == UInt8(ascii: "<"), isFontTag(at: index) {
                 if let close = bytes[index...].firstIndex(of: UInt8(ascii: ">")) {
                     found = true
+                    let tag = bytes[index..<close]
                     index = close + 1
+                    if let end = hiddenEnd(tag: tag, from: index) { index = end }
                     continue
                 }
                 closed = false

@@ -39,10 +39,6 @@ package final class RunLock: Sendable {
     /// `path` with its links followed: the file or folder itself, or, for
     /// one not made yet, its folder; as given when neither can be resolved.
     static func resolved(_ path: String) -> String {
-        // `--out .` keeps its lock inside the folder (`..lock`), as always:
-        // the folder above may not be writable.
-        let last = (path as NSString).lastPathComponent
-        if last == "." || last == ".." { return path }
         if let real = realpath(path, nil) {
             defer { free(real) }
             return String(cString: real)
@@ -67,8 +63,19 @@ package final class RunLock: Sendable {
         _ target: String, guarding kind: Target = .store, command: String, wait: Bool,
         waiting: (String) -> Void = { _ in }
     ) throws(ArchiveError) -> RunLock {
-        let path = lockPath(for: target)
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var path = lockPath(for: target)
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // A folder whose parent cannot be written (`--out .` in a folder of
+        // one's own under another's) keeps its lock inside: any spelling of
+        // it then finds the same one, as no lock can be made beside it.
+        if descriptor < 0, errno == EACCES || errno == EROFS, kind == .output {
+            let inside = resolved(target) + "/..lock"
+            let second = open(inside, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            if second >= 0 {
+                path = inside
+                descriptor = second
+            }
+        }
         guard descriptor >= 0 else {
             let reason = "its lock file \(path) cannot be created (\(String(cString: strerror(errno))))"
             switch kind {

@@ -68,7 +68,7 @@ extension ArchiveStore {
             try db.cachedStatement(
                 sql: """
                     INSERT INTO host_pace (host, askedAt, holdUntil) VALUES (?, ?, ?)
-                    ON CONFLICT (host) DO UPDATE SET askedAt = excluded.askedAt,
+                    ON CONFLICT (host) DO UPDATE SET askedAt = max(askedAt, excluded.askedAt),
                       holdUntil = coalesce(excluded.holdUntil, holdUntil)
                     """
             ).execute(

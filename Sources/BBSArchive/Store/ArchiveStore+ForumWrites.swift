@@ -283,14 +283,25 @@ extension ArchiveStore {
             ),
             arguments: [board, gid, post.floor])
         let storedBody: String? = storedRow?["body"]
-        // A post shown empty, or as a deletion notice, keeps its archived
-        // attachments and likes with its text.
+        // A post the forum replaced by a deletion notice stays as archived,
+        // every field of it, attachments and likes too: only when the forum
+        // was seen to delete it is new.
+        if post.deletedByForum, storedRow != nil {
+            try db.cachedStatement(
+                sql: """
+                    UPDATE post SET forumDeletedAt = ? WHERE board = ? AND gid = ? AND floor = ?
+                      AND forumDeletedAt IS NULL
+                    """
+            ).execute(arguments: [now, board, gid, post.floor])
+            return db.changesCount > 0
+        }
+        // A post shown empty keeps its archived attachments and likes with its text.
         var keepsItsFiles = false
-        if let storedRow, post.warning != nil, !post.deletedByForum, (storedRow["parseWarning"] as String?) == nil {
+        if let storedRow, post.warning != nil, (storedRow["parseWarning"] as String?) == nil {
             notes.append("floor \(post.floor): read only in part; the post archived whole is kept")
             return false
         }
-        if let storedBody, !post.deletedByForum, post.body.unicodeScalars.allSatisfy(\.isBlankOrNewline),
+        if let storedBody, post.body.unicodeScalars.allSatisfy(\.isBlankOrNewline),
             !storedBody.unicodeScalars.allSatisfy(\.isBlankOrNewline)
         {
             notes.append("floor \(post.floor): the forum shows it empty now; the archived text is kept")
@@ -303,16 +314,8 @@ extension ArchiveStore {
         if let storedBody, storedBody != body, !body.contains("\u{1B}"), ANSIText.strip(storedBody) == body {
             body = storedBody
         }
-        // A post the forum replaced by a deletion notice keeps what was
-        // archived (author included), with when the forum was seen to delete it.
-        var deletedAt: Int64?
-        if post.deletedByForum, let storedRow, let storedBody {
-            let wasDeleted: Int64? = storedRow["forumDeletedAt"]
-            deletedAt = wasDeleted ?? now
-            body = storedBody
-            post.author = storedRow["author"]
-            keepsItsFiles = true
-        }
+        // A post listed again (not a notice) is not deleted, if it was marked.
+        let deletedAt: Int64? = nil
         try db.cachedStatement(
             sql: """
                 UPDATE post SET forumDeletedAt = ? WHERE board = ? AND gid = ? AND floor = ?

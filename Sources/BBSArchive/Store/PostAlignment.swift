@@ -82,8 +82,9 @@ enum PostAlignment {
     /// Where `listed` goes among `archived` (in floor order); `fromStart`:
     /// the listing begins with the thread's first post; `toEnd`: it ends
     /// with its last, so what it passes over at the end is gone too. `nil`
-    /// when none of the listed posts is an archived one: the caller keeps
-    /// the forum's places then (`ArchiveStore.placePosts`).
+    /// when none of the listed posts is an archived one and every archived
+    /// post was read whole (a parser that reads them all otherwise now):
+    /// the caller keeps the forum's places then (`ArchiveStore.placePosts`).
     static func place(archived: [Archived], listed: [Listed], fromStart: Bool, toEnd: Bool) -> Placement? {
         guard !archived.isEmpty, !listed.isEmpty else { return nil }
         // New floors follow the last archived one: none may be past
@@ -97,9 +98,11 @@ enum PostAlignment {
         }
         var byID: [Int: [Int]] = [:]
         var byKey: [Key: [Int]] = [:]
-        for (index, post) in archived.enumerated() where post.sure {
+        for (index, post) in archived.enumerated() {
+            // An id says which post it is, even of one archived in part;
+            // its author and time only of one archived whole.
             if let id = post.postID { byID[id, default: []].append(index) }
-            byKey[Key(author: post.author, postedAt: post.postedAt), default: []].append(index)
+            if post.sure { byKey[Key(author: post.author, postedAt: post.postedAt), default: []].append(index) }
         }
         /// The first of `indices` (ascending) that is `next` or more.
         func firstFrom(_ next: Int, in indices: [Int]) -> Int {
@@ -130,17 +133,27 @@ enum PostAlignment {
         }
         // Each listed post matched with the first archived post at or after
         // the last match that it is: in order, so the same author posting
-        // twice in one second still matches post for post.
+        // twice in one second still matches post for post. A post listed
+        // twice (pages that overlap: captures of two runs, a post moved
+        // between two pages' fetches) is the post matched the first time.
         var match: [Int?] = Array(repeating: nil, count: listed.count)
+        var again: [Int?] = Array(repeating: nil, count: listed.count)
+        var matched: Set<Int> = []
         var next = 0
         var first: Int?
         for (index, post) in listed.enumerated() {
-            guard let found = find(post, from: next) else { continue }
-            match[index] = found
-            next = found + 1
-            if first == nil { first = found }
+            if let found = find(post, from: next) {
+                match[index] = found
+                matched.insert(found)
+                next = found + 1
+                if first == nil { first = found }
+            } else if post.sure, let earlier = find(post, from: 0), matched.contains(earlier) {
+                again[index] = earlier
+            }
         }
-        guard let first else { return nil }
+        // Nothing matched: posts archived in part are still places to fill
+        // (from the start); archived whole, they were all read otherwise.
+        if first == nil, !fromStart || archived.allSatisfy(\.sure) { return nil }
         // The archived place of the next match after each listed post.
         var nextMatch: [Int] = Array(repeating: archived.count, count: listed.count)
         var upcoming = archived.count
@@ -149,24 +162,40 @@ enum PostAlignment {
             if let found = match[index] { upcoming = found }
         }
         /// The archived place left before the next match that a listed post
-        /// not matched takes: one not marked deleted (a deletion notice
-        /// stands where its post was, marked or not), the same author's
-        /// first; else, for a post that cannot say who wrote it, or one
-        /// archived in part, the first. `nil`: it is new.
-        func slot(_ post: Listed, in places: Range<Int>) -> Int? {
+        /// not matched takes, or `nil`: it is new.
+        /// - A deletion notice stands where its post was, marked or not.
+        /// - A post read whole is no post archived whole (it would have
+        ///   matched): it takes a place archived in part, by the same author
+        ///   or one whose author could not be read.
+        /// - A post read in part takes a place not marked deleted, by the
+        ///   same author (or any, when its own or the place's author is not
+        ///   known); never one archived whole after the last match, where
+        ///   posts are only ever added.
+        func slot(_ post: Listed, in places: Range<Int>, last: Bool) -> Int? {
             if post.notice { return places.first }
-            let open = places.filter { !archived[$0].deleted }
-            if !post.author.isEmpty, let same = open.first(where: { archived[$0].author == post.author }) {
-                return same
+            return places.first { place in
+                let archivedPost = archived[place]
+                guard !archivedPost.deleted else { return false }
+                let author = post.author.isEmpty || archivedPost.author.isEmpty || archivedPost.author == post.author
+                if post.sure { return !archivedPost.sure && author }
+                return author && !(last && archivedPost.sure && !post.author.isEmpty)
             }
-            return open.first { post.author.isEmpty || !archived[$0].sure }
         }
         var floors: [Int] = []
         var passed: [Int] = []
         // Listed posts before the first match are the archived ones just
-        // before it; from the thread's start, the archived ones from the first.
-        let leading = match.firstIndex { $0 != nil } ?? 0
-        var cursor = fromStart ? 0 : max(0, first - leading)
+        // before it (those not marked deleted, which the pages no longer
+        // show); from the thread's start, the archived ones from the first.
+        var cursor = 0
+        if !fromStart, let first {
+            let leading = match.firstIndex { $0 != nil } ?? 0
+            cursor = first
+            var left = leading
+            while left > 0, cursor > 0 {
+                cursor -= 1
+                if !archived[cursor].deleted { left -= 1 }
+            }
+        }
         var newFloor = last + 1
         var added = false
         for (index, post) in listed.enumerated() {
@@ -174,17 +203,26 @@ enum PostAlignment {
                 if cursor < found { passed.append(contentsOf: cursor..<found) }
                 floors.append(archived[found].floor)
                 cursor = max(cursor, found + 1)
-            } else if !added, cursor < nextMatch[index], let place = slot(post, in: cursor..<nextMatch[index]) {
+            } else if let earlier = again[index] {
+                floors.append(archived[earlier].floor)
+            } else if !added, cursor < nextMatch[index],
+                let place = slot(post, in: cursor..<nextMatch[index], last: nextMatch[index] == archived.count)
+            {
                 if cursor < place { passed.append(contentsOf: cursor..<place) }
                 floors.append(archived[place].floor)
                 cursor = place + 1
             } else {
                 floors.append(newFloor)
                 newFloor += 1
-                added = true
+                // Past the last match a post is added: so is every later one.
+                if nextMatch[index] == archived.count { added = true }
             }
         }
         if toEnd, cursor < archived.count { passed.append(contentsOf: cursor..<archived.count) }
-        return Placement(floors: floors, gone: passed.filter { !archived[$0].deleted }.map { archived[$0].floor })
+        // Gone: posts archived whole that are not marked yet (one archived in
+        // part may be the listed post that could not say so).
+        return Placement(
+            floors: floors,
+            gone: passed.filter { !archived[$0].deleted && archived[$0].sure }.map { archived[$0].floor })
     }
 }
