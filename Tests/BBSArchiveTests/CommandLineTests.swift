@@ -140,12 +140,16 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: site.appendingPathComponent(BuildState.path).path))
     }
 
-    @Test func anUnknownBoardFailsAndKeepsWhatWasStored() async throws {
+    /// A small replica of one board, served, and a folder for a store.
+    func smallForum() async throws -> (forum: ReplicaForum, server: ReplicaServer, base: URL, folder: URL) {
         let forum = ReplicaForum(
             config: ReplicaConfig(seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 6, maxPostsPerThread: 4))
         let server = ReplicaServer(forum: forum)
-        let base = try await server.start()
-        let folder = try Fixtures.temporaryFolder("cli")
+        return (forum, server, try await server.start(), try Fixtures.temporaryFolder("cli"))
+    }
+
+    @Test func anUnknownBoardFailsAndKeepsWhatWasStored() async throws {
+        let (forum, server, base, folder) = try await smallForum()
         let store = folder.appendingPathComponent("a.sqlite").path
         let common = [
             "--forum-url", base.absoluteString, "--store", store, "--out", folder.appendingPathComponent("site").path,
@@ -170,11 +174,7 @@ import Testing
     /// and an error still ends with its status (Foundation's write trapped:
     /// exit 132, nothing stored).
     @Test func aLogThatCannotBeWrittenStopsNothing() async throws {
-        let forum = ReplicaForum(
-            config: ReplicaConfig(seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 6, maxPostsPerThread: 4))
-        let server = ReplicaServer(forum: forum)
-        let base = try await server.start()
-        let folder = try Fixtures.temporaryFolder("cli")
+        let (forum, server, base, folder) = try await smallForum()
         let store = folder.appendingPathComponent("a.sqlite").path
         let site = folder.appendingPathComponent("site")
         let board = try #require(forum.boardNames.first)

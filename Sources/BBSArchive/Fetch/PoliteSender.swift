@@ -109,9 +109,8 @@ struct PoliteSender: Sendable {
             // Kept for the next run once the answer is in, not on the way
             // out: a store write waits its turn behind the others.
             if paced { try? captures?.recordHostPace(host: host, HostPace(askedAt: askedAt)) }
-        } catch let error as ArchiveError {
-            result = .failure(error)
         } catch {
+            // Only waiting for the slot throws here: the run is stopping.
             result = .failure(.cancelled(url: url))
         }
         await gate?.leave()

@@ -617,13 +617,7 @@ struct SearchIndexWriter {
     /// floors of a thread with gaps (`gappedThreads`).
     static func position(floor: Int, in floors: [Int]?) -> Int {
         guard let floors else { return floor }
-        var low = 0
-        var high = floors.count
-        while low < high {
-            let middle = (low + high) / 2
-            if floors[middle] < floor { low = middle + 1 } else { high = middle }
-        }
-        return low
+        return floors.lowerBound(floor)
     }
 
     /// The store's map of the index (`search_thread`, a row a thread): for

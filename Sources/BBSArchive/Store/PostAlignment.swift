@@ -104,28 +104,18 @@ enum PostAlignment {
             if let id = post.postID { byID[id, default: []].append(index) }
             if post.sure { byKey[Key(author: post.author, postedAt: post.postedAt), default: []].append(index) }
         }
-        /// The first of `indices` (ascending) that is `next` or more.
-        func firstFrom(_ next: Int, in indices: [Int]) -> Int {
-            var low = 0
-            var high = indices.count
-            while low < high {
-                let middle = (low + high) / 2
-                if indices[middle] < next { low = middle + 1 } else { high = middle }
-            }
-            return low
-        }
         func find(_ post: Listed, from next: Int) -> Int? {
             var best: Int?
             // The forum's post id says which post it is, even of one read in part.
             if let id = post.postID, let indices = byID[id] {
-                let at = firstFrom(next, in: indices)
+                let at = indices.lowerBound(next)
                 if at < indices.count { best = indices[at] }
             }
             guard post.sure else { return best }
             // By author and time: an archived post that has no id to compare
             // (a few looked at, however many share the second).
             let indices = byKey[Key(author: post.author, postedAt: post.postedAt)] ?? []
-            for index in indices[firstFrom(next, in: indices)...].prefix(64) where same(archived[index], post) {
+            for index in indices[indices.lowerBound(next)...].prefix(64) where same(archived[index], post) {
                 if best.map({ index < $0 }) ?? true { best = index }
                 break
             }
