@@ -281,6 +281,28 @@ import Testing
         #expect(try short.forumDeletions(board: "T", gid: 700).isEmpty)
     }
 
+    /// A reply deleted between the fetches of a thread's two pages moves the
+    /// first post of the second page onto the first, unread: the pages then
+    /// end a place short of the board's row, and no post is marked deleted.
+    @Test func aDeletionBetweenTwoPagesMarksNothing() throws {
+        let store = try openStore()
+        let names = (0..<20).map { "u\($0)" }
+        func page(_ number: Int, _ floors: [Int], positions: Int) -> ThreadPage {
+            ThreadPage(
+                board: "T", gid: 700, title: "标题", page: PageInfo(current: number, total: 2),
+                posts: floors.enumerated().map { post(names[$1], minute: $1, floor: positions + $0) })
+        }
+        try store.saveThread(
+            board: "T", pages: [page(1, Array(0..<10), positions: 0), page(2, Array(10..<20), positions: 10)],
+            summary: nil)
+        // Page 1 before u2 was deleted, page 2 after: u10 is on neither.
+        let pages = [page(1, Array(0..<10), positions: 0), page(2, Array(11..<20), positions: 10)]
+        #expect(try store.saveThread(board: "T", pages: pages, summary: pieces.summary(replies: 19)).isEmpty)
+        let posts = try store.posts(board: "T", gid: 700)
+        #expect(posts.map(\.author) == names)
+        #expect(try store.forumDeletions(board: "T", gid: 700).isEmpty)
+    }
+
     /// A copy read only in part, or with empty bodies, is not stored over
     /// posts archived whole, and a blanked post keeps its attachments (QA
     /// 7's second finding).

@@ -222,9 +222,9 @@ extension ArchiveStore {
     ///
     /// Posts are marked only by a run that fetched the pages now
     /// (`summary`), not by `reparse`, whose pages' newest captures may come
-    /// from different runs; and past the last listed post only when the
-    /// pages reach as far as the board's row says the thread goes (a pager
-    /// that could not be read says "page 1 of 1"). When none of the posts
+    /// from different runs; and only when the pages end where the board's
+    /// row says the thread does (a pager that could not be read says
+    /// "page 1 of 1"; a post deleted between two pages' fetches skips one). When none of the posts
     /// is an archived one (a parser that reads them otherwise now), they
     /// keep the forum's places, except over a post marked deleted, which
     /// no post of another place is written over.
@@ -235,12 +235,16 @@ extension ArchiveStore {
         let archived = try archivedPosts(db, board: board, gid: gid)
         guard !archived.isEmpty else { return false }
         let listed = posts.map(PostAlignment.Listed.init)
-        let reachesEnd =
-            summary.map { (posts.last?.floor ?? -1) >= $0.replies } ?? false
+        // The pages agree with the board's row: they end where it says the
+        // thread ends. A post deleted between the fetches of two pages moves
+        // another across them, unread; the pages then end a place short of
+        // the row fetched before, and nothing is marked.
+        let agree =
+            summary.map { (posts.last?.floor ?? -1) == $0.replies } ?? false
             && (pages.last.map { $0.page.current >= $0.page.total } ?? false)
         guard
             let placement = PostAlignment.place(
-                archived: archived, listed: listed, fromStart: pages.first?.page.current == 1, toEnd: reachesEnd)
+                archived: archived, listed: listed, fromStart: pages.first?.page.current == 1, toEnd: agree)
         else {
             let deleted = Set(archived.filter(\.deleted).map(\.floor))
             let kept = posts.filter { deleted.contains($0.floor) }.map(\.floor)
@@ -252,7 +256,7 @@ extension ArchiveStore {
             return false
         }
         for index in posts.indices { posts[index].floor = placement.floors[index] }
-        guard summary != nil, !placement.gone.isEmpty else { return false }
+        guard agree, !placement.gone.isEmpty else { return false }
         let mark = try db.cachedStatement(
             sql:
                 "UPDATE post SET forumDeletedAt = ? WHERE board = ? AND gid = ? AND floor = ? AND forumDeletedAt IS NULL"
