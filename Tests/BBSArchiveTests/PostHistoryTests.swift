@@ -26,6 +26,39 @@ import Testing
         #expect(try store.posts(board: "T", gid: 700).map(\.body) == ["第0楼", "此文章已被删除"])
     }
 
+    /// An attachment or a like a later run no longer finds on the post's
+    /// page is kept, with when it went; ones still there are not copied.
+    @Test func removedAttachmentsAndLikesAreKept() throws {
+        let store = try pieces.openStore()
+        try store.saveBoardPage(
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [pieces.summary()]),
+            source: pieces.source)
+        func like(_ user: String) -> Like { Like(score: 1, user: user, message: "赞", at: nil) }
+        func file(_ name: String) -> BBSArchive.Attachment {
+            Attachment(name: name, url: "http://127.0.0.1:9/att/T/700/\(name)", kind: .image, size: "1KB")
+        }
+        var pages = pieces.sampleThread()
+        pages[0].posts[1].attachments = [file("a.png"), file("b.png")]
+        pages[0].posts[1].signature = ""
+        pages[0].posts[1].likes = [like("x"), like("y")]
+        try store.saveThread(board: "T", pages: pages, summary: nil)
+        pages[0].posts[1].attachments = [file("a.png")]
+        pages[0].posts[1].likes = [like("y"), like("z")]
+        try store.saveThread(board: "T", pages: pages, summary: nil)
+        try store.saveThread(board: "T", pages: pages, summary: nil)
+        let (files, likes) = try store.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT name FROM attachment_removed WHERE gid = 700 AND floor = 1"),
+                try String.fetchAll(db, sql: "SELECT user FROM post_like_removed WHERE gid = 700 AND floor = 1")
+            )
+        }
+        #expect(files == ["b.png"])
+        #expect(likes == ["x"])
+        let post = try #require(try store.posts(board: "T", gid: 700).last)
+        #expect(post.attachments.map(\.name) == ["a.png"])
+        #expect(post.likes.map(\.user) == ["y", "z"])
+    }
+
     /// Through `Ingest`, as both a run and `reparse` store pages: a post the
     /// forum blanked keeps its archived text and author, noted as deleted.
     @Test func aDeletionNoticeKeepsTheArchivedPost() async throws {

@@ -356,7 +356,7 @@ extension ArchiveStore {
         guard !keepsItsFiles else { return changed }
         // Likes are shown only by pages that show signatures too.
         if post.signature != nil {
-            changed = try replaceLikes(db, board: board, gid: gid, post: post) || changed
+            changed = try replaceLikes(db, board: board, gid: gid, post: post, now: now) || changed
         }
         let stored = try Attachment.fetchAll(
             db.cachedStatement(
@@ -366,14 +366,17 @@ extension ArchiveStore {
             arguments: [board, gid, post.floor])
         guard stored != post.attachments else { return changed }
         changed = true
+        func values(_ file: Attachment) -> [(any DatabaseValueConvertible)?] {
+            [file.name, file.url, file.kind.rawValue, file.size]
+        }
         try replaceRows(
             db, table: "attachment", columns: ["name", "url", "kind", "size"], board: board, gid: gid,
-            floor: post.floor,
-            rows: post.attachments.map { [$0.name, $0.url, $0.kind.rawValue, $0.size] })
+            floor: post.floor, rows: post.attachments.map(values),
+            removed: stored.filter { !post.attachments.contains($0) }.map(values), now: now)
         return changed
     }
 
-    static func replaceLikes(_ db: Database, board: String, gid: Int, post: Post) throws -> Bool {
+    static func replaceLikes(_ db: Database, board: String, gid: Int, post: Post, now: Int64) throws -> Bool {
         let stored = try Like.fetchAll(
             db.cachedStatement(
                 sql:
@@ -381,18 +384,37 @@ extension ArchiveStore {
             ),
             arguments: [board, gid, post.floor])
         guard stored != post.likes else { return false }
+        func values(_ like: Like) -> [(any DatabaseValueConvertible)?] {
+            [like.score, like.user, like.message, like.at.map(seconds)]
+        }
         try replaceRows(
             db, table: "post_like", columns: ["score", "user", "message", "at"], board: board, gid: gid,
-            floor: post.floor, rows: post.likes.map { [$0.score, $0.user, $0.message, $0.at.map(seconds)] })
+            floor: post.floor, rows: post.likes.map(values),
+            removed: stored.filter { !post.likes.contains($0) }.map(values), now: now)
         return true
     }
 
     /// Replaces a post's rows in `table` (its attachments or its likes)
     /// with `rows`, each the values of `columns`, numbered by position.
+    /// The `removed` ones (no longer on the forum's page) are kept first in
+    /// `table_removed`, with when they were removed
+    /// (`v20-removed-attachments-and-likes`), as a post's earlier texts are
+    /// in `post_version`.
     private static func replaceRows(
         _ db: Database, table: String, columns: [String], board: String, gid: Int, floor: Int,
-        rows: [[(any DatabaseValueConvertible)?]]
+        rows: [[(any DatabaseValueConvertible)?]], removed: [[(any DatabaseValueConvertible)?]], now: Int64
     ) throws {
+        if !removed.isEmpty {
+            let names = ["board", "gid", "floor"] + columns + ["removedAt"]
+            let keep = try db.makeStatement(
+                sql:
+                    "INSERT INTO \(table)_removed (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+            )
+            for values in removed {
+                let key: [(any DatabaseValueConvertible)?] = [board, gid, floor]
+                try keep.execute(arguments: StatementArguments(key + values + [now]))
+            }
+        }
         try db.execute(
             sql: "DELETE FROM \(table) WHERE board = ? AND gid = ? AND floor = ?", arguments: [board, gid, floor])
         let names = ["board", "gid", "floor", "position"] + columns

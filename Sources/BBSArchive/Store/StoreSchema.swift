@@ -367,6 +367,24 @@ enum StoreSchema {
                     END;
                     """)
         }
+        // A post's attachments and likes that a run no longer finds on its
+        // page (the author took a file out, the forum removed a like): kept
+        // first, with when, as a post's earlier texts are (QA 7: their rows
+        // were deleted and nothing of them stayed).
+        migrator.registerMigration("v20-removed-attachments-and-likes") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE attachment_removed (
+                      id INTEGER PRIMARY KEY, board TEXT NOT NULL, gid INTEGER NOT NULL, floor INTEGER NOT NULL,
+                      name TEXT NOT NULL, url TEXT NOT NULL, kind TEXT NOT NULL, size TEXT, removedAt INTEGER NOT NULL);
+                    CREATE INDEX attachment_removed_post ON attachment_removed (board, gid, floor);
+                    CREATE TABLE post_like_removed (
+                      id INTEGER PRIMARY KEY, board TEXT NOT NULL, gid INTEGER NOT NULL, floor INTEGER NOT NULL,
+                      score INTEGER NOT NULL, user TEXT NOT NULL, message TEXT NOT NULL, at INTEGER,
+                      removedAt INTEGER NOT NULL);
+                    CREATE INDEX post_like_removed_post ON post_like_removed (board, gid, floor);
+                    """)
+        }
         return migrator
     }
 
