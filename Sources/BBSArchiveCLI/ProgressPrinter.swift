@@ -135,7 +135,7 @@ final class ProgressPrinter: @unchecked Sendable {
     }
 
     static func seconds(_ duration: Duration) -> String {
-        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let value = duration.inSeconds
         return value < 10 ? String(format: "%.1f s", value) : "\(Int(value.rounded())) s"
     }
 
@@ -147,8 +147,9 @@ final class ProgressPrinter: @unchecked Sendable {
         case .note(let message):
             object = ["event": "note", "message": message]
         case .retry(let url, let reason, let wait, let attempt, let of):
-            let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
-            object = ["event": "retry", "url": url, "reason": reason, "wait": seconds, "attempt": attempt, "of": of]
+            object = [
+                "event": "retry", "url": url, "reason": reason, "wait": wait.inSeconds, "attempt": attempt, "of": of,
+            ]
         case .failure(let url, let reason):
             object = ["event": "failure", "url": url, "reason": reason]
         case .stage(let name, let done, let total, let failed):

@@ -69,10 +69,7 @@ struct Arguments {
     }
 }
 
-func seconds(_ duration: Duration) -> Double {
-    let parts = duration.components
-    return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-}
+func seconds(_ duration: Duration) -> Double { duration.inSeconds }
 
 func printJSON(_ object: Any) throws {
     let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])

@@ -43,21 +43,18 @@ struct PoliteSender: Sendable {
                 await hosts.insert(host)
                 guard RetryPolicy.isRetryable(status: response.status) else { return response }
                 retryAfter = RetryPolicy.retryAfter(response.header("Retry-After"))
-                if let retryAfter, retryAfter > policy.maxRetryAfter {
-                    events(.note("\(host) asks to wait \(retryAfter) before \(url); leaving it for the next run"))
-                    // The next run waits as long as it may (`RateLimiter.resume`).
-                    let now = clock()
-                    try? captures?.recordHostPace(
-                        host: host,
-                        HostPace(askedAt: now, holdUntil: now.addingTimeInterval(RateLimiter.maxInterval)))
-                    return response
-                }
                 if let retryAfter {
                     // The host asked everyone to hold off, not just this
-                    // request, and not just this run (which may end here).
+                    // request, and not just this run (which may end here):
+                    // the next one waits as long as it may (`RateLimiter.resume`).
                     let now = clock()
+                    let hold = min(retryAfter.inSeconds, RateLimiter.maxInterval)
                     try? captures?.recordHostPace(
-                        host: host, HostPace(askedAt: now, holdUntil: now.addingTimeInterval(Self.seconds(retryAfter))))
+                        host: host, HostPace(askedAt: now, holdUntil: now.addingTimeInterval(hold)))
+                }
+                if let retryAfter, retryAfter > policy.maxRetryAfter {
+                    events(.note("\(host) asks to wait \(retryAfter) before \(url); leaving it for the next run"))
+                    return response
                 }
                 reason = "HTTP \(response.status)"
                 if failures + 1 >= policy.attempts { return response }
@@ -130,10 +127,6 @@ struct PoliteSender: Sendable {
             }
             return (pace, now)
         }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     static func host(of url: String) -> String {

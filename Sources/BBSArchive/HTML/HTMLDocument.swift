@@ -94,8 +94,8 @@ final class HTMLDocument {
             return next == UInt8(ascii: ">") || next == UInt8(ascii: "/") || next == 0x20 || next == 0x09
                 || next == 0x0A || next == 0x0D
         }
-        /// Past the `</font>` that closes a font hidden by `tag`'s style.
         var closers = true
+        /// Past the `</font>` that closes a font hidden by `tag`'s style.
         func hiddenEnd(tag: ArraySlice<UInt8>, from start: Int) -> Int? {
             let lowered = tag.prefix(400).map(lower)
             let text = String(decoding: lowered.filter { $0 != 0x20 }, as: UTF8.self)

@@ -99,7 +99,8 @@ extension Archiver {
             let notes = try Ingest(store: store, source: source).thread(
                 pages, board: board, gid: summary.gid, summary: summary)
             for note in notes { events(.note("\(board)/\(summary.gid): \(note)")) }
-            try store.clearFailure(url: source.originalThreadURL(board: board, gid: summary.gid))
+            // Its failures go, under whatever address (this front end's, the
+            // other's, an earlier --forum-url) they were kept.
             try store.clearThreadFailures(board: board, gid: summary.gid, address: ForumSources.address(of:))
             let partial = pages.compactMap { page in
                 Self.partial(page, url: source.threadURL(board: board, gid: summary.gid, page: page.page.current))

@@ -353,11 +353,6 @@ package struct Archiver: Sendable {
             // The page and its place in the walk in one commit.
             let listings = try Ingest(store: store, source: source).board(page, board: board, walked: (number, url))
             report.boardPages += 1
-            // A row that links a thread but could not be read: its thread is
-            // not archived from it, and the run says so, page and thread. The
-            // store keeps it under the thread's address (as a thread that
-            // failed), until the thread is archived: a list page's record
-            // goes when the walk stores the next page.
             // A row read in part keeps its thread: a note, not a failure
             // that every run would end with while the forum shows it so.
             if !page.partlyReadRows.isEmpty {
@@ -366,6 +361,11 @@ package struct Archiver: Sendable {
                         "\(url): \(page.partlyReadRows.count) row(s) read in part: "
                             + page.partlyReadRows.map(\.description).joined(separator: "; ")))
             }
+            // A row that links a thread but could not be read: its thread is
+            // not archived from it, and the run says so, page and thread. The
+            // store keeps it under the thread's address (as a thread that
+            // failed), until the thread is archived: a list page's record
+            // goes when the walk stores the next page.
             if !page.unreadRows.isEmpty {
                 let message =
                     "\(page.unreadRows.count) row(s) could not be read: "
@@ -373,7 +373,6 @@ package struct Archiver: Sendable {
                 let failure = Failure(url: url, error: .parseWarning(url: url, message: message), kind: .partial)
                 report.failures.append(failure)
                 events(.failure(url: url, reason: failure.reason))
-                // Kept as a failure of its thread's address.
                 for row in page.unreadRows {
                     try? store.recordFailure(
                         url: source.originalThreadURL(board: board, gid: row.gid), board: board,

@@ -69,11 +69,15 @@ package final class RunLock: Sendable {
         // one's own under another's) keeps its lock inside: any spelling of
         // it then finds the same one, as no lock can be made beside it.
         if descriptor < 0, errno == EACCES || errno == EROFS, kind == .output {
+            let besideFailed = errno
             let inside = resolved(target) + "/..lock"
             let second = open(inside, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             if second >= 0 {
                 path = inside
                 descriptor = second
+            } else {
+                // The error said is the one beside the folder.
+                errno = besideFailed
             }
         }
         guard descriptor >= 0 else {

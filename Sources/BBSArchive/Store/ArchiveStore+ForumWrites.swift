@@ -224,10 +224,10 @@ extension ArchiveStore {
     /// (`summary`), not by `reparse`, whose pages' newest captures may come
     /// from different runs; and only when the pages end where the board's
     /// row says the thread does (a pager that could not be read says
-    /// "page 1 of 1"; a post deleted between two pages' fetches skips one). When none of the posts
-    /// is an archived one (a parser that reads them otherwise now), they
-    /// keep the forum's places, except over a post marked deleted, which
-    /// no post of another place is written over.
+    /// "page 1 of 1"; a post deleted between two pages' fetches skips one).
+    /// When none of the posts is an archived one (a parser that reads them
+    /// otherwise now), they keep the forum's places, except over a post
+    /// marked deleted, which no post of another place is written over.
     static func placePosts(
         _ posts: inout [Post], _ db: Database, board: String, gid: Int, pages: [ThreadPage], summary: ThreadSummary?,
         now: Int64, notes: inout [String]
@@ -283,7 +283,7 @@ extension ArchiveStore {
         let storedRow = try Row.fetchOne(
             db.cachedStatement(
                 sql:
-                    "SELECT body, author, forumDeletedAt, parseWarning FROM post WHERE board = ? AND gid = ? AND floor = ?"
+                    "SELECT body, parseWarning FROM post WHERE board = ? AND gid = ? AND floor = ?"
             ),
             arguments: [board, gid, post.floor])
         let storedBody: String? = storedRow?["body"]
@@ -299,12 +299,12 @@ extension ArchiveStore {
             ).execute(arguments: [now, board, gid, post.floor])
             return db.changesCount > 0
         }
-        // A post shown empty keeps its archived attachments and likes with its text.
-        var keepsItsFiles = false
         if let storedRow, post.warning != nil, (storedRow["parseWarning"] as String?) == nil {
             notes.append("floor \(post.floor): read only in part; the post archived whole is kept")
             return false
         }
+        // A post shown empty keeps its archived attachments and likes with its text.
+        var keepsItsFiles = false
         if let storedBody, post.body.unicodeScalars.allSatisfy(\.isBlankOrNewline),
             !storedBody.unicodeScalars.allSatisfy(\.isBlankOrNewline)
         {
@@ -319,13 +319,12 @@ extension ArchiveStore {
             body = storedBody
         }
         // A post listed again (not a notice) is not deleted, if it was marked.
-        let deletedAt: Int64? = nil
         try db.cachedStatement(
             sql: """
-                UPDATE post SET forumDeletedAt = ? WHERE board = ? AND gid = ? AND floor = ?
-                  AND forumDeletedAt IS NOT ?
+                UPDATE post SET forumDeletedAt = NULL WHERE board = ? AND gid = ? AND floor = ?
+                  AND forumDeletedAt IS NOT NULL
                 """
-        ).execute(arguments: [deletedAt, board, gid, post.floor, deletedAt])
+        ).execute(arguments: [board, gid, post.floor])
         let deletionChanged = db.changesCount > 0
         // Fields only the desktop pages show are kept when the mobile site is read later.
         try db.cachedStatement(
