@@ -350,9 +350,6 @@ struct SMTHMobileParser {
 
     private static let postMarker = Array("/post/".utf8)
 
-    /// A floor label's number: `楼主` is 0, `12楼` and `第12楼` are 12; `nil`
-    /// for any other text (a time). The forum's own 楼主 (no character
-    /// decomposes to either half) is found by its bytes, without Foundation.
     /// The ASCII digits of an anchor or a position (`a12`, `第12楼`) as a
     /// floor: nine digits at most, so no floor from a page is past counting.
     static func floorDigits(_ text: String) -> Int? {
@@ -361,6 +358,9 @@ struct SMTHMobileParser {
         return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
     }
 
+    /// A floor label's number: `楼主` is 0, `12楼` and `第12楼` are 12; `nil`
+    /// for any other text (a time). The forum's own 楼主 (no character
+    /// decomposes to either half) is found by its bytes, without Foundation.
     static func floorNumber(_ label: String) -> Int? {
         if ByteSearch.contains(label, "楼主") { return 0 }
         // By bytes (every post asks of two labels): 楼 is E6 A5 BC, 第 E7 AC AC.
