@@ -75,6 +75,24 @@ import Testing
         #expect(SMTHTimeParser.parse("25:00:00", fetchedAt: fetchedAt) == nil)
     }
 
+    /// A date or clock cut by a line break is joined up; a whole one, or a
+    /// piece that is no part of a time, never is.
+    @Test(arguments: [
+        ("2023-04-1\n4", "2023-04-14"),
+        ("2023-0 4-14  15:3\n1:48", "2023-04-14 15:31:48"),
+        ("2023\n-04-14", "2023-04-14"),
+        ("1\n5:31:48", "15:31:48"),
+        ("2023-04-14  15:31:48", "2023-04-14  15:31:48"),
+        ("2023-04-14\n15:31:48", "2023-04-14\n15:31:48"),
+        ("15:31 :48", "15:31 :48"),
+        ("2023-04-1 Tom41", "2023-04-1 Tom41"),
+        ("2023-04-1 44", "2023-04-1 44"),
+        ("原帖 已删除", "原帖 已删除"),
+    ])
+    func timesCutByALineBreakAreJoined(text: String, joined: String) {
+        #expect(SMTHTimeParser.rejoined(text) == joined)
+    }
+
     @Test func parsesISO8601Options() {
         #expect(ForumTime.parseISO8601("2026-08-01T16:00:00+08:00") == Fixtures.beijing(2026, 8, 1, 16))
         #expect(ForumTime.parseISO8601("2026-08-01T08:00:00Z") == Fixtures.beijing(2026, 8, 1, 16))

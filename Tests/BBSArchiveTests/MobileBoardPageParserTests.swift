@@ -110,6 +110,24 @@ import Testing
         #expect(row.lastReplyAt == Fixtures.beijing(2023, 4, 14))
     }
 
+    /// A date or clock broken over two lines in the markup (a page wrapped
+    /// at a column) reads as the time it is. Before, `2023-04-1` / `4` read
+    /// as the 1st, in silence.
+    @Test func aTimeBrokenOverTwoLinesIsOneTime() throws {
+        let board = try parseFixture([
+            ("<div>2023-04-03&nbsp;", "<div>2023-0\n4-03&nbsp;"),
+            (
+                "|2023-04-14&nbsp;<a href=\"/user/query/sanford66\">",
+                "|2023-04-1\n4 15:3\n1:48&nbsp;<a href=\"/user/query/sanford66\">"
+            ),
+        ])
+        #expect(board.unreadRows.isEmpty && board.partlyReadRows.isEmpty)
+        let row = try #require(board.threads.first)
+        #expect(row.postedAt == Fixtures.beijing(2023, 4, 3))
+        #expect(row.lastReplyAt == Fixtures.beijing(2023, 4, 14, 15, 31, 48))
+        #expect(row.author == "D600" && row.lastReplier == "sanford66")
+    }
+
     /// A date with its clock is one time, not a date and a name.
     @Test func aDateWithItsClockIsOneTime() throws {
         let board = try parseFixture([

@@ -91,6 +91,23 @@ import Testing
         #expect(first.title == "2岁女孩找妈妈 其父母终于被找到")
     }
 
+    /// A date or clock broken over two lines in the markup reads as the
+    /// time it is. Before, `2016-05-0` / `5` refused the whole page as
+    /// implausible, on every run.
+    @Test func aTimeBrokenOverTwoLinesIsOneTime() throws {
+        let captured = String(decoding: try Fixtures.data("nforum/board-FamilyLife-p2.html"), as: UTF8.self)
+        let first = try parsedBoard(captured).threads[0]
+        var html = captured
+        let cell = try #require(html.range(of: "<td class=\"title_10\">2016-05-05</td>"))
+        html.replaceSubrange(cell, with: "<td class=\"title_10\">2016-05-0\n5</td>")
+        let last = try #require(html.range(of: "title=\"跳转至最后回复\">21:38:58&emsp;</a>"))
+        html.replaceSubrange(last, with: "title=\"跳转至最后回复\">21:3\n8:58&emsp;</a>")
+        let board = try parsedBoard(html)
+        #expect(board.threads.count == 30 && board.unreadRows.isEmpty && board.partlyReadRows.isEmpty)
+        let row = try #require(board.threads.first)
+        #expect(row.gid == first.gid && row.postedAt == first.postedAt && row.lastReplyAt == first.lastReplyAt)
+    }
+
     /// A row whose time cannot be read is said, thread and time, not left
     /// out in silence.
     @Test func aRowThatCannotBeReadIsSaid() throws {

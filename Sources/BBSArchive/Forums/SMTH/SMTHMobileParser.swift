@@ -234,7 +234,7 @@ struct SMTHMobileParser {
     }
 
     private static func timeAndName(_ text: String) -> (String, String?) {
-        var parts = splitOnce(text, at: " ")
+        var parts = splitOnce(SMTHTimeParser.rejoined(text), at: " ")
         var time = parts.first ?? ""
         // A date with its clock (`2023-04-14 15:31:48`) is one time.
         if parts.count > 1, time.contains("-") {

@@ -5,6 +5,13 @@ enum SMTHTimeParser {
     /// `HH:MM:SS` (today, as of `fetchedAt`), `YYYY-MM-DD`, or
     /// `YYYY-MM-DD HH:MM:SS`; `nil` for anything else.
     static func parse(_ text: String, fetchedAt: Date) -> Date? {
+        if let date = parseAsWritten(text, fetchedAt: fetchedAt) { return date }
+        // A date or clock that the markup broke over two lines.
+        let joined = rejoined(text)
+        return joined == text ? nil : parseAsWritten(joined, fetchedAt: fetchedAt)
+    }
+
+    private static func parseAsWritten(_ text: String, fetchedAt: Date) -> Date? {
         var bytes = text
         if let answer = bytes.withUTF8({ parseASCII($0, fetchedAt: fetchedAt) }) { return answer }
         let fields = text.split(whereSeparator: { $0 == " " || $0 == "\u{00A0}" || $0 == "T" })
@@ -61,6 +68,50 @@ enum SMTHTimeParser {
         default:
             return .some(nil)
         }
+    }
+
+    /// `text` with a date or clock broken over two lines joined up again
+    /// (`2023-04-1` / `4` is `2023-04-14`), its blank runs then as single
+    /// spaces; `text` itself when nothing was broken. SMTH writes each in full, `YYYY-MM-DD` and
+    /// `HH:MM:SS`, so a piece shorter than that whose next piece goes on
+    /// with the same shape is one time cut in two: a page wrapped at a
+    /// column breaks a line anywhere, and a browser shows `2023-04-1 4`,
+    /// which read as is was the 1st. A piece in full (`2023-04-14`,
+    /// `15:31`) is never joined to the next.
+    static func rejoined(_ text: String) -> String {
+        var pieces: [String] = []
+        var joinedAny = false
+        for piece in text.split(whereSeparator: { $0.isWhitespace }) {
+            if let last = pieces.last, let joined = joinedTime(last, String(piece)) {
+                pieces[pieces.count - 1] = joined
+                joinedAny = true
+            } else {
+                pieces.append(String(piece))
+            }
+        }
+        return joinedAny ? pieces.joined(separator: " ") : text
+    }
+
+    /// The shapes of a date and a clock, `9` for a digit.
+    private static let timeShapes: [[UInt8]] = [Array("9999-99-99".utf8), Array("99:99:99".utf8)]
+
+    /// `first + second`, when `first` is part of a time's shape and not a
+    /// whole one, and both together still have that shape.
+    private static func joinedTime(_ first: String, _ second: String) -> String? {
+        func fits(_ bytes: [UInt8], _ shape: [UInt8]) -> Bool {
+            bytes.count <= shape.count
+                && zip(bytes, shape).allSatisfy { byte, want in
+                    want == UInt8(ascii: "9") ? (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) : byte == want
+                }
+        }
+        let head = Array(first.utf8)
+        let whole = head + Array(second.utf8)
+        for shape in timeShapes where head.count < shape.count && fits(head, shape) && fits(whole, shape) {
+            // `15:31` is a clock in full: what follows is no part of it.
+            if shape == timeShapes[1], head.count == 5 { return nil }
+            return first + second
+        }
+        return nil
     }
 
     /// The non-empty runs of `range` between separators (`split`'s pieces).
