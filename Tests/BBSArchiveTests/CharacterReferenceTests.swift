@@ -37,6 +37,39 @@ import Testing
         #expect(rewritten(text) == expected)
     }
 
+    /// Named references that libxml2 kept as written, and a browser reads:
+    /// HTML 5's upper-case names, and the names read without their `;`
+    /// where no letter, digit or `=` follows.
+    @Test(arguments: [
+        ("a &AMP; b", "a &#x26; b"),
+        ("&LT;&GT;&QUOT;&COPY;&REG;", "&#x3C;&#x3E;&#x22;&#xA9;&#xAE;"),
+        ("&lt c", "&#x3C; c"),
+        ("&amp e", "&#x26; e"),
+        ("&copy 2024", "&#xA9; 2024"),
+        ("&COPY 2024", "&#xA9; 2024"),
+        ("x&nbsp", "x&#xA0;"),
+        ("&Aacute.", "&#xC1;."),
+        ("&frac12)", "&#xBD;)"),
+        ("&yuml!", "&#xFF;!"),
+        ("<a title=\"&quot\">", "<a title=\"&#x22;\">"),
+        ("&lt&gt", "&#x3C;&#x3E;"),
+        ("&lt中", "&#x3C;中"),
+    ])
+    func namedReferencesABrowserReadsAreWrittenAsItReadsThem(text: String, expected: String) {
+        #expect(rewritten(text) == expected)
+    }
+
+    /// Names a browser reads as libxml2 does, names it would not read
+    /// here (`=` or a letter after one without `;`: `?a=1&copy=2` is an
+    /// address), and HTML 5's other names, which stay as written.
+    @Test(arguments: [
+        "&amp;&lt;&gt;&quot;&copy;&nbsp;&ensp;&emsp;", "?a=1&copy=2", "&ampx", "&copyright", "&notit;", "&Tab;",
+        "&frac12345", "&COPYRIGHT;", "&Amp;", "&ab&", "&;",
+    ])
+    func namedReferencesLibxml2ReadsOrABrowserKeepsAreLeftAlone(text: String) {
+        #expect(rewritten(text) == nil)
+    }
+
     /// Everything else stays as it was, and a page without such a
     /// reference is handed back as it is.
     @Test(arguments: ["&amp; &nbsp; &#20013;&#x41;", "& # &#; &#x; &#xZ", "&#129;&#x8D;&#x8f;&#144;&#157;", "", "a&"])
@@ -51,6 +84,16 @@ import Testing
         let document = try HTMLDocument(data: Data(html.utf8), url: "https://example.org/", encoding: "UTF-8")
         let paragraph = try #require(document.select("//p").first)
         #expect(paragraph.text == "a😀b–c\u{FFFD}d\u{FFFD}e€")
+    }
+
+    /// As Chromium 156 shows the same paragraph, but for `&notit;` and
+    /// `&ltx` (text only: a browser reads `¬it;` and `<x`).
+    @Test func aParsedPageHoldsWhatNamedReferencesShow() throws {
+        let paragraph = "a &AMP; b &lt c &LT; d &amp e &copy f &QUOT; g &gt; h &notit; i &Aacute j &nbsp k &ltx l"
+        let html = "<html><body><p>\(paragraph)</p></body></html>"
+        let document = try HTMLDocument(data: Data(html.utf8), url: "https://example.org/", encoding: "UTF-8")
+        let text = try #require(document.select("//p").first).text
+        #expect(text == "a & b < c < d & e © f \" g > h &notit; i Á j \u{A0} k &ltx l")
     }
 
     /// Through both front ends' parsers, to the post's body.

@@ -19,6 +19,19 @@ import Foundation
 ///   keeps the one character the pair spells, which is what the author
 ///   wrote (the one place it reads a page better than a browser).
 ///
+/// Named references too: libxml2 knows HTML 4's names, each with its `;`,
+/// where a browser also reads
+///
+/// - `&AMP;`, `&LT;`, `&GT;`, `&QUOT;`, `&COPY;` and `&REG;` (libxml2 kept
+///   them as written);
+/// - the names it reads without a `;` (`&lt`, `&amp`, `&nbsp`, `&copy`, the
+///   Latin-1 letters), where the next character is neither a letter, a
+///   digit nor `=`. That is the rule for an attribute's value; in text a
+///   browser reads `&notit` as `¬it` too, which is left as written here.
+///
+/// HTML 5's other names (`&Tab;`, `&check;`) stay as written: the forum
+/// writes none of them, and a reader's own `&` reaches the page as `&amp;`.
+///
 /// These are written again as the references that reading comes to,
 /// before libxml2 parses the page; every other byte stays.
 enum CharacterReferences {
@@ -41,7 +54,7 @@ enum CharacterReferences {
         while at < bytes.count {
             guard let found = memchr(base + at, 0x26, bytes.count - at) else { break }
             let ampersand = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            guard let reference = reference(in: bytes, at: ampersand) else {
+            guard let reference = reference(in: bytes, at: ampersand) ?? named(in: bytes, at: ampersand) else {
                 at = ampersand + 1
                 continue
             }
@@ -57,9 +70,11 @@ enum CharacterReferences {
                 }
             case 0, 0xDC00...0xDFFF, 0x110000...:
                 replacement = 0xFFFD
-            case 0x80...0x9F:
+            case 0x80...0x9F where reference.numeric:
                 let mapped = windows1252[Int(reference.value - 0x80)]
                 replacement = mapped == 0 ? nil : UInt32(mapped)
+            case _ where !reference.numeric:
+                replacement = reference.value
             default:
                 replacement = nil
             }
@@ -82,7 +97,9 @@ enum CharacterReferences {
     /// The numeric reference that starts at `ampersand` (`&#N`, `&#xH`,
     /// with or without its `;`): its value (0x110000 for any number past
     /// U+10FFFF) and where it ends.
-    static func reference(in bytes: UnsafeBufferPointer<UInt8>, at ampersand: Int) -> (value: UInt32, end: Int)? {
+    static func reference(in bytes: UnsafeBufferPointer<UInt8>, at ampersand: Int) -> (
+        value: UInt32, end: Int, numeric: Bool
+    )? {
         guard ampersand < bytes.count, bytes[ampersand] == UInt8(ascii: "&") else { return nil }
         var at = ampersand + 1
         guard at < bytes.count, bytes[at] == UInt8(ascii: "#") else { return nil }
@@ -106,8 +123,63 @@ enum CharacterReferences {
         }
         guard at > start else { return nil }
         if at < bytes.count, bytes[at] == UInt8(ascii: ";") { at += 1 }
-        return (value, at)
+        return (value, at, true)
     }
+
+    /// The named reference that starts at `ampersand`, when it is one that
+    /// a browser reads and libxml2 does not (see the type's notes): its
+    /// value and where it ends.
+    static func named(in bytes: UnsafeBufferPointer<UInt8>, at ampersand: Int) -> (
+        value: UInt32, end: Int, numeric: Bool
+    )? {
+        var at = ampersand + 1
+        var key: UInt64 = 0
+        while at < bytes.count, at - ampersand <= 7 {
+            let byte = bytes[at]
+            let isLetter = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+            guard isLetter || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { break }
+            key = key << 8 | UInt64(byte)
+            at += 1
+        }
+        guard at > ampersand + 1, at - ampersand <= 7 else { return nil }
+        let next = at < bytes.count ? bytes[at] : 0
+        if next == UInt8(ascii: ";") {
+            guard let value = upperCaseNames[key] else { return nil }
+            return (value, at + 1, false)
+        }
+        let isWordByte = (next | 0x20) >= UInt8(ascii: "a") && (next | 0x20) <= UInt8(ascii: "z")
+        guard next != UInt8(ascii: "="), !isWordByte, let value = namesWithoutSemicolon[key] else { return nil }
+        return (value, at, false)
+    }
+
+    /// A name's bytes, packed as `named(in:at:)` reads them.
+    private static func key(_ name: String) -> UInt64 { name.utf8.reduce(0) { $0 << 8 | UInt64($1) } }
+
+    /// The names in upper case that HTML 5 adds to HTML 4's (`&AMP;`).
+    private static let upperCaseNames: [UInt64: UInt32] = [
+        key("AMP"): 0x26, key("LT"): 0x3C, key("GT"): 0x3E, key("QUOT"): 0x22, key("COPY"): 0xA9, key("REG"): 0xAE,
+    ]
+
+    /// The names a browser reads without their `;`: those above and their
+    /// lower-case forms, and Latin-1's, U+00A0 to U+00FF in order.
+    private static let namesWithoutSemicolon: [UInt64: UInt32] = {
+        var names = upperCaseNames
+        for (name, value) in [("amp", 0x26), ("lt", 0x3C), ("gt", 0x3E), ("quot", 0x22)] {
+            names[key(name)] = UInt32(value)
+        }
+        let latin1 = """
+            nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr \
+            deg plusmn sup2 sup3 acute micro para middot cedil sup1 ordm raquo frac14 frac12 frac34 iquest \
+            Agrave Aacute Acirc Atilde Auml Aring AElig Ccedil Egrave Eacute Ecirc Euml Igrave Iacute Icirc Iuml \
+            ETH Ntilde Ograve Oacute Ocirc Otilde Ouml times Oslash Ugrave Uacute Ucirc Uuml Yacute THORN szlig \
+            agrave aacute acirc atilde auml aring aelig ccedil egrave eacute ecirc euml igrave iacute icirc iuml \
+            eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml
+            """
+        for (offset, name) in latin1.split(separator: " ").enumerated() {
+            names[key(String(name))] = 0xA0 + UInt32(offset)
+        }
+        return names
+    }()
 
     /// What a browser reads `&#128;` to `&#159;` as (HTML's table of
     /// windows-1252); 0 where it keeps the number as it is.
