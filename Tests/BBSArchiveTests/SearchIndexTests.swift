@@ -1,6 +1,7 @@
 import BBSArchiveTestSupport
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 @testable import BBSArchive
@@ -295,6 +296,99 @@ import Testing
         let freshContent = try Content(fresh.publisher.read)
         #expect(appendedContent == freshContent)
         #expect(appendedContent.postings["u:鄱"]?.count ?? 0 >= 1)
+    }
+
+    /// `site`'s output, which fails at the first file `stopsAt` names and
+    /// writes nothing after it, as a run stopped there leaves the folder.
+    static func stopping(_ site: Recorder, at stopsAt: @escaping @Sendable (String) -> Bool) -> SearchIndexWriter.Output
+    {
+        let output = site.output
+        let stopped = Mutex(false)
+        return SearchIndexWriter.Output(
+            read: output.read,
+            write: { data, path throws(ArchiveError) in
+                let stop = stopped.withLock { stopped in
+                    if stopsAt(path) { stopped = true }
+                    return stopped
+                }
+                if stop { throw ArchiveError.outputUnwritable(path: path, reason: "stopped here by the test") }
+                return try output.write(data, path)
+            })
+    }
+
+    /// An append stopped among its files (the shards' tails written, or
+    /// some of them, and not the manifest) leaves an index that no later
+    /// append may build on: the next build indexes everything again. Before,
+    /// it appended the same posts a second time to the tails that held them
+    /// already, and trapped ("Negative value is not representable") on every
+    /// build until `build --full`.
+    @Test(arguments: ["the manifest", "the first tail", "the first chunk"])
+    func anAppendStoppedAmongItsFilesIsFollowedByAFullPass(stop: String) async throws {
+        let (path, store, appending, site, first) = try await Self.indexedCopy("search-stopped-append")
+        var writer = appending
+        writer.recentLimit = 0
+        // Each file written as soon as it is made (as when a pass makes
+        // more than a batch of files), so the pass can stop between any two.
+        writer.filesAtOnce = 1
+        let body = "迟到的回复：鄱阳湖的候鸟 Zyxwvut 2048\n看看"
+        let changes = try await Self.insert(path, store, [(0, 60, body), (1, 120, body), (2, 180, body)])
+        let stopsAt: @Sendable (String) -> Bool =
+            switch stop {
+            case "the manifest": { $0 == SearchIndexWriter.manifestPath }
+            case "the first tail": { $0.hasPrefix("search/t/") }
+            default: { $0.hasPrefix("search/d/") }
+            }
+        #expect(throws: ArchiveError.self) { try writer.update(changes, Self.stopping(site, at: stopsAt)) }
+
+        let again = try writer.update(changes, site.output)
+        #expect(again.full && again.documents == first.documents + 3)
+        let full = Recorder()
+        _ = try writer.update(SearchChanges(threads: nil), full.output)
+        let content = try Content(site.publisher.read)
+        #expect(content == (try Content(full.publisher.read)))
+        #expect(content.postings["u:鄱"]?.count ?? 0 >= 3)
+    }
+
+    /// While a pass writes its files, the store and the manifest on disk
+    /// never name the same index: a run stopped between any two files
+    /// (killed, so what the store had not committed is gone) leaves an
+    /// index the next build writes again whole. Checked at every file but
+    /// the manifest, from another connection to the store (what a stop
+    /// would leave of it), for a full pass over an index, whose chunks
+    /// number the posts anew, and for an append flushed into the tails.
+    @Test func whileAPassWritesItsFilesTheStoreAndTheManifestNameNoIndexInCommon() async throws {
+        let (path, store, appending, site, _) = try await Self.indexedCopy("search-pass-window")
+        var writer = appending
+        writer.recentLimit = 0
+        writer.filesAtOnce = 1
+        let access = try GRDBTestAccess.open(path)
+        let agreed = Mutex<[String]>([])
+        let output = site.output
+        let watched = SearchIndexWriter.Output(
+            read: output.read,
+            write: { data, path throws(ArchiveError) in
+                if path != SearchIndexWriter.manifestPath,
+                    let manifest = site.publisher.read(SearchIndexWriter.manifestPath).flatMap(
+                        SearchIndexWriter.parseManifest),
+                    let named = try? access.queue.read({ db in
+                        try String.fetchAll(db, sql: "SELECT id FROM search_index")
+                    }),
+                    named.contains(manifest.id)
+                {
+                    agreed.withLock { $0.append(path) }
+                }
+                return try output.write(data, path)
+            })
+        // A post older than every other: the full pass numbers every post anew.
+        _ = try await Self.insert(path, store, [(0, -86_400 * 365 * 20, "很久以前的回复 Zyxwvut")])
+        #expect(try writer.update(SearchChanges(threads: nil), watched).full)
+        let body = "迟到的回复：鄱阳湖的候鸟 Zyxwvut 2048\n看看"
+        let changes = try await Self.insert(path, store, [(0, 60, body), (1, 120, body)])
+        let appended = try writer.update(changes, watched)
+        #expect(!appended.full && appended.appended == 2)
+        let written = site.written.count
+        #expect(written > 10, "the passes wrote \(written) files; the test proves little")
+        #expect(agreed.withLock { $0 }.isEmpty)
     }
 
     /// One new reply rewrites the recent tail, the last chunk and the

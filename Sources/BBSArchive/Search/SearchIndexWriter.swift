@@ -151,6 +151,9 @@ struct SearchIndexWriter {
     /// Bytes of the map's rows (`ThreadMap`) held before they are written
     /// in key order; the rows are the same whatever the number.
     var mapBatchBytes = 4 << 20
+    /// Files queued before they are written (`FileBatch`); the files are
+    /// the same whatever the number.
+    var filesAtOnce = FileBatch.size
     /// Threads that work out documents and assemble shards (at most four);
     /// the files are the same whatever the number.
     var cores = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
@@ -398,7 +401,8 @@ struct SearchIndexWriter {
         let spill = try SpillFiles(buckets: buckets, threshold: spillThreshold)
         defer { spill.remove() }
         var report = Report(full: true, shards: shards)
-        let files = FileBatch(output)
+        try forgetIndex()
+        let files = FileBatch(output, size: filesAtOnce)
         func emit(_ data: Data, _ path: String) throws(ArchiveError) { try files.add(data, path) }
 
         var days: [(Int, Int)] = []
@@ -850,7 +854,8 @@ struct SearchIndexWriter {
             else { return nil }
             late = placed
         }
-        let files = FileBatch(output)
+        try forgetIndex()
+        let files = FileBatch(output, size: filesAtOnce)
         func emit(_ data: Data, _ path: String) throws(ArchiveError) { try files.add(data, path) }
 
         // The new postings go to the recent tail, one file for every shard,
@@ -935,6 +940,19 @@ struct SearchIndexWriter {
         report.documents = documents
         report.appended = fresh.count
         return report
+    }
+
+    /// Makes the store name no index, before a pass writes its first file:
+    /// until the pass ends, with the store naming the index it wrote and
+    /// then the manifest naming it too, the next build indexes everything
+    /// again. A pass writes its files a batch at a time, some before it
+    /// records the index in the store. A build stopped among them left an
+    /// index that the store and the old manifest still agreed on: the next
+    /// append added the same posts again to the tails that held them (and
+    /// trapped, on every build after), or read other posts in the chunks a
+    /// full pass had numbered anew.
+    private func forgetIndex() throws(ArchiveError) {
+        try store.write { db in try db.execute(sql: "DELETE FROM search_index") }
     }
 
     /// Moves the recent tail's postings into the tails of their shards:
@@ -2299,6 +2317,7 @@ final class FileBatch: @unchecked Sendable {
     static let size = 512
 
     private let output: SearchIndexWriter.Output
+    private let size: Int
     private var pending: [(Data, String)] = []
     private let lock = NSLock()
     private var failure: ArchiveError?
@@ -2306,13 +2325,16 @@ final class FileBatch: @unchecked Sendable {
     var written: Int { lock.withLock { counts.written } }
     var bytes: Int { lock.withLock { counts.bytes } }
 
-    init(_ output: SearchIndexWriter.Output) { self.output = output }
+    init(_ output: SearchIndexWriter.Output, size: Int = FileBatch.size) {
+        self.output = output
+        self.size = max(1, size)
+    }
 
     /// Queues a file (from one thread at a time).
     func add(_ data: Data, _ path: String) throws(ArchiveError) {
         lock.withLock { counts.bytes += data.count }
         pending.append((data, path))
-        if pending.count >= Self.size { try flush() }
+        if pending.count >= size { try flush() }
     }
 
     /// Writes a file now, on the caller's thread; safe on several threads
