@@ -1055,6 +1055,40 @@ import Testing
 
     /// Lists spelled as Rice codes or bitmaps read back as they were, pair
     /// counts of any size included.
+    /// A document that does not come after its list's last one (a tail on
+    /// disk holding documents its index does not count) is left out and
+    /// said, never spelled as a gap of 0 or less: the writer trapped on one.
+    /// An append then indexes everything again.
+    @Test func aDocumentOutOfOrderIsLeftOutAndSaid() throws {
+        var shard = SpillFiles.Shard()
+        shard.add(kind: .unigram, term: "甲", doc: 5, positions: [])
+        shard.add(kind: .bigram, term: "甲乙", doc: 5, positions: [0, 3])
+        #expect(!shard.outOfOrder)
+        let before = shard.lists()
+        for doc in [5, 3] {
+            var again = shard
+            again.add(kind: .unigram, term: "甲", doc: doc, positions: [])
+            #expect(again.outOfOrder, "document \(doc)")
+            #expect(again.lists().unigrams.map(\.1) == before.unigrams.map(\.1))
+        }
+        var tail = SpillFiles.Shard()
+        tail.add(kind: .bigram, term: "甲乙", doc: 4, positions: [1])
+        var merged = shard
+        merged.merge(tail)
+        #expect(merged.outOfOrder)
+        #expect(merged.lists().bigrams.map(\.1) == before.bigrams.map(\.1))
+        // Later documents go on as before, and the list reads back.
+        var later = shard
+        later.merge(
+            {
+                var next = SpillFiles.Shard()
+                next.add(kind: .bigram, term: "甲乙", doc: 9, positions: [2])
+                return next
+            }())
+        #expect(!later.outOfOrder)
+        #expect(SpillFiles.lastDocument(later.bigrams["甲乙"]?.bytes ?? [], positional: true) == 9)
+    }
+
     @Test func listsReadBackAsWritten() throws {
         var random = SystemRandomNumberGenerator()
         for density in [0.001, 0.05, 0.3, 0.9] {

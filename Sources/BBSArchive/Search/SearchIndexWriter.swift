@@ -873,6 +873,7 @@ struct SearchIndexWriter {
                 recent.add(kind: kind, term: term, doc: state.docs + offset, positions: positions)
             }
         }
+        guard !recent.outOfOrder else { return nil }
         var present = manifest.present
         var recentBytes = 0
         let recentScript = Self.recentScript(recent.lists())
@@ -1000,6 +1001,7 @@ struct SearchIndexWriter {
                 mainBytes = Self.flagged(main).count + (output.read(Self.positionsPath(shard))?.count ?? 0)
             }
             tail.merge(part)
+            guard !tail.outOfOrder else { return false }
             let script = Self.tailScript(shard, mainBytes: mainBytes, tail.lists())
             guard script.count > Self.tailLimit(mainBytes: mainBytes) else {
                 try emit(script, Self.tailPath(shard))
@@ -1009,6 +1011,7 @@ struct SearchIndexWriter {
             guard var whole = Self.parseShard(main, positions: output.read(Self.positionsPath(shard)), index: shard)
             else { return false }
             whole.merge(tail)
+            guard !whole.outOfOrder else { return false }
             try emitShard(shard, whole.lists(), tail: hasTail, emit)
         }
         return true
@@ -1736,6 +1739,10 @@ final class SpillFiles {
         var unigrams: [String: Posting] = [:]
         var bigrams: [String: Posting] = [:]
         var filters: [String: Posting] = [:]
+        /// Whether a document was added that does not come after its list's
+        /// last one (left out): a list read from disk that holds documents
+        /// its index does not count, which an append must not build on.
+        private(set) var outOfOrder = false
 
         func lists() -> Lists {
             func sorted(_ lists: [String: Posting]) -> [(String, [UInt8])] {
@@ -1745,16 +1752,19 @@ final class SpillFiles {
         }
 
         mutating func add(kind: Kind, term: String, doc: Int, positions: [Int]) {
-            switch kind {
-            case .unigram: Self.append(&unigrams[term, default: Posting()], doc: doc, positions: nil)
-            case .bigram: Self.append(&bigrams[term, default: Posting()], doc: doc, positions: positions)
-            case .filter: Self.append(&filters[term, default: Posting()], doc: doc, positions: nil)
-            }
+            let added =
+                switch kind {
+                case .unigram: Self.appendInOrder(&unigrams[term, default: Posting()], doc: doc, positions: nil)
+                case .bigram: Self.appendInOrder(&bigrams[term, default: Posting()], doc: doc, positions: positions)
+                case .filter: Self.appendInOrder(&filters[term, default: Posting()], doc: doc, positions: nil)
+                }
+            if !added { outOfOrder = true }
         }
 
         /// Appends a tail's postings (all of later documents) to these.
         mutating func merge(_ tail: Shard) {
-            func merge(_ from: [String: Posting], into lists: inout [String: Posting], positional: Bool) {
+            func merge(_ from: [String: Posting], into lists: inout [String: Posting], positional: Bool) -> Bool {
+                var inOrder = true
                 for (term, posting) in from {
                     var index = 0
                     var doc = 0
@@ -1774,13 +1784,29 @@ final class SpillFiles {
                             }
                             positions = list
                         }
-                        Self.append(&lists[term, default: Posting()], doc: doc, positions: positions)
+                        if !Self.appendInOrder(&lists[term, default: Posting()], doc: doc, positions: positions) {
+                            inOrder = false
+                        }
                     }
                 }
+                return inOrder
             }
-            merge(tail.unigrams, into: &unigrams, positional: false)
-            merge(tail.bigrams, into: &bigrams, positional: true)
-            merge(tail.filters, into: &filters, positional: false)
+            let inOrder = [
+                merge(tail.unigrams, into: &unigrams, positional: false),
+                merge(tail.bigrams, into: &bigrams, positional: true),
+                merge(tail.filters, into: &filters, positional: false),
+            ]
+            if inOrder.contains(false) || tail.outOfOrder { outOfOrder = true }
+        }
+
+        /// `append`, when `doc` comes after the list's last document;
+        /// false (the list left as it was) when it does not, where its gap
+        /// would be negative or 0, which no list spells (the writer trapped
+        /// on one).
+        static func appendInOrder(_ posting: inout Posting, doc: Int, positions: [Int]?) -> Bool {
+            guard doc > posting.lastDoc else { return false }
+            append(&posting, doc: doc, positions: positions)
+            return true
         }
 
         static func append(_ posting: inout Posting, doc: Int, positions: [Int]?) {
