@@ -293,6 +293,44 @@ import Testing
 }
 
 extension IncrementalBuildTests {
+    /// A build stopped right after it wrote a new thread's pages leaves
+    /// them, and the old lookup map, neighbours' pages and build state. The
+    /// next build knows the thread is new from the store's log, not from
+    /// its missing page: before, it never added the thread to the lookup
+    /// map (nor did any later build), and the thread before it kept no
+    /// 下一主题 link to it.
+    @Test func aBuildStoppedAfterANewThreadsPagesIsCompletedByTheNext() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let first = MemoryPublisher()
+        _ = try SiteBuilder(store: store, templates: templates, publisher: first, options: Self.options()).build()
+        let before = first.files
+        try Self.newThread(
+            2000, board: "Gamma", at: Fixtures.beijing(2026, 6, 1, 12, 0, 0), title: "新主题", body: "开帖", to: store)
+        // What the stopped build wrote: the new thread's pages alone.
+        let whole = MemoryPublisher()
+        for (path, data) in before { try whole.write(data, to: path) }
+        _ = try SiteBuilder(store: store, templates: templates, publisher: whole, options: Self.options()).build()
+        let own = whole.files.keys.filter { $0.hasPrefix("board/Gamma/2000.") || $0.hasPrefix("board/Gamma/2000-") }
+        try #require(own.contains(SitePaths.thread("Gamma", gid: 2000)))
+        let stopped = MemoryPublisher()
+        for (path, data) in before { try stopped.write(data, to: path) }
+        for path in own { try stopped.write(try #require(whole.read(path)), to: path) }
+
+        let report = try SiteBuilder(
+            store: store, templates: templates, publisher: stopped, options: Self.options()
+        ).build()
+        #expect(report.changes != nil)
+        let full = try Self.fullBuild(store, templates: templates, options: Self.options())
+        let a = stopped.files.filter { $0.key != BuildState.path }
+        let b = full.files.filter { $0.key != BuildState.path }
+        #expect(Set(a.keys) == Set(b.keys))
+        let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
+        #expect(differing.isEmpty, "differ: \(differing.prefix(10))")
+        let lookup = String(decoding: try #require(stopped.read(SitePaths.lookupMap)), as: UTF8.self)
+        #expect(lookup.contains("2000"))
+    }
+
     /// A thread page names the threads started just before and after it
     /// and the list page that holds it. When threads move in that order
     /// (a first post archived after its list row, a start edited, a thread

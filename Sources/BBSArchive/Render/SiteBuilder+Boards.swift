@@ -56,7 +56,9 @@ extension SiteBuilder {
             for key in changes.threads where key.board == board.name {
                 guard let index = position[key.gid] else { continue }
                 indexes.insert(index)
-                if retitled.contains(key.gid) || !publisher.exists(SitePaths.thread(board.name, gid: key.gid)) {
+                if retitled.contains(key.gid) || changes.entered.contains(key)
+                    || !publisher.exists(SitePaths.thread(board.name, gid: key.gid))
+                {
                     if index > 0 { indexes.insert(index - 1) }
                     if index + 1 < byStart.count { indexes.insert(index + 1) }
                 }
@@ -160,7 +162,13 @@ extension SiteBuilder {
         var stale: [Int: (StoredThread, Placement)] = [:]
         var newThreads: [Int] = []
         for place in places {
-            let isNew = !publisher.exists(SitePaths.thread(board.name, gid: place.gid))
+            // New by the store's log, not by its page alone: a build stopped
+            // after it wrote the page left it there, and the next build
+            // never added the thread to the lookup map, nor linked it from
+            // the thread before it.
+            let isNew =
+                changes.entered.contains(.init(board: board.name, gid: place.gid))
+                || !publisher.exists(SitePaths.thread(board.name, gid: place.gid))
             if isNew { newThreads.append(place.gid) }
             // Two threads either side: the neighbours' own neighbours too.
             let near = try store.threadsByStart(board: board.name, around: place, before: 2, from: 3)
