@@ -815,6 +815,64 @@ import Testing
         try Self.expectExactHits(probe, queries, in: documents)
     }
 
+    /// A result's snippet marks what the query found as the reader sees it:
+    /// in text not in composed form (an accent typed as a combining mark,
+    /// Hangul typed as jamo), which the index normalized whole and the
+    /// snippet one code point at a time, so nothing was marked; and once
+    /// for a term the query repeats, where a link that repeated a term
+    /// marked every match of a long post once per copy (a 300 kB post and
+    /// a term 2,000 times over froze the tab).
+    @Test func theSnippetMarksWhatWasFoundInAnyFormAndEachTermOnce() async throws {
+        let (path, root) = try await Self.siteAndStoreCopy("search-marks")
+        let store = try ArchiveStore(path: path)
+        let publisher = try DiskPublisher(root: root)
+        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        let output = SearchIndexWriter.Output(publisher)
+        _ = try writer.update(SearchChanges(threads: nil), output)
+        let long = "长帖开头 " + String(repeating: "zq ", count: 100_000)
+        let changes = try await SearchIndexTests.insert(
+            path, store,
+            [
+                (1, 60, "咖啡馆的 Cafe\u{301} 和 \u{1112}\u{1161}\u{11AB}\u{1100}\u{116E}\u{11A8} 菜单"),
+                (2, 120, long),
+            ])
+        _ = try writer.update(changes, output)
+        try publisher.flush()
+        let repeated = Array(repeating: "zq", count: 2000).joined(separator: " ")
+        let queries = ["café", "한국", repeated]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: queries), as: UTF8.self)
+        let probe = """
+            (async (queries) => {
+              const form = document.getElementById('search-form'), input = document.getElementById('search-q');
+              const results = document.getElementById('results');
+              const out = [];
+              for (const q of queries) {
+                input.value = q;
+                form.requestSubmit();
+                const began = Date.now();
+                while (!(results.getAttribute('aria-busy') === 'false' && results.dataset.query === q)) {
+                  if (Date.now() - began > 60000) { out.push({q, error: 'no results'}); break; }
+                  await new Promise(resolve => setTimeout(resolve, 5));
+                }
+                out.push({q, total: Number(results.dataset.total),
+                  marks: [...results.querySelectorAll('mark')].map(m => m.textContent.normalize('NFC'))});
+              }
+              return JSON.stringify(out);
+            })(\(json))
+            """
+        let report = try await Self.probe(site: SiteInspector(root: root), base: nil, probes: [("search.html", probe)])
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+        let value = try #require(report.probes.first?.value, "no answer from the browser")
+        let answers = try #require(try JSONSerialization.jsonObject(with: Data(value.utf8)) as? [[String: Any]])
+        try #require(answers.count == 3, "\(answers)")
+        #expect(answers.allSatisfy { $0["error"] == nil }, "\(answers.map { $0["error"] ?? "" })")
+        #expect(answers[0]["total"] as? Int == 1 && answers[0]["marks"] as? [String] == ["Café"])
+        #expect(answers[1]["total"] as? Int == 1 && answers[1]["marks"] as? [String] == ["한국"])
+        // The snippet's 140 characters hold about 37 matches, each marked once.
+        let marks = answers[2]["marks"] as? [String] ?? []
+        #expect(answers[2]["total"] as? Int == 1 && (30...50).contains(marks.count) && Set(marks) == ["zq"])
+    }
+
     /// The client's own `normalize` (the published `search.js`'s), run in the
     /// browser on every character that Unicode 15.0 assigned in the BMP and
     /// in the planes' letters, symbols and CJK, alone and after a capital

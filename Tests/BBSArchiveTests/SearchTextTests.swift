@@ -216,6 +216,22 @@ import Testing
                 .contains("标题"))
     }
 
+    /// A post is filed under its author as `author:` with the id as the
+    /// archive shows it looks for it: NFKC, lower case and the sigma fold,
+    /// as the query's value. Lower-cased alone, `Ａｂｃ`, `ǅx` and a final
+    /// `ς` were filed under terms no query reaches.
+    @Test(arguments: ["Ａｂｃ", "ǅx", "ΟΔΟΣ", "Alice", "ﬁsh"])
+    func aPostIsFiledUnderItsAuthorAsAQueryNamesThem(author: String) throws {
+        let post = StoredPost(
+            board: "Ｂoard", gid: 1, floor: 0, author: author, postedAt: Date(timeIntervalSince1970: 1_700_000_000),
+            body: "正文", ip: nil, editedBy: nil, attachments: [])
+        let document = SearchIndexWriter.document(
+            post: post, threadTitle: "标题", position: 0, postsPerPage: 20, forum: Fixtures.smthForum)
+        let query = SearchText.parse("author:\(author) board:Ｂoard")
+        let wanted = try ["b:" + #require(query.board), "a:" + #require(query.author)]
+        #expect(SearchIndexWriter.filters(document) == wanted)
+    }
+
     @Test func varintsAndTheShardHashMatchTheClient() {
         var bytes: [UInt8] = []
         for value in [0, 1, 127, 128, 300, 1 << 40] { varint(value, into: &bytes) }

@@ -21,7 +21,7 @@
   function hasFile(k) { return listed.has(k) === listedPresent; }
   S.manifest = function (m) {
     // SearchIndexWriter.version
-    if (m.version !== 9) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
+    if (m.version !== 10) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
     var list = m.present !== undefined ? m.present : m.absent;
     listedPresent = m.present !== undefined;
     if (list) listed = new Set(decodeDocs(list));
@@ -778,27 +778,54 @@
   }
 
   // A window of the text around the first match, every term in it marked.
+  // A text's characters as a reader sees them: grapheme clusters where the
+  // browser tells them, so that a letter and its combining accent, or
+  // Hangul written as jamo, normalize together (composed) as the index
+  // normalized the whole text; else code points.
+  var graphemes = typeof Intl !== 'undefined' && Intl.Segmenter ?
+    new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
+  function characters(text) {
+    if (!graphemes) return Array.from(text);
+    var out = [];
+    for (var part of graphemes.segment(text)) out.push(part.segment);
+    return out;
+  }
+
   function appendSnippet(element, text, terms) {
-    var chars = Array.from(text);
+    var chars = characters(text);
     var folded = '';
     var origin = [];
+    // Where each character's folded text starts.
+    var foldedAt = [];
     chars.forEach(function (ch, i) {
       var n = normalize(ch);
+      foldedAt.push(folded.length);
       for (var k = 0; k < n.length; k++) origin.push(i);
       folded += n;
     });
     origin.push(chars.length);
-    var marks = [];
-    terms.forEach(function (term) {
+    foldedAt.push(folded.length);
+    // Each term once: a link that repeats a term a thousand times marked
+    // every match of a long post a thousand times over (the tab froze).
+    var unique = terms.filter(function (term, i) { return term && terms.indexOf(term) === i; });
+    // The snippet starts a little before the first match of any term, and
+    // only matches within it are marked (not every match of the post).
+    var first = -1;
+    unique.forEach(function (term) {
       var at = folded.indexOf(term);
-      while (at >= 0) {
+      if (at >= 0 && (first < 0 || at < first)) first = at;
+    });
+    var start = first >= 0 ? Math.max(0, origin[first] - 30) : 0;
+    var end = Math.min(chars.length, start + 140);
+    var marks = [];
+    unique.forEach(function (term) {
+      var at = folded.indexOf(term, foldedAt[start]);
+      while (at >= 0 && origin[at] < end) {
         marks.push([origin[at], origin[at + term.length - 1] + 1]);
         at = folded.indexOf(term, at + term.length);
       }
     });
     marks.sort(function (a, b) { return a[0] - b[0]; });
-    var start = marks.length ? Math.max(0, marks[0][0] - 30) : 0;
-    var end = Math.min(chars.length, start + 140);
     if (start > 0) element.appendChild(document.createTextNode('…'));
     var cursor = start;
     marks.forEach(function (m) {

@@ -95,7 +95,9 @@ struct SearchIndexWriter {
     /// 8: 128 documents a chunk, with a header of row lengths that Range
     ///    requests read (`chunkScript`).
     /// 9: the final sigma `ς` indexed as `σ` (`SearchText.slowNormalize`).
-    static let version = 9
+    /// 10: the filters' ids normalized as a query's (`filters`), not only
+    ///     lower-cased.
+    static let version = 10
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
     static func positionsPath(_ shard: Int) -> String { "search/p/\(String(shard, radix: 16)).js" }
     static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }
@@ -257,9 +259,13 @@ struct SearchIndexWriter {
         for filter in filters(document) { add(filter, .filter, []) }
     }
 
-    /// A document's filter terms (`b:board`, `a:author`).
+    /// A document's filter terms (`b:board`, `a:author`), normalized as the
+    /// client normalizes what follows `board:` and `author:` in a query
+    /// (`SearchText.normalize`). Lower-cased alone, an id that NFKC or the
+    /// sigma fold changes (`Ａｂｃ`, `ǅ`, a final `ς`) was never found by
+    /// `author:` with the id as the archive shows it.
     static func filters(_ document: Document) -> [String] {
-        ["b:" + document.board.lowercased(), "a:" + document.author.lowercased()]
+        ["b:" + SearchText.normalize(document.board), "a:" + SearchText.normalize(document.author)]
     }
 
     /// A document with its terms (as numbers, `SearchText.termKeys`) and the hash of its row.
