@@ -138,6 +138,34 @@ import Testing
         #expect(await Self.listPages(harness, since: start) == ["\(board)?p=1", "\(board)?p=2"])
     }
 
+    /// A run that resumes a walk stopped after list page 2 reads page 1
+    /// again first, then goes on at page 3: a thread started since the
+    /// stopped run is archived by this run. Before, it resumed at page 3
+    /// alone, and the thread waited for the run after.
+    @Test func aResumedWalkReadsPageOneAgainThenGoesOn() async throws {
+        let harness = try await Self.start()
+        let clock = try #require(harness.clock)
+        _ = try await harness.fetch()
+        let board = harness.board
+        // What a run stopped after list page 2 leaves: a walk begun and not
+        // finished, two pages walked.
+        clock.advance(by: 60)
+        let store = try harness.store()
+        #expect(try store.beginWalk(board: board, resumeWindow: 0) == 0)
+        try await GRDBTestAccess.open(harness.storePath).queue.write { db in
+            try db.execute(sql: "UPDATE crawl SET walkedPages = 2 WHERE board = ?", arguments: [board])
+        }
+        clock.advance(by: 60)
+        let gid = try #require(harness.forum.addThread(board: board, title: "停下之后的新帖", at: clock.now()))
+        let start = await harness.server.requestCount()
+        let again = try await harness.fetch(boards: [board])
+        await harness.stop()
+        #expect(again.failures.isEmpty)
+        #expect(await Self.listPages(harness, since: start) == ["\(board)?p=1", "\(board)?p=3"])
+        #expect(try harness.store().posts(board: board, gid: gid).count == 1)
+        try ReplicaTruth.expectStore(try harness.store(), matches: harness.forum, base: harness.base)
+    }
+
     @Test func robotsTxtIsKeptForADayThenAskedForAgain() async throws {
         let robots = "User-agent: *\nDisallow: /att/\n"
         let clock = TestClock(Fixtures.beijing(2026, 8, 1, 12))

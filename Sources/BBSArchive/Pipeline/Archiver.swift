@@ -264,6 +264,11 @@ package struct Archiver: Sendable {
         let resumed = try store.beginWalk(board: board, resumeWindow: options.resumeWindow)
         if resumed > 0 {
             events(.note("\(board): resuming an interrupted run after list page \(resumed)"))
+            // Page 1 first: what the forum listed there since the run
+            // stopped (a new thread, a reply) is read now, not by the run
+            // after this one. The walk then goes on after the pages that
+            // run read.
+            _ = try await walkList(board, from: 1, through: 1, prefetched: firstPage, into: &report)
         }
         let reachedEnd = try await walkList(
             board, from: resumed + 1, prefetched: resumed == 0 ? firstPage : nil,
@@ -281,7 +286,8 @@ package struct Archiver: Sendable {
                 ? ", \(report.partialPosts - before.partialPosts) post(s) read only in part" : "")
     }
 
-    /// Walks the list from page `first`, newest activity first. On a board
+    /// Walks the list from page `first` (to page `through` at most),
+    /// newest activity first. On a board
     /// whose whole list was read before, stops after `stopAfterUnchanged`
     /// unchanged threads in a row: everything further down is older and
     /// already archived. Returns whether the walk covered the whole list.
@@ -301,14 +307,14 @@ package struct Archiver: Sendable {
     /// after one reply, parsing and storing the 19 unchanged pages were
     /// about 77 of the fetch's 209 M instructions (callgrind, 100k posts).
     func walkList(
-        _ board: String, from first: Int, prefetched: BoardPage?, newestBefore: Int64? = nil,
+        _ board: String, from first: Int, through: Int? = nil, prefetched: BoardPage?, newestBefore: Int64? = nil,
         into report: inout Report
     ) async throws(ArchiveError) -> Bool {
         var incremental = false
         if options.stopAfterUnchanged > 0 { incremental = try store.listCovered(board: board) }
         // A resumed walk knows the list's length from the pages it stored.
         var forumPages = first > 1 ? (try store.boardPageCount(board: board) ?? Int.max) : Int.max
-        var lastPage = min(options.pages ?? Int.max, forumPages)
+        var lastPage = min(options.pages ?? Int.max, forumPages, through ?? Int.max)
         var unchangedInARow = 0
         var failuresInARow = 0
         var number = first
