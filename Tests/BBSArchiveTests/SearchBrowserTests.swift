@@ -49,7 +49,7 @@ import Testing
                         Document(
                             href: SitePaths.thread(board.name, gid: thread.gid, page: index / postsPerPage + 1)
                                 + "#a\(post.floor)",
-                            board: board.name.lowercased(), author: post.author.lowercased(),
+                            board: SearchText.normalize(board.name), author: SearchText.normalize(post.author),
                             day: c.year * 10000 + c.month * 100 + c.day,
                             text: Array(SearchText.normalize(text).unicodeScalars)))
                 }

@@ -194,6 +194,13 @@ import Testing
         #expect(!query.isEmpty)
     }
 
+    /// A term given twice, in any spelling that normalizes alike, is one
+    /// condition: the page does its work once for it.
+    @Test func aRepeatedTermIsOneTerm() {
+        #expect(SearchText.parse("甲 甲 \"甲\" ＧＰＳ gps GPS 乙").terms == ["甲", "gps", "乙"])
+        #expect(SearchText.parse(Array(repeating: "zq", count: 8000).joined(separator: " ")).terms == ["zq"])
+    }
+
     @Test(arguments: ["", "   ", "\"\"", "\" \"", "\t\n", "\"", "board:", "after: author:"])
     func theEmptyQueryHasNothingToFind(_ text: String) {
         #expect(SearchText.parse(text).isEmpty)

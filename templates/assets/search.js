@@ -238,7 +238,9 @@
         return;
       }
       var term = normalize(text);
-      if (term && !/^\s+$/.test(term)) result.terms.push(term);
+      // A term twice is the same condition once (a link that repeats a term
+      // thousands of times made the page do its work as often).
+      if (term && !/^\s+$/.test(term) && result.terms.indexOf(term) < 0) result.terms.push(term);
     });
     return result;
   }

@@ -69,7 +69,7 @@ package enum SearchBenchSupport {
                     let object: [String: Any] = [
                         "href": SitePaths.thread(board.name, gid: thread.gid, page: index / perPage + 1)
                             + "#a\(post.floor)",
-                        "board": board.name.lowercased(), "author": post.author.lowercased(),
+                        "board": SearchText.normalize(board.name), "author": SearchText.normalize(post.author),
                         "day": c.year * 10000 + c.month * 100 + c.day,
                         "text": SearchText.normalize(
                             SearchText.searchable(

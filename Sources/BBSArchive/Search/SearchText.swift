@@ -564,7 +564,9 @@ package enum SearchText {
                 continue
             }
             let term = normalize(text)
-            if !term.isEmpty, !term.unicodeScalars.allSatisfy(isQuerySpace) {
+            // A term twice is the same condition once (a link that repeats
+            // a term thousands of times made the page do its work as often).
+            if !term.isEmpty, !term.unicodeScalars.allSatisfy(isQuerySpace), !result.terms.contains(term) {
                 result.terms.append(term)
             }
         }
