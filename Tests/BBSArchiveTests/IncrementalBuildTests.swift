@@ -283,12 +283,21 @@ import Testing
             store: store, templates: templates, publisher: incremental, options: Self.options()
         ).build()
         #expect(report.changes != nil)
+        try Self.expectSameAsAFullBuild(incremental, store, templates: templates)
+    }
+
+    /// `site` holds the files a full build of `store` into an empty folder
+    /// writes, byte for byte (the build state aside).
+    static func expectSameAsAFullBuild(
+        _ site: MemoryPublisher, _ store: ArchiveStore, templates: TemplateSet,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let full = try Self.fullBuild(store, templates: templates, options: Self.options())
-        let a = incremental.files.filter { $0.key != BuildState.path }
+        let a = site.files.filter { $0.key != BuildState.path }
         let b = full.files.filter { $0.key != BuildState.path }
-        #expect(Set(a.keys) == Set(b.keys))
+        #expect(Set(a.keys) == Set(b.keys), sourceLocation: sourceLocation)
         let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
-        #expect(differing.isEmpty, "differ: \(differing.prefix(10))")
+        #expect(differing.isEmpty, "differ: \(differing.prefix(10))", sourceLocation: sourceLocation)
     }
 }
 
@@ -321,12 +330,7 @@ extension IncrementalBuildTests {
             store: store, templates: templates, publisher: stopped, options: Self.options()
         ).build()
         #expect(report.changes != nil)
-        let full = try Self.fullBuild(store, templates: templates, options: Self.options())
-        let a = stopped.files.filter { $0.key != BuildState.path }
-        let b = full.files.filter { $0.key != BuildState.path }
-        #expect(Set(a.keys) == Set(b.keys))
-        let differing = b.keys.filter { a[$0] != b[$0] }.sorted()
-        #expect(differing.isEmpty, "differ: \(differing.prefix(10))")
+        try Self.expectSameAsAFullBuild(stopped, store, templates: templates)
         let lookup = String(decoding: try #require(stopped.read(SitePaths.lookupMap)), as: UTF8.self)
         #expect(lookup.contains("2000"))
     }

@@ -784,11 +784,7 @@ import Testing
     /// find what the store's text holds.
     @Test func theClientFoldsCaseAsTheIndexDoes() async throws {
         let (path, root) = try await Self.siteAndStoreCopy("search-case")
-        let store = try ArchiveStore(path: path)
-        let publisher = try DiskPublisher(root: root)
-        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
-        let output = SearchIndexWriter.Output(publisher)
-        _ = try writer.update(SearchChanges(threads: nil), output)
+        let (store, publisher, writer, output) = try Self.indexed(path, root)
         let changes = try await SearchIndexTests.insert(
             path, store,
             [
@@ -824,11 +820,7 @@ import Testing
     /// a term 2,000 times over froze the tab).
     @Test func theSnippetMarksWhatWasFoundInAnyFormAndEachTermOnce() async throws {
         let (path, root) = try await Self.siteAndStoreCopy("search-marks")
-        let store = try ArchiveStore(path: path)
-        let publisher = try DiskPublisher(root: root)
-        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
-        let output = SearchIndexWriter.Output(publisher)
-        _ = try writer.update(SearchChanges(threads: nil), output)
+        let (store, publisher, writer, output) = try Self.indexed(path, root)
         let long = "长帖开头 " + String(repeating: "zq ", count: 100_000)
         let changes = try await SearchIndexTests.insert(
             path, store,
@@ -1002,6 +994,19 @@ import Testing
     }
 
     /// A copy of the reading site and of its store, to change both.
+    /// The store at `path` indexed whole into the site at `root`: the
+    /// store, the site's publisher, and the writer and output that append.
+    static func indexed(_ path: String, _ root: URL) throws -> (
+        store: ArchiveStore, publisher: DiskPublisher, writer: SearchIndexWriter, output: SearchIndexWriter.Output
+    ) {
+        let store = try ArchiveStore(path: path)
+        let publisher = try DiskPublisher(root: root)
+        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        let output = SearchIndexWriter.Output(publisher)
+        _ = try writer.update(SearchChanges(threads: nil), output)
+        return (store, publisher, writer, output)
+    }
+
     static func siteAndStoreCopy(_ name: String) async throws -> (path: String, root: URL) {
         let built = try await ReadingSiteFixture.shared.site()
         let (folder, path) = try await SearchIndexTests.storeCopy(name)
