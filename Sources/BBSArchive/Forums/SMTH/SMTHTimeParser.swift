@@ -72,12 +72,14 @@ enum SMTHTimeParser {
 
     /// `text` with a date or clock broken over two lines joined up again
     /// (`2023-04-1` / `4` is `2023-04-14`), its blank runs then as single
-    /// spaces; `text` itself when nothing was broken. SMTH writes each in full, `YYYY-MM-DD` and
-    /// `HH:MM:SS`, so a piece shorter than that whose next piece goes on
-    /// with the same shape is one time cut in two: a page wrapped at a
-    /// column breaks a line anywhere, and a browser shows `2023-04-1 4`,
-    /// which read as is was the 1st. A piece in full (`2023-04-14`,
-    /// `15:31`) is never joined to the next.
+    /// spaces; `text` itself when nothing was broken.
+    ///
+    /// SMTH writes each in full, `YYYY-MM-DD` and `HH:MM:SS`, so a piece
+    /// shorter than that whose next piece goes on with the same shape is
+    /// one time cut in two: a page wrapped at a column breaks a line
+    /// anywhere, and a browser shows `2023-04-1 4`, which, read as it
+    /// stands, was the 1st. A piece in full (`2023-04-14`, `15:31`) is
+    /// never joined to the next.
     static func rejoined(_ text: String) -> String {
         var pieces: [String] = []
         var joinedAny = false
