@@ -807,20 +807,18 @@
     });
     origin.push(chars.length);
     foldedAt.push(folded.length);
-    // Each term once: a link that repeats a term a thousand times marked
-    // every match of a long post a thousand times over (the tab froze).
-    var unique = terms.filter(function (term, i) { return term && terms.indexOf(term) === i; });
     // The snippet starts a little before the first match of any term, and
     // only matches within it are marked (not every match of the post).
+    // Each term comes once (`parse`).
     var first = -1;
-    unique.forEach(function (term) {
+    terms.forEach(function (term) {
       var at = folded.indexOf(term);
       if (at >= 0 && (first < 0 || at < first)) first = at;
     });
     var start = first >= 0 ? Math.max(0, origin[first] - 30) : 0;
     var end = Math.min(chars.length, start + 140);
     var marks = [];
-    unique.forEach(function (term) {
+    terms.forEach(function (term) {
       var at = folded.indexOf(term, foldedAt[start]);
       while (at >= 0 && origin[at] < end) {
         marks.push([origin[at], origin[at + term.length - 1] + 1]);

@@ -132,12 +132,12 @@ enum CharacterReferences {
     static func named(in bytes: UnsafeBufferPointer<UInt8>, at ampersand: Int) -> (
         value: UInt32, end: Int, numeric: Bool
     )? {
+        func isLetter(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) }
         var at = ampersand + 1
         var key: UInt64 = 0
         while at < bytes.count, at - ampersand <= 7 {
             let byte = bytes[at]
-            let isLetter = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
-            guard isLetter || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { break }
+            guard isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { break }
             key = key << 8 | UInt64(byte)
             at += 1
         }
@@ -147,8 +147,7 @@ enum CharacterReferences {
             guard let value = upperCaseNames[key] else { return nil }
             return (value, at + 1, false)
         }
-        let isWordByte = (next | 0x20) >= UInt8(ascii: "a") && (next | 0x20) <= UInt8(ascii: "z")
-        guard next != UInt8(ascii: "="), !isWordByte, let value = namesWithoutSemicolon[key] else { return nil }
+        guard next != UInt8(ascii: "="), !isLetter(next), let value = namesWithoutSemicolon[key] else { return nil }
         return (value, at, false)
     }
 

@@ -56,9 +56,7 @@ extension SiteBuilder {
             for key in changes.threads where key.board == board.name {
                 guard let index = position[key.gid] else { continue }
                 indexes.insert(index)
-                if retitled.contains(key.gid) || changes.entered.contains(key)
-                    || !publisher.exists(SitePaths.thread(board.name, gid: key.gid))
-                {
+                if retitled.contains(key.gid) || isNew(key, changes) {
                     if index > 0 { indexes.insert(index - 1) }
                     if index + 1 < byStart.count { indexes.insert(index + 1) }
                 }
@@ -162,14 +160,8 @@ extension SiteBuilder {
         var stale: [Int: (StoredThread, Placement)] = [:]
         var newThreads: [Int] = []
         for place in places {
-            // New by the store's log, not by its page alone: a build stopped
-            // after it wrote the page left it there, and the next build
-            // never added the thread to the lookup map, nor linked it from
-            // the thread before it.
-            let isNew =
-                changes.entered.contains(.init(board: board.name, gid: place.gid))
-                || !publisher.exists(SitePaths.thread(board.name, gid: place.gid))
-            if isNew { newThreads.append(place.gid) }
+            let new = isNew(.init(board: board.name, gid: place.gid), changes)
+            if new { newThreads.append(place.gid) }
             // Two threads either side: the neighbours' own neighbours too.
             let near = try store.threadsByStart(board: board.name, around: place, before: 2, from: 3)
             guard let at = near.firstIndex(where: { $0.gid == place.gid }) else { continue }
@@ -184,7 +176,7 @@ extension SiteBuilder {
                 )
             }
             add(0)
-            if isNew || retitled.contains(place.gid) {
+            if new || retitled.contains(place.gid) {
                 add(-1)
                 add(1)
             }
@@ -200,6 +192,15 @@ extension SiteBuilder {
         var map = LookupMap()
         if !newThreads.isEmpty { map.add(board: board, newThreads: newThreads) }
         return map
+    }
+
+    /// Whether a changed thread is new to the site: by the store's log (it
+    /// came into its board's order), or its page is missing. Not by its
+    /// page alone: a build stopped after it wrote the page left it there,
+    /// and the next build never added the thread to the lookup map, nor
+    /// linked it from the thread before it.
+    private func isNew(_ key: BuildChanges.ThreadKey, _ changes: BuildChanges) -> Bool {
+        changes.entered.contains(key) || !publisher.exists(SitePaths.thread(key.board, gid: key.gid))
     }
 
     /// Writes the board's latest page, the given `pages` by start (their
