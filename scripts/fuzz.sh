@@ -6,7 +6,8 @@
 # rendered), robots (robots.txt), search (the index's text and terms:
 # each fast reading against its plain one), serve (a request to the
 # preview server: never a file outside the folder, never a redirect to
-# another host, never a broken header line). Seeds: the real captures in
+# another host, never a broken header line), pdf (what a PDF attachment can
+# do, PDFActions). Seeds: the real captures in
 # ../shared/fixtures/smth (read in place, never copied), pages of the
 # replica (fetched into .build-fuzz/seeds) and a few hand-written lines.
 # The time is fixed inside the targets. Any crash, leak (LeakSanitizer),
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
 timeout=${FUZZ_TIMEOUT:-10}
-targets=${FUZZ_TARGETS:-mobile nforum splitter inline robots search serve}
+targets=${FUZZ_TARGETS:-mobile nforum splitter inline robots search serve pdf}
 fixtures=../shared/fixtures/smth
 work=.build-fuzz
 seeds=$work/seeds
@@ -65,6 +66,38 @@ if [ ! -d "$seeds/mobile" ] || [ ! -d "$seeds/serve" ]; then
   printf 'HEAD //board/B?q=1 HTTP/1.0\nConnection: close\n\n' >"$seeds/serve/redirect.txt"
   printf 'GET http://h/up/secret/%%2e%%2e/self/etc/passwd HTTP/1.1\r\nRange: bytes=-5\r\n\r\n' >"$seeds/serve/escape.txt"
   printf 'User-agent: *\nDisallow: /nForum/\nAllow: /nForum/article/*$\nCrawl-delay: 2\n\nUser-agent: bbsarchive\nDisallow: /a*b$\n' >"$seeds/robots/robots.txt"
+fi
+
+# PDFs: one plain, one whose catalog sits in a deflated object stream
+# behind a PNG predictor, one that opens with a script.
+if [ ! -d "$seeds/pdf" ]; then
+  mkdir -p "$seeds/pdf"
+  python3 - "$seeds/pdf" <<'PY'
+import sys, zlib
+folder = sys.argv[1]
+def document(objects):
+    out = b"%PDF-1.7\n"
+    for number, body in objects:
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    return out + b"trailer\n<< /Root 1 0 R >>\n%%EOF\n"
+def stream(dictionary, data):
+    return b"<< " + dictionary + b" /Length %d >>\nstream\n" % len(data) + data + b"\nendstream"
+pages = [(2, b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>"),
+         (3, b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 99 99] /Contents 5 0 R >>"),
+         (5, stream(b"", b"BT /F1 9 Tf (x) Tj ET"))]
+open(folder + "/plain.pdf", "wb").write(document([(1, b"<< /Type /Catalog /Pages 2 0 R /OpenAction [3 0 R /Fit] >>")] + pages))
+catalog = b"<< /Type /Catalog /Pages 2 0 R /OpenAction 6 0 R >>\n"
+inner = catalog + b"[3 0 R /Fit]\n"
+header = b"1 0 6 %d " % len(catalog)
+raw, previous, rows = header + inner, bytes(8), b""
+for start in range(0, len(raw), 8):
+    row = raw[start:start + 8].ljust(8, b"\0")
+    rows += b"\x02" + bytes((a - b) & 255 for a, b in zip(row, previous))
+    previous = row
+objstm = stream(b"/Type /ObjStm /N 2 /First %d /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 8 >>" % len(header), zlib.compress(rows))
+open(folder + "/objstm.pdf", "wb").write(document([(9, objstm)] + pages))
+open(folder + "/script.pdf", "wb").write(document([(1, b"<< /Type /Catalog /Pages 2 0 R /OpenAction 4 0 R >>"), (4, b"<< /S /J#61vaScript /J#53 (app.alert\\(7\\)) >>")] + pages))
+PY
 fi
 
 mkdir -p "$work/corpus" "$work/findings"

@@ -9,7 +9,8 @@ import Foundation
 ///   escapes in the title and text, thousands of unmatched UBB tags and of
 ///   bare addresses on one line, a 120-character user id;
 /// - thread 2: an attachment whose link is `javascript:…//att/…`, an XHTML
-///   file and an HTML page served as a PNG;
+///   file, an HTML page served as a PNG and a PDF that runs JavaScript as
+///   it opens;
 /// - thread 3: a pager that never ends (a billion pages, each one answered);
 /// - thread 4: a post dated in the year 99999999999;
 /// - thread 5: stray bytes and GBK text inside a UTF-8 page;
@@ -36,6 +37,8 @@ public enum HostileBoard {
     /// The attachment names on another host, and redirected to it.
     public static let foreignName = "elsewhere.png"
     public static let movedName = "moved.png"
+    /// A PDF attachment whose document runs a script as it opens.
+    public static let pdfName = "paper.pdf"
     /// The threads the archive can keep (all but the forum error).
     public static let archivableGids = [1, 2, 3, 4, 5]
 
@@ -109,6 +112,7 @@ public enum HostileBoard {
                 + #"<br /><font color="blue">附件(1KB)</font>&nbsp;<a href="/att/Hostile/2/2">fake.png</a>"#
                 + #"<br /><font color="blue">附件(1KB)</font>&nbsp;<a href="http://\#(otherHost(host))/x?f=/att/Hostile/2/3">\#(foreignName)</a>"#
                 + #"<br /><font color="blue">附件(1KB)</font>&nbsp;<a href="/att/Hostile/2/4">\#(movedName)</a>"#
+                + #"<br /><font color="blue">附件(1KB)</font>&nbsp;<a href="/att/Hostile/2/6">\#(pdfName)</a>"#
             return .html(threadPage(gid, title: "附件", current: 1, total: 1, rawPosts: [(0, "alice", body)]))
         case endlessGid:
             let current = max(1, requested)
@@ -173,12 +177,26 @@ public enum HostileBoard {
 
     // MARK: Attachments
 
+    /// One page, and a script its reader runs as it opens, the names written
+    /// with `#` escapes as a PDF may (`/J#53` is `/JS`).
+    static let scriptedPDF = """
+        %PDF-1.7
+        1 0 obj << /Type /Catalog /Pages 2 0 R /OpenAction 4 0 R >> endobj
+        2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj
+        3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj
+        4 0 obj << /S /J#61vaScript /J#53 (app.alert\\(7\\)) >> endobj
+        trailer << /Root 1 0 R >>
+        %%EOF
+
+        """
+
     static func attachment(_ rest: String, host: String = "") -> ReplicaResponse? {
         let script = #"<html xmlns="http://www.w3.org/1999/xhtml"><body><script>alert(6)</script></body></html>"#
         switch rest {
         case "2/1": return ReplicaResponse(status: 200, contentType: "application/xhtml+xml", body: Data(script.utf8))
         case "2/2", "2/5": return ReplicaResponse(status: 200, contentType: "image/png", body: Data(script.utf8))
         case "2/4": return .redirect("http://\(otherHost(host))/att/\(name)/2/5")
+        case "2/6": return ReplicaResponse(status: 200, contentType: "application/pdf", body: Data(scriptedPDF.utf8))
         default: return nil
         }
     }

@@ -53,6 +53,9 @@ private func run(_ data: Data) {
         searchText(String(decoding: data, as: UTF8.self))
     case "serve":
         serve(data)
+    case "pdf":
+        // Prefixed as `InertMedia.sniffed` sees a PDF, whatever the input.
+        _ = PDFActions.isActive(data.starts(with: "%PDF-".utf8) ? data : Data("%PDF-1.7\n".utf8) + data)
     default:
         FileHandle.standardError.write(Data("bbsarchive-fuzz: unknown BBS_FUZZ_TARGET \(target)\n".utf8))
         exit(2)

@@ -359,6 +359,28 @@ import Testing
         let saved = attachments.components(separatedBy: "download=\"").dropFirst().map { $0.prefix { $0 != "\"" } }
         #expect(!saved.isEmpty)
         for name in saved { #expect(name.hasSuffix(".bin"), "a .bin file saves as \(name)") }
+        // A PDF that runs a script as it opens is kept as `.bin` too.
+        #expect(saved.contains("\(HostileBoard.pdfName).bin"))
+
+        // A site an older release built kept that PDF as `.pdf`: the next
+        // build links the `.bin` and deletes the `.pdf`.
+        let pdfMedia = try #require(files.first { $0.hasPrefix("media/") && site.text($0).hasPrefix("%PDF-") })
+        let oldName = pdfMedia.replacingOccurrences(of: ".bin", with: ".pdf")
+        try FileManager.default.copyItem(
+            at: out.appendingPathComponent(pdfMedia), to: out.appendingPathComponent(oldName))
+        let statePath = out.appendingPathComponent(BuildState.path)
+        var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: statePath)) as? [String: Any])
+        state["mediaRules"] = nil
+        state["fingerprint"] = "made by an older release"
+        try JSONSerialization.data(withJSONObject: state).write(to: statePath)
+        _ = try await BuildAction(
+            storePath: harness.storePath, outputPath: out.path, templatesPath: Fixtures.templates.path
+        ).run()
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent(oldName).path))
+        #expect(
+            site.text("board/\(HostileBoard.name)/2.html").contains(
+                pdfMedia.split(separator: "/").last.map(String.init) ?? "?"))
+        #expect(site.files().filter { $0.hasPrefix("media/") }.allSatisfy { $0.hasSuffix(".bin") })
     }
 
     /// With `--cookies` and the other host name allowed by `--media-host`,

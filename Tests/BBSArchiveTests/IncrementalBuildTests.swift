@@ -33,6 +33,10 @@ import Testing
         }
         func exists(_ path: String) -> Bool { inner.exists(path) }
         func read(_ path: String) -> Data? { inner.read(path) }
+        func remove(_ path: String) {
+            inner.remove(path)
+            lock.withLock { _ = paths.insert(path) }
+        }
     }
 
     static func options() -> SiteBuilder.Options {

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// From `file://` a browser picks a file's type by its extension alone, so
 /// a forum's `.html`, `.xht`, `.svg`, `.xml` or `.shtml` attachment would run
-/// script in the archive's origin. Images, audio, video, PDF, plain text,
-/// archives and office documents are inert; everything else is `.bin`.
+/// script in the archive's origin. Images, audio, video, plain text,
+/// archives, office documents and PDFs that cannot act by themselves
+/// (`PDFActions`) are inert; everything else is `.bin`.
 enum InertMedia {
     static let images: Set = ["png", "jpg", "gif", "webp", "bmp"]
     static let audio: Set = ["mp3", "ogg", "wav", "flac", "m4a"]
@@ -60,7 +61,7 @@ enum InertMedia {
         if ascii("RIFF"), ascii("WEBP", at: 8) { return "webp" }
         if ascii("RIFF"), ascii("WAVE", at: 8) { return "wav" }
         if ascii("BM"), declared == "bmp" { return "bmp" }
-        if ascii("%PDF-") { return "pdf" }
+        if ascii("%PDF-") { return PDFActions.isActive(bytes) ? "bin" : "pdf" }
         if starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) {
             return zipDocuments.contains(declared) ? declared : "zip"
         }
@@ -87,6 +88,9 @@ enum InertMedia {
         if declared == "txt", isPlainText(bytes) { return "txt" }
         return "bin"
     }
+
+    /// Whether the bytes are a PDF, as `sniffed` tells it.
+    static func isPDF(_ bytes: Data) -> Bool { bytes.starts(with: "%PDF-".utf8) }
 
     /// Text with no `<` at all in its first 64 KB: nothing a browser could
     /// take for HTML or XML, whatever it sniffs.

@@ -107,6 +107,8 @@ package struct SiteBuilder: Sendable {
         let filing = try store.sectionFiling()
         let run = BuildRun(navigation: SiteNavigation(boards: boards, filing: filing), options: options)
         var fingerprint = self.fingerprint()
+        let previous = options.incremental ? BuildState.load(from: publisher) : nil
+        run.trustsPDFNames = previous?.mediaRules == Self.mediaRules
         let boardMarks = Self.boardMarks(run.navigation)
         // Every emoticon image newly archived shows on the pages that use it.
         let emoticons = try writeEmoticons(run: run)
@@ -118,7 +120,6 @@ package struct SiteBuilder: Sendable {
         // Read before rendering: a change made while this build runs is
         // rendered again by the next one.
         var through = try store.lastBuildChange()
-        let previous = options.incremental ? BuildState.load(from: publisher) : nil
         if let previous, previous.fingerprint == fingerprint, previous.boards == boardMarks,
             let seq = previous.changeSeq, seq == through, publisher.exists(SitePaths.home),
             publisher.exists(SitePaths.boardsScript), boards.allSatisfy({ publisher.exists(SitePaths.board($0.name)) })
@@ -133,7 +134,7 @@ package struct SiteBuilder: Sendable {
             try BuildState(
                 fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
                 boardPages: previous.boardPages, shrunkUserPages: previous.shrunkUserPages,
-                hotPages: previous.hotPages, boards: boardMarks
+                hotPages: previous.hotPages, boards: boardMarks, mediaRules: Self.mediaRules
             ).save(to: publisher)
             return report
         }
@@ -245,7 +246,7 @@ package struct SiteBuilder: Sendable {
         try BuildState(
             fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
             boardPages: run.boardPages, shrunkUserPages: shrunk.isEmpty ? nil : shrunk,
-            hotPages: run.hotPages.isEmpty ? nil : run.hotPages, boards: boardMarks
+            hotPages: run.hotPages.isEmpty ? nil : run.hotPages, boards: boardMarks, mediaRules: Self.mediaRules
         ).save(to: publisher)
         return run.report
     }
@@ -345,8 +346,14 @@ package struct SiteBuilder: Sendable {
         // a site of another layout is rendered anew (2: board Markdown
         // paged like the HTML list; 3: the sidebar's boards in `boards.js`).
         text += "layout 3\n"
+        // Media judged by other rules: every page links its files anew.
+        text += "media \(Self.mediaRules)\n"
         return SHA256.hex(Data(text.utf8))
     }
+
+    /// The rules `media/` was written by (`InertMedia`): 2 reads what a
+    /// PDF can do (`PDFActions`), where 1 kept every PDF as `.pdf`.
+    static let mediaRules = 2
 
     /// What each board's own pages show of it besides its threads: its
     /// name and title, its forum and address (the original links), and the
@@ -447,11 +454,17 @@ package struct SiteBuilder: Sendable {
         guard let hash = attachment.hash else { return nil }
         let declared = SitePaths.mediaExtension(mime: attachment.mime, name: attachment.name)
         let expected = SitePaths.media(hash: hash, extension: declared)
-        if publisher.exists(expected) { return expected }
+        // A `.pdf` an older release wrote may act (`PDFActions`): read again.
+        if declared != "pdf" || run.trustsPDFNames, publisher.exists(expected) { return expected }
         guard let bytes = try store.blob(hash: hash) else { return nil }
         // What the bytes are decides, so that no file in media/ is ever
         // an active document, whatever the forum called it.
-        let path = SitePaths.media(hash: hash, extension: InertMedia.sniffed(bytes, declared: declared))
+        let sniffed = InertMedia.sniffed(bytes, declared: declared)
+        let path = SitePaths.media(hash: hash, extension: sniffed)
+        if !run.trustsPDFNames, sniffed != "pdf", InertMedia.isPDF(bytes) {
+            // Kept as `.pdf` by an older release, it is `.bin` now.
+            try publisher.remove(SitePaths.media(hash: hash, extension: "pdf"))
+        }
         // Asked again only when the bytes chose another name: in a full
         // build at 100k posts, 25,520 of the 26,911 media paths were looked
         // for twice under the same name (`strace`), every time in vain.
@@ -607,6 +620,9 @@ final class BuildRun: @unchecked Sendable {
     var boardStats: [String: BoardStats] = [:]
     /// Emoticon codes whose images are archived, and their site paths.
     var emoticons: [String: String] = [:]
+    /// Whether a `.pdf` in `media/` was judged by this release's rules
+    /// (`BuildState.mediaRules`), so that its name may be trusted.
+    var trustsPDFNames = false
     /// What this build read of images the store had no facts of, recorded
     /// in the store at its end: one log shared by every task (a cache; see
     /// `ImageFactsLog`).
@@ -643,6 +659,7 @@ extension BuildRun {
         part.previousBoardPages = previousBoardPages
         part.previousShrunkUserPages = previousShrunkUserPages
         part.emoticons = emoticons
+        part.trustsPDFNames = trustsPDFNames
         return part
     }
 
@@ -894,6 +911,9 @@ struct BuildState: Codable {
     /// Each board's `SiteBuilder.boardMarks` (absent in folders built
     /// before the boards left the fingerprint: then all is rendered).
     var boards: [String: String]?
+    /// The rules its media were judged by (`SiteBuilder.mediaRules`;
+    /// absent before PDFs were read: 1).
+    var mediaRules: Int?
 
     static func load(from publisher: any SitePublisher) -> BuildState? {
         publisher.read(path).flatMap { try? JSONDecoder().decode(BuildState.self, from: $0) }

@@ -16,6 +16,9 @@ package protocol SitePublisher: Sendable {
     func exists(_ path: String) -> Bool
     /// The bytes of the file at `path`, if there is one.
     func read(_ path: String) -> Data?
+    /// Deletes the file at `path`, if there is one: only a file that must
+    /// not stay, such as an active document an older release kept.
+    func remove(_ path: String) throws(ArchiveError)
     /// Makes everything written so far durable (one flush of the whole
     /// output, instead of one per file); the build calls it before it
     /// records that it is done.
@@ -402,6 +405,12 @@ package struct DiskPublisher: SitePublisher {
         FileManager.default.contents(atPath: root.appendingPathComponent(path).path)
     }
 
+    package func remove(_ path: String) throws(ArchiveError) {
+        if unlink(prefix + path) != 0, errno != ENOENT {
+            throw .outputUnwritable(path: prefix + path, reason: Self.lastError())
+        }
+    }
+
     private static func reason(_ error: any Error) -> String {
         (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
     }
@@ -427,6 +436,8 @@ package final class MemoryPublisher: SitePublisher, @unchecked Sendable {
     package func exists(_ path: String) -> Bool { lock.withLock { storage[path] != nil } }
 
     package func read(_ path: String) -> Data? { lock.withLock { storage[path] } }
+
+    package func remove(_ path: String) { _ = lock.withLock { storage.removeValue(forKey: path) } }
 }
 
 /// What a `DiskPublisher` wrote and has not flushed yet, shared by its
