@@ -154,6 +154,27 @@ import Testing
         #expect(board.partlyReadRows.map(\.description) == ["thread 1757972219: \(what); 0 stands in"])
     }
 
+    /// A title link inside the thread's page links (`span.threads-tab`,
+    /// where real pages put only `?p=N` links), after them or before: the
+    /// thread's title is still its link's, and the page's own pager is
+    /// still read.
+    @Test(arguments: [
+        "<span class=\"threads-tab\">[<a href=\"/nForum/article/FamilyLife/1757972219?p=2\">2</a>]<a href=\"/nForum/article/FamilyLife/1757972219\">2岁女孩找妈妈 其父母终于被找到</a></span>",
+        "<span class=\"threads-tab\"><a href=\"/nForum/article/FamilyLife/1757972219\">2岁女孩找妈妈 其父母终于被找到</a>[<a href=\"/nForum/article/FamilyLife/1757972219?p=2\">2</a>]</span>",
+    ])
+    func aTitleLinkAmongThePageLinksIsTheTitle(variant: String) throws {
+        let captured = String(decoding: try Fixtures.data("nforum/board-FamilyLife-p2.html"), as: UTF8.self)
+        let link = try #require(
+            captured.range(
+                of: "<a href=\"/nForum/article/FamilyLife/1757972219\">2岁女孩找妈妈 其父母终于被找到</a>"))
+        let board = try parsedBoard(captured.replacingCharacters(in: link, with: variant))
+        #expect(board.threads.count == 30 && board.unreadRows.isEmpty && board.partlyReadRows.isEmpty)
+        let first = try #require(board.threads.first)
+        #expect(first.gid == 1_757_972_219 && first.title == "2岁女孩找妈妈 其父母终于被找到")
+        #expect(first.replies == 14 && first.author == "Muscle")
+        #expect(board.page == PageInfo(current: 2, total: 1217))
+    }
+
     func parsedBoard(_ html: String) throws -> BoardPage {
         let page = FetchedPage(
             url: "https://www.newsmth.net/nForum/board/FamilyLife?ajax&p=2", body: Data(html.utf8),

@@ -356,8 +356,11 @@ extension SMTHNForumParser {
 
         /// The row's link to its thread, from `td[hasClass(title_9)]//a[contains(@href,
         /// '/article/')]`: the first outside the thread's page links (`span.threads-tab`) whose
-        /// address has neither query nor anchor, else the first outside them, else the first.
-        /// The link may sit in a colour's `<font>`, and the page links (`?p=2`) may come first.
+        /// address has neither query nor anchor, else the first outside them, else the first
+        /// inside them whose address has neither, else the first. The link may sit in a colour's
+        /// `<font>`, and the page links (`?p=2`) may come first; a title link inside the page
+        /// links (real pages put only `?p=N` links there) is still the title, not the link to
+        /// page 2 before it.
         static func rowLink(_ row: HTMLNode) -> HTMLNode? {
             var links: [(node: HTMLNode, rank: Int)] = []
             for cell in row.children(where: { $0.isElement("td") && $0.hasClass("title_9") }) {
@@ -365,7 +368,7 @@ extension SMTHNForumParser {
                     guard node.isElement("a"), node.attribute("href", contains: "/article/") else { return true }
                     let paging = hasAncestor(node, below: cell) { $0.isElement("span") && $0.hasClass("threads-tab") }
                     let plain = !node.attribute("href", contains: "?") && !node.attribute("href", contains: "#")
-                    links.append((node, paging ? 2 : plain ? 0 : 1))
+                    links.append((node, (paging ? 2 : 0) + (plain ? 0 : 1)))
                     return true
                 }
             }
