@@ -141,6 +141,24 @@ import Testing
         #expect(bracket.body == "第一段第一行\n第一段第二行\n\n第二段")
     }
 
+    /// The header in the order 发信人, 发信站, 标题, with the title broken
+    /// onto a second line: one title, as a title broken between 发信人 and
+    /// 发信站 is. Before, its second half began the body.
+    @Test func aWrappedTitleThatEndsTheHeaderIsOneTitle() throws {
+        let titleLast = Self.varied(
+            "标&nbsp;&nbsp;题: 这家店还开着吗<br />发信站: 水木社区 (Fri Jul 31 15:20:24 2026), 站内<br />",
+            "发信站: 水木社区 (Fri Jul 31 15:20:24 2026), 站内<br />标&nbsp;&nbsp;题: 这家店还开着吗<br />")
+        try #require(titleLast != Self.plain)
+        let plain = try post(Self.plain)
+        let whole = try post(titleLast)
+        #expect(whole.title == "这家店还开着吗" && whole.body == plain.body)
+        let wrapped = try post(titleLast.replacingOccurrences(of: "这家店还开着吗<br />", with: "这家店<br />还开着吗<br />"))
+        #expect(wrapped.title == "这家店还开着吗")
+        #expect(wrapped.body == plain.body)
+        #expect(wrapped.signature == plain.signature && wrapped.ip == "28.127.20.*")
+        #expect(wrapped.postedAt == Fixtures.beijing(2026, 7, 31, 15, 20, 24) && wrapped.warning == nil)
+    }
+
     /// Lines of the post's own that look like the forum's: a last line
     /// `※来源：…` without the forum's address, a body that starts `站内信…`
     /// right after a header without its blank line. Both stay.

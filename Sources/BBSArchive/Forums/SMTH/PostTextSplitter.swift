@@ -186,6 +186,11 @@ package struct PostText: Sendable, Equatable {
     /// between: a header without its blank line kept the body's first
     /// paragraph in the header, and lost it. A label seen twice is the
     /// body's too (a post that starts `标题：…`).
+    ///
+    /// A title that is the header's last line (`发信人`, `发信站`, `标题`,
+    /// as some posts order it) has no label after it to show where its
+    /// text ends: one line without a label after it is its text wrapped
+    /// when the header's blank line follows that line (`titleWrap`).
     static func headerEnd(_ lines: [String]) -> Int {
         var last = 0
         var seen: [HeaderLabel] = [.author]
@@ -207,7 +212,24 @@ package struct PostText: Sendable, Equatable {
             }
             index += 1
         }
+        if seen.last == .title, titleWrap(lines, after: last) { return last + 2 }
         return last + 1
+    }
+
+    /// Whether the line after the title at `title`, the header's last
+    /// labelled line, is the title's text wrapped: a line without a label
+    /// (nor a quote, nor `--`), then the header's blank line. One line
+    /// only: the forum keeps titles short, so a wrapped one makes two
+    /// lines, and a body that follows a header without its blank line
+    /// stays the body's unless its first paragraph is a single line.
+    private static func titleWrap(_ lines: [String], after title: Int) -> Bool {
+        let next = title + 1
+        guard next + 1 < lines.count, !isBlank(lines[next]), isBlank(lines[next + 1]),
+            headerLabel(lines[next]) == nil
+        else { return false }
+        let conventions = SMTHPostConventions()
+        return conventions.quoteHeaderAuthor(lines[next]) == nil && conventions.quotedLine(lines[next]) == nil
+            && !isSignatureSeparator(lines[next])
     }
 
     /// What follows the time on a `发信站` line, broken onto a line of its
