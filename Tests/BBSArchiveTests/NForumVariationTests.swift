@@ -159,6 +159,44 @@ import Testing
         #expect(wrapped.postedAt == Fixtures.beijing(2026, 7, 31, 15, 20, 24) && wrapped.warning == nil)
     }
 
+    /// Lines after the 来源 line (the BBS writes it last; real posts may
+    /// have a line after it): the address is still read, and the line
+    /// stays in the post, where it stood (after the signature, in it).
+    /// Before, the 来源 line stayed in the signature, and the post had no
+    /// address.
+    @Test(arguments: [
+        ("a line of text", "<br />本文已同步至微博", ["本文已同步至微博"]),
+        ("two lines", "<br />第一行<br />第二行", ["第一行", "第二行"]),
+        ("a blank line, then a line", "<br />&nbsp;&nbsp;<br />本文已同步至微博", ["本文已同步至微博"]),
+        ("a coloured blank line", "<br /><font class=\"f001\">&nbsp;</font>", []),
+        ("a coloured line", "<br /><font class=\"f001\">彩色的一行</font>", ["\u{1B}[31m彩色的一行\u{1B}[m"]),
+    ])
+    func aLineAfterTheOriginLineKeepsTheAddressAndTheLine(name: String, after: String, kept: [String]) throws {
+        let plain = try post(Self.plain)
+        let signed = try post(Self.plain + after)
+        #expect(signed.ip == "28.127.20.*", "\(name)")
+        #expect(signed.body == plain.body, "\(name)")
+        #expect(signed.signature == (["签名第一行", "签名第二行"] + kept).joined(separator: "\n"), "\(name)")
+        #expect(signed.warning == nil)
+        // Without a signature, the line stays at the end of the body.
+        let unsigned = try post(
+            Self.varied("<br />--<br />签名第一行<br />签名第二行<br />", "<br />") + after)
+        #expect(unsigned.ip == "28.127.20.*", "\(name)")
+        #expect(unsigned.body == ([plain.body] + kept).joined(separator: "\n"), "\(name)")
+        #expect(unsigned.signature == "")
+    }
+
+    /// A 来源 line above the signature's `--` is a line of the post (a
+    /// forwarded post's), not its tail: it stays where it is.
+    @Test func anOriginLineAboveTheSignatureStays() throws {
+        let origin = "※ 来源:·水木社区 http://www.newsmth.net·[FROM: 9.9.9.*]"
+        let post = try post(
+            Self.varied("第二段<br />--<br />签名第一行<br />签名第二行<br />", "第二段<br />\(origin)<br />--<br />签名第一行<br />")
+                .replacingOccurrences(of: "<font class=\"f004\">※ 来源", with: "<font class=\"f004\">※ 来自"))
+        #expect(post.body.hasSuffix("第二段\n" + origin))
+        #expect(post.ip == nil)
+    }
+
     /// Lines of the post's own that look like the forum's: a last line
     /// `※来源：…` without the forum's address, a body that starts `站内信…`
     /// right after a header without its blank line. Both stay.

@@ -132,20 +132,19 @@ struct PostBodyReader: PostTextLines {
             trimTrailingBlankLines(&lines)
         }
         // A body that keeps the BBS's own tail lines: `※ 修改` and `※ 来源`,
-        // known by their text as on the desktop site.
+        // known by their text, and found past a line after them, as on the
+        // desktop site (`PostText.takeTailLines`).
         // The address is the 来源 line's, whichever comes last (the 修改
         // line's only without one), as on the desktop.
         var origin: String?
         var editAddress: String?
-        while let last = lines.last, let line = PostText.tailLine(last), PostText.isOriginOrEditText(line) {
+        for line in PostText.takeTailLines(&lines) {
             if line.hasPrefix("※ 修改") {
                 if editedBy == nil { editedBy = PostText.editNote(line).0 }
                 if editAddress == nil { editAddress = PostText.fromAddress(line) }
             } else if origin == nil {
                 origin = PostText.fromAddress(line)
             }
-            lines.removeLast()
-            trimTrailingBlankLines(&lines)
         }
         if ip == nil { ip = origin ?? editAddress }
         // The page cuts the signature off after its `--` line but keeps
