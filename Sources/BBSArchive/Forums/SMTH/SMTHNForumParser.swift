@@ -68,19 +68,22 @@ struct SMTHNForumParser {
             let author = people.first.map { Self.person($0) } ?? nil
             let lastReplier = people.dropFirst().first.map { Self.person($0) } ?? nil
             // Score, likes, replies: the reply count is the third, or the
-            // last where a board shows fewer columns; `1,014` is 1014.
+            // last where a board shows fewer columns; `1,014` is 1014,
+            // `1.5k` at least 1500 (`ReplyCount`).
             let repliesCell = counts.count >= 3 ? counts[2] : counts.last
             let repliesText = repliesCell.map { Self.clean($0.text) } ?? ""
-            let replies = Self.number(repliesText)
-            if replies == nil { partly.append(SMTHMobileParser.unreadCount(repliesText, gid: gid)) }
+            let replies = ReplyCount.read(repliesText)
+            if replies?.exact != true {
+                partly.append(SMTHMobileParser.countProblem(repliesText, replies, gid: gid))
+            }
             let (lastReplyAt, problem) = try SMTHMobileParser.lastReply(
-                lastText, postedAt: postedAt, replies: replies ?? 0, gid: gid, fetchedAt: page.fetchedAt,
-                url: page.url)
+                lastText, replier: lastReplier, postedAt: postedAt, count: replies, gid: gid,
+                fetchedAt: page.fetchedAt, url: page.url)
             if let problem { partly.append(problem) }
             threads.append(
                 ThreadSummary(
-                    gid: gid, title: HTMLWhitespace.field(link.text), replies: replies ?? 0,
-                    sticky: row.hasClass("top"),
+                    gid: gid, title: HTMLWhitespace.field(link.text), replies: replies?.least ?? 0,
+                    repliesExact: replies?.exact ?? false, sticky: row.hasClass("top"),
                     marked: Walk.markedIcon(row) != nil,
                     author: author == SMTHMobileParser.deletedAuthor ? nil : author, postedAt: postedAt,
                     lastReplier: lastReplier, lastReplyAt: lastReplyAt,
@@ -292,22 +295,6 @@ struct SMTHNForumParser {
             title = HTMLWhitespace.trimmed(String(title.dropFirst(prefix.count)), newlines: true)
         }
         return title
-    }
-
-    /// A count: digits, ASCII or full-width, and its separators (`1,014`,
-    /// `１４`); `nil` when it holds none or anything else (`1.5k` is no
-    /// 15, `2万` no 2).
-    static func number(_ text: String) -> Int? {
-        var digits: [Int] = []
-        for character in text {
-            if let digit = SMTHMobileParser.decimalDigit(character) {
-                digits.append(digit)
-            } else if character != "," && character != "，" && !character.isWhitespace {
-                return nil
-            }
-        }
-        guard !digits.isEmpty, digits.count <= 9 else { return nil }
-        return digits.reduce(0) { $0 * 10 + $1 }
     }
 
     /// Text without the pretty-printing whitespace and with `&nbsp;`,
