@@ -219,6 +219,42 @@ import Testing
         #expect(try store.isArchived(board: "T", summary: summary(replies: 2), time: Fixtures.smthForum.time) == false)
     }
 
+    /// A thread whose row gives a count that is not exact (`1.5k`, `17+`,
+    /// or none that could be read) is never archived as listed: the same
+    /// count and a day-only time can hide replies made since. It is asked
+    /// for at every fetch, and its pages' end never marks a post deleted.
+    @Test func aCountThatIsNotExactNeverMakesAThreadArchived() throws {
+        let store = try openStore()
+        let time = Fixtures.smthForum.time
+        var approximate = summary()
+        approximate.repliesExact = false
+        try store.saveBoardPage(
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [approximate]),
+            source: source)
+        try store.saveThread(board: "T", pages: sampleThread(), summary: approximate)
+        #expect(try store.isArchived(board: "T", summary: approximate, time: time) == false)
+        let listings = try store.saveBoardPage(
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [approximate]),
+            source: source)
+        #expect(listings.areArchived([approximate], time: time) == [false])
+        var pending = try store.threadsNeedingFetch(board: "T", time: time).map(\.summary)
+        #expect(pending.map(\.gid) == [700] && pending.map(\.repliesExact) == [false])
+        // Listed exactly again and archived so, it is archived as listed.
+        try store.saveBoardPage(
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [summary()]), source: source)
+        try store.saveThread(board: "T", pages: sampleThread(), summary: summary())
+        #expect(try store.isArchived(board: "T", summary: summary(), time: time) == true)
+        #expect(try store.isArchived(board: "T", summary: approximate, time: time) == false)
+        #expect(try store.threadsNeedingFetch(board: "T", time: time).isEmpty)
+        // Then listed with a count that is not exact: asked for again, the
+        // count known for a hint.
+        try store.saveBoardPage(
+            BoardPage(board: "T", title: nil, page: .init(current: 1, total: 1), threads: [approximate]),
+            source: source)
+        pending = try store.threadsNeedingFetch(board: "T", time: time).map(\.summary)
+        #expect(pending.map(\.gid) == [700] && pending.map(\.repliesExact) == [false])
+    }
+
     @Test func storesMediaOnceByContent() throws {
         let store = try openStore()
         try store.saveBoardPage(

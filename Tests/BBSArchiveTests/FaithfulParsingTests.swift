@@ -261,6 +261,20 @@ import Testing
         #expect(result.editedBy == "dave")
     }
 
+    /// A line after a mobile body's own 来源 line: the address is still
+    /// read, as on the desktop site, and the line stays in the body.
+    @Test func mobileBodiesWithALineAfterTheOriginLineGiveIP() throws {
+        var reader = PostBodyReader(baseURL: "https://m.newsmth.net/")
+        let html = """
+            <div class="sp">正文<br />※ 来源:·水木社区 http://m.newsmth.net·[FROM: 9.9.9.*]<br />&nbsp;<br />后加的一行</div>
+            """
+        let document = try HTMLDocument(data: Data(html.utf8), url: "https://m.newsmth.net/", encoding: "UTF-8")
+        reader.read(try #require(document.first("//div")))
+        let result = reader.finish()
+        #expect(result.text == "正文\n后加的一行")
+        #expect(result.ip == "9.9.9.*")
+    }
+
     /// The mobile site under the same rules: a wrapped time, wrapped body
     /// words, a `:text` quote, and a post whose nav cannot be read.
     @Test func mobilePagesFollowTheSameRules() throws {

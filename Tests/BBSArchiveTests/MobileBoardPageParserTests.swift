@@ -176,14 +176,93 @@ import Testing
     /// A row whose reply count cannot be read keeps its thread, with 0
     /// standing in, and says so.
     @Test func aReplyCountThatCannotBeReadIsSaid() throws {
-        let board = try parseFixture([("统计</a>(17)", "统计</a>(1.5k)")])
+        let board = try parseFixture([("统计</a>(17)", "统计</a>(很多)")])
         #expect(board.threads.count == 30 && board.unreadRows.isEmpty)
         let row = try #require(board.threads.first)
-        #expect(row.gid == 535772 && row.replies == 0)
+        #expect(row.gid == 535772 && row.replies == 0 && !row.repliesExact)
         #expect(
             board.partlyReadRows.map(\.description) == [
-                "thread 535772: its reply count \"(1.5k)\" could not be read; 0 stands in"
+                "thread 535772: its reply count \"(很多)\" could not be read; 0 stands in"
             ])
+    }
+
+    /// A count in another script's digits is the count it writes: Arabic-
+    /// Indic, full-width, superscript and circled digits, a circled number.
+    /// Before, all but the full-width read as 0.
+    @Test(arguments: ["(١٧)", "(۱۷)", "（１７）", "(¹⁷)", "(①⑦)", "(⑰)", "(❶❼)", "(१७)"])
+    func aCountInOtherDigitsIsExact(count: String) throws {
+        let board = try parseFixture([("统计</a>(17)", "统计</a>\(count)")])
+        #expect(board.unreadRows.isEmpty && board.partlyReadRows.isEmpty)
+        let row = try #require(board.threads.first)
+        #expect(row.gid == 535772 && row.replies == 17 && row.repliesExact)
+    }
+
+    /// A count the forum rounds (`1.5k`) or caps (`17+`) is read as the
+    /// least it says, and said: the row's count is then no reason to take
+    /// its thread for archived as listed (`ThreadSummary.repliesExact`).
+    @Test(arguments: [
+        ("(1.5k)", 1500), ("(17+)", 17), ("(2K)", 2000), ("(1.25k+)", 1250), ("(０.５ｋ)", 500), ("(1,017+)", 1017),
+        ("(1.2345k)", 1234),
+    ])
+    func anApproximateCountIsItsLeastAndSaid(count: String, least: Int) throws {
+        let board = try parseFixture([("统计</a>(17)", "统计</a>\(count)")])
+        #expect(board.threads.count == 30 && board.unreadRows.isEmpty)
+        let row = try #require(board.threads.first)
+        #expect(row.gid == 535772 && row.replies == least && !row.repliesExact)
+        #expect(
+            board.partlyReadRows.map(\.description) == [
+                "thread 535772: its reply count \"\(count)\" is not exact; at least \(least) stands in"
+            ])
+    }
+
+    /// What is no count stays none: a CJK numeral, a decimal without its
+    /// `k`, digits past counting, a sign, a `k` alone.
+    @Test(arguments: ["(2万)", "(1.5)", "(12345678901k)", "(-3)", "(k)", "(+)", "(1.k)", "(⑰⑰)", "(1e3)"])
+    func whatIsNoCountIsSaid(count: String) throws {
+        let board = try parseFixture([("统计</a>(17)", "统计</a>\(count)")])
+        let row = try #require(board.threads.first)
+        #expect(row.gid == 535772 && row.replies == 0 && !row.repliesExact)
+        #expect(board.partlyReadRows.first?.problem.hasSuffix("could not be read; 0 stands in") == true)
+    }
+
+    /// A row whose count cannot be read and whose last reply shows no time:
+    /// the post's time stands in for the last reply's, and that is said
+    /// too, as for a row that shows replies. Before, only the count was.
+    @Test func aLastReplyWithoutATimeIsSaidWhenTheCountIsUnread() throws {
+        let board = try parseFixture([
+            ("统计</a>(17)", "统计</a>(很多)"),
+            ("|2023-04-14&nbsp;<a href=\"/user/query/sanford66\">", "|<a href=\"/user/query/sanford66\">"),
+        ])
+        #expect(board.threads.count == 30 && board.unreadRows.isEmpty)
+        let row = try #require(board.threads.first)
+        #expect(row.lastReplyAt == row.postedAt && row.lastReplier == "sanford66")
+        #expect(
+            board.partlyReadRows.map(\.description) == [
+                "thread 535772: its reply count \"(很多)\" could not be read; 0 stands in; "
+                    + "its last reply has no time; its post time stands in"
+            ])
+    }
+
+    /// A row with no reply whose last half names a replier but shows no
+    /// time: the post's time stands in, and that is said. A row with no
+    /// reply and no last half at all (the forum's way, for some pages, of
+    /// showing none) says nothing.
+    @Test func aLastReplierWithoutATimeIsSaid() throws {
+        let named = try parseFixture([
+            ("统计</a>(17)", "统计</a>(0)"),
+            ("|2023-04-14&nbsp;<a href=\"/user/query/sanford66\">", "|<a href=\"/user/query/sanford66\">"),
+        ])
+        let row = try #require(named.threads.first)
+        #expect(row.replies == 0 && row.lastReplyAt == row.postedAt)
+        #expect(
+            named.partlyReadRows.map(\.description) == [
+                "thread 535772: its last reply has no time; its post time stands in"
+            ])
+        let none = try parseFixture([
+            ("统计</a>(17)", "统计</a>(0)"),
+            ("|2023-04-14&nbsp;<a href=\"/user/query/sanford66\">sanford66</a>", ""),
+        ])
+        #expect(none.partlyReadRows.isEmpty && none.threads.first?.lastReplyAt == none.threads.first?.postedAt)
     }
 
     @Test func readsBoardNameTitleAndPager() throws {

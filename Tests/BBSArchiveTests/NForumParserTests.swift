@@ -139,9 +139,9 @@ import Testing
             ])
     }
 
-    /// A reply count that is not a count (`1.5k` is no 15) keeps its
+    /// A reply count that is not a count (`2万` is no 2) keeps its
     /// thread, with 0 standing in, and says so.
-    @Test(arguments: ["1.5k", "2万", ""])
+    @Test(arguments: ["很多", "2万", ""])
     func aReplyCountThatCannotBeReadIsSaid(count: String) throws {
         let captured = String(decoding: try Fixtures.data("nforum/board-FamilyLife-p2.html"), as: UTF8.self)
         let cell = try #require(captured.range(of: "<td class=\"title_11 middle\">14</td>"))
@@ -152,6 +152,46 @@ import Testing
         #expect(first.gid == 1_757_972_219 && first.replies == 0)
         let what = count.isEmpty ? "its reply count is missing" : "its reply count \"\(count)\" could not be read"
         #expect(board.partlyReadRows.map(\.description) == ["thread 1757972219: \(what); 0 stands in"])
+    }
+
+    /// A count in another script's digits is exact; one the forum rounds
+    /// or caps (`1.5k`, `17+`) is the least it says, not exact, and said.
+    /// Before, each read as 0.
+    @Test(arguments: [
+        ("١٤", 14, true), ("¹⁴", 14, true), ("⑭", 14, true), ("1.5k", 1500, false), ("14+", 14, false),
+        ("1,014+", 1014, false),
+    ])
+    func aCountInOtherFormsIsRead(count: String, replies: Int, exact: Bool) throws {
+        let captured = String(decoding: try Fixtures.data("nforum/board-FamilyLife-p2.html"), as: UTF8.self)
+        let cell = try #require(captured.range(of: "<td class=\"title_11 middle\">14</td>"))
+        let board = try parsedBoard(
+            captured.replacingCharacters(in: cell, with: "<td class=\"title_11 middle\">\(count)</td>"))
+        #expect(board.threads.count == 30 && board.unreadRows.isEmpty)
+        let first = try #require(board.threads.first)
+        #expect(first.gid == 1_757_972_219 && first.replies == replies && first.repliesExact == exact)
+        let note = "thread 1757972219: its reply count \"\(count)\" is not exact; at least \(replies) stands in"
+        #expect(board.partlyReadRows.map(\.description) == (exact ? [] : [note]))
+    }
+
+    /// A title link inside the thread's page links (`span.threads-tab`,
+    /// where real pages put only `?p=N` links), after them or before: the
+    /// thread's title is still its link's, and the page's own pager is
+    /// still read.
+    @Test(arguments: [
+        "<span class=\"threads-tab\">[<a href=\"/nForum/article/FamilyLife/1757972219?p=2\">2</a>]<a href=\"/nForum/article/FamilyLife/1757972219\">2岁女孩找妈妈 其父母终于被找到</a></span>",
+        "<span class=\"threads-tab\"><a href=\"/nForum/article/FamilyLife/1757972219\">2岁女孩找妈妈 其父母终于被找到</a>[<a href=\"/nForum/article/FamilyLife/1757972219?p=2\">2</a>]</span>",
+    ])
+    func aTitleLinkAmongThePageLinksIsTheTitle(variant: String) throws {
+        let captured = String(decoding: try Fixtures.data("nforum/board-FamilyLife-p2.html"), as: UTF8.self)
+        let link = try #require(
+            captured.range(
+                of: "<a href=\"/nForum/article/FamilyLife/1757972219\">2岁女孩找妈妈 其父母终于被找到</a>"))
+        let board = try parsedBoard(captured.replacingCharacters(in: link, with: variant))
+        #expect(board.threads.count == 30 && board.unreadRows.isEmpty && board.partlyReadRows.isEmpty)
+        let first = try #require(board.threads.first)
+        #expect(first.gid == 1_757_972_219 && first.title == "2岁女孩找妈妈 其父母终于被找到")
+        #expect(first.replies == 14 && first.author == "Muscle")
+        #expect(board.page == PageInfo(current: 2, total: 1217))
     }
 
     func parsedBoard(_ html: String) throws -> BoardPage {

@@ -141,6 +141,62 @@ import Testing
         #expect(bracket.body == "第一段第一行\n第一段第二行\n\n第二段")
     }
 
+    /// The header in the order 发信人, 发信站, 标题, with the title broken
+    /// onto a second line: one title, as a title broken between 发信人 and
+    /// 发信站 is. Before, its second half began the body.
+    @Test func aWrappedTitleThatEndsTheHeaderIsOneTitle() throws {
+        let titleLast = Self.varied(
+            "标&nbsp;&nbsp;题: 这家店还开着吗<br />发信站: 水木社区 (Fri Jul 31 15:20:24 2026), 站内<br />",
+            "发信站: 水木社区 (Fri Jul 31 15:20:24 2026), 站内<br />标&nbsp;&nbsp;题: 这家店还开着吗<br />")
+        try #require(titleLast != Self.plain)
+        let plain = try post(Self.plain)
+        let whole = try post(titleLast)
+        #expect(whole.title == "这家店还开着吗" && whole.body == plain.body)
+        let wrapped = try post(titleLast.replacingOccurrences(of: "这家店还开着吗<br />", with: "这家店<br />还开着吗<br />"))
+        #expect(wrapped.title == "这家店还开着吗")
+        #expect(wrapped.body == plain.body)
+        #expect(wrapped.signature == plain.signature && wrapped.ip == "28.127.20.*")
+        #expect(wrapped.postedAt == Fixtures.beijing(2026, 7, 31, 15, 20, 24) && wrapped.warning == nil)
+    }
+
+    /// Lines after the 来源 line (the BBS writes it last; real posts may
+    /// have a line after it): the address is still read, and the line
+    /// stays in the post, where it stood (after the signature, in it).
+    /// Before, the 来源 line stayed in the signature, and the post had no
+    /// address.
+    @Test(arguments: [
+        ("a line of text", "<br />本文已同步至微博", ["本文已同步至微博"]),
+        ("two lines", "<br />第一行<br />第二行", ["第一行", "第二行"]),
+        ("a blank line, then a line", "<br />&nbsp;&nbsp;<br />本文已同步至微博", ["本文已同步至微博"]),
+        ("a coloured blank line", "<br /><font class=\"f001\">&nbsp;</font>", []),
+        ("a coloured line", "<br /><font class=\"f001\">彩色的一行</font>", ["\u{1B}[31m彩色的一行\u{1B}[m"]),
+    ])
+    func aLineAfterTheOriginLineKeepsTheAddressAndTheLine(name: String, after: String, kept: [String]) throws {
+        let plain = try post(Self.plain)
+        let signed = try post(Self.plain + after)
+        #expect(signed.ip == "28.127.20.*", "\(name)")
+        #expect(signed.body == plain.body, "\(name)")
+        #expect(signed.signature == (["签名第一行", "签名第二行"] + kept).joined(separator: "\n"), "\(name)")
+        #expect(signed.warning == nil)
+        // Without a signature, the line stays at the end of the body.
+        let unsigned = try post(
+            Self.varied("<br />--<br />签名第一行<br />签名第二行<br />", "<br />") + after)
+        #expect(unsigned.ip == "28.127.20.*", "\(name)")
+        #expect(unsigned.body == ([plain.body] + kept).joined(separator: "\n"), "\(name)")
+        #expect(unsigned.signature == "")
+    }
+
+    /// A 来源 line above the signature's `--` is a line of the post (a
+    /// forwarded post's), not its tail: it stays where it is.
+    @Test func anOriginLineAboveTheSignatureStays() throws {
+        let origin = "※ 来源:·水木社区 http://www.newsmth.net·[FROM: 9.9.9.*]"
+        let post = try post(
+            Self.varied("第二段<br />--<br />签名第一行<br />签名第二行<br />", "第二段<br />\(origin)<br />--<br />签名第一行<br />")
+                .replacingOccurrences(of: "<font class=\"f004\">※ 来源", with: "<font class=\"f004\">※ 来自"))
+        #expect(post.body.hasSuffix("第二段\n" + origin))
+        #expect(post.ip == nil)
+    }
+
     /// Lines of the post's own that look like the forum's: a last line
     /// `※来源：…` without the forum's address, a body that starts `站内信…`
     /// right after a header without its blank line. Both stay.

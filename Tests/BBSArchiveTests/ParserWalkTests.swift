@@ -174,6 +174,10 @@ import Testing
                             + "not(contains(@href, '?')) and not(contains(@href, '#'))]"
                     ).first
                         ?? from("td[\(hasClass("title_9"))]//a[contains(@href, '/article/') and \(notPaging)]").first
+                        ?? from(
+                            "td[\(hasClass("title_9"))]//a[contains(@href, '/article/') and "
+                                + "not(contains(@href, '?')) and not(contains(@href, '#'))]"
+                        ).first
                         ?? from("td[\(hasClass("title_9"))]//a[contains(@href, '/article/')]").first),
                 "row link")
             expectSame(same(NForum.dates(element), from("td[\(hasClass("title_10"))]")), "dates")

@@ -233,6 +233,37 @@ import Testing
             ip: "1.2.3.*")
     }
 
+    /// A row whose count is not exact (`3+`) is no word on where the thread
+    /// ends: pages that end at its least count mark no post deleted (a post
+    /// deleted between two pages' fetches moves another across them
+    /// unread), and the thread is not archived as listed.
+    @Test func aCountThatIsNotExactMarksNoPostDeleted() throws {
+        let store = try openStore()
+        let names = ["alice", "bob", "carol", "dave"]
+        try store.saveThread(
+            board: "T", pages: thread(names.enumerated().map { post($1, minute: $0, floor: $0) }), summary: nil)
+        var approximate = pieces.summary(replies: 3)
+        approximate.repliesExact = false
+        let now = ["alice", "carol", "dave", "erin"]
+        let minutes = [0, 2, 3, 4]
+        let notes = try store.saveThread(
+            board: "T", pages: thread(now.enumerated().map { post($1, minute: minutes[$0], floor: $0) }),
+            summary: approximate)
+        let posts = try store.posts(board: "T", gid: 700)
+        #expect(posts.map(\.author) == ["alice", "bob", "carol", "dave", "erin"])
+        #expect(posts.allSatisfy { $0.forumDeletedAt == nil })
+        #expect(notes.isEmpty)
+        #expect(try store.isArchived(board: "T", summary: approximate, time: Fixtures.smthForum.time) == false)
+        // The same pages, with the row's count exact: bob's reply is marked.
+        try store.saveThread(
+            board: "T", pages: thread(now.enumerated().map { post($1, minute: minutes[$0], floor: $0) }),
+            summary: pieces.summary(replies: 3))
+        #expect(
+            try store.posts(board: "T", gid: 700).map { $0.forumDeletedAt != nil } == [
+                false, true, false, false, false,
+            ])
+    }
+
     @Test func aDeletedReplyStaysWithItsAttachment() throws {
         let store = try openStore()
         let names = ["alice", "bob", "carol", "dave"]

@@ -134,6 +134,31 @@ import Testing
         }
     }
 
+    /// IPv6 as RFC 4291 writes it: `::` once at most, standing for at
+    /// least one group; groups of one to four hex digits; eight groups in
+    /// all (six before an IPv4 ending), fewer only with `::` or where a
+    /// last `*` hides the rest (the forum's `240e:3b3:*`). Before, any
+    /// number of groups passed, and a colon at either end.
+    @Test func anIPv6AddressHasItsShape() {
+        for address in [
+            "1:2:3:4:5:6:7:8", "2001:db8:0:0:0:0:2:1", "2001:db8::2:1", "ace::bad", "fe80::", "240e:3b3:*",
+            "2409:8a00:1234:5678:*", "240e:3b0::*", "::ffff:1.2.3.4", "64:ff9b::1.2.3.*", "1:2:3:4:5:6:7::",
+            "::2:3:4:5:6:7:8", "2001:DB8::1",
+        ] {
+            #expect(PostBodyReader.isAddress(address), "\(address)")
+        }
+        for text in [
+            "1234:5678:", ":1234:5678", "1234:5678:9abc", "1:2:3:4:5:6:7:8:9abc", "1:2::3:4:5:6:7:8",
+            "abc:de:1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4", "1::2:3:4:5:6:7:1.2.3.4", "12345::1", "240e:::1", ":::1",
+            "1:2:3:4:5:6:7:8:", "240e:3b3:*:1", "g::1", "1:2:3:4:5:6:7:8:*", "240e::3b3:1.2.3",
+        ] {
+            #expect(!PostBodyReader.isAddress(text), "\(text)")
+        }
+        // A line whose address has no such shape is the post's own, and stays.
+        #expect(PostBodyReader.fromLine("FROM 1234:5678:9abc") == nil)
+        #expect(PostBodyReader.fromLine("FROM 240e:3b3:*") == "240e:3b3:*")
+    }
+
     @Test func theEncodingDecisionSaysWhenTheBytesAreValidUTF8() {
         #expect(
             TextEncodingDetector.decide(Data("地理".utf8), contentType: "text/html; charset=utf-8") == ("UTF-8", true))

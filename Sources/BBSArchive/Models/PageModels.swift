@@ -32,19 +32,28 @@ package struct ThreadHeading: Sendable, Equatable {
 @dynamicMemberLookup
 package struct ThreadSummary: Sendable, Equatable {
     package var heading: ThreadHeading
-    /// Posts minus one, as the forum counts them.
+    /// Posts minus one, as the forum counts them; the least it can be when
+    /// `repliesExact` is false.
     package var replies: Int
+    /// Whether the row wrote its count in full. A count the forum rounds or
+    /// caps (`1.5k`, `17+`) or one that could not be read is a hint only:
+    /// the same `1.5k` on a later list hides the replies made since, so
+    /// such a row never shows its thread archived as listed, and its
+    /// thread's pages never end "where the row says" (no post is marked
+    /// deleted by it).
+    package var repliesExact: Bool
     /// Whether the list marks the thread as carrying attachments (nForum only).
     package var hasAttachment: Bool
 
     package init(
-        gid: Int, title: String, replies: Int, sticky: Bool, marked: Bool = false,
+        gid: Int, title: String, replies: Int, repliesExact: Bool = true, sticky: Bool, marked: Bool = false,
         author: String?, postedAt: Date, lastReplier: String?, lastReplyAt: Date, hasAttachment: Bool = false
     ) {
         heading = ThreadHeading(
             gid: gid, title: title, sticky: sticky, marked: marked, author: author, postedAt: postedAt,
             lastReplier: lastReplier, lastReplyAt: lastReplyAt)
         self.replies = replies
+        self.repliesExact = repliesExact
         self.hasAttachment = hasAttachment
     }
 

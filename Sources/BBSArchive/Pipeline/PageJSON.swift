@@ -75,6 +75,8 @@ enum PageJSON {
             try c.encode(summary.gid, forKey: .gid)
             try c.encode(summary.title, forKey: .title)
             try c.encode(summary.replies, forKey: .replies)
+            // Only where the row's count is not exact: the least it can be.
+            if !summary.repliesExact { try c.encode(false, forKey: .repliesExact) }
             try c.encode(summary.sticky, forKey: .sticky)
             try c.encode(summary.marked, forKey: .marked)
             try c.encode(summary.author, forKey: .author)
@@ -196,6 +198,6 @@ enum PageJSON {
         case kind, board, gid, title, page, threads, replies, sticky, marked, author, postedAt, lastReplier,
             lastReplyAt, posts, floor, body, attachments, ip, editedBy, editedAt, nick, id, quote, signature, likes,
             sections, boards, topics, level, gender, face, lastLoginAt, warning, rawText, containers, partialPosts,
-            unreadRows, partlyReadRows
+            unreadRows, partlyReadRows, repliesExact
     }
 }

@@ -112,13 +112,18 @@ extension ArchiveStore {
             ).compactMap { row in
                 let replies: Int = row["replies"]
                 let last: Int64 = row["lastReplyAt"]
-                if let archived: Int = row["archivedReplies"], let archivedLast: Int64 = row["archivedLastReplyAt"],
-                    archived == replies, Self.sameListedTime(archivedLast, last, time: time)
+                let archived: Int? = row["archivedReplies"]
+                let archivedLast: Int64? = row["archivedLastReplyAt"]
+                if let archived, let archivedLast, archived == replies,
+                    Self.sameListedTime(archivedLast, last, time: time)
                 {
                     return nil
                 }
+                // An archived time without its count: the list's count is not
+                // exact (`saveBoardPage` took the count away).
                 let summary = ThreadSummary(
-                    gid: row["gid"], title: row["title"], replies: replies, sticky: row["sticky"],
+                    gid: row["gid"], title: row["title"], replies: replies,
+                    repliesExact: archived != nil || archivedLast == nil, sticky: row["sticky"],
                     marked: row["marked"],
                     author: row["author"], postedAt: Self.date(row["postedAt"]), lastReplier: row["lastReplier"],
                     lastReplyAt: Self.date(last))
@@ -271,7 +276,9 @@ package struct ArchivedListings: Sendable {
     /// `ArchiveStore.isArchived` for each row: archived as it is listed now.
     package func areArchived(_ summaries: [ThreadSummary], time: ForumTime) -> [Bool] {
         summaries.map { summary in
-            guard let stored = byGid[summary.gid] else { return false }
+            // A count that is not exact (`1.5k`) may stay as it is while
+            // replies come: never a reason to skip the thread.
+            guard summary.repliesExact, let stored = byGid[summary.gid] else { return false }
             return stored.replies == summary.replies
                 && ArchiveStore.sameListedTime(
                     stored.lastReplyAt, ArchiveStore.seconds(summary.lastReplyAt), time: time)

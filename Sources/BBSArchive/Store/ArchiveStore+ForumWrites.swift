@@ -106,6 +106,18 @@ extension ArchiveStore {
                 // What the row holds now, for a thread listed twice on the page.
                 stored[row.gid] = values
             }
+            // A row whose count is not exact (`1.5k`) is never archived as
+            // listed: its thread's archived count goes, so the fetch after
+            // the walk asks for it (`threadsNeedingFetch`), which then knows
+            // the count for a hint (an archived time without its count).
+            for thread in page.threads where !thread.repliesExact {
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE thread SET archivedReplies = NULL
+                        WHERE board = ? AND gid = ? AND archivedReplies IS NOT NULL
+                        """
+                ).execute(arguments: [page.board, thread.heading.gid])
+            }
         }
         return archived
     }
@@ -196,10 +208,15 @@ extension ArchiveStore {
                 try db.cachedStatement(sql: "UPDATE thread SET changedAt = ? WHERE board = ? AND gid = ?")
                     .execute(arguments: [now, board, first.gid])
             }
+            // Archived as listed, unless the row's count is not exact: then
+            // no count is recorded, and the thread is asked for again at the
+            // next fetch (`threadsNeedingFetch`), as `1.5k` may hide new replies.
             if let summary {
                 try db.cachedStatement(
                     sql: "UPDATE thread SET archivedReplies = ?, archivedLastReplyAt = ? WHERE board = ? AND gid = ?"
-                ).execute(arguments: [summary.replies, Self.seconds(summary.lastReplyAt), board, first.gid])
+                ).execute(arguments: [
+                    summary.repliesExact ? summary.replies : nil, Self.seconds(summary.lastReplyAt), board, first.gid,
+                ])
             }
         }
         return notes
@@ -240,7 +257,7 @@ extension ArchiveStore {
         // another across them, unread; the pages then end a place short of
         // the row fetched before, and nothing is marked.
         let agree =
-            summary.map { (posts.last?.floor ?? -1) == $0.replies } ?? false
+            summary.map { $0.repliesExact && (posts.last?.floor ?? -1) == $0.replies } ?? false
             && (pages.last.map { $0.page.current >= $0.page.total } ?? false)
         guard
             let placement = PostAlignment.place(

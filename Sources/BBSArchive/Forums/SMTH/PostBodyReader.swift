@@ -132,20 +132,19 @@ struct PostBodyReader: PostTextLines {
             trimTrailingBlankLines(&lines)
         }
         // A body that keeps the BBS's own tail lines: `※ 修改` and `※ 来源`,
-        // known by their text as on the desktop site.
+        // known by their text, and found past a line after them, as on the
+        // desktop site (`PostText.takeTailLines`).
         // The address is the 来源 line's, whichever comes last (the 修改
         // line's only without one), as on the desktop.
         var origin: String?
         var editAddress: String?
-        while let last = lines.last, let line = PostText.tailLine(last), PostText.isOriginOrEditText(line) {
+        for line in PostText.takeTailLines(&lines) {
             if line.hasPrefix("※ 修改") {
                 if editedBy == nil { editedBy = PostText.editNote(line).0 }
                 if editAddress == nil { editAddress = PostText.fromAddress(line) }
             } else if origin == nil {
                 origin = PostText.fromAddress(line)
             }
-            lines.removeLast()
-            trimTrailingBlankLines(&lines)
         }
         if ip == nil { ip = origin ?? editAddress }
         // The page cuts the signature off after its `--` line but keeps
@@ -241,10 +240,10 @@ struct PostBodyReader: PostTextLines {
     static func isAddress(_ text: String) -> Bool {
         let bytes = text.utf8
         guard let lastColon = bytes.lastIndex(of: UInt8(ascii: ":")) else { return isIPv4(bytes[...]) }
-        if bytes.contains(UInt8(ascii: ".")) {
-            return isIPv6(bytes[...lastColon], tail: true) && isIPv4(bytes[bytes.index(after: lastColon)...])
-        }
-        return isIPv6(bytes[...], tail: false)
+        let last = bytes[bytes.index(after: lastColon)...]
+        guard last.contains(UInt8(ascii: ".")) else { return isIPv6(bytes) }
+        // The IPv4 ending stands for the last two groups.
+        return isIPv4(last) && isIPv6(Array(bytes[...lastColon]) + Array("0:0".utf8))
     }
 
     /// Four dot-separated parts, each one to three digits or `*`.
@@ -273,39 +272,56 @@ struct PostBodyReader: PostTextLines {
         return parts == 3 && length > 0
     }
 
-    /// Groups of hex digits (or `*`) between colons, at least two colons and
-    /// one digit, with `::` (once, never `:::`) or a group of three or more
-    /// (so not a time); `tail`: the groups before an IPv4 ending (`::ffff:`).
-    private static func isIPv6(_ bytes: Substring.UTF8View, tail: Bool) -> Bool {
-        var colons = 0
-        var group = 0
+    /// IPv6 as RFC 4291 writes it: groups of one to four hex digits (or
+    /// `*`, the forum's mask) between single colons, `::` once at most and
+    /// standing for one group or more, eight groups in all, fewer only with
+    /// `::` or where a last group ending in `*` hides the rest (the forum's
+    /// `240e:3b3:*`, `2409:8a00:1234:5678:*`), and one hex digit at least.
+    /// A masked address without `::` needs a group of three digits or more,
+    /// so a time (`10:20:*`) is none. Before, any number of groups passed,
+    /// and a colon alone at either end (`1234:5678:`).
+    private static func isIPv6(_ bytes: some BidirectionalCollection<UInt8>) -> Bool {
+        let colon = UInt8(ascii: ":")
+        let pieces = bytes.split(separator: colon, omittingEmptySubsequences: false)
+        guard pieces.count >= 3 else { return false }
+        // `::` at either end leaves two empty pieces there; one alone is a
+        // colon alone.
+        var groups = pieces[...]
+        if groups.first?.isEmpty == true {
+            guard groups.dropFirst().first?.isEmpty == true else { return false }
+            groups = groups.dropFirst()
+        }
+        if groups.last?.isEmpty == true {
+            guard groups.dropLast().last?.isEmpty == true else { return false }
+            groups = groups.dropLast()
+        }
+        var elided = false
+        var count = 0
         var longest = 0
         var digits = false
-        var previous: UInt8 = 0
-        var doubleColon = false
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: ":"):
-                if previous == byte {
-                    // `:::`, or a second `::`, is no address.
-                    guard !doubleColon else { return false }
-                    doubleColon = true
-                }
-                colons += 1
-                group = 0
-            case 0x30...0x39, 0x41...0x46, 0x61...0x66, UInt8(ascii: "*"):
-                if byte != UInt8(ascii: "*") { digits = true }
-                group += 1
-                guard group <= 4 else { return false }
-                longest = max(longest, group)
-            default:
-                return false
+        for group in groups {
+            guard !group.isEmpty else {
+                // A second `::`, or `:::`, is no address.
+                guard !elided else { return false }
+                elided = true
+                continue
             }
-            previous = byte
+            guard group.count <= 4 else { return false }
+            for byte in group {
+                switch byte {
+                case 0x30...0x39, 0x41...0x46, 0x61...0x66: digits = true
+                case UInt8(ascii: "*"): break
+                default: return false
+                }
+            }
+            count += 1
+            longest = max(longest, group.count)
         }
-        // Not a time, either before an IPv4 ending (`10:20:1.2.3.4`); six
-        // groups before one are IPv6 written out (`1:2:3:4:5:6:1.2.3.4`).
-        return colons >= 2 && (tail || digits) && (doubleColon || longest >= 3 || (tail && colons == 6))
+        guard digits else { return false }
+        if elided { return count <= 7 }
+        if count == 8 { return true }
+        let masked = groups.last?.last == UInt8(ascii: "*")
+        return masked && count < 8 && longest >= 3
     }
 
     /// `[北京]`, `(北京)`, `【北京】`: one bracketed note.

@@ -69,15 +69,13 @@ package struct PostText: Sendable, Equatable {
         // line after the 来源 line gave the editor's address, and the
         // poster's was lost.
         var editAddress: String?
-        while let last = lines.last, let line = tailLine(last), isOriginOrEditText(line) {
+        for line in takeTailLines(&lines) {
             if line.hasPrefix("※ 来源:") || line.hasPrefix("※ 来源："), ip == nil {
                 ip = fromAddress(line)
             } else if line.hasPrefix("※ 修改:") || line.hasPrefix("※ 修改："), editedBy == nil {
                 (editedBy, editedAt) = editNote(line)
                 editAddress = fromAddress(line)
             }
-            lines.removeLast()
-            trimTrailingBlanks(&lines)
         }
         if ip == nil { ip = editAddress }
 
@@ -94,6 +92,48 @@ package struct PostText: Sendable, Equatable {
         return PostText(
             header: header, body: lines, signature: signature, ip: ip, editedBy: editedBy, editedAt: editedAt)
     }
+
+    /// Takes the forum's tail lines (`※ 来源`, `※ 修改`, `isOriginOrEditText`)
+    /// off the end of `lines`, and returns them as `tailLine` gives them,
+    /// the last first.
+    ///
+    /// The BBS writes them last, but a real post may have a line after
+    /// them (a blank one, a line added later): up to `linesAfterTail` lines
+    /// after them are looked past, and stay in the post, after what came
+    /// before the tail lines (a signature, else the body); blank ones,
+    /// colours aside, go. Before, the tail lines stayed in the signature,
+    /// and the post had no address. A `--` among the lines looked past
+    /// ends the search: a 来源 line above the signature is a line of the
+    /// post's own (a forwarded post's), and stays.
+    static func takeTailLines(_ lines: inout [String]) -> [String] {
+        var index = lines.count - 1
+        var others = 0
+        while index >= 0 {
+            if let line = tailLine(lines[index]), isOriginOrEditText(line) { break }
+            if isSignatureSeparator(lines[index]) { return [] }
+            if !isBlank(lines[index]) {
+                others += 1
+                guard others <= linesAfterTail else { return [] }
+            }
+            index -= 1
+        }
+        guard index >= 0 else { return [] }
+        let after = lines[(index + 1)...].filter { !isBlank($0) }
+        lines.removeSubrange((index + 1)...)
+        var tail: [String] = []
+        while let last = lines.last, let line = tailLine(last), isOriginOrEditText(line) {
+            tail.append(line)
+            lines.removeLast()
+            trimTrailingBlanks(&lines)
+        }
+        lines += after
+        return tail
+    }
+
+    /// Lines after the tail lines that `takeTailLines` looks past: a few,
+    /// so that a 来源 line quoted higher up in a post that lost its own is
+    /// not taken for the post's.
+    static let linesAfterTail = 3
 
     /// `--` alone on its line, colours and blanks around it aside.
     static func isSignatureSeparator(_ line: String) -> Bool {
@@ -186,6 +226,11 @@ package struct PostText: Sendable, Equatable {
     /// between: a header without its blank line kept the body's first
     /// paragraph in the header, and lost it. A label seen twice is the
     /// body's too (a post that starts `标题：…`).
+    ///
+    /// A title that is the header's last line (`发信人`, `发信站`, `标题`,
+    /// as some posts order it) has no label after it to show where its
+    /// text ends: one line without a label after it is its text wrapped
+    /// when the header's blank line follows that line (`titleWrap`).
     static func headerEnd(_ lines: [String]) -> Int {
         var last = 0
         var seen: [HeaderLabel] = [.author]
@@ -207,7 +252,24 @@ package struct PostText: Sendable, Equatable {
             }
             index += 1
         }
+        if seen.last == .title, titleWrap(lines, after: last) { return last + 2 }
         return last + 1
+    }
+
+    /// Whether the line after the title at `title`, the header's last
+    /// labelled line, is the title's text wrapped: a line without a label
+    /// (nor a quote, nor `--`), then the header's blank line. One line
+    /// only: the forum keeps titles short, so a wrapped one makes two
+    /// lines, and a body that follows a header without its blank line
+    /// stays the body's unless its first paragraph is a single line.
+    private static func titleWrap(_ lines: [String], after title: Int) -> Bool {
+        let next = title + 1
+        guard next + 1 < lines.count, !isBlank(lines[next]), isBlank(lines[next + 1]),
+            headerLabel(lines[next]) == nil
+        else { return false }
+        let conventions = SMTHPostConventions()
+        return conventions.quoteHeaderAuthor(lines[next]) == nil && conventions.quotedLine(lines[next]) == nil
+            && !isSignatureSeparator(lines[next])
     }
 
     /// What follows the time on a `发信站` line, broken onto a line of its

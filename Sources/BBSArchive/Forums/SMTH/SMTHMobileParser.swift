@@ -99,7 +99,6 @@ struct SMTHMobileParser {
         else { return nil }
         // `(17)` after the title, wherever the link sits in the cell.
         let count = Self.replyCount(first.text, title: link.text)
-        let replies = count ?? 0
 
         // `{postTime} {author}|{lastTime} {lastReplier}`; the author may be
         // the plain text 原帖已删除 when the first post was deleted.
@@ -111,55 +110,63 @@ struct SMTHMobileParser {
             return .unread(UnreadRow(gid: gid, problem: "its time \"\(postedText)\" could not be read"))
         }
         var (lastReplyAt, problem) = try Self.lastReply(
-            lastText, postedAt: postedAt, replies: replies, gid: gid, fetchedAt: page.fetchedAt, url: page.url)
-        if count == nil {
-            let after = Self.afterTitle(first.text, title: link.text)
-            let unread = Self.unreadCount(HTMLWhitespace.field(String(after)), gid: gid)
-            problem = problem.map { UnreadRow(gid: gid, problem: unread.problem + "; " + $0.problem) } ?? unread
+            lastText, replier: lastReplier, postedAt: postedAt, count: count, gid: gid, fetchedAt: page.fetchedAt,
+            url: page.url)
+        if count?.exact != true {
+            let after = HTMLWhitespace.field(String(Self.afterTitle(first.text, title: link.text)))
+            let said = Self.countProblem(after, count, gid: gid)
+            problem = problem.map { UnreadRow(gid: gid, problem: said.problem + "; " + $0.problem) } ?? said
         }
         let thread = ThreadSummary(
-            gid: gid, title: HTMLWhitespace.field(link.text), replies: replies,
-            sticky: link.hasClass("top"), marked: link.hasClass("m"),
+            gid: gid, title: HTMLWhitespace.field(link.text), replies: count?.least ?? 0,
+            repliesExact: count?.exact ?? false, sticky: link.hasClass("top"), marked: link.hasClass("m"),
             author: author == Self.deletedAuthor ? nil : author,
             postedAt: postedAt, lastReplier: lastReplier, lastReplyAt: lastReplyAt)
         return .thread(board: board, thread, partly: problem)
     }
 
-    /// A list row's last reply time, or its post time standing in for it
-    /// (a thread with no reply shows its post time there, or nothing). When
-    /// the row writes a time that cannot be read, or shows replies and no
-    /// time, what stood in is said (`BoardPage.partlyReadRows`): the board
-    /// list would show the post's time as the last reply's, in silence.
+    /// A list row's last reply time, or its post time standing in for it.
+    /// Only a row that shows no reply (its count exactly 0) and no last
+    /// reply at all says nothing: the forum writes the post's time and
+    /// author there, or nothing. Any other row without a time it can read
+    /// (a time that cannot be read, a replier without one, replies without
+    /// one, a count that is not exact or could not be read) says what stood
+    /// in (`BoardPage.partlyReadRows`): the board list would show the
+    /// post's time as the last reply's, in silence.
     static func lastReply(
-        _ text: String, postedAt: Date, replies: Int, gid: Int, fetchedAt: Date, url: String
+        _ text: String, replier: String?, postedAt: Date, count: ReplyCount?, gid: Int, fetchedAt: Date,
+        url: String
     ) throws(ArchiveError) -> (Date, UnreadRow?) {
         if let time = try SMTHTimeParser.checked(text, fetchedAt: fetchedAt, url: url) { return (time, nil) }
-        guard !text.isEmpty || replies > 0 else { return (postedAt, nil) }
+        guard !text.isEmpty || replier != nil || count != ReplyCount(least: 0, exact: true) else {
+            return (postedAt, nil)
+        }
         let what = text.isEmpty ? "its last reply has no time" : "its last reply's time \"\(text)\" could not be read"
         return (postedAt, UnreadRow(gid: gid, problem: what + "; its post time stands in"))
     }
 
     static let deletedAuthor = "原帖已删除"
 
-    /// A row whose reply count cannot be read (`(1.5k)`, or none): kept,
-    /// with 0 standing in, and said.
-    static func unreadCount(_ text: String, gid: Int) -> UnreadRow {
-        let what =
-            text.isEmpty ? "its reply count is missing" : "its reply count \"\(text.prefix(40))\" could not be read"
-        return UnreadRow(gid: gid, problem: what + "; 0 stands in")
+    /// What a row's count that is not exact says: one that could not be
+    /// read (`(2万)`, or none) has 0 standing in; one the forum rounds or
+    /// caps (`(1.5k)`, `(17+)`) the least it can be. Kept, and said.
+    static func countProblem(_ text: String, _ count: ReplyCount?, gid: Int) -> UnreadRow {
+        let quoted = "\"\(text.prefix(40))\""
+        guard let count else {
+            let what = text.isEmpty ? "its reply count is missing" : "its reply count \(quoted) could not be read"
+            return UnreadRow(gid: gid, problem: what + "; 0 stands in")
+        }
+        return UnreadRow(gid: gid, problem: "its reply count \(quoted) is not exact; at least \(count.least) stands in")
     }
 
-    /// A row's reply count: the first bracketed number after its title
-    /// (`(17)`, `（17）`, `(1,017)`), whatever comes between or after (an
-    /// icon, `(图)`, a `[新]`).
-    static func replyCount(_ cellText: String, title: String) -> Int? {
+    /// A row's reply count: the first bracketed count after its title
+    /// (`(17)`, `（17）`, `(1,017)`, `(1.5k)`: `ReplyCount`), whatever comes
+    /// between or after (an icon, `(图)`, a `[新]`).
+    static func replyCount(_ cellText: String, title: String) -> ReplyCount? {
         var rest = afterTitle(cellText, title: title)
         while let open = rest.firstIndex(where: { $0 == "(" || $0 == "（" }) {
             let inside = rest[rest.index(after: open)...].prefix { $0 != ")" && $0 != "）" }
-            let digits = inside.filter { !$0.isWhitespace && $0 != "," && $0 != "，" }
-            if !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ Self.decimalDigit($0) != nil }) {
-                return digits.reduce(0) { $0 * 10 + (Self.decimalDigit($1) ?? 0) }
-            }
+            if let count = ReplyCount.read(inside) { return count }
             rest = rest[inside.endIndex...]
         }
         return nil
@@ -175,17 +182,6 @@ struct SMTHMobileParser {
             return cellText[range.upperBound...]
         }
         return Substring(cellText)
-    }
-
-    /// A decimal digit, ASCII or full-width (`7`, `７`); `nil` for anything
-    /// else, a CJK numeral too (`万` has a numeric value of its own).
-    static func decimalDigit(_ character: Character) -> Int? {
-        guard let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1 else { return nil }
-        switch scalar.value {
-        case 0x30...0x39: return Int(scalar.value - 0x30)
-        case 0xFF10...0xFF19: return Int(scalar.value - 0xFF10)
-        default: return nil
-        }
     }
 
     /// The halves of a row's second cell, `{time} {author}|{time} {replier}`,

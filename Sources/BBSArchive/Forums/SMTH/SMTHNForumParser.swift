@@ -68,19 +68,22 @@ struct SMTHNForumParser {
             let author = people.first.map { Self.person($0) } ?? nil
             let lastReplier = people.dropFirst().first.map { Self.person($0) } ?? nil
             // Score, likes, replies: the reply count is the third, or the
-            // last where a board shows fewer columns; `1,014` is 1014.
+            // last where a board shows fewer columns; `1,014` is 1014,
+            // `1.5k` at least 1500 (`ReplyCount`).
             let repliesCell = counts.count >= 3 ? counts[2] : counts.last
             let repliesText = repliesCell.map { Self.clean($0.text) } ?? ""
-            let replies = Self.number(repliesText)
-            if replies == nil { partly.append(SMTHMobileParser.unreadCount(repliesText, gid: gid)) }
+            let replies = ReplyCount.read(repliesText)
+            if replies?.exact != true {
+                partly.append(SMTHMobileParser.countProblem(repliesText, replies, gid: gid))
+            }
             let (lastReplyAt, problem) = try SMTHMobileParser.lastReply(
-                lastText, postedAt: postedAt, replies: replies ?? 0, gid: gid, fetchedAt: page.fetchedAt,
-                url: page.url)
+                lastText, replier: lastReplier, postedAt: postedAt, count: replies, gid: gid,
+                fetchedAt: page.fetchedAt, url: page.url)
             if let problem { partly.append(problem) }
             threads.append(
                 ThreadSummary(
-                    gid: gid, title: HTMLWhitespace.field(link.text), replies: replies ?? 0,
-                    sticky: row.hasClass("top"),
+                    gid: gid, title: HTMLWhitespace.field(link.text), replies: replies?.least ?? 0,
+                    repliesExact: replies?.exact ?? false, sticky: row.hasClass("top"),
                     marked: Walk.markedIcon(row) != nil,
                     author: author == SMTHMobileParser.deletedAuthor ? nil : author, postedAt: postedAt,
                     lastReplier: lastReplier, lastReplyAt: lastReplyAt,
@@ -294,22 +297,6 @@ struct SMTHNForumParser {
         return title
     }
 
-    /// A count: digits, ASCII or full-width, and its separators (`1,014`,
-    /// `１４`); `nil` when it holds none or anything else (`1.5k` is no
-    /// 15, `2万` no 2).
-    static func number(_ text: String) -> Int? {
-        var digits: [Int] = []
-        for character in text {
-            if let digit = SMTHMobileParser.decimalDigit(character) {
-                digits.append(digit)
-            } else if character != "," && character != "，" && !character.isWhitespace {
-                return nil
-            }
-        }
-        guard !digits.isEmpty, digits.count <= 9 else { return nil }
-        return digits.reduce(0) { $0 * 10 + $1 }
-    }
-
     /// Text without the pretty-printing whitespace and with `&nbsp;`,
     /// `&ensp;` and `&emsp;` as plain spaces, trimmed.
     static func clean(_ text: String) -> String {
@@ -356,8 +343,11 @@ extension SMTHNForumParser {
 
         /// The row's link to its thread, from `td[hasClass(title_9)]//a[contains(@href,
         /// '/article/')]`: the first outside the thread's page links (`span.threads-tab`) whose
-        /// address has neither query nor anchor, else the first outside them, else the first.
-        /// The link may sit in a colour's `<font>`, and the page links (`?p=2`) may come first.
+        /// address has neither query nor anchor, else the first outside them, else the first
+        /// inside them whose address has neither, else the first. The link may sit in a colour's
+        /// `<font>`, and the page links (`?p=2`) may come first; a title link inside the page
+        /// links (real pages put only `?p=N` links there) is still the title, not the link to
+        /// page 2 before it.
         static func rowLink(_ row: HTMLNode) -> HTMLNode? {
             var links: [(node: HTMLNode, rank: Int)] = []
             for cell in row.children(where: { $0.isElement("td") && $0.hasClass("title_9") }) {
@@ -365,7 +355,7 @@ extension SMTHNForumParser {
                     guard node.isElement("a"), node.attribute("href", contains: "/article/") else { return true }
                     let paging = hasAncestor(node, below: cell) { $0.isElement("span") && $0.hasClass("threads-tab") }
                     let plain = !node.attribute("href", contains: "?") && !node.attribute("href", contains: "#")
-                    links.append((node, paging ? 2 : plain ? 0 : 1))
+                    links.append((node, (paging ? 2 : 0) + (plain ? 0 : 1)))
                     return true
                 }
             }
