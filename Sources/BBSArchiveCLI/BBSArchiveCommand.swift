@@ -367,7 +367,7 @@ struct BuildCommand: AsyncParsableCommand {
             command.quiet = quiet || config.bool("quiet") == true
             let locks = try Runner.lock(
                 store: command.storage.path, out: command.building.outPath, wait: command.locking.wait,
-                mustExist: true)
+                mustExist: true, readsOnly: true)
             try await Runner.build(command.storage, command.building, quiet: command.quiet)
             withExtendedLifetime(locks) {}
         }
@@ -523,14 +523,22 @@ enum Runner {
 
     /// Takes the run locks of the store (and of the output folder):
     /// another run on either means exit 75 at once, or with `--wait` a wait.
-    static func lock(store: String, out: String?, wait: Bool, mustExist: Bool = false) throws(ArchiveError)
-        -> [RunLock]
+    /// With `readsOnly` (`build`), a store that cannot be written where it
+    /// is, which the run then reads read-only, is not locked: like `status`
+    /// and `export`, the run writes nothing to it.
+    static func lock(store: String, out: String?, wait: Bool, mustExist: Bool = false, readsOnly: Bool = false)
+        throws(ArchiveError) -> [RunLock]
     {
         let command = commandLine(Array(CommandLine.arguments.dropFirst()))
         let say: (String) -> Void = { holder in printError("bbsarchive: waiting for \(holder) to finish") }
         // `build` and `reparse` read a store that must exist: say so before making its lock file.
         if mustExist && !FileManager.default.fileExists(atPath: store) { throw .noStore(path: store) }
-        var locks = [try RunLock.acquire(store, guarding: .store, command: command, wait: wait, waiting: say)]
+        var locks: [RunLock] = []
+        do {
+            locks.append(try RunLock.acquire(store, guarding: .store, command: command, wait: wait, waiting: say))
+        } catch {
+            guard case .storeReadOnly = error, readsOnly, ArchiveStore.unwritable(store) != nil else { throw error }
+        }
         if let out {
             // The lock lives beside the output folder, so its parent must be there.
             let parent = URL(fileURLWithPath: RunLock.lockPath(for: out)).deletingLastPathComponent()

@@ -36,7 +36,7 @@ package struct ExportAction: Sendable {
 
     package func run() throws(ArchiveError) -> Report {
         guard FileManager.default.fileExists(atPath: storePath) else { throw .noStore(path: storePath) }
-        let store = try ArchiveStore(path: storePath)
+        let store = try ArchiveStore(path: storePath, use: .read)
         let stored = try store.boards()
         for board in boards where !stored.contains(where: { $0.name == board }) {
             throw .invalidOption(

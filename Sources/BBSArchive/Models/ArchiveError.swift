@@ -26,6 +26,10 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case implausible(url: String, what: String)
     /// The store file could not be opened or is not a bbsarchive store.
     case storeUnavailable(path: String, reason: String)
+    /// The store cannot be written where it is (its folder or files are
+    /// read-only to this process: a read-only mount, another user's folder,
+    /// a disc), and the run needs to write it or beside it.
+    case storeReadOnly(path: String, need: StoreWriteNeed)
     /// The store was written by a newer bbsarchive, whose schema this one does not know.
     case storeFromNewerRelease(path: String, storeVersion: String, ownVersion: String)
     /// `build` was pointed at a store that does not exist yet.
@@ -58,6 +62,19 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A page was stored, but some of its posts could only be read in part
     /// (they are kept with what could be read, their raw text and a warning).
     case parseWarning(url: String, message: String)
+
+    /// Why a run needs to write a store it cannot write.
+    package enum StoreWriteNeed: Equatable, Sendable {
+        /// The command writes the store (`fetch`, `archive`, `reparse`);
+        /// `reason` says what cannot be written.
+        case command(reason: String)
+        /// The store's schema is older than this bbsarchive's, which
+        /// upgrades it before anything else.
+        case upgrade
+        /// Its `-wal` file holds writes the store file lacks, which SQLite
+        /// reads only through a `-shm` file that it makes beside them.
+        case walIndex
+    }
 
     /// What the reader gave to get past a login wall.
     package enum CookieState: Equatable, Sendable {
@@ -118,6 +135,19 @@ package enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
                     "the store \(path) cannot take more: \(reason); free some space on that disk, then run the same command again: what was stored is kept, and it carries on from there"
             }
             return "cannot open the store \(path): \(reason); pass --store with a writable SQLite file path"
+        case .storeReadOnly(let path, let need):
+            let copy = "copy it with its -wal and -shm files to a folder you can write and pass --store with the copy"
+            switch need {
+            case .command(let reason):
+                return
+                    "cannot write the store \(path): \(reason); \(copy) (status, export and build read it where it is)"
+            case .upgrade:
+                return
+                    "the store \(path) needs an upgrade to this bbsarchive's schema, which writes it, and it cannot be written where it is; \(copy), or read it with the bbsarchive that wrote it (nothing in it was changed)"
+            case .walIndex:
+                return
+                    "cannot read the store \(path) where it is: its -wal file holds writes that are not in the store file yet, which SQLite reads only through a -shm file beside them, and that folder cannot take one; copy it with its -wal file to a folder you can write and pass --store with the copy"
+            }
         case .storeFromNewerRelease(let path, let theirs, let ours):
             return
                 "the store \(path) was written by a newer bbsarchive (\(theirs)) than this one (\(ours)): use that bbsarchive or a later one with this store"

@@ -372,10 +372,13 @@ package struct BuildAction: Sendable {
         // The store opens on another thread while the templates load: about
         // 21 M and 8 M instructions of a build after one reply, one after
         // the other before. A template that cannot be read is still the
-        // error told, once the store is closed again.
+        // error told, once the store is closed again. A store that cannot
+        // be written where it is opens read-only: what a build writes to
+        // the store (hot counts, the search index's map, image facts) only
+        // saves work later.
         let opening = Task.detached { [storePath, clock] in
             Result<ArchiveStore, ArchiveError> { () throws(ArchiveError) in
-                try ArchiveStore(path: storePath, clock: clock)
+                try ArchiveStore(path: storePath, clock: clock, use: .read)
             }
         }
         let templates: TemplateSet

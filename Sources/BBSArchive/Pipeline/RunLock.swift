@@ -81,7 +81,16 @@ package final class RunLock: Sendable {
             }
         }
         guard descriptor >= 0 else {
-            let reason = "its lock file \(path) cannot be created (\(String(cString: strerror(errno))))"
+            let code = errno
+            // A store whose folder (or lock file) this process may not write
+            // cannot be written at all: said as such, with what to do.
+            if kind == .store, code == EACCES || code == EPERM || code == EROFS {
+                let reason =
+                    ArchiveStore.unwritable(target)
+                    ?? "its lock file \(path) cannot be written (\(String(cString: strerror(code))))"
+                throw .storeReadOnly(path: target, need: .command(reason: reason))
+            }
+            let reason = "its lock file \(path) cannot be created (\(String(cString: strerror(code))))"
             switch kind {
             case .store: throw .storeUnavailable(path: target, reason: reason)
             case .output: throw .outputUnwritable(path: target, reason: reason)

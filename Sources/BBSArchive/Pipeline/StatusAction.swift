@@ -12,7 +12,7 @@ package struct StatusAction: Sendable {
     /// boards' source's) to show its times in.
     package func run() throws(ArchiveError) -> (status: StoreStatus, time: ForumTime) {
         guard FileManager.default.fileExists(atPath: storePath) else { throw .noStore(path: storePath) }
-        let store = try ArchiveStore(path: storePath)
+        let store = try ArchiveStore(path: storePath, use: .read)
         return (try store.status(), ForumSources.profile(sources: try store.boards().map(\.source)).time)
     }
 

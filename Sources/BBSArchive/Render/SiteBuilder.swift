@@ -232,7 +232,9 @@ package struct SiteBuilder: Sendable {
             run: run)
         try copyAssets(run: run)
         // Only a cache: a store that cannot take it costs a probe next time.
-        try? run.imageFacts.drain { facts throws(ArchiveError) in try store.recordImageFacts(facts) }
+        if !store.readOnly {
+            try? run.imageFacts.drain { facts throws(ArchiveError) in try store.recordImageFacts(facts) }
+        }
         for writer in writers { try writer.write(changes: run.changes, store: store, publisher: publisher) }
         // The search task goes on beside everything above (nothing there
         // reads what it writes): waited for here, the cores that the home,
@@ -298,11 +300,12 @@ package struct SiteBuilder: Sendable {
         for window in HotWindow.allCases {
             guard let span = window.span else { continue }
             // A full build reads the window's posts (without writing to the
-            // store while the search index holds its writer); a build of
-            // what changed brings the counts kept in the store up to date.
+            // store while the search index holds its writer), as does a build
+            // from a store it cannot write; a build of what changed brings the
+            // counts kept in the store up to date.
             tops.windows[window] =
                 try newest.map { newest throws(ArchiveError) in
-                    run.changes == nil
+                    run.changes == nil || store.readOnly
                         ? try store.hotThreads(since: newest.addingTimeInterval(-span), limit: options.hotCards)
                         : try store.keptHotThreads(span: Int(span), newest: newest, limit: options.hotCards)
                 } ?? []

@@ -407,7 +407,7 @@ struct SearchIndexWriter {
         let spill = try SpillFiles(buckets: buckets, threshold: spillThreshold)
         defer { spill.remove() }
         var report = Report(full: true, shards: shards)
-        try forgetIndex()
+        try forgetIndex(output)
         let files = FileBatch(output, size: filesAtOnce)
         func emit(_ data: Data, _ path: String) throws(ArchiveError) { try files.add(data, path) }
 
@@ -415,13 +415,16 @@ struct SearchIndexWriter {
         var last: Key?
         var failure: ArchiveError?
         var id = Self.emptyIndexID
+        // A store that cannot be written is only read: it records no map,
+        // nor the index, and the next build indexes everything again.
+        let recording = !store.readOnly
         // One transaction: the map of posts to documents is replaced whole.
-        try store.write { db in
+        func pass(_ db: Database) throws {
             // Posts in time order jump about the table: with SQLite's default
             // page cache (2 MB) most pages were read from the file again, 394,000
             // reads for the 100k store's 58,700 pages; with the store's 16 MB
             // (`ArchiveStore.pageCacheKiB`, every connection), about 9,000.
-            try db.execute(sql: "DELETE FROM search_thread; DELETE FROM search_index")
+            if recording { try db.execute(sql: "DELETE FROM search_thread; DELETE FROM search_index") }
             let gapped = try Self.gappedThreads(db)
             // The threads' titles, read once (a post whose thread is missing
             // is left out, as a join would): joined to each post, and with
@@ -440,7 +443,7 @@ struct SearchIndexWriter {
             while let row = try threadRows.next() {
                 titles[row[0] as String, default: [:]][row[1] as Int] = (row[2], row[3])
             }
-            let map = try ThreadMap(db, batchBytes: mapBatchBytes)
+            let map = recording ? try ThreadMap(db, batchBytes: mapBatchBytes) : nil
             // Columns read by place, not by name: `StoredPost(row:)` looks up
             // 17 names, most of them not selected here (a scan of every
             // column each), for each of the 100k posts. In index order;
@@ -467,7 +470,7 @@ struct SearchIndexWriter {
                 try spill.flushIfNeeded()
                 for prepared in batch.documents {
                     let document = prepared.document
-                    try map.add(
+                    try map?.add(
                         document, hash: prepared.hash,
                         postCount: titles[document.board]?[document.gid]?.posts ?? 0)
                     id = Self.chain(id, prepared.hash)
@@ -521,7 +524,7 @@ struct SearchIndexWriter {
                 try endRun()
                 try next()
                 if let last = preparing { try process(last.wait()) }
-                try map.finish()
+                try map?.finish()
             } catch let error as ArchiveError {
                 preparing?.cancelAndWait()
                 failure = error
@@ -531,6 +534,7 @@ struct SearchIndexWriter {
                 throw error
             }
             report.documents = doc
+            guard recording else { return }
             try db.execute(
                 sql: """
                     INSERT INTO search_index (id, docs, lastPostedAt, lastBoard, lastGid, lastFloor)
@@ -541,6 +545,7 @@ struct SearchIndexWriter {
                     last?.floor ?? 0,
                 ])
         }
+        if recording { try store.write(pass) } else { try store.read(pass) }
         if let failure { throw failure }
         // The shards, a bucket a core at a time: each core takes the next
         // bucket, decodes its records, spells its files and writes them,
@@ -838,6 +843,9 @@ struct SearchIndexWriter {
         }
         var report = Report(full: false, documents: state.docs, shards: manifest.shards)
         guard !fresh.isEmpty else { return report }
+        // The store could not record the appended index's map: a full pass,
+        // which needs none, makes the index instead.
+        guard !store.readOnly else { return nil }
         let documents = state.docs + fresh.count
         guard Self.shardCount(documents: documents) == manifest.shards else { return nil }
         fresh.sort { $0.key < $1.key }
@@ -860,7 +868,7 @@ struct SearchIndexWriter {
             else { return nil }
             late = placed
         }
-        try forgetIndex()
+        try forgetIndex(output)
         let files = FileBatch(output, size: filesAtOnce)
         func emit(_ data: Data, _ path: String) throws(ArchiveError) { try files.add(data, path) }
 
@@ -958,8 +966,25 @@ struct SearchIndexWriter {
     /// append added the same posts again to the tails that held them (and
     /// trapped, on every build after), or read other posts in the chunks a
     /// full pass had numbered anew.
-    private func forgetIndex() throws(ArchiveError) {
-        try store.write { db in try db.execute(sql: "DELETE FROM search_index") }
+    ///
+    /// A store that cannot be written goes on naming the index it last
+    /// recorded. When that is the index in the folder (built from this
+    /// store where it could be written), the folder's manifest is made to
+    /// name none first instead: the store's name and map would otherwise
+    /// still describe the folder's files while the pass rewrites them.
+    private func forgetIndex(_ output: Output) throws(ArchiveError) {
+        guard store.readOnly else {
+            try store.write { db in try db.execute(sql: "DELETE FROM search_index") }
+            return
+        }
+        guard let manifest = output.read(Self.manifestPath).flatMap(Self.parseManifest),
+            try store.read({ db in
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM search_index WHERE id = ?", arguments: [manifest.id])
+            }) == true
+        else { return }
+        _ = try output.write(
+            Self.manifestScript(id: "", shards: manifest.shards, documents: 0, late: 0, present: []),
+            Self.manifestPath)
     }
 
     /// Moves the recent tail's postings into the tails of their shards:

@@ -13,12 +13,35 @@ package final class ArchiveStore: Sendable {
     private let database: DatabasePool
     /// When things happen: a thread changes, a walk starts, a page fails.
     let clock: ArchiveClock
+    /// Whether the store is open read-only: it cannot be written where it
+    /// is, and the command only reads it (`Use.read`). Nothing is written
+    /// to it then: no migration, no writer, no checkpoint, and none of the
+    /// build's counts, search map or image facts (see `readOnlyLocation`).
+    package let readOnly: Bool
 
-    /// Opens (or creates) the store at `path` and brings its schema up to date.
-    package init(path: String, clock: @escaping ArchiveClock = SystemClock.now) throws(ArchiveError) {
+    /// What a command does with the store.
+    package enum Use: Sendable {
+        /// `fetch`, `reparse`: it opens, makes and upgrades the store.
+        case write
+        /// `status`, `export`, `build`: it only needs to read the store, so
+        /// it reads one it cannot write (on a read-only mount, in another
+        /// user's folder, on a disc) read-only, where it is.
+        case read
+    }
+
+    /// Opens (or creates) the store at `path` and brings its schema up to
+    /// date; with `use` `.read`, opens it read-only when it cannot be
+    /// written where it is (and refuses one that would need an upgrade).
+    package init(path: String, clock: @escaping ArchiveClock = SystemClock.now, use: Use = .write)
+        throws(ArchiveError)
+    {
         self.path = path
         self.clock = clock
+        // Only a command that reads asks first (a few system calls, about
+        // 10 µs): one that writes learns it from its lock file, or from SQLite.
+        readOnly = use == .read && Self.unwritable(path) != nil
         var configuration = Configuration()
+        configuration.readonly = readOnly
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             // Every connection keeps up to 16 MB of the store's pages
@@ -29,12 +52,18 @@ package final class ArchiveStore: Sendable {
             try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
             if !db.configuration.readonly { Self.keepWALFile(db) }
         }
+        let location = readOnly ? try Self.readOnlyLocation(path) : path
         do {
-            database = try DatabasePool(path: path, configuration: configuration)
+            database = try DatabasePool(path: location, configuration: configuration)
         } catch {
-            throw .storeUnavailable(path: path, reason: Self.describe(error))
+            throw Self.failure(error, path: path)
         }
         let schema = try StoreSchema.refuseNewer(database, path: path)
+        if readOnly {
+            // An upgrade writes the store: never done read-only, nor the store read without it.
+            guard schema.current else { throw .storeReadOnly(path: path, need: .upgrade) }
+            return
+        }
         do {
             // A store with every migration applied and written last by this
             // version needs no write to open: the common case of an update.
@@ -43,12 +72,12 @@ package final class ArchiveStore: Sendable {
                 try database.write { try StoreSchema.recordWriter($0) }
             }
         } catch {
-            throw .storeUnavailable(path: path, reason: Self.describe(error))
+            throw Self.failure(error, path: path)
         }
     }
 
     deinit {
-        emptyLargeWAL()
+        if !readOnly { emptyLargeWAL() }
     }
 
     /// WAL frames left at the end of a run above which the WAL is emptied
@@ -123,7 +152,7 @@ package final class ArchiveStore: Sendable {
         do {
             try database.write(body)
         } catch {
-            throw .storeUnavailable(path: path, reason: Self.describe(error))
+            throw Self.failure(error, path: path)
         }
     }
 
@@ -165,6 +194,19 @@ package final class ArchiveStore: Sendable {
         }
         guard let outcome else { throw .storeUnavailable(path: path, reason: "a read did not run") }
         return try outcome.get()
+    }
+
+    /// The error a failed open or write of the store at `path` is told
+    /// as: one that SQLite refused because the store cannot be written
+    /// where it is says what cannot be written (asked only then).
+    private static func failure(_ error: any Error, path: String) -> ArchiveError {
+        if let code = (error as? DatabaseError)?.resultCode,
+            [.SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM].contains(code),
+            let reason = unwritable(path)
+        {
+            return .storeReadOnly(path: path, need: .command(reason: reason))
+        }
+        return .storeUnavailable(path: path, reason: describe(error))
     }
 
     private static func describe(_ error: any Error) -> String {
