@@ -7,6 +7,8 @@ import Testing
 /// as a generator writes one; `stream` objects take bytes as they are.
 struct PDFWriter {
     private var objects: [(number: Int, body: Data)] = []
+    /// Objects inside object streams: the stream's number, and their place in it.
+    private var inner: [Int: (stream: Int, index: Int)] = [:]
 
     mutating func add(_ number: Int, _ text: String) {
         objects.append((number, Data(text.utf8)))
@@ -25,6 +27,7 @@ struct PDFWriter {
     mutating func add(_ number: Int, objectStream inner: [(Int, String)], columns: Int? = nil, filter: String? = nil) {
         var header = ""
         var content = ""
+        for (index, (innerNumber, _)) in inner.enumerated() { self.inner[innerNumber] = (number, index) }
         for (innerNumber, text) in inner {
             header += "\(innerNumber) \(content.utf8.count) "
             content += text + "\n"
@@ -42,12 +45,35 @@ struct PDFWriter {
                 + parameters, compressed)
     }
 
-    var bytes: Data {
+    var bytes: Data { bytes(crossReferenceStream: false) }
+
+    /// The file, its objects' places in a table, or in a cross-reference
+    /// stream (which also tells of the objects inside object streams).
+    func bytes(crossReferenceStream: Bool) -> Data {
         var file = Data("%PDF-1.7\n%\u{E2}\u{E3}\u{CF}\u{D3}\n".utf8)
         var offsets: [Int: Int] = [:]
         for (number, body) in objects {
             offsets[number] = file.count
             file += Data("\(number) 0 obj\n".utf8) + body + Data("\nendobj\n".utf8)
+        }
+        if crossReferenceStream {
+            let number = max(offsets.keys.max() ?? 0, inner.keys.max() ?? 0) + 1
+            var rows = Data()
+            for object in 0...number {
+                let at = object == number ? file.count : offsets[object]
+                let (kind, first, second) =
+                    inner[object].map { (2, $0.stream, $0.index) } ?? at.map { (1, $0, 0) } ?? (0, 0, 0)
+                rows.append(UInt8(kind))
+                for shift in [24, 16, 8, 0] { rows.append(UInt8(truncatingIfNeeded: first >> shift)) }
+                rows.append(contentsOf: [UInt8(truncatingIfNeeded: second >> 8), UInt8(truncatingIfNeeded: second)])
+            }
+            let data = Deflate.compress(rows) ?? Data()
+            let table = file.count
+            file += Data(
+                "\(number) 0 obj\n<< /Type /XRef /Size \(number + 1) /W [1 4 2] /Root 1 0 R /Filter /FlateDecode /Length \(data.count) >>\nstream\n"
+                    .utf8)
+            file += data + Data("\nendstream\nendobj\nstartxref\n\(table)\n%%EOF\n".utf8)
+            return file
         }
         let size = (offsets.keys.max() ?? 0) + 1
         let table = file.count
@@ -100,6 +126,10 @@ struct PDFWriter {
         named.add(6, "[3 0 R /FitH 200]")
         #expect(saved(named) == "pdf")
         #expect(saved(PDFWriter.document(catalog: "/OpenAction << /S /GoTo /D [3 0 R /Fit] >>")) == "pdf")
+        // A destination written as a dictionary, as named destinations are.
+        var destination = PDFWriter.document(catalog: "/OpenAction 6 0 R")
+        destination.add(6, "<< /D [3 0 R /XYZ 0 200 null] >>")
+        #expect(saved(destination) == "pdf")
         // A link a reader clicks is a link, as in a post.
         var linked = PDFWriter.document()
         linked.add(7, "<< /Type /Annot /Subtype /Link /Rect [0 0 50 50] /A << /S /URI /URI (http://example.org/) >> >>")
@@ -140,6 +170,27 @@ struct PDFWriter {
         updated.add(6, "[3 0 R /Fit]")
         updated.add(6, "<< /S /URI /URI (http://evil.example/) >>")
         #expect(saved(updated) == "bin")
+    }
+
+    /// Where an object is defined twice (a linearized file, an update), the
+    /// cross-reference table or stream says which one a reader reads.
+    @Test func theCrossReferencesTellWhichDefinitionOpens() {
+        // The table points to the object written out; the stream, here,
+        // into the object stream.
+        var tableSaysAPage = PDFWriter.document(catalog: "/OpenAction 6 0 R")
+        tableSaysAPage.add(9, objectStream: [(6, "<< /S /URI /URI (http://evil.example/) >>")])
+        tableSaysAPage.add(6, "[3 0 R /Fit]")
+        #expect(saved(tableSaysAPage) == "pdf")
+        #expect(InertMedia.sniffed(tableSaysAPage.bytes(crossReferenceStream: true), declared: "pdf") == "bin")
+        var streamSaysAPage = PDFWriter.document(catalog: "/OpenAction 6 0 R")
+        streamSaysAPage.add(6, "<< /S /URI /URI (http://evil.example/) >>")
+        streamSaysAPage.add(9, objectStream: [(6, "[3 0 R /Fit]")])
+        #expect(saved(streamSaysAPage) == "bin")
+        #expect(InertMedia.sniffed(streamSaysAPage.bytes(crossReferenceStream: true), declared: "pdf") == "pdf")
+        // Without readable cross-references, every definition must show a page.
+        var unreadable = tableSaysAPage.bytes
+        unreadable.append(contentsOf: Array("startxref\n999999999\n%%EOF\n".utf8))
+        #expect(InertMedia.sniffed(unreadable, declared: "pdf") == "bin")
     }
 
     @Test func objectStreamsAreReadToo() {

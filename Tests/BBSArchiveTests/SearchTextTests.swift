@@ -115,6 +115,22 @@ import Testing
         }
     }
 
+    /// Whatever a query keeps as a one-character term is indexed where a post holds it:
+    /// the index leaves out only what a query splits on (QA F4: U+0085 is
+    /// Unicode's White_Space, not JavaScript's `\s`, and was never found).
+    @Test func everyCharacterAQueryKeepsIsIndexed() {
+        for value in Array(0..<0x3100) + [0xFEFF, 0xFF01, 0x1F44D] {
+            guard let scalar = Unicode.Scalar(UInt32(value)) else { continue }
+            let text = SearchText.normalize("a\(scalar)b")
+            let indexed = SearchText.terms(text).unigrams
+            // A term of one character is looked for as one (longer ones by their pairs).
+            for term in SearchText.parse(String(scalar)).terms
+            where term.unicodeScalars.count == 1 && text.unicodeScalars.contains(where: { String($0) == term }) {
+                #expect(indexed.contains(term), "U+\(String(scalar.value, radix: 16))")
+            }
+        }
+    }
+
     @Test func everyCharacterAndEveryNeighbourPairIsATerm() {
         let terms = SearchText.terms(SearchText.normalize("用iPhone拍照"))
         #expect(terms.unigrams == Set(["用", "i", "p", "h", "o", "n", "e", "拍", "照"]))

@@ -88,7 +88,7 @@ private struct PDFReading {
     mutating func isActive(_ file: PDFBytes) -> Bool {
         self.file = file
         workLimit = 4 * file.count + (1 << 20)
-        var objectStreams: [(entries: [[UInt8]: Range<Int>], data: Range<Int>)] = []
+        var objectStreams: [(entries: [[UInt8]: Range<Int>], data: Range<Int>, at: Int)] = []
         // Every object, wherever its `obj` is (a cross-reference table may
         // point anywhere, even into another stream's data).
         var search = 0
@@ -112,7 +112,7 @@ private struct PDFReading {
                 let data = file.streamData(after: end, length: entries[Array("Length".utf8)])
             else { continue }
             if !spend(data.count) { return true }
-            if file.isObjectStream(entries) { objectStreams.append((entries, data)) }
+            if file.isObjectStream(entries) { objectStreams.append((entries, data, start)) }
         }
         // The trailers' dictionaries.
         search = 0
@@ -124,13 +124,15 @@ private struct PDFReading {
             if !spend(end - start) || scanNames(file, in: start..<end, tokens: value != nil) { return true }
         }
         // Every object stream, decoded, each object from where its header says.
-        for (entries, data) in objectStreams {
+        for (entries, data, at) in objectStreams {
             guard let bytes = decode(file, data, entries: entries) else { return true }
             decoded.append(bytes)
             workLimit += 4 * bytes.count
             let index = decoded.count - 1
             let active = bytes.withUnsafeBufferPointer { inner -> Bool in
-                for start in innerObjects(inner, buffer: index, entries: entries, file: file) {
+                let starts = innerObjects(inner, buffer: index, entries: entries, file: file)
+                streamsAt[at] = (index, starts)
+                for start in starts {
                     let value = inner.skipBlank(start)
                     let end = inner.skipValue(value)
                     if !spend((end ?? inner.count) - value) { return true }
@@ -140,6 +142,8 @@ private struct PDFReading {
             }
             if active { return true }
         }
+        if openedWith.isEmpty { return false }
+        table = crossReferences(file)
         return !openedWith.allSatisfy(opensAPage)
     }
 
@@ -190,11 +194,25 @@ private struct PDFReading {
         return false
     }
 
-    /// Whether the object an `/OpenAction` names shows a page, in every
-    /// definition of it (a later update of the file may be the one read).
+    /// Whether the object an `/OpenAction` names shows a page: the one
+    /// definition the cross-reference tables point to, or, where they do
+    /// not tell, every definition of it (a later update of the file may be
+    /// the one a reader reads).
     func opensAPage(_ id: ObjectID) -> Bool {
+        guard let file else { return false }
+        switch table?[id.number] {
+        case .offset(let offset):
+            if let value = file.objectValue(at: offset, id) { return file.showsAPage(at: value) }
+        case .inStream(let stream, let index):
+            if case .offset(let offset) = table?[stream], let value = file.objectValue(at: offset, nil),
+                let (buffer, starts) = streamsAt[value], index < starts.count
+            {
+                return decoded[buffer].withUnsafeBufferPointer { $0.showsAPage(at: starts[index]) }
+            }
+        case .free, nil: break
+        }
         let places = objects.filter { $0.id == id }.map(\.place)
-        guard !places.isEmpty, let file else { return false }
+        guard !places.isEmpty else { return false }
         return places.allSatisfy { place in
             switch place {
             case .file(let offset): return file.showsAPage(at: offset)
@@ -202,6 +220,60 @@ private struct PDFReading {
                 return decoded[buffer].withUnsafeBufferPointer { $0.showsAPage(at: offset) }
             }
         }
+    }
+
+    /// Where an object is, as a cross-reference table or stream says.
+    enum Location {
+        case offset(Int)
+        case inStream(stream: Int, index: Int)
+        case free
+    }
+
+    /// The cross-reference tables and streams, from the last `startxref`
+    /// back through each `/Prev` (and a hybrid file's `/XRefStm`): where
+    /// each object number is, the newest section first. `nil` when they
+    /// cannot be read; a reader then rebuilds them, and so every
+    /// definition counts.
+    var table: [Int: Location]?
+    /// The object streams decoded, by where their value starts in the
+    /// file: the buffer, and where each object of theirs starts.
+    var streamsAt: [Int: (buffer: Int, starts: [Int])] = [:]
+
+    mutating func crossReferences(_ file: PDFBytes) -> [Int: Location]? {
+        var last: Int?
+        var search = 0
+        while let found = file.find("startxref", from: search) {
+            last = found
+            search = found + 9
+        }
+        guard let last, let (first, _) = file.unsignedInteger(at: file.skipBlank(last + 9)) else { return nil }
+        var locations: [Int: Location] = [:]
+        var pending = [first]
+        var visited = Set<Int>()
+        while let offset = pending.popLast(), visited.count < 64 {
+            guard offset < file.count, visited.insert(offset).inserted else { continue }
+            let start = file.skipBlank(offset)
+            let trailer: [[UInt8]: Range<Int>]
+            if file.keyword("xref", at: start) {
+                guard let (entries, end) = file.crossReferenceTable(after: start + 4) else { return nil }
+                for (number, location) in entries where locations[number] == nil { locations[number] = location }
+                guard file.keyword("trailer", at: end), let dictionary = file.dictionary(file.skipBlank(end + 7))
+                else { return nil }
+                trailer = dictionary.entries
+            } else {
+                guard let value = file.objectValue(at: start, nil), let dictionary = file.dictionary(value),
+                    let data = file.streamData(after: dictionary.end, length: dictionary.entries[Array("Length".utf8)]),
+                    let bytes = decode(file, data, entries: dictionary.entries),
+                    let entries = file.crossReferenceStream(bytes, dictionary.entries)
+                else { return nil }
+                for (number, location) in entries where locations[number] == nil { locations[number] = location }
+                trailer = dictionary.entries
+            }
+            // Looked at in this order: the section's own stream, then the older sections.
+            if let previous = trailer[Array("Prev".utf8)].flatMap(file.integer) { pending.append(previous) }
+            if let stream = trailer[Array("XRefStm".utf8)].flatMap(file.integer) { pending.append(stream) }
+        }
+        return locations
     }
 
     /// Where the objects of an object stream start, by the numbers and
@@ -501,6 +573,94 @@ extension UnsafeBufferPointer<UInt8> {
         return start..<(find("endstream", from: start) ?? count)
     }
 
+    /// Where the value of object `id` starts, when an `N G obj` of it (of
+    /// any object, without `id`) is at `offset`.
+    fileprivate func objectValue(at offset: Int, _ id: PDFReading.ObjectID?) -> Int? {
+        guard let (number, afterNumber) = unsignedInteger(at: skipBlank(offset)) else { return nil }
+        let generationAt = skipBlank(afterNumber)
+        guard let (generation, afterGeneration) = unsignedInteger(at: generationAt) else { return nil }
+        let keywordAt = skipBlank(afterGeneration)
+        guard keyword("obj", at: keywordAt) else { return nil }
+        if let id, id.number != number || id.generation != generation { return nil }
+        return skipBlank(keywordAt + 3)
+    }
+
+    /// A classic cross-reference table's entries after its `xref`, and
+    /// where its `trailer` is; free entries are left out (a hybrid file's
+    /// stream, or an older section, tells of those objects).
+    fileprivate func crossReferenceTable(after start: Int) -> (entries: [(Int, PDFReading.Location)], end: Int)? {
+        var entries: [(Int, PDFReading.Location)] = []
+        var position = skipBlank(start)
+        while !keyword("trailer", at: position) {
+            guard let (first, afterFirst) = unsignedInteger(at: position),
+                let (count, afterCount) = unsignedInteger(at: skipBlank(afterFirst)),
+                count <= (self.count - position) / 18
+            else { return nil }
+            position = skipBlank(afterCount)
+            for number in first..<first + count {
+                guard let (offset, afterOffset) = unsignedInteger(at: position),
+                    let (_, afterGeneration) = unsignedInteger(at: skipBlank(afterOffset))
+                else { return nil }
+                let kind = skipBlank(afterGeneration)
+                guard kind < self.count else { return nil }
+                if self[kind] == UInt8(ascii: "n") { entries.append((number, .offset(offset))) }
+                position = skipBlank(kind + 1)
+            }
+        }
+        return (entries, position)
+    }
+
+    /// A cross-reference stream's entries, by its `/W` and `/Index`.
+    fileprivate func crossReferenceStream(_ bytes: [UInt8], _ entries: [[UInt8]: Range<Int>]) -> [(
+        Int, PDFReading.Location
+    )]? {
+        guard let widths = entries[Array("W".utf8)].flatMap(integers), widths.count == 3,
+            widths.allSatisfy({ (0...8).contains($0) })
+        else { return nil }
+        let size = entries[Array("Size".utf8)].flatMap(integer) ?? 0
+        let index = entries[Array("Index".utf8)].flatMap(integers) ?? [0, size]
+        let row = widths.reduce(0, +)
+        guard row > 0, index.count % 2 == 0 else { return nil }
+        var result: [(Int, PDFReading.Location)] = []
+        var position = 0
+        for pair in stride(from: 0, to: index.count, by: 2) {
+            for number in index[pair]..<index[pair] + index[pair + 1] {
+                guard position + row <= bytes.count else { return result }
+                var fields = [0, 0, 0]
+                var at = position
+                for field in 0..<3 {
+                    for _ in 0..<widths[field] {
+                        fields[field] = fields[field] << 8 | Int(bytes[at])
+                        at += 1
+                    }
+                }
+                position += row
+                switch widths[0] == 0 ? 1 : fields[0] {
+                case 0: result.append((number, .free))
+                case 1: result.append((number, .offset(fields[1])))
+                case 2: result.append((number, .inStream(stream: fields[1], index: fields[2])))
+                default: break
+                }
+            }
+        }
+        return result
+    }
+
+    /// An array of whole numbers.
+    fileprivate func integers(_ range: Range<Int>) -> [Int]? {
+        guard self[range.lowerBound] == UInt8(ascii: "[") else { return nil }
+        var values: [Int] = []
+        var position = range.lowerBound + 1
+        while true {
+            position = skipBlank(position)
+            guard position < range.upperBound else { return nil }
+            if self[position] == UInt8(ascii: "]") { return values }
+            guard let (value, end) = unsignedInteger(at: position), values.count < 1_000_000 else { return nil }
+            values.append(value)
+            position = end
+        }
+    }
+
     /// An object stream: `/Type /ObjStm`, or the `/N` and `/First` that
     /// readers go by.
     fileprivate func isObjectStream(_ entries: [[UInt8]: Range<Int>]) -> Bool {
@@ -599,11 +759,13 @@ extension UnsafeBufferPointer<UInt8> {
         return self[position] == UInt8(ascii: "[") || goesToAPage(position)
     }
 
-    /// A go-to action (`/S /GoTo`) with nothing after it (`/Next`).
+    /// A go-to action (`/S /GoTo`), or a destination written as a
+    /// dictionary (`<< /D [...] >>`, no action type at all), with nothing
+    /// after it (`/Next`).
     private func goesToAPage(_ start: Int) -> Bool {
-        guard let entries = dictionary(start)?.entries, entries[Array("Next".utf8)] == nil,
-            let kind = entries[Array("S".utf8)], self[kind.lowerBound] == UInt8(ascii: "/")
-        else { return false }
+        guard let entries = dictionary(start)?.entries, entries[Array("Next".utf8)] == nil else { return false }
+        guard let kind = entries[Array("S".utf8)] else { return entries[Array("D".utf8)] != nil }
+        guard self[kind.lowerBound] == UInt8(ascii: "/") else { return false }
         var name: [UInt8] = []
         _ = self.name(at: kind.lowerBound, into: &name)
         return name.elementsEqual("GoTo".utf8)

@@ -97,7 +97,9 @@ struct SearchIndexWriter {
     /// 9: the final sigma `ς` indexed as `σ` (`SearchText.slowNormalize`).
     /// 10: the filters' ids normalized as a query's (`filters`), not only
     ///     lower-cased.
-    static let version = 10
+    /// 11: every character a query does not split on is a term
+    ///     (`SearchText.terms`): U+0085 is one, U+FEFF is not.
+    static let version = 11
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
     static func positionsPath(_ shard: Int) -> String { "search/p/\(String(shard, radix: 16)).js" }
     static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }

@@ -291,7 +291,9 @@ package enum SearchText {
         var unigrams = Set<String>()
         var bigrams: [String: [Int]] = [:]
         for (index, scalar) in scalars.enumerated() where !isSeparator(scalar) {
-            if !scalar.properties.isWhitespace { unigrams.insert(String(scalar)) }
+            // A character a query splits on is never a term; any other is,
+            // U+0085 too (Unicode's White_Space, not JavaScript's `\s`).
+            if !isQuerySpace(scalar) { unigrams.insert(String(scalar)) }
             guard index + 1 < scalars.count, !isSeparator(scalars[index + 1]) else { continue }
             var pair = String.UnicodeScalarView()
             pair.append(scalar)
@@ -355,7 +357,7 @@ package enum SearchText {
                     } else if (0x4E00...0x9FFF).contains(value) {
                         whitespace = false
                     } else {
-                        whitespace = scalar.properties.isWhitespace
+                        whitespace = isQuerySpace(scalar)
                     }
                     if !whitespace { _ = characters.group(of: UInt64(value)) }
                 }
