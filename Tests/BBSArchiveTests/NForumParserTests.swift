@@ -143,10 +143,7 @@ import Testing
     /// thread, with 0 standing in, and says so.
     @Test(arguments: ["很多", "2万", ""])
     func aReplyCountThatCannotBeReadIsSaid(count: String) throws {
-        let captured = String(decoding: try Fixtures.data("nforum/board-FamilyLife-p2.html"), as: UTF8.self)
-        let cell = try #require(captured.range(of: "<td class=\"title_11 middle\">14</td>"))
-        let board = try parsedBoard(
-            captured.replacingCharacters(in: cell, with: "<td class=\"title_11 middle\">\(count)</td>"))
+        let board = try boardWithFirstCount(count)
         #expect(board.threads.count == 30 && board.unreadRows.isEmpty)
         let first = try #require(board.threads.first)
         #expect(first.gid == 1_757_972_219 && first.replies == 0)
@@ -162,10 +159,7 @@ import Testing
         ("1,014+", 1014, false),
     ])
     func aCountInOtherFormsIsRead(count: String, replies: Int, exact: Bool) throws {
-        let captured = String(decoding: try Fixtures.data("nforum/board-FamilyLife-p2.html"), as: UTF8.self)
-        let cell = try #require(captured.range(of: "<td class=\"title_11 middle\">14</td>"))
-        let board = try parsedBoard(
-            captured.replacingCharacters(in: cell, with: "<td class=\"title_11 middle\">\(count)</td>"))
+        let board = try boardWithFirstCount(count)
         #expect(board.threads.count == 30 && board.unreadRows.isEmpty)
         let first = try #require(board.threads.first)
         #expect(first.gid == 1_757_972_219 && first.replies == replies && first.repliesExact == exact)
@@ -192,6 +186,14 @@ import Testing
         #expect(first.gid == 1_757_972_219 && first.title == "2岁女孩找妈妈 其父母终于被找到")
         #expect(first.replies == 14 && first.author == "Muscle")
         #expect(board.page == PageInfo(current: 2, total: 1217))
+    }
+
+    /// The captured board page with its first row's reply count written `count`.
+    func boardWithFirstCount(_ count: String) throws -> BoardPage {
+        let captured = String(decoding: try Fixtures.data("nforum/board-FamilyLife-p2.html"), as: UTF8.self)
+        let cell = try #require(captured.range(of: "<td class=\"title_11 middle\">14</td>"))
+        return try parsedBoard(
+            captured.replacingCharacters(in: cell, with: "<td class=\"title_11 middle\">\(count)</td>"))
     }
 
     func parsedBoard(_ html: String) throws -> BoardPage {

@@ -118,18 +118,21 @@ struct PDFWriter {
 @Suite struct PDFActionsTests {
     func saved(_ writer: PDFWriter) -> String { InertMedia.sniffed(writer.bytes, declared: "pdf") }
 
+    /// A document that opens with object 6, defined as each of `values` in turn.
+    func opening(_ values: String...) -> PDFWriter {
+        var writer = PDFWriter.document(catalog: "/OpenAction 6 0 R")
+        for value in values { writer.add(6, value) }
+        return writer
+    }
+
     @Test func aDocumentThatOnlyShowsPagesStaysAPDF() {
         #expect(saved(PDFWriter.document()) == "pdf")
         // Opening at a page: a destination, written out or named, or a go-to action.
         #expect(saved(PDFWriter.document(catalog: "/OpenAction [3 0 R /Fit]")) == "pdf")
-        var named = PDFWriter.document(catalog: "/OpenAction 6 0 R")
-        named.add(6, "[3 0 R /FitH 200]")
-        #expect(saved(named) == "pdf")
+        #expect(saved(opening("[3 0 R /FitH 200]")) == "pdf")
         #expect(saved(PDFWriter.document(catalog: "/OpenAction << /S /GoTo /D [3 0 R /Fit] >>")) == "pdf")
         // A destination written as a dictionary, as named destinations are.
-        var destination = PDFWriter.document(catalog: "/OpenAction 6 0 R")
-        destination.add(6, "<< /D [3 0 R /XYZ 0 200 null] >>")
-        #expect(saved(destination) == "pdf")
+        #expect(saved(opening("<< /D [3 0 R /XYZ 0 200 null] >>")) == "pdf")
         // A link a reader clicks is a link, as in a post.
         var linked = PDFWriter.document()
         linked.add(7, "<< /Type /Annot /Subtype /Link /Rect [0 0 50 50] /A << /S /URI /URI (http://example.org/) >> >>")
@@ -157,19 +160,12 @@ struct PDFWriter {
     }
 
     @Test func anOpeningActionNamedElsewhereIsJudgedByWhatItNames() {
-        var script = PDFWriter.document(catalog: "/OpenAction 6 0 R")
-        script.add(6, "<< /S /JavaScript /JS 8 0 R >>")
-        #expect(saved(script) == "bin")
-        var address = PDFWriter.document(catalog: "/OpenAction 6 0 R")
-        address.add(6, "<< /S /URI /URI (http://evil.example/) >>")
-        #expect(saved(address) == "bin")
+        #expect(saved(opening("<< /S /JavaScript /JS 8 0 R >>")) == "bin")
+        #expect(saved(opening("<< /S /URI /URI (http://evil.example/) >>")) == "bin")
         // Named but never defined: nothing says it only shows a page.
-        #expect(saved(PDFWriter.document(catalog: "/OpenAction 6 0 R")) == "bin")
-        // Defined twice (an update appended): both must show a page.
-        var updated = PDFWriter.document(catalog: "/OpenAction 6 0 R")
-        updated.add(6, "[3 0 R /Fit]")
-        updated.add(6, "<< /S /URI /URI (http://evil.example/) >>")
-        #expect(saved(updated) == "bin")
+        #expect(saved(opening()) == "bin")
+        // Defined twice (an update appended): the table names the second.
+        #expect(saved(opening("[3 0 R /Fit]", "<< /S /URI /URI (http://evil.example/) >>")) == "bin")
     }
 
     /// Where an object is defined twice (a linearized file, an update), the

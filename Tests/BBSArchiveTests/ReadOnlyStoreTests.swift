@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 import Testing
 
 @testable import BBSArchive
@@ -300,26 +299,14 @@ struct ReadOnlyStoreTests {
 
         var writer = SearchIndexWriter(store: readOnly, postsPerPage: 20, forum: Fixtures.smthForum)
         writer.filesAtOnce = 1
-        let agreed = Mutex<[String]>([])
-        let output = site.output
         let names = try named()
-        let watched = SearchIndexWriter.Output(
-            read: output.read,
-            write: { data, path throws(ArchiveError) in
-                if path != SearchIndexWriter.manifestPath,
-                    let manifest = site.publisher.read(SearchIndexWriter.manifestPath).flatMap(
-                        SearchIndexWriter.parseManifest),
-                    names.contains(manifest.id)
-                {
-                    agreed.withLock { $0.append(path) }
-                }
-                return try output.write(data, path)
-            })
+        let watched = site.watched { names }
         let written = site.written.count
         let report = try writer.update(changes, watched)
         #expect(report.full && report.documents == first.documents + 2)
         #expect(site.written.count - written > 10, "the pass wrote few files; the test proves little")
-        #expect(agreed.withLock { $0 }.isEmpty, "\(agreed.withLock { $0 }.prefix(5))")
+        let agreed = site.lock.withLock { site.agreed }
+        #expect(agreed.isEmpty, "\(agreed.prefix(5))")
         #expect(try named() == names)
 
         let full = SearchIndexTests.Recorder()

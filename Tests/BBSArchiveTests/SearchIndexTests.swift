@@ -26,6 +26,29 @@ import Testing
                 })
         }
 
+        /// Files but the manifest written while the manifest in place
+        /// named an index that the store (`named`) named too (`watched`).
+        var agreed: [String] = []
+
+        /// Its output, noting in `agreed` each file but the manifest
+        /// written while the manifest in place names an index that
+        /// `named` (the store, read as a stop would leave it) names too.
+        func watched(named: @escaping () -> [String]?) -> SearchIndexWriter.Output {
+            let output = self.output
+            return SearchIndexWriter.Output(
+                read: output.read,
+                write: { data, path throws(ArchiveError) in
+                    if path != SearchIndexWriter.manifestPath,
+                        let manifest = self.publisher.read(SearchIndexWriter.manifestPath).flatMap(
+                            SearchIndexWriter.parseManifest),
+                        named()?.contains(manifest.id) == true
+                    {
+                        self.lock.withLock { self.agreed.append(path) }
+                    }
+                    return try output.write(data, path)
+                })
+        }
+
         /// The index's files, the manifest without its id.
         var files: [String: Data] {
             var files = publisher.files.filter { $0.key.hasPrefix("search/") }
@@ -362,23 +385,9 @@ import Testing
         writer.recentLimit = 0
         writer.filesAtOnce = 1
         let access = try GRDBTestAccess.open(path)
-        let agreed = Mutex<[String]>([])
-        let output = site.output
-        let watched = SearchIndexWriter.Output(
-            read: output.read,
-            write: { data, path throws(ArchiveError) in
-                if path != SearchIndexWriter.manifestPath,
-                    let manifest = site.publisher.read(SearchIndexWriter.manifestPath).flatMap(
-                        SearchIndexWriter.parseManifest),
-                    let named = try? access.queue.read({ db in
-                        try String.fetchAll(db, sql: "SELECT id FROM search_index")
-                    }),
-                    named.contains(manifest.id)
-                {
-                    agreed.withLock { $0.append(path) }
-                }
-                return try output.write(data, path)
-            })
+        let watched = site.watched {
+            try? access.queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM search_index") }
+        }
         // A post older than every other: the full pass numbers every post anew.
         _ = try await Self.insert(path, store, [(0, -86_400 * 365 * 20, "很久以前的回复 Zyxwvut")])
         #expect(try writer.update(SearchChanges(threads: nil), watched).full)
@@ -388,7 +397,7 @@ import Testing
         #expect(!appended.full && appended.appended == 2)
         let written = site.written.count
         #expect(written > 10, "the passes wrote \(written) files; the test proves little")
-        #expect(agreed.withLock { $0 }.isEmpty)
+        #expect(site.lock.withLock { site.agreed }.isEmpty)
     }
 
     /// One new reply rewrites the recent tail, the last chunk and the
