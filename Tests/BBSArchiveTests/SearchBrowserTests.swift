@@ -923,6 +923,88 @@ import Testing
         #expect(differing.isEmpty, "\(differing.count) differ: \(differing.prefix(12))")
     }
 
+    /// Pairs where normalization composes across two characters, compared
+    /// scalar by scalar (QA F2: Foundation's NFKC left `ｶﾞ` and `ㅎㅏ`
+    /// apart, put archaic vowels into syllables and left marks unordered
+    /// after a compatibility character; 3,455 of the helper's pairs).
+    /// Jamo (conjoining, compatibility, half-width), syllables and kana
+    /// (full and half-width) with vowels, finals and marks, and every
+    /// compatibility character of the BMP before five marks.
+    @Test func theClientNormalizesPairsAsTheIndexWriterDoes() async throws {
+        let built = try await ReadingSiteFixture.shared.site()
+        let letters: [ClosedRange<UInt32>] = [
+            0x1100...0x11FF, 0x3131...0x318E, 0xFFA0...0xFFDC, 0xAC00...0xAC1F, 0xD788...0xD788, 0xD7A3...0xD7A3,
+            0x3041...0x30FF, 0xFF65...0xFF9F, 0x41...0x41, 0xFC...0xFC,
+        ]
+        let followers: [ClosedRange<UInt32>] = [
+            0x1161...0x117A, 0x11A7...0x11C4, 0x3099...0x309C, 0xFF9E...0xFF9F, 0x300...0x310, 0x323...0x323,
+            0x3131...0x3163, 0xFFA0...0xFFDC,
+        ]
+        let compatibility = (0x20...0xFFFD).filter { value in
+            guard let scalar = Unicode.Scalar(UInt32(value)) else { return false }
+            return String(scalar).decomposedStringWithCompatibilityMapping.unicodeScalars.elementsEqual(
+                String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars) == false
+        }.map { UInt32($0) }
+        let marks: [UInt32] = [0x301, 0x308, 0x3099, 0xFF9E, 0x1161]
+        // Sent as ranges (a list of every pair is too long for a command
+        // line), walked in the same order on both sides.
+        var compatibilityRanges: [ClosedRange<UInt32>] = []
+        for value in compatibility {
+            if let last = compatibilityRanges.last, last.upperBound + 1 == value {
+                compatibilityRanges[compatibilityRanges.count - 1] = last.lowerBound...value
+            } else {
+                compatibilityRanges.append(value...value)
+            }
+        }
+        let groups: [(first: [ClosedRange<UInt32>], second: [ClosedRange<UInt32>])] = [
+            (letters, followers), (compatibilityRanges, marks.map { $0...$0 }),
+        ]
+        let pairs = groups.flatMap { group in
+            group.first.joined().flatMap { first in group.second.joined().map { [first, $0] } }
+        }
+        let spans = groups.map { group in
+            [group.first.map { [$0.lowerBound, $0.upperBound] }, group.second.map { [$0.lowerBound, $0.upperBound] }]
+        }
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: spans), as: UTF8.self)
+        let probe = """
+            (() => {
+              const normalize = window.BBSSearch.normalize;
+              const out = [];
+              for (const [firsts, seconds] of \(json))
+                for (const [low, high] of firsts)
+                  for (let a = low; a <= high; a++)
+                    for (const [from, to] of seconds)
+                      for (let b = from; b <= to; b++) out.push(normalize(String.fromCodePoint(a) + String.fromCodePoint(b)));
+              return out.join('\\u0001');
+            })()
+            """
+        let report = try await Self.probe(site: built.plain, base: nil, probes: [("search.html", probe)])
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+        let value = try #require(report.probes.first?.value, "no answer from the browser")
+        let shown = value.split(separator: "\u{1}", omittingEmptySubsequences: false)
+        try #require(shown.count == pairs.count, "\(shown.count) answers to \(pairs.count) pairs")
+        var differing: [String] = []
+        var compared = 0
+        for (pair, text) in zip(pairs, shown) {
+            let scalars = pair.compactMap(Unicode.Scalar.init)
+            guard scalars.count == 2,
+                scalars.allSatisfy({ scalar in scalar.properties.age.map { ($0.major, $0.minor) <= (15, 0) } ?? false })
+            else { continue }
+            compared += 1
+            let written = SearchText.normalize(String(String.UnicodeScalarView(scalars)))
+            if !written.unicodeScalars.elementsEqual(text.unicodeScalars) {
+                func spelled(_ text: some StringProtocol) -> String {
+                    text.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: " ")
+                }
+                differing.append(
+                    "\(spelled(String(String.UnicodeScalarView(scalars)))): page \(spelled(text)), index \(spelled(written))"
+                )
+            }
+        }
+        #expect(compared > 50_000)
+        #expect(differing.isEmpty, "\(differing.count) differ: \(differing.prefix(12))")
+    }
+
     /// The ground truth's reading of a query (`SearchText.parse`) is the
     /// page's (`BBSSearch.parse`), for seeded random queries of the pieces
     /// where the two could part: quotes, colons (full-width too), filter

@@ -131,6 +131,19 @@ import Testing
         }
     }
 
+    /// NFKC as Unicode defines it, where Foundation's parts from it (QA
+    /// F2): a post is filed under what the page makes of a query.
+    @Test(arguments: [
+        ("ｶﾞﾝﾀﾞﾑ", "ガンダム"), ("ㅎㅏㄴ", "\u{D558}\u{1102}"), ("가\u{11A8}", "\u{AC01}"),
+        ("\u{1100}\u{1176}", "\u{1100}\u{1176}"), ("\u{1112}\u{1176}", "\u{1112}\u{1176}"),
+        ("\u{A8}\u{FF9E}", " \u{3099}\u{308}"), ("Ａ\u{301}", "\u{E1}"), ("\u{1CCD6}\u{1CCF9}", "a9"), ("\u{A7F1}", "s"),
+    ])
+    func compositionIsUnicodes(_ text: String, _ expected: String) {
+        #expect(
+            Array(SearchText.normalize(text).unicodeScalars) == Array(expected.unicodeScalars),
+            "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+    }
+
     @Test func everyCharacterAndEveryNeighbourPairIsATerm() {
         let terms = SearchText.terms(SearchText.normalize("用iPhone拍照"))
         #expect(terms.unigrams == Set(["用", "i", "p", "h", "o", "n", "e", "拍", "照"]))

@@ -21,7 +21,7 @@
   function hasFile(k) { return listed.has(k) === listedPresent; }
   S.manifest = function (m) {
     // SearchIndexWriter.version
-    if (m.version !== 11) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
+    if (m.version !== 12) wrongVersion = '索引格式不符，请重新运行 bbsarchive build --full。';
     var list = m.present !== undefined ? m.present : m.absent;
     listedPresent = m.present !== undefined;
     if (list) listed = new Set(decodeDocs(list));

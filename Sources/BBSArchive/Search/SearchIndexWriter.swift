@@ -99,7 +99,9 @@ struct SearchIndexWriter {
     ///     lower-cased.
     /// 11: every character a query does not split on is a term
     ///     (`SearchText.terms`): U+0085 is one, U+FEFF is not.
-    static let version = 11
+    /// 12: NFKC as Unicode composes (`SearchText.nfkc`), not as
+    ///     Foundation does (jamo, half-width kana, marks' order).
+    static let version = 12
     static func shardPath(_ shard: Int) -> String { "search/s/\(String(shard, radix: 16)).js" }
     static func positionsPath(_ shard: Int) -> String { "search/p/\(String(shard, radix: 16)).js" }
     static func chunkPath(_ chunk: Int) -> String { "search/d/\(chunk).js" }
