@@ -189,6 +189,22 @@ struct PDFWriter {
         #expect(InertMedia.sniffed(unreadable, declared: "pdf") == "bin")
     }
 
+    /// Only the catalog the trailer names opens the document: another one
+    /// (an older revision's, one copied in) is never read, unless the
+    /// cross-references cannot be read.
+    @Test func onlyTheTrailersCatalogOpens() {
+        var unused = PDFWriter.document()
+        unused.add(7, "<< /Type /Catalog /Pages 2 0 R /OpenAction 6 0 R >>")
+        unused.add(6, "<< /S /URI /URI (http://evil.example/) >>")
+        #expect(saved(unused) == "pdf")
+        #expect(InertMedia.sniffed(unused.bytes(crossReferenceStream: true), declared: "pdf") == "pdf")
+        var unreadable = unused.bytes
+        unreadable.append(contentsOf: Array("startxref\n999999999\n%%EOF\n".utf8))
+        #expect(InertMedia.sniffed(unreadable, declared: "pdf") == "bin")
+        // The same action named by the trailer's catalog acts.
+        #expect(saved(opening("<< /S /URI /URI (http://evil.example/) >>")) == "bin")
+    }
+
     @Test func objectStreamsAreReadToo() {
         // The catalog inside a deflated object stream, as most writers
         // make them now; its opening action a script, or a page.

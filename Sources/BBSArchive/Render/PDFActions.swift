@@ -10,7 +10,9 @@ import Foundation
 /// as `.bin`, it only downloads. A PDF is active when one of its
 /// dictionaries, written out or inside an object stream, names JavaScript,
 /// a launch, a form submission or import, rich media, XFA or additional
-/// actions (`/AA`), or when it opens with anything but a view of a page.
+/// actions (`/AA`), or when it opens with anything but a view of a page
+/// (the catalog the trailer names, as the cross-references place it;
+/// where they cannot be read, every catalog).
 /// Links a reader clicks stay: they are links, as in a post.
 ///
 /// Every object is read, wherever its `obj` is (a cross-reference table
@@ -144,6 +146,17 @@ private struct PDFReading {
         }
         if openedWith.isEmpty { return false }
         table = crossReferences(file)
+        // The catalog the trailer names is the one a reader opens with;
+        // another (an older revision's, one copied in from another file)
+        // is never read. Where it cannot be found, every one counts.
+        if let root, let opening = withValue(of: root, { $0.catalogOpening(at: $1) }) ?? nil {
+            switch opening {
+            case .page: return false
+            case .acts: return true
+            case .object(let number, let generation):
+                return !opensAPage(ObjectID(number: number, generation: generation))
+            }
+        }
         return !openedWith.allSatisfy(opensAPage)
     }
 
@@ -200,17 +213,7 @@ private struct PDFReading {
     /// the one a reader reads).
     func opensAPage(_ id: ObjectID) -> Bool {
         guard let file else { return false }
-        switch table?[id.number] {
-        case .offset(let offset):
-            if let value = file.objectValue(at: offset, id) { return file.showsAPage(at: value) }
-        case .inStream(let stream, let index):
-            if case .offset(let offset) = table?[stream], let value = file.objectValue(at: offset, nil),
-                let (buffer, starts) = streamsAt[value], index < starts.count
-            {
-                return decoded[buffer].withUnsafeBufferPointer { $0.showsAPage(at: starts[index]) }
-            }
-        case .free, nil: break
-        }
+        if let shows = withValue(of: id, { $0.showsAPage(at: $1) }) { return shows }
         let places = objects.filter { $0.id == id }.map(\.place)
         guard !places.isEmpty else { return false }
         return places.allSatisfy { place in
@@ -228,6 +231,26 @@ private struct PDFReading {
         case inStream(stream: Int, index: Int)
         case free
     }
+
+    /// `body` of the bytes that hold object `id` and where its value
+    /// starts, as the cross-reference tables place it; `nil` where they
+    /// do not.
+    func withValue<T>(of id: ObjectID, _ body: (PDFBytes, Int) -> T) -> T? {
+        guard let file else { return nil }
+        switch table?[id.number] {
+        case .offset(let offset):
+            return file.objectValue(at: offset, id).map { body(file, $0) }
+        case .inStream(let stream, let index):
+            guard case .offset(let offset) = table?[stream], let value = file.objectValue(at: offset, nil),
+                let (buffer, starts) = streamsAt[value], index < starts.count
+            else { return nil }
+            return decoded[buffer].withUnsafeBufferPointer { body($0, starts[index]) }
+        case .free, nil: return nil
+        }
+    }
+
+    /// The catalog the newest trailer names (`/Root`).
+    var root: ObjectID?
 
     /// The cross-reference tables and streams, from the last `startxref`
     /// back through each `/Prev` (and a hybrid file's `/XRefStm`): where
@@ -268,6 +291,11 @@ private struct PDFReading {
                 else { return nil }
                 for (number, location) in entries where locations[number] == nil { locations[number] = location }
                 trailer = dictionary.entries
+            }
+            if root == nil, let value = trailer[Array("Root".utf8)],
+                let (number, generation) = file.reference(at: value.lowerBound)
+            {
+                root = ObjectID(number: number, generation: generation)
             }
             // Looked at in this order: the section's own stream, then the older sections.
             if let previous = trailer[Array("Prev".utf8)].flatMap(file.integer) { pending.append(previous) }
@@ -743,12 +771,26 @@ extension UnsafeBufferPointer<UInt8> {
         guard position < count else { return .acts }
         if self[position] == UInt8(ascii: "[") { return .page }
         if starts("<<", at: position) { return goesToAPage(position) ? .page : .acts }
-        guard let (number, afterNumber) = unsignedInteger(at: position) else { return .acts }
-        let generationAt = skipBlank(afterNumber)
-        guard let (generation, afterGeneration) = unsignedInteger(at: generationAt),
-            keyword("R", at: skipBlank(afterGeneration))
-        else { return .acts }
+        guard let (number, generation) = reference(at: position) else { return .acts }
         return .object(number: number, generation: generation)
+    }
+
+    /// What the catalog at `start` opens with: its `/OpenAction`, or the
+    /// first page when it has none; `nil` when it is no dictionary.
+    fileprivate func catalogOpening(at start: Int) -> OpenAction? {
+        guard let entries = dictionary(skipBlank(start))?.entries else { return nil }
+        guard let value = entries[Array("OpenAction".utf8)] else { return .page }
+        return openAction(at: value.lowerBound)
+    }
+
+    /// The object an `N G R` at `start` names.
+    fileprivate func reference(at start: Int) -> (Int, Int)? {
+        let position = skipBlank(start)
+        guard let (number, afterNumber) = unsignedInteger(at: position),
+            let (generation, afterGeneration) = unsignedInteger(at: skipBlank(afterNumber)),
+            keyword("R", at: skipBlank(afterGeneration))
+        else { return nil }
+        return (number, generation)
     }
 
     /// Whether the object at `start` shows a page: a destination array, or
