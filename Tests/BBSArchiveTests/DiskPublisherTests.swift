@@ -74,6 +74,23 @@ import Testing
             try Self.files(in: folder) == ["a/b/page.html": Data("two".utf8), "media/ab/abc.png": Data("blob".utf8)])
     }
 
+    /// A folder's files are listed as site paths, and one is deleted (an
+    /// earlier index's leftovers, an active PDF an older release kept).
+    @Test func aFolderIsListedAndAFileDeleted() throws {
+        let folder = try Fixtures.temporaryFolder("disk-publisher-list")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let publisher = try DiskPublisher(root: folder)
+        for path in ["search/d/0.js", "search/d/1.js", "search/s/a.js"] {
+            try publisher.write(Data(path.utf8), to: path)
+        }
+        #expect(publisher.files(in: "search/d").sorted() == ["search/d/0.js", "search/d/1.js"])
+        #expect(publisher.files(in: "search/none").isEmpty)
+        try publisher.remove("search/d/1.js")
+        try publisher.remove("search/d/never.js")
+        #expect(publisher.files(in: "search/d") == ["search/d/0.js"])
+        #expect(try Self.files(in: folder).keys.sorted() == ["search/d/0.js", "search/s/a.js"])
+    }
+
     /// A build that writes many files has the disk start on them while it
     /// goes on (an early `syncfs` each `earlyFlushBytes`), so its last flush
     /// does not wait for the whole site; a build of a few files (fsynced one

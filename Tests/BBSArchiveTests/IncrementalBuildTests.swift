@@ -37,6 +37,7 @@ import Testing
             inner.remove(path)
             lock.withLock { _ = paths.insert(path) }
         }
+        func files(in folder: String) -> [String] { inner.files(in: folder) }
     }
 
     static func options() -> SiteBuilder.Options {

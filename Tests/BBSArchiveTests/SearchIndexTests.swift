@@ -23,7 +23,7 @@ import Testing
                     let wrote = try self.publisher.write(data, to: path)
                     if wrote { self.lock.withLock { self.written.append(path) } }
                     return wrote
-                })
+                }, files: { [publisher] in publisher.files(in: $0) }, remove: { [publisher] in publisher.remove($0) })
         }
 
         /// Files but the manifest written while the manifest in place
@@ -46,7 +46,7 @@ import Testing
                         self.lock.withLock { self.agreed.append(path) }
                     }
                     return try output.write(data, path)
-                })
+                }, files: output.files, remove: output.remove)
         }
 
         /// The index's files, the manifest without its id.
@@ -370,6 +370,40 @@ import Testing
         let content = try Content(site.publisher.read)
         #expect(content == (try Content(full.publisher.read)))
         #expect(content.postings["u:鄱"]?.count ?? 0 >= 3)
+    }
+
+    /// A full pass deletes the files of an earlier index that it did not
+    /// write (chunks past the new count, tails of appends, another shard
+    /// count's shards: 53 `search/d` files after an upgrade from version
+    /// 9), after its manifest; an append deletes nothing.
+    @Test func aFullPassLeavesNoFileOfAnEarlierIndex() async throws {
+        let (path, store, writer, site, _) = try await Self.indexedCopy("search-leftovers")
+        var appending = writer
+        // Appended postings go straight to the shards' tails.
+        appending.recentLimit = 0
+        let changes = try await Self.insert(path, store, [(0, 60, "后来的回复 Leftover")])
+        #expect(!(try appending.update(changes, site.output)).full)
+        let tails = site.publisher.files(in: "search/t")
+        #expect(!tails.isEmpty, "the append wrote no tail; the test proves little")
+        let stale = ["search/d/99999.js", "search/s/fffff.js", "search/p/fffff.js", "search/t/fffff.js"]
+        for file in stale { try site.publisher.write(Data("x".utf8), to: file) }
+        let kept = "search/unrelated.txt"
+        try site.publisher.write(Data("y".utf8), to: kept)
+        // An append leaves them.
+        let more = try await Self.insert(path, store, [(1, 120, "又一条 Leftover")])
+        #expect(!(try appending.update(more, site.output)).full)
+        for file in stale { #expect(site.publisher.exists(file), "\(file)") }
+        // A full pass deletes them, and only them.
+        #expect(try appending.update(SearchChanges(threads: nil), site.output).full)
+        for file in stale + tails { #expect(!site.publisher.exists(file), "\(file)") }
+        #expect(site.publisher.exists(kept))
+        let full = Recorder()
+        _ = try SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum).update(
+            SearchChanges(threads: nil), full.output)
+        func perShard(_ files: [String: Data]) -> [String: Data] {
+            files.filter { file in SearchIndexWriter.fileFolders.contains { file.key.hasPrefix($0 + "/") } }
+        }
+        #expect(perShard(site.files) == perShard(full.files))
     }
 
     /// While a pass writes its files, the store and the manifest on disk

@@ -19,6 +19,8 @@ package protocol SitePublisher: Sendable {
     /// Deletes the file at `path`, if there is one: only a file that must
     /// not stay, such as an active document an older release kept.
     func remove(_ path: String) throws(ArchiveError)
+    /// The files directly in `folder` (site paths), none when it is absent.
+    func files(in folder: String) -> [String]
     /// Makes everything written so far durable (one flush of the whole
     /// output, instead of one per file); the build calls it before it
     /// records that it is done.
@@ -411,6 +413,10 @@ package struct DiskPublisher: SitePublisher {
         }
     }
 
+    package func files(in folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: prefix + folder)) ?? []).map { folder + "/" + $0 }
+    }
+
     private static func reason(_ error: any Error) -> String {
         (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
     }
@@ -438,6 +444,12 @@ package final class MemoryPublisher: SitePublisher, @unchecked Sendable {
     package func read(_ path: String) -> Data? { lock.withLock { storage[path] } }
 
     package func remove(_ path: String) { _ = lock.withLock { storage.removeValue(forKey: path) } }
+
+    package func files(in folder: String) -> [String] {
+        lock.withLock {
+            storage.keys.filter { $0.hasPrefix(folder + "/") && !$0.dropFirst(folder.count + 1).contains("/") }
+        }
+    }
 }
 
 /// What a `DiskPublisher` wrote and has not flushed yet, shared by its

@@ -179,7 +179,16 @@ struct SearchIndexWriter {
     struct Output {
         var read: (String) -> Data?
         var write: (Data, String) throws(ArchiveError) -> Bool
+        /// The files in a folder of the index, and a deletion: a full pass
+        /// deletes those of an earlier index that it did not write.
+        var files: (String) -> [String] = { _ in [] }
+        var remove: (String) throws(ArchiveError) -> Void = { _ in }
     }
+
+    /// The folders of per-shard and per-chunk files, which a full pass
+    /// clears of files it did not write (an earlier index's chunks past
+    /// the new count, tails of appends, shards of another count).
+    static let fileFolders = ["search/d", "search/s", "search/p", "search/t"]
 
     /// A post's place in document order: (time, board, thread, floor), as
     /// SQLite orders them (board names by their UTF-8 bytes).
@@ -596,6 +605,12 @@ struct SearchIndexWriter {
                 id: id, shards: shards, documents: report.documents, late: 0, present: present),
             Self.manifestPath)
         try files.flush()
+        // After the manifest: until it names the new index, the old one's
+        // files are what the page reads.
+        let written = files.paths
+        for folder in Self.fileFolders {
+            for path in output.files(folder) where !written.contains(path) { try output.remove(path) }
+        }
         report.bytes = files.bytes
         report.filesWritten = files.written
         return report
@@ -2383,8 +2398,11 @@ final class FileBatch: @unchecked Sendable {
     private let lock = NSLock()
     private var failure: ArchiveError?
     private var counts = (written: 0, bytes: 0)
+    private var offered = Set<String>()
     var written: Int { lock.withLock { counts.written } }
     var bytes: Int { lock.withLock { counts.bytes } }
+    /// Every path given to be written, changed or not.
+    var paths: Set<String> { lock.withLock { offered } }
 
     init(_ output: SearchIndexWriter.Output, size: Int = FileBatch.size) {
         self.output = output
@@ -2393,7 +2411,10 @@ final class FileBatch: @unchecked Sendable {
 
     /// Queues a file (from one thread at a time).
     func add(_ data: Data, _ path: String) throws(ArchiveError) {
-        lock.withLock { counts.bytes += data.count }
+        lock.withLock {
+            counts.bytes += data.count
+            offered.insert(path)
+        }
         pending.append((data, path))
         if pending.count >= size { try flush() }
     }
@@ -2401,7 +2422,10 @@ final class FileBatch: @unchecked Sendable {
     /// Writes a file now, on the caller's thread; safe on several threads
     /// at once (beside `add` and `flush` too).
     func write(_ data: Data, _ path: String) throws(ArchiveError) {
-        lock.withLock { counts.bytes += data.count }
+        lock.withLock {
+            counts.bytes += data.count
+            offered.insert(path)
+        }
         if try output.write(data, path) { lock.withLock { counts.written += 1 } }
     }
 
@@ -2895,6 +2919,7 @@ extension SearchIndexWriter.Output {
     init(_ publisher: some SitePublisher) {
         self.init(
             read: { publisher.read($0) },
-            write: { data, path throws(ArchiveError) in try publisher.write(data, to: path) })
+            write: { data, path throws(ArchiveError) in try publisher.write(data, to: path) },
+            files: { publisher.files(in: $0) }, remove: { path throws(ArchiveError) in try publisher.remove(path) })
     }
 }

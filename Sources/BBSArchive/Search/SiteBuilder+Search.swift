@@ -42,7 +42,7 @@ extension SiteBuilder {
                     if written { run.report.written += 1 } else { run.report.unchanged += 1 }
                 }
                 return written
-            })
+            }, files: { publisher.files(in: $0) }, remove: { path throws(ArchiveError) in try publisher.remove(path) })
         _ = try writer.update(changes, output)
     }
 }
