@@ -43,8 +43,9 @@ enum PDFActions {
 
     static func isActive(_ data: Data) -> Bool {
         data.withUnsafeBytes { raw in
-            var reading = PDFReading()
-            return reading.isActive(raw.bindMemory(to: UInt8.self))
+            let file = raw.bindMemory(to: UInt8.self)
+            var reading = PDFReading(file: file, workLimit: 4 * file.count + (1 << 20))
+            return reading.isActive()
         }
     }
 }
@@ -71,14 +72,14 @@ private struct PDFReading {
     /// Objects an `/OpenAction` names, judged once every object is known.
     var openedWith: [ObjectID] = []
 
-    /// The file being read, for the objects `opensAPage` finds there.
-    var file: PDFBytes?
+    /// The file being read.
+    let file: PDFBytes
 
     /// Bytes read so far, and the bound: a file whose objects overlap
     /// (an `obj` inside another object's string, again and again) would
     /// otherwise cost its length once for every one of them.
     var work = 0
-    var workLimit = 0
+    var workLimit: Int
 
     /// Counts `bytes` more read; false past the bound, which makes the
     /// file active: what cannot be read for sure.
@@ -87,9 +88,12 @@ private struct PDFReading {
         return work <= workLimit
     }
 
-    mutating func isActive(_ file: PDFBytes) -> Bool {
+    init(file: PDFBytes, workLimit: Int) {
         self.file = file
-        workLimit = 4 * file.count + (1 << 20)
+        self.workLimit = workLimit
+    }
+
+    mutating func isActive() -> Bool {
         var objectStreams: [(entries: [[UInt8]: Range<Int>], data: Range<Int>, at: Int)] = []
         // Every object, wherever its `obj` is (a cross-reference table may
         // point anywhere, even into another stream's data).
@@ -212,7 +216,6 @@ private struct PDFReading {
     /// not tell, every definition of it (a later update of the file may be
     /// the one a reader reads).
     func opensAPage(_ id: ObjectID) -> Bool {
-        guard let file else { return false }
         if let shows = withValue(of: id, { $0.showsAPage(at: $1) }) { return shows }
         let places = objects.filter { $0.id == id }.map(\.place)
         guard !places.isEmpty else { return false }
@@ -236,7 +239,6 @@ private struct PDFReading {
     /// starts, as the cross-reference tables place it; `nil` where they
     /// do not.
     func withValue<T>(of id: ObjectID, _ body: (PDFBytes, Int) -> T) -> T? {
-        guard let file else { return nil }
         switch table?[id.number] {
         case .offset(let offset):
             return file.objectValue(at: offset, id).map { body(file, $0) }

@@ -34,15 +34,14 @@ extension SiteBuilder {
         let writer = SearchIndexWriter(store: store, postsPerPage: max(1, options.postsPerPage), forum: options.forum)
         // Called from several threads at once (`FileBatch`).
         let lock = NSLock()
-        let output = SearchIndexWriter.Output(
-            read: { publisher.read($0) },
-            write: { data, path throws(ArchiveError) in
-                let written = try publisher.write(data, to: path)
-                lock.withLock {
-                    if written { run.report.written += 1 } else { run.report.unchanged += 1 }
-                }
-                return written
-            }, files: { publisher.files(in: $0) }, remove: { path throws(ArchiveError) in try publisher.remove(path) })
+        var output = SearchIndexWriter.Output(publisher)
+        output.write = { data, path throws(ArchiveError) in
+            let written = try publisher.write(data, to: path)
+            lock.withLock {
+                if written { run.report.written += 1 } else { run.report.unchanged += 1 }
+            }
+            return written
+        }
         _ = try writer.update(changes, output)
     }
 }
