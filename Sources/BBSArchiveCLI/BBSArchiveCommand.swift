@@ -613,6 +613,9 @@ enum Runner {
                 "built \(report.pages) page(s), \(report.markdownFiles) Markdown file(s), \(report.mediaFiles) new media file(s); "
                     + "\(report.written) written, \(report.unchanged) unchanged" + skipped)
             if report.thumbnails > 0 { printError("made \(report.thumbnails) new thumbnail(s)") }
+            if report.thumbnailsCopied > 0 {
+                printError("copied \(report.thumbnailsCopied) thumbnail(s) an earlier build made from the store")
+            }
             if report.imagesWithoutLibvips > 0 {
                 printError(
                     "warning: libvips could not be loaded (libvips.so.42, or the library BBSARCHIVE_LIBVIPS names): "

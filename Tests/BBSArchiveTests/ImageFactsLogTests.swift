@@ -31,9 +31,10 @@ struct ImageFactsLogTests {
         try log.drain { chunk throws(ArchiveError) in
             #expect(chunk.count <= max(limit, 1))
             chunks += 1
-            for (hash, facts) in chunk {
+            for (hash, entry) in chunk {
                 #expect(drained[hash] == nil, "\(hash) drained twice")
-                drained[hash] = facts
+                #expect(!entry.thumbnailsMade)
+                drained[hash] = entry.facts
             }
         }
         #expect(drained == all)
@@ -50,12 +51,12 @@ struct ImageFactsLogTests {
         let log = ImageFactsLog(limit: 4)
         let all = Self.facts(10)
         for (hash, facts) in all { log.add(hash, facts) }
-        try log.drain { facts throws(ArchiveError) in try store.recordImageFacts(facts) }
+        try log.drain { entries throws(ArchiveError) in try store.recordImageFacts(entries.mapValues(\.facts)) }
         for (hash, facts) in all { #expect(try store.imageFacts(hash: hash) == .some(facts)) }
     }
 
     @Test func aDamagedRecordEndsTheReadingWithoutInventingFacts() throws {
-        let good = ImageFactsLog.encoded(["a": ImageFacts(width: 1, height: 2)])
+        let good = ImageFactsLog.encoded(["a": .init(facts: ImageFacts(width: 1, height: 2))])
         var unknownFlag = good
         unknownFlag[5] = 7  // after the hash's length (4 bytes) and "a"
         // Whole, it reads back; cut short anywhere, or with a flag no record
@@ -73,8 +74,25 @@ struct ImageFactsLogTests {
             var reader = ImageFactsLog.Reader(descriptor: descriptor, length: bytes.count)
             let record = reader.next()
             #expect((record != nil) == readable, "\(bytes.count) bytes")
-            if readable { #expect(record?.0 == "a" && record?.1 == ImageFacts(width: 1, height: 2)) }
+            if readable { #expect(record?.0 == "a" && record?.1 == .init(facts: ImageFacts(width: 1, height: 2))) }
             #expect(reader.next() == nil)
         }
+    }
+
+    /// Whether a build made an image's thumbnails survives the spill file
+    /// and a later `add` of the same image without the flag.
+    @Test(arguments: [1, 2, 50])
+    func theThumbnailsMadeFlagIsKept(limit: Int) throws {
+        let log = ImageFactsLog(limit: limit)
+        let facts = ImageFacts(width: 1200, height: 900)
+        log.add("made", facts, thumbnailsMade: true)
+        log.add("made", facts)
+        log.add("probed", facts)
+        log.add("unreadable", nil)
+        var drained: [String: Bool] = [:]
+        try log.drain { chunk throws(ArchiveError) in
+            for (hash, entry) in chunk { drained[hash] = (drained[hash] ?? false) || entry.thumbnailsMade }
+        }
+        #expect(drained == ["made": true, "probed": false, "unreadable": false])
     }
 }

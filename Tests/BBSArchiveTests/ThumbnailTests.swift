@@ -99,6 +99,50 @@ actor PhotoSiteFixture {
         #expect(try store.imageFacts(hash: broken) == .some(nil))
     }
 
+    /// A build into a new folder copies the thumbnails an earlier build made
+    /// and the store keeps, instead of making them again; one that is gone
+    /// from the store, or is not what its name says (a store changed by
+    /// hand), is made again and kept again.
+    @Test func aNewFolderGetsTheThumbnailsTheStoreKeeps() async throws {
+        let harness = try await ReplicaHarness.fetchedPhotos()
+        func build(_ name: String) async throws -> (report: SiteBuilder.Report, root: URL) {
+            let root = harness.folder.appendingPathComponent(name)
+            let action = BuildAction(
+                storePath: harness.storePath, outputPath: root.path, templatesPath: Fixtures.templates.path)
+            return (try await action.run(), root)
+        }
+        func bytes(_ root: URL, _ hash: String, _ width: Int) throws -> Data {
+            try Data(
+                contentsOf: root.appendingPathComponent(SitePaths.thumbnail(hash: hash, width: width, extension: "jpg"))
+            )
+        }
+        let expected = Self.photos.count * 2 + 1
+        let hashes = Self.photos.map { SHA256.hex($0.bytes) }
+        let first = try await build("first")
+        #expect(first.report.thumbnails == expected && first.report.thumbnailsCopied == 0)
+        let second = try await build("second")
+        #expect(second.report.thumbnails == 0 && second.report.thumbnailsCopied == expected)
+        for hash in hashes {
+            for width in [480, 960] { #expect(try bytes(second.root, hash, width) == bytes(first.root, hash, width)) }
+        }
+
+        let store = try ArchiveStore(path: harness.storePath)
+        let (tampered, removed) = (hashes[0], hashes[1])
+        try store.write { db in
+            try db.execute(
+                sql: "UPDATE thumbnail SET bytes = ? WHERE hash = ? AND width = 480",
+                arguments: [Data("<script>alert(1)</script>".utf8), tampered])
+            try db.execute(sql: "DELETE FROM thumbnail WHERE hash = ? AND width = 960", arguments: [removed])
+        }
+        let third = try await build("third")
+        #expect(third.report.thumbnails == 2 && third.report.thumbnailsCopied == expected - 2)
+        let remade = try bytes(third.root, tampered, 480)
+        #expect(InertMedia.sniffed(remade, declared: "jpg") == "jpg")
+        #expect(remade == (try bytes(first.root, tampered, 480)))
+        #expect(try store.thumbnail(hash: tampered, width: 480, format: "jpg") == remade)
+        #expect(try store.thumbnail(hash: removed, width: 960, format: "jpg") == (try bytes(first.root, removed, 960)))
+    }
+
     @Test func thePostMarkupOffersThumbnailsAndTheLinkOpensTheOriginal() async throws {
         let built = try await PhotoSiteFixture.shared.site()
         let html = try built.site.text(SitePaths.thread(PhotoBoard.name, gid: PhotoBoard.photosGid))

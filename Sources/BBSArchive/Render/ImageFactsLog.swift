@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 
-/// What a build read of images the store had no facts of, on their way to
-/// the store. They are recorded once, at the end of the build: until then
-/// the search index may hold the store's writer, and no task waits for it.
+/// What a build read of images the store had no facts of, and the images
+/// it made thumbnails of, on their way to the store. They are recorded
+/// once, at the end of the build: until then the search index may hold the
+/// store's writer, and no task waits for it.
 ///
 /// Shared by every task of a build, unlike the rest of a `BuildRun`: it is
 /// a cache, and no page depends on what it holds or in which order. At
@@ -13,8 +14,16 @@ import Synchronization
 /// task, at the peak of the 1M-post build (about 130,000 images) its tables
 /// held 37.9 MB, beside the images' hashes that were its keys (heaptrack).
 final class ImageFactsLog: Sendable {
+    /// What the build learnt of one image: its facts (`nil`: no image
+    /// could be read), and whether it made thumbnails of it, which the
+    /// store keeps too (`ArchiveStore.recordThumbnails`).
+    struct Entry: Sendable, Equatable {
+        var facts: ImageFacts?
+        var thumbnailsMade = false
+    }
+
     private struct State: ~Copyable {
-        var recent: [String: ImageFacts?] = [:]
+        var recent: [String: Entry] = [:]
         /// The temporary file's descriptor (-1: none yet) and its length.
         var descriptor: Int32 = -1
         var spilled = 0
@@ -32,11 +41,14 @@ final class ImageFactsLog: Sendable {
     /// The facts of `hash` read by this build, if they are still in memory
     /// (`.some(nil)`: no image could be read). An image spilled already is
     /// looked at again: that costs one probe, never a wrong answer.
-    func facts(_ hash: String) -> ImageFacts?? { state.withLock { $0.recent[hash] } }
+    func facts(_ hash: String) -> ImageFacts?? { state.withLock { $0.recent[hash].map(\.facts) } }
 
-    func add(_ hash: String, _ facts: ImageFacts?) {
+    /// `thumbnailsMade`: this build made the image's thumbnails (never
+    /// taken back by a later `add` of the same image).
+    func add(_ hash: String, _ facts: ImageFacts?, thumbnailsMade: Bool = false) {
         state.withLock { state in
-            state.recent[hash] = facts
+            let made = thumbnailsMade || state.recent[hash]?.thumbnailsMade == true
+            state.recent[hash] = Entry(facts: facts, thumbnailsMade: made)
             guard state.recent.count >= limit else { return }
             // When the file cannot be written they stay in memory: a cache
             // that grows is better than facts lost.
@@ -47,13 +59,17 @@ final class ImageFactsLog: Sendable {
     /// Hands every fact to `body`, at most `limit` at a time: those spilled
     /// first, then those in memory. A spill file that cannot be read back
     /// whole gives what it could (they are only a cache).
-    func drain(_ body: ([String: ImageFacts?]) throws(ArchiveError) -> Void) throws(ArchiveError) {
+    /// An image spilled more than once (added again after it went to the
+    /// file) is handed once a time it was spilled: recording it again is
+    /// harmless.
+    func drain(_ body: ([String: Entry]) throws(ArchiveError) -> Void) throws(ArchiveError) {
         let (descriptor, length) = state.withLock { ($0.descriptor, $0.spilled) }
         if descriptor >= 0 {
             var reader = Reader(descriptor: descriptor, length: length)
-            var chunk: [String: ImageFacts?] = [:]
-            while let (hash, facts) = reader.next() {
-                chunk[hash] = facts
+            var chunk: [String: Entry] = [:]
+            while let (hash, entry) = reader.next() {
+                let made = entry.thumbnailsMade || chunk[hash]?.thumbnailsMade == true
+                chunk[hash] = Entry(facts: entry.facts, thumbnailsMade: made)
                 if chunk.count >= limit {
                     try body(chunk)
                     chunk.removeAll(keepingCapacity: true)
@@ -68,22 +84,22 @@ final class ImageFactsLog: Sendable {
     // MARK: The spill file
 
     /// A fact's record: the hash's length (4 bytes) and UTF-8, then 0 (no
-    /// image) or 1 and the width, height and frames (8 bytes each) and
-    /// alpha (1 byte); numbers little-endian.
-    static func encoded(_ facts: [String: ImageFacts?]) -> [UInt8] {
+    /// image), or 1 (2: thumbnails were made of it) and the width, height
+    /// and frames (8 bytes each) and alpha (1 byte); numbers little-endian.
+    static func encoded(_ facts: [String: Entry]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(facts.count * 96)
         func put<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
         }
-        for (hash, fact) in facts {
+        for (hash, entry) in facts {
             put(UInt32(hash.utf8.count))
             bytes.append(contentsOf: hash.utf8)
-            guard let fact else {
+            guard let fact = entry.facts else {
                 bytes.append(0)
                 continue
             }
-            bytes.append(1)
+            bytes.append(entry.thumbnailsMade ? 2 : 1)
             put(Int64(fact.width))
             put(Int64(fact.height))
             put(Int64(fact.frames))
@@ -141,23 +157,24 @@ final class ImageFactsLog: Sendable {
 
         /// The next record; nil at the end or at anything damaged, and
         /// after that.
-        mutating func next() -> (String, ImageFacts?)? {
+        mutating func next() -> (String, Entry)? {
             guard !ended else { return nil }
             if let record = record() { return record }
             ended = true
             return nil
         }
 
-        private mutating func record() -> (String, ImageFacts?)? {
+        private mutating func record() -> (String, Entry)? {
             guard let count = integer(UInt32.self).map(Int.init), count <= 1 << 16, let hash = take(count),
                 let flag = take(1)?.first
             else { return nil }
             let text = String(decoding: hash, as: UTF8.self)
-            guard flag == 1 else { return flag == 0 ? (text, nil) : nil }
+            guard flag == 1 || flag == 2 else { return flag == 0 ? (text, Entry(facts: nil)) : nil }
             guard let width = integer(Int64.self), let height = integer(Int64.self), let frames = integer(Int64.self),
                 let alpha = take(1)?.first
             else { return nil }
-            return (text, ImageFacts(width: Int(width), height: Int(height), frames: Int(frames), alpha: alpha != 0))
+            let facts = ImageFacts(width: Int(width), height: Int(height), frames: Int(frames), alpha: alpha != 0)
+            return (text, Entry(facts: facts, thumbnailsMade: flag == 2))
         }
 
         private mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {

@@ -140,14 +140,26 @@ extension SiteBuilder {
         }
         let format = Thumbnailer.format(for: facts)
         var thumbnails: [(width: Int, path: String)] = []
+        var made = false
         for width in Thumbnailer.widths(for: facts) {
             let path = SitePaths.thumbnail(hash: hash, width: width, extension: format)
             if !publisher.exists(path) {
+                // Made by an earlier build (into this folder or another):
+                // copied from the store. Only what is on the allowlist, and
+                // is what its name says, goes out, from the store too.
+                if let kept = try? store.thumbnail(hash: hash, width: width, format: format),
+                    InertMedia.sniffed(kept, declared: format) == format
+                {
+                    try publisher.write(kept, to: path)
+                    run.report.thumbnailsCopied += 1
+                    run.report.written += 1
+                    thumbnails.append((width, path))
+                    continue
+                }
                 guard Thumbnailer.started else {
                     run.report.imagesWithoutLibvips += 1
                     break
                 }
-                // Only what is on the allowlist, and is what its name says, goes out.
                 guard let data = try bytes(), let thumbnail = Thumbnailer.thumbnail(data, width: width, format: format),
                     InertMedia.sniffed(thumbnail, declared: format) == format
                 else {
@@ -157,9 +169,36 @@ extension SiteBuilder {
                 try publisher.write(thumbnail, to: path)
                 run.report.thumbnails += 1
                 run.report.written += 1
+                made = true
             }
             thumbnails.append((width, path))
         }
+        // Kept in the store at the end of the build (read back from the
+        // files just written), for builds into other folders.
+        if made { run.imageFacts.add(hash, facts, thumbnailsMade: true) }
         return ImageVariants(facts: facts, thumbnails: thumbnails)
+    }
+}
+
+extension SiteBuilder {
+    /// Records in the store what the build learnt of images: their facts,
+    /// and the thumbnails it made, read back from the files it wrote (a
+    /// file that is gone, or is not what its name says, is left out).
+    func recordImages(_ log: ImageFactsLog) throws(ArchiveError) {
+        try log.drain { entries throws(ArchiveError) in
+            try store.recordImageFacts(entries.mapValues(\.facts))
+            var made: [(hash: String, width: Int, format: String)] = []
+            for (hash, entry) in entries.sorted(by: { $0.key < $1.key }) where entry.thumbnailsMade {
+                guard let facts = entry.facts else { continue }
+                let format = Thumbnailer.format(for: facts)
+                for width in Thumbnailer.widths(for: facts) { made.append((hash, width, format)) }
+            }
+            try store.recordThumbnails(made) { hash, width, format in
+                guard let data = publisher.read(SitePaths.thumbnail(hash: hash, width: width, extension: format)),
+                    InertMedia.sniffed(data, declared: format) == format
+                else { return nil }
+                return data
+            }
+        }
     }
 }

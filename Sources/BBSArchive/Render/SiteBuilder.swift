@@ -62,6 +62,9 @@ package struct SiteBuilder: Sendable {
         package var mediaFiles = 0
         /// Smaller copies of images made by this build (a rebuild makes none).
         package var thumbnails = 0
+        /// Thumbnails an earlier build made, copied from the store (a build
+        /// into a new folder makes none the store keeps).
+        package var thumbnailsCopied = 0
         /// Images no thumbnail could be made of (shown as they are).
         package var unreadableImages = 0
         /// Images left without thumbnails because libvips could not be loaded.
@@ -231,10 +234,9 @@ package struct SiteBuilder: Sendable {
             HomeMarkdown.render(run.navigation, siteTitle: options.wording.siteTitle, strings: templates.strings),
             run: run)
         try copyAssets(run: run)
-        // Only a cache: a store that cannot take it costs a probe next time.
-        if !store.readOnly {
-            try? run.imageFacts.drain { facts throws(ArchiveError) in try store.recordImageFacts(facts) }
-        }
+        // Only a cache: a store that cannot take it costs a probe (and the
+        // thumbnails) next time.
+        if !store.readOnly { try? recordImages(run.imageFacts) }
         for writer in writers { try writer.write(changes: run.changes, store: store, publisher: publisher) }
         // The search task goes on beside everything above (nothing there
         // reads what it writes): waited for here, the cores that the home,
@@ -672,6 +674,7 @@ extension BuildRun {
         report.markdownFiles += part.report.markdownFiles
         report.mediaFiles += part.report.mediaFiles
         report.thumbnails += part.report.thumbnails
+        report.thumbnailsCopied += part.report.thumbnailsCopied
         report.unreadableImages += part.report.unreadableImages
         report.imagesWithoutLibvips += part.report.imagesWithoutLibvips
         report.feeds += part.report.feeds

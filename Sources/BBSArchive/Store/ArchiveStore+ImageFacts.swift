@@ -57,4 +57,35 @@ extension ArchiveStore {
             }
         }
     }
+
+    /// The bytes of a thumbnail a build made and recorded
+    /// (`recordThumbnails`), or nil.
+    package func thumbnail(hash: String, width: Int, format: String) throws(ArchiveError) -> Data? {
+        try read { db in
+            try Data.fetchOne(
+                db.cachedStatement(sql: "SELECT bytes FROM thumbnail WHERE hash = ? AND width = ? AND format = ?"),
+                arguments: [hash, width, format])
+        }
+    }
+
+    /// Records thumbnails a build made, in one transaction: for each
+    /// (hash, width, format) of `made`, the bytes `bytes` gives (read one
+    /// at a time, so that only one is in memory); one it gives none of is
+    /// left out.
+    package func recordThumbnails(
+        _ made: [(hash: String, width: Int, format: String)], bytes: (String, Int, String) -> Data?
+    ) throws(ArchiveError) {
+        guard !made.isEmpty else { return }
+        try write { db in
+            let statement = try db.makeStatement(
+                sql: """
+                    INSERT INTO thumbnail (hash, width, format, bytes) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (hash, width, format) DO UPDATE SET bytes = excluded.bytes
+                    """)
+            for (hash, width, format) in made {
+                guard let data = bytes(hash, width, format) else { continue }
+                try statement.execute(arguments: [hash, width, format, data])
+            }
+        }
+    }
 }
