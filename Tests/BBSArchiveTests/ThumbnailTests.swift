@@ -141,6 +141,10 @@ actor PhotoSiteFixture {
         #expect(remade == (try bytes(first.root, tampered, 480)))
         #expect(try store.thumbnail(hash: tampered, width: 480, format: "jpg") == remade)
         #expect(try store.thumbnail(hash: removed, width: 960, format: "jpg") == (try bytes(first.root, removed, 960)))
+        // `status` says what the store keeps for builds.
+        let (status, time) = try StatusAction(storePath: harness.storePath).run()
+        #expect(status.thumbnails == expected && status.thumbnailBytes > 0)
+        #expect(StatusAction.text(status, time: time).contains("\(expected) thumbnail(s) kept for builds"))
     }
 
     @Test func thePostMarkupOffersThumbnailsAndTheLinkOpensTheOriginal() async throws {

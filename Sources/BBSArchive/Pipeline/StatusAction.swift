@@ -55,6 +55,11 @@ package struct StatusAction: Sendable {
                 "  last fetch \(time(board.lastFetchAt)) (\(walk)); list "
                     + (board.listFullyWalked ? "fully walked" : "not yet walked to its end"))
         }
+        if status.thumbnails > 0 {
+            lines.append(
+                "\(status.thumbnails) thumbnail(s) kept for builds into other folders (\(Self.size(status.thumbnailBytes)))"
+            )
+        }
         if status.failures.isEmpty {
             lines.append("no pending failures")
         } else {

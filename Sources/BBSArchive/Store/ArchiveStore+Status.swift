@@ -39,6 +39,10 @@ package struct StoreStatus: Sendable, Equatable, Codable {
     package var captures: Int
     package var boards: [Board]
     package var failures: [Failure]
+    /// Thumbnails builds made and the store keeps for builds into other
+    /// folders, and their bytes (a cache: none in a store no build used).
+    package var thumbnails = 0
+    package var thumbnailBytes = 0
 }
 
 /// Read-only queries for `status`.
@@ -88,9 +92,18 @@ extension ArchiveStore {
                     lastTriedAt: Self.date(row["lastTriedAt"]))
             }
             let captures = try Int.fetchOne(db, sql: "SELECT count(*) FROM capture") ?? 0
-            return StoreStatus(
+            var status = StoreStatus(
                 store: path, sizeBytes: size, schemaVersion: migrations.last, migrations: migrations,
                 captures: captures, boards: boards, failures: failures)
+            // A store of an earlier release, read where it cannot be
+            // migrated, has no such table.
+            if try db.tableExists("thumbnail"),
+                let row = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(length(bytes)), 0) FROM thumbnail")
+            {
+                status.thumbnails = row[0]
+                status.thumbnailBytes = row[1]
+            }
+            return status
         }
     }
 }
