@@ -865,6 +865,53 @@ import Testing
         #expect(answers[2]["total"] as? Int == 1 && (30...50).contains(marks.count) && Set(marks) == ["zq"])
     }
 
+    /// A term's occurrences in a post are looked up from its rarest pair and
+    /// counted up to a cap: a long post of one letter and a query of 40
+    /// lengths of it (QA: 300 kB and 80 terms kept the tab busy for 23 s),
+    /// or a term whose common pairs match everywhere but whose rare one
+    /// matches once, cost thousands of lookups, not tens of millions, and
+    /// still find exactly the posts that hold every term.
+    @Test func aLongPostOfOneLetterCostsWhatItsRarestPairCosts() async throws {
+        let (path, root) = try await Self.siteAndStoreCopy("search-work")
+        let (store, publisher, writer, output) = try Self.indexed(path, root)
+        let changes = try await SearchIndexTests.insert(
+            path, store,
+            [
+                (1, 60, String(repeating: "a", count: 60_000)),
+                (2, 120, String(repeating: "a", count: 30_000) + String(repeating: "b", count: 30_000)),
+                (3, 180, "aaab 其他"),
+            ])
+        _ = try writer.update(changes, output)
+        try publisher.flush()
+        let documents = try Self.documents(storePath: path)
+        let lengths = (3...42).map { String(repeating: "a", count: $0) }.joined(separator: " ")
+        let queries = [lengths, String(repeating: "a", count: 20) + "bb", "aab", "aaaa"]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: queries), as: UTF8.self)
+        let probe = """
+            (async (queries) => {
+              const out = [];
+              for (const q of queries) {
+                window.BBSSearch.work = 0;
+                const hits = await window.BBSSearch.all(q);
+                out.push({q, hits: hits.length, work: window.BBSSearch.work});
+              }
+              return JSON.stringify(out);
+            })(\(json))
+            """
+        let report = try await Self.probe(site: SiteInspector(root: root), base: nil, probes: [("search.html", probe)])
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
+        let value = try #require(report.probes.first?.value, "no answer from the browser")
+        let answers = try #require(try JSONSerialization.jsonObject(with: Data(value.utf8)) as? [[String: Any]])
+        try #require(answers.count == queries.count, "\(answers)")
+        for (query, answer) in zip(queries, answers) {
+            #expect(
+                answer["hits"] as? Int == Self.truth(query, in: documents).count, "«\(query.prefix(30))»: \(answer)")
+            // Before: 40 lengths over the two long posts, about 20 million lookups.
+            #expect((answer["work"] as? Int ?? .max) < 200_000, "«\(query.prefix(30))»: \(answer)")
+        }
+        #expect(Self.truth(lengths, in: documents).count == 2 && Self.truth("aab", in: documents).count == 2)
+    }
+
     /// The client's own `normalize` (the published `search.js`'s), run in the
     /// browser on every character that Unicode 15.0 assigned in the BMP and
     /// in the planes' letters, symbols and CJK, alone and after a capital

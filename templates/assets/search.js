@@ -446,7 +446,15 @@
     return keys;
   }
 
-  // Map(document → occurrences) of one term.
+  // A term's occurrences in one post are counted up to this many: past it
+  // the score hardly moves (1 + ln 100 against 1 + ln 1000), and a long post
+  // that holds a term everywhere (300 kB of one letter, 80 terms of it)
+  // kept the page busy for 23 s counting them all.
+  var COUNT_CAP = 100;
+  // Positions looked up by termDocs, for the tests: the work a query costs.
+  S.work = 0;
+
+  // Map(document → occurrences, at most COUNT_CAP) of one term.
   function termDocs(term) {
     var result = new Map();
     var chars = Array.from(term);
@@ -455,21 +463,34 @@
       return result;
     }
     if (chars.length === 2) return pairDocs(term);
-    var pairs = pairsOf(term).map(function (p) { return [p[0], pairList(p[1])]; });
-    pairs.sort(function (a, b) { return a[1].size - b[1].size; });
+    var pairs = pairsOf(term).map(function (p) { return [p[0], p[1], pairList(p[1])]; });
+    pairs.sort(function (a, b) { return a[2].size - b[2].size; });
     var first = pairs[0];
-    first[1].forEach(function (positions, doc) {
+    first[2].forEach(function (_, doc) {
+      // In this post: each pair's offset in the term and its positions,
+      // each pair's first offset first, rarest first, then the offsets
+      // that repeat a pair. The rarest leads, so a pair the post is full
+      // of costs what the rarest pair of the term costs.
       var lists = [];
-      for (var i = 1; i < pairs.length; i++) {
-        var other = pairs[i][1].get(doc);
-        if (!other) return;
-        lists.push([pairs[i][0] - first[0], other]);
+      var seen = new Set();
+      for (var i = 0; i < pairs.length; i++) {
+        var positions = pairs[i][2].get(doc);
+        if (!positions) return;
+        lists.push([pairs[i][0], positions, seen.has(pairs[i][1])]);
+        seen.add(pairs[i][1]);
       }
+      lists.sort(function (a, b) { return (a[2] - b[2]) || (a[1].size - b[1].size); });
+      var lead = lists[0];
       var count = 0;
-      positions.forEach(function (p) {
-        for (var j = 0; j < lists.length; j++) if (!lists[j][1].has(p + lists[j][0])) return;
-        count++;
-      });
+      for (var p of lead[1]) {
+        var start = p - lead[0];
+        var found = true;
+        for (var j = 1; j < lists.length; j++) {
+          S.work++;
+          if (!lists[j][1].has(start + lists[j][0])) { found = false; break; }
+        }
+        if (found && ++count >= COUNT_CAP) break;
+      }
       if (count) result.set(doc, count);
     });
     return result;
