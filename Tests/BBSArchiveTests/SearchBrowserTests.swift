@@ -852,10 +852,7 @@ import Testing
               return JSON.stringify(out);
             })(\(json))
             """
-        let report = try await Self.probe(site: SiteInspector(root: root), base: nil, probes: [("search.html", probe)])
-        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
-        let value = try #require(report.probes.first?.value, "no answer from the browser")
-        let answers = try #require(try JSONSerialization.jsonObject(with: Data(value.utf8)) as? [[String: Any]])
+        let answers = try await Self.answers(of: probe, root: root)
         try #require(answers.count == 3, "\(answers)")
         #expect(answers.allSatisfy { $0["error"] == nil }, "\(answers.map { $0["error"] ?? "" })")
         #expect(answers[0]["total"] as? Int == 1 && answers[0]["marks"] as? [String] == ["Café"])
@@ -898,10 +895,7 @@ import Testing
               return JSON.stringify(out);
             })(\(json))
             """
-        let report = try await Self.probe(site: SiteInspector(root: root), base: nil, probes: [("search.html", probe)])
-        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")")
-        let value = try #require(report.probes.first?.value, "no answer from the browser")
-        let answers = try #require(try JSONSerialization.jsonObject(with: Data(value.utf8)) as? [[String: Any]])
+        let answers = try await Self.answers(of: probe, root: root)
         try #require(answers.count == queries.count, "\(answers)")
         for (query, answer) in zip(queries, answers) {
             #expect(
@@ -1142,6 +1136,20 @@ import Testing
         let root = folder.appendingPathComponent("site")
         try FileManager.default.copyItem(at: built.plain.root, to: root)
         return (path, root)
+    }
+
+    /// What `probe` (a script that returns a JSON array of objects) answers
+    /// on the search page of the site at `root`.
+    static func answers(
+        of probe: String, root: URL, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [[String: Any]] {
+        let report = try await Self.probe(site: SiteInspector(root: root), base: nil, probes: [("search.html", probe)])
+        #expect(report.fatal == nil, "browser: \(report.fatal ?? "")", sourceLocation: sourceLocation)
+        let value = try #require(
+            report.probes.first?.value, "no answer from the browser", sourceLocation: sourceLocation)
+        return try #require(
+            try JSONSerialization.jsonObject(with: Data(value.utf8)) as? [[String: Any]], sourceLocation: sourceLocation
+        )
     }
 
     /// Each query the `driver` ran found exactly the posts it must find,
