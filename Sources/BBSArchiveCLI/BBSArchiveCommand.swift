@@ -614,7 +614,7 @@ enum Runner {
                     + "\(report.written) written, \(report.unchanged) unchanged" + skipped)
             if report.thumbnails > 0 { printError("made \(report.thumbnails) new thumbnail(s)") }
             if report.thumbnailsCopied > 0 {
-                printError("copied \(report.thumbnailsCopied) thumbnail(s) an earlier build made from the store")
+                printError("copied \(report.thumbnailsCopied) thumbnail(s) from the store (made by an earlier build)")
             }
             if report.imagesWithoutLibvips > 0 {
                 printError(
