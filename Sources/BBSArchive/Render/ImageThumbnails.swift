@@ -128,7 +128,7 @@ extension SiteBuilder {
                 return nil
             }
             guard let data = try bytes() else { return nil }
-            facts = Thumbnailer.probe(data)
+            facts = ImageHeader.facts(data) ?? Thumbnailer.probe(data)
             // Recorded in the store once, at the end of the build: no task
             // waits for the store's writer (which the search index holds
             // while it is built beside the pages).
