@@ -7,7 +7,8 @@
 # each fast reading against its plain one), serve (a request to the
 # preview server: never a file outside the folder, never a redirect to
 # another host, never a broken header line), pdf (what a PDF attachment can
-# do, PDFActions). Seeds: the real captures in
+# do, PDFActions), image (an image's size read from its PNG or JPEG header,
+# ImageHeader). Seeds: the real captures in
 # ../shared/fixtures/smth (read in place, never copied), pages of the
 # replica (fetched into .build-fuzz/seeds) and a few hand-written lines.
 # The time is fixed inside the targets. Any crash, leak (LeakSanitizer),
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
 timeout=${FUZZ_TIMEOUT:-10}
-targets=${FUZZ_TARGETS:-mobile nforum splitter inline robots search serve pdf}
+targets=${FUZZ_TARGETS:-mobile nforum splitter inline robots search serve pdf image}
 fixtures=../shared/fixtures/smth
 work=.build-fuzz
 seeds=$work/seeds
@@ -97,6 +98,23 @@ for start in range(0, len(raw), 8):
 objstm = stream(b"/Type /ObjStm /N 2 /First %d /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 8 >>" % len(header), zlib.compress(rows))
 open(folder + "/objstm.pdf", "wb").write(document([(9, objstm)] + pages))
 open(folder + "/script.pdf", "wb").write(document([(1, b"<< /Type /Catalog /Pages 2 0 R /OpenAction 4 0 R >>"), (4, b"<< /S /J#61vaScript /J#53 (app.alert\\(7\\)) >>")] + pages))
+PY
+fi
+
+# Images: a PNG with a tRNS chunk, a baseline JPEG's header.
+if [ ! -d "$seeds/image" ]; then
+  mkdir -p "$seeds/image"
+  python3 - "$seeds/image" <<'PY'
+import struct, sys, zlib
+folder = sys.argv[1]
+def chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+rows = b"".join(b"\0" + bytes(range(12)) for _ in range(4))
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)) \
+    + chunk(b"tRNS", b"\0\1\0\2\0\3") + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+open(folder + "/rgb.png", "wb").write(png)
+sof = b"\xff\xc0" + struct.pack(">HBHHB", 17, 8, 9, 16, 3) + b"\x01\x22\x00\x02\x11\x01\x03\x11\x01"
+open(folder + "/baseline.jpg", "wb").write(b"\xff\xd8\xff\xe0\x00\x04JF" + sof + b"\xff\xd9")
 PY
 fi
 

@@ -56,6 +56,14 @@ private func run(_ data: Data) {
     case "pdf":
         // Prefixed as `InertMedia.sniffed` sees a PDF, whatever the input.
         _ = PDFActions.isActive(data.starts(with: "%PDF-".utf8) ? data : Data("%PDF-1.7\n".utf8) + data)
+    case "image":
+        // What an attachment's header says (`ImageHeader`): nil, or sizes libvips could hold.
+        if let facts = ImageHeader.facts(data) {
+            let sides = 1...ImageHeader.maximumSide
+            guard sides.contains(facts.width), sides.contains(facts.height), facts.frames == 1 else {
+                finding("ImageHeader said \(facts)")
+            }
+        }
     default:
         FileHandle.standardError.write(Data("bbsarchive-fuzz: unknown BBS_FUZZ_TARGET \(target)\n".utf8))
         exit(2)
