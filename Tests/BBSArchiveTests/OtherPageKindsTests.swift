@@ -54,6 +54,41 @@ import Testing
         await server.stop()
     }
 
+    /// A hot topic's count is read as a list row's (`ReplyCount`): in any
+    /// script's digits, with separators, rounded (`1.2k`: at least 1,200)
+    /// or in full-width brackets, and taken off the title; one that is no
+    /// count stays in the title.
+    @Test func hotTopicCountsAreReadInAnyDigitsOnBothFrontEnds() throws {
+        let cases: [(written: String, replies: Int?, title: String)] = [
+            ("(12)", 12, "标题"), ("(１２)", 12, "标题"), ("(1,017)", 1017, "标题"), ("(1.2k)", 1200, "标题"),
+            ("（１２）", 12, "标题"), ("(二十)", nil, "标题(二十)"),
+        ]
+        let mobile = SMTHMobileSource(baseURL: "https://m.newsmth.net")
+        let nforum = SMTHNForumSource(baseURL: "https://www.newsmth.net")
+        for (index, item) in cases.enumerated() {
+            let mobilePage = """
+                <html><body><div id="m_main"><ul class="slist sec"><li><a href="/article/Test/\(700 + index)">标题\(item.written)</a></li></ul></div></body></html>
+                """
+            let nforumPage = """
+                <div id="top10"><ul><li><a href="/nForum/article/Test/\(700 + index)" title="标题">标题</a>&ensp;\(item.written)</li></ul></div>
+                """
+            for (source, url, body) in [
+                (mobile as any ForumSource, "https://m.newsmth.net/hot", mobilePage),
+                (nforum, "https://www.newsmth.net/nForum/mainpage?ajax", nforumPage),
+            ] {
+                let page = FetchedPage(
+                    url: url, body: Data(body.utf8), contentType: "text/html; charset=utf-8", fetchedAt: Date())
+                guard case .hot(let hot) = try source.parse(page), let topic = hot.topics.first else {
+                    Issue.record("\(url) «\(item.written)»: no hot topic")
+                    continue
+                }
+                #expect(topic.replies == item.replies, "\(url) «\(item.written)»")
+                // nForum's title is the link's own; the mobile one's count is cut off it.
+                if source is SMTHMobileSource { #expect(topic.title == item.title, "«\(item.written)»") }
+            }
+        }
+    }
+
     @Test func readsSectionsFromBothFrontEnds() async throws {
         let forum = ReplicaForum(config: ReplicaConfig(seed: 9, sections: 2, boardsPerSection: 2, threadsPerBoard: 12))
         let server = ReplicaServer(forum: forum)

@@ -61,6 +61,18 @@ struct ReplyCount: Equatable {
         return value
     }
 
+    /// A count in brackets at the end of `text` (`标题(12)`, `(１２)`,
+    /// `（1.2k）`, blanks around it aside), and what comes before it; `nil`
+    /// when `text` ends in no such count.
+    static func bracketed(_ text: some StringProtocol) -> (count: ReplyCount, before: Substring)? {
+        let text = Substring(text).trimmingCharacters(in: .whitespaces)[...]
+        guard let last = text.last, last == ")" || last == "）",
+            let open = text.lastIndex(where: { $0 == "(" || $0 == "（" }),
+            let count = read(text[text.index(after: open)..<text.index(before: text.endIndex)])
+        else { return nil }
+        return (count, text[..<open])
+    }
+
     /// A digit of any script, by its Unicode value: decimal digits (ASCII,
     /// full-width, Arabic-Indic, Devanagari…) and the other digits
     /// (superscript, circled `①`); `nil` for anything else, a CJK numeral

@@ -437,11 +437,10 @@ struct SMTHMobileParser {
             guard let href = link.attribute("href"), let (board, gid) = Self.articlePath(href) else { return nil }
             var title = Self.normalizeSpaces(link.text)
             var replies: Int?
-            if title.hasSuffix(")"), let open = title.lastIndex(of: "("),
-                let count = Int(title[title.index(after: open)..<title.index(before: title.endIndex)])
-            {
-                replies = count
-                title = String(title[..<open])
+            // Read as a list row's count is (any digits, `1.2k`).
+            if let (count, before) = ReplyCount.bracketed(title) {
+                replies = count.least
+                title = String(before)
             }
             return HotTopicsPage.Topic(board: board, gid: gid, title: title, replies: replies)
         }

@@ -252,8 +252,9 @@ struct SMTHNForumParser {
                 continue
             }
             let title = link.attribute("title") ?? link.text
+            // `&ensp;(12)` after the link, read as a list row's count is (any digits, `1.2k`).
             let after = link.nextSibling.map(\.text) ?? ""
-            let replies = after.contains("(") ? Int(after.filter(\.isNumber)) : nil
+            let replies = ReplyCount.bracketed(after.trimmingCharacters(in: .whitespaces)).map(\.count.least)
             topics.append(.init(board: board, gid: gid, title: Self.clean(title), replies: replies))
         }
         return HotTopicsPage(topics: topics)
