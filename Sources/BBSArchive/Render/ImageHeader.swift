@@ -22,6 +22,11 @@ enum ImageHeader {
     /// A side past this is left to libvips, which refuses some.
     static let maximumSide = 100_000
 
+    /// The bit depths of each PNG colour type the format allows (libvips refuses others).
+    private static let depths: [UInt8: [UInt8]] = [
+        0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16],
+    ]
+
     private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     private static func big32(_ data: UnsafeBufferPointer<UInt8>, _ at: Int) -> Int {
@@ -42,8 +47,6 @@ enum ImageHeader {
         let height = big32(data, 20)
         let depth = data[24]
         let colour = data[25]
-        // The sizes and kinds the format allows (libvips refuses others).
-        let depths: [UInt8: [UInt8]] = [0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16]]
         guard (1...maximumSide).contains(width), (1...maximumSide).contains(height),
             depths[colour]?.contains(depth) == true, data[26] == 0, data[27] == 0, data[28] <= 1
         else { return nil }
@@ -78,7 +81,8 @@ enum ImageHeader {
                 at += 1
                 continue
             }
-            // Markers without a length; an image's data before a frame header is none libvips reads here.
+            // Markers without a length (TEM, RST0–7); a second start, an end
+            // or a scan before any frame header is left to libvips.
             if marker == 0x01 || (0xD0...0xD7).contains(marker) {
                 at += 2
                 continue

@@ -254,7 +254,7 @@ struct SMTHNForumParser {
             let title = link.attribute("title") ?? link.text
             // `&ensp;(12)` after the link, read as a list row's count is (any digits, `1.2k`).
             let after = link.nextSibling.map(\.text) ?? ""
-            let replies = ReplyCount.bracketed(after.trimmingCharacters(in: .whitespaces)).map(\.count.least)
+            let replies = ReplyCount.bracketed(after).map(\.count.least)
             topics.append(.init(board: board, gid: gid, title: Self.clean(title), replies: replies))
         }
         return HotTopicsPage(topics: topics)
