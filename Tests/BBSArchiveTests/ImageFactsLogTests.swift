@@ -33,7 +33,7 @@ struct ImageFactsLogTests {
             chunks += 1
             for (hash, entry) in chunk {
                 #expect(drained[hash] == nil, "\(hash) drained twice")
-                #expect(!entry.thumbnailsMade)
+                #expect(!entry.thumbnailsToKeep)
                 drained[hash] = entry.facts
             }
         }
@@ -82,16 +82,16 @@ struct ImageFactsLogTests {
     /// Whether a build made an image's thumbnails survives the spill file
     /// and a later `add` of the same image without the flag.
     @Test(arguments: [1, 2, 50])
-    func theThumbnailsMadeFlagIsKept(limit: Int) throws {
+    func theThumbnailsToKeepFlagIsKept(limit: Int) throws {
         let log = ImageFactsLog(limit: limit)
         let facts = ImageFacts(width: 1200, height: 900)
-        log.add("made", facts, thumbnailsMade: true)
+        log.add("made", facts, thumbnailsToKeep: true)
         log.add("made", facts)
         log.add("probed", facts)
         log.add("unreadable", nil)
         var drained: [String: Bool] = [:]
         try log.drain { chunk throws(ArchiveError) in
-            for (hash, entry) in chunk { drained[hash] = (drained[hash] ?? false) || entry.thumbnailsMade }
+            for (hash, entry) in chunk { drained[hash] = (drained[hash] ?? false) || entry.thumbnailsToKeep }
         }
         #expect(drained == ["made": true, "probed": false, "unreadable": false])
     }

@@ -147,6 +147,34 @@ actor PhotoSiteFixture {
         #expect(StatusAction.text(status, time: time).contains("\(expected) thumbnail(s) kept for builds"))
     }
 
+    /// A site an earlier release built holds thumbnails its store does not
+    /// keep: a build that renders the images again keeps them in the store
+    /// (read from the folder, none made), and a new folder then copies them.
+    @Test func thumbnailsOfASiteFromAnEarlierReleaseGoIntoTheStore() async throws {
+        let harness = try await ReplicaHarness.fetchedPhotos()
+        func build(_ name: String, full: Bool = false) async throws -> SiteBuilder.Report {
+            var action = BuildAction(
+                storePath: harness.storePath, outputPath: harness.folder.appendingPathComponent(name).path,
+                templatesPath: Fixtures.templates.path)
+            action.full = full
+            return try await action.run()
+        }
+        let expected = Self.photos.count * 2 + 1
+        #expect(try await build("old").thumbnails == expected)
+        // As an earlier release left it: thumbnails in the folder only.
+        let store = try ArchiveStore(path: harness.storePath)
+        try store.write { db in try db.execute(sql: "DELETE FROM thumbnail") }
+        let again = try await build("old", full: true)
+        #expect(again.thumbnails == 0 && again.thumbnailsCopied == 0)
+        #expect(try store.status().thumbnails == expected)
+        let hash = SHA256.hex(try #require(Self.photos.first).bytes)
+        let path = SitePaths.thumbnail(hash: hash, width: 480, extension: "jpg")
+        let file = try Data(contentsOf: harness.folder.appendingPathComponent("old").appendingPathComponent(path))
+        #expect(try store.thumbnail(hash: hash, width: 480, format: "jpg") == file)
+        let fresh = try await build("new")
+        #expect(fresh.thumbnails == 0 && fresh.thumbnailsCopied == expected)
+    }
+
     @Test func thePostMarkupOffersThumbnailsAndTheLinkOpensTheOriginal() async throws {
         let built = try await PhotoSiteFixture.shared.site()
         let html = try built.site.text(SitePaths.thread(PhotoBoard.name, gid: PhotoBoard.photosGid))

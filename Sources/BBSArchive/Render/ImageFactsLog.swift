@@ -15,11 +15,12 @@ import Synchronization
 /// held 37.9 MB, beside the images' hashes that were its keys (heaptrack).
 final class ImageFactsLog: Sendable {
     /// What the build learnt of one image: its facts (`nil`: no image
-    /// could be read), and whether it made thumbnails of it, which the
-    /// store keeps too (`ArchiveStore.recordThumbnails`).
+    /// could be read), and whether the store is to keep its thumbnails
+    /// (`ArchiveStore.recordThumbnails`): the build made them, or found
+    /// them in the folder and not in the store.
     struct Entry: Sendable, Equatable {
         var facts: ImageFacts?
-        var thumbnailsMade = false
+        var thumbnailsToKeep = false
     }
 
     private struct State: ~Copyable {
@@ -43,12 +44,12 @@ final class ImageFactsLog: Sendable {
     /// looked at again: that costs one probe, never a wrong answer.
     func facts(_ hash: String) -> ImageFacts?? { state.withLock { $0.recent[hash].map(\.facts) } }
 
-    /// `thumbnailsMade`: this build made the image's thumbnails (never
-    /// taken back by a later `add` of the same image).
-    func add(_ hash: String, _ facts: ImageFacts?, thumbnailsMade: Bool = false) {
+    /// `thumbnailsToKeep`: the store is to keep the image's thumbnails
+    /// (never taken back by a later `add` of the same image).
+    func add(_ hash: String, _ facts: ImageFacts?, thumbnailsToKeep: Bool = false) {
         state.withLock { state in
-            let made = thumbnailsMade || state.recent[hash]?.thumbnailsMade == true
-            state.recent[hash] = Entry(facts: facts, thumbnailsMade: made)
+            let made = thumbnailsToKeep || state.recent[hash]?.thumbnailsToKeep == true
+            state.recent[hash] = Entry(facts: facts, thumbnailsToKeep: made)
             guard state.recent.count >= limit else { return }
             // When the file cannot be written they stay in memory: a cache
             // that grows is better than facts lost.
@@ -68,8 +69,8 @@ final class ImageFactsLog: Sendable {
             var reader = Reader(descriptor: descriptor, length: length)
             var chunk: [String: Entry] = [:]
             while let (hash, entry) = reader.next() {
-                let made = entry.thumbnailsMade || chunk[hash]?.thumbnailsMade == true
-                chunk[hash] = Entry(facts: entry.facts, thumbnailsMade: made)
+                let made = entry.thumbnailsToKeep || chunk[hash]?.thumbnailsToKeep == true
+                chunk[hash] = Entry(facts: entry.facts, thumbnailsToKeep: made)
                 if chunk.count >= limit {
                     try body(chunk)
                     chunk.removeAll(keepingCapacity: true)
@@ -84,7 +85,7 @@ final class ImageFactsLog: Sendable {
     // MARK: The spill file
 
     /// A fact's record: the hash's length (4 bytes) and UTF-8, then 0 (no
-    /// image), or 1 (2: thumbnails were made of it) and the width, height
+    /// image), or 1 (2: its thumbnails are to be kept) and the width, height
     /// and frames (8 bytes each) and alpha (1 byte); numbers little-endian.
     static func encoded(_ facts: [String: Entry]) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -99,7 +100,7 @@ final class ImageFactsLog: Sendable {
                 bytes.append(0)
                 continue
             }
-            bytes.append(entry.thumbnailsMade ? 2 : 1)
+            bytes.append(entry.thumbnailsToKeep ? 2 : 1)
             put(Int64(fact.width))
             put(Int64(fact.height))
             put(Int64(fact.frames))
@@ -174,7 +175,7 @@ final class ImageFactsLog: Sendable {
                 let alpha = take(1)?.first
             else { return nil }
             let facts = ImageFacts(width: Int(width), height: Int(height), frames: Int(frames), alpha: alpha != 0)
-            return (text, Entry(facts: facts, thumbnailsMade: flag == 2))
+            return (text, Entry(facts: facts, thumbnailsToKeep: flag == 2))
         }
 
         private mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {

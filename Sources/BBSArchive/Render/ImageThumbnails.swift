@@ -140,10 +140,16 @@ extension SiteBuilder {
         }
         let format = Thumbnailer.format(for: facts)
         var thumbnails: [(width: Int, path: String)] = []
-        var made = false
+        var keep = false
         for width in Thumbnailer.widths(for: facts) {
             let path = SitePaths.thumbnail(hash: hash, width: width, extension: format)
-            if !publisher.exists(path) {
+            if publisher.exists(path) {
+                // Made into this folder before the store kept thumbnails (a
+                // site from an earlier release): kept in the store too.
+                if !store.readOnly, (try? store.hasThumbnail(hash: hash, width: width, format: format)) == false {
+                    keep = true
+                }
+            } else {
                 // Made by an earlier build (into this folder or another):
                 // copied from the store. Only what is on the allowlist, and
                 // is what its name says, goes out, from the store too.
@@ -169,26 +175,27 @@ extension SiteBuilder {
                 try publisher.write(thumbnail, to: path)
                 run.report.thumbnails += 1
                 run.report.written += 1
-                made = true
+                keep = true
             }
             thumbnails.append((width, path))
         }
         // Kept in the store at the end of the build (read back from the
-        // files just written), for builds into other folders.
-        if made { run.imageFacts.add(hash, facts, thumbnailsMade: true) }
+        // folder's files), for builds into other folders.
+        if keep { run.imageFacts.add(hash, facts, thumbnailsToKeep: true) }
         return ImageVariants(facts: facts, thumbnails: thumbnails)
     }
 }
 
 extension SiteBuilder {
     /// Records in the store what the build learnt of images: their facts,
-    /// and the thumbnails it made, read back from the files it wrote (a
-    /// file that is gone, or is not what its name says, is left out).
+    /// and the thumbnails it made or found in the folder and not in the
+    /// store, read back from the folder's files (a file that is gone, or
+    /// is not what its name says, is left out).
     func recordImages(_ log: ImageFactsLog) throws(ArchiveError) {
         try log.drain { entries throws(ArchiveError) in
             try store.recordImageFacts(entries.mapValues(\.facts))
             var made: [(hash: String, width: Int, format: String)] = []
-            for (hash, entry) in entries.sorted(by: { $0.key < $1.key }) where entry.thumbnailsMade {
+            for (hash, entry) in entries.sorted(by: { $0.key < $1.key }) where entry.thumbnailsToKeep {
                 guard let facts = entry.facts else { continue }
                 let format = Thumbnailer.format(for: facts)
                 for width in Thumbnailer.widths(for: facts) { made.append((hash, width, format)) }

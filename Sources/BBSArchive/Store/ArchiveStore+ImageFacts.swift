@@ -68,6 +68,15 @@ extension ArchiveStore {
         }
     }
 
+    /// Whether the store keeps that thumbnail.
+    package func hasThumbnail(hash: String, width: Int, format: String) throws(ArchiveError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM thumbnail WHERE hash = ? AND width = ? AND format = ?"),
+                arguments: [hash, width, format]) ?? false
+        }
+    }
+
     /// Records thumbnails a build made, in one transaction: for each
     /// (hash, width, format) of `made`, the bytes `bytes` gives (read one
     /// at a time, so that only one is in memory); one it gives none of is
