@@ -465,6 +465,9 @@
     if (chars.length === 2) return pairDocs(term);
     var pairs = pairsOf(term).map(function (p) { return [p[0], p[1], pairList(p[1])]; });
     pairs.sort(function (a, b) { return a[2].size - b[2].size; });
+    // Whether each offset repeats a pair an earlier one holds (the same for every post).
+    var seen = new Set();
+    var repeats = pairs.map(function (p) { var again = seen.has(p[1]); seen.add(p[1]); return again; });
     var first = pairs[0];
     first[2].forEach(function (_, doc) {
       // In this post: each pair's offset in the term and its positions,
@@ -472,12 +475,10 @@
       // that repeat a pair. The rarest leads, so a pair the post is full
       // of costs what the rarest pair of the term costs.
       var lists = [];
-      var seen = new Set();
       for (var i = 0; i < pairs.length; i++) {
         var positions = pairs[i][2].get(doc);
         if (!positions) return;
-        lists.push([pairs[i][0], positions, seen.has(pairs[i][1])]);
-        seen.add(pairs[i][1]);
+        lists.push([pairs[i][0], positions, repeats[i]]);
       }
       lists.sort(function (a, b) { return (a[2] - b[2]) || (a[1].size - b[1].size); });
       var lead = lists[0];
