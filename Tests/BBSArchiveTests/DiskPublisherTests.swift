@@ -74,6 +74,90 @@ import Testing
             try Self.files(in: folder) == ["a/b/page.html": Data("two".utf8), "media/ab/abc.png": Data("blob".utf8)])
     }
 
+    /// In a folder that held no site, a media file there already was
+    /// written by this build, under the hash of the same bytes: a second
+    /// write of it returns false without reading or replacing it, so that
+    /// the build need not ask first (`writesMediaOnce`). Elsewhere it is
+    /// compared, and replaced when it differs.
+    @Test func aMediaFileWrittenTwiceIntoAnEmptyFolderIsLeftAsTheFirstWriteMadeIt() throws {
+        let folder = try Fixtures.temporaryFolder("disk-publisher-once")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let publisher = try DiskPublisher(root: folder)
+        #expect(publisher.writesMediaOnce)
+        #expect(try publisher.write(Data("blob".utf8), to: "media/ab/abc.png"))
+        // Other bytes under the same name stand for a write that is not
+        // read: never so in a build, where the name is the bytes' hash.
+        #expect(try publisher.write(Data("other".utf8), to: "media/ab/abc.png") == false)
+        #expect(try Self.files(in: folder) == ["media/ab/abc.png": Data("blob".utf8)])
+        // Pages are still compared, and replaced.
+        #expect(try publisher.write(Data("one".utf8), to: "page.html"))
+        #expect(try publisher.write(Data("two".utf8), to: "page.html"))
+        #expect(try Data(contentsOf: folder.appendingPathComponent("page.html")) == Data("two".utf8))
+
+        // The same folder again: it holds a site now.
+        let again = try DiskPublisher(root: folder)
+        #expect(!again.writesMediaOnce)
+        #expect(try again.write(Data("other".utf8), to: "media/ab/abc.png"))
+        #expect(try Data(contentsOf: folder.appendingPathComponent("media/ab/abc.png")) == Data("other".utf8))
+        #expect(!MemoryPublisher().writesMediaOnce)
+    }
+
+    /// Two posts that show the same bytes under two addresses: a first
+    /// build on two workers writes the file once, counts it once, and
+    /// makes the site a memory build makes.
+    @Test func bytesTwoPostsShowAreWrittenOnceByAFirstBuild() async throws {
+        let store = try GoldenPagesTests.makeStore()
+        let day = Fixtures.beijing(2026, 3, 2, 9, 30, 0)
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D, 0x49, 0x48, 0x44, 0x52])
+        for gid in [200, 201] {
+            let url = "https://att.newsmth.net/nForum/att/Golden/\(gid)/1"
+            let post = Post(
+                floor: 0, author: "dave", postedAt: day.addingTimeInterval(Double(gid)), body: "同一张图 \(gid)",
+                attachments: [Attachment(name: "同图.png", url: url, kind: .image, size: "1KB")], postID: gid)
+            let summary = ThreadSummary(
+                gid: gid, title: "同图 \(gid)", replies: 0, sticky: false, author: "dave", postedAt: post.postedAt,
+                lastReplier: "dave", lastReplyAt: post.postedAt, hasAttachment: true)
+            try store.saveThread(
+                board: "Golden",
+                pages: [
+                    ThreadPage(
+                        board: "Golden", gid: gid, title: summary.title, page: PageInfo(current: 1, total: 1),
+                        posts: [post])
+                ], summary: summary)
+            try store.saveMedia(
+                url: url,
+                response: HTTPResponse(
+                    url: url, status: 200, headers: [("Content-Type", "image/png")], body: png, fetchedAt: day))
+        }
+        let expected = try await GoldenPagesTests.build(store)
+        let folder = try Fixtures.temporaryFolder("disk-publisher-shared")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var options = SiteBuilder.Options()
+        options.forum = Fixtures.smthForum
+        options.siteURL = "https://archive.example.org/smth/"
+        options.workers = 2
+        let report = try SiteBuilder(
+            store: store, templates: try await TemplateSet(directory: Fixtures.templates),
+            publisher: try DiskPublisher(root: folder), options: options
+        ).build()
+        let files = try Self.files(in: folder)
+        let media = files.keys.filter { $0.hasPrefix("media/") }
+        // The golden thread's image and text file; the two posts' image is its image.
+        #expect(media.count == 2, "\(media.sorted())")
+        #expect(report.mediaFiles == 2)
+        #expect(report.unchanged == 0)
+        #expect(report.written == files.count - 1)
+        // The build's own note says when it was built.
+        let differing = expected.keys.filter { $0 != BuildState.path && files[$0] != expected[$0] }.sorted()
+        #expect(differing.isEmpty, "differ: \(differing.prefix(10))")
+        let pages = ["board/Golden/200.html", "board/Golden/201.html"].compactMap { files[$0] }
+        #expect(pages.count == 2)
+        for page in pages {
+            let text = String(decoding: page, as: UTF8.self)
+            #expect(media.contains { text.contains($0) }, "the page links the one file")
+        }
+    }
+
     /// A folder's files are listed as site paths, and one is deleted (an
     /// earlier index's leftovers, an active PDF an older release kept).
     @Test func aFolderIsListedAndAFileDeleted() throws {

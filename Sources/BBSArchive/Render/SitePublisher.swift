@@ -25,10 +25,17 @@ package protocol SitePublisher: Sendable {
     /// output, instead of one per file); the build calls it before it
     /// records that it is done.
     func flush() throws(ArchiveError)
+    /// Whether every file there was written by this publisher (a folder
+    /// that held no site): then `write` of a `media/` file already there,
+    /// named by its bytes' hash, returns false without reading it, and
+    /// asking first (`exists`) only costs a look-up.
+    var writesMediaOnce: Bool { get }
 }
 
 extension SitePublisher {
     package func flush() throws(ArchiveError) {}
+
+    package var writesMediaOnce: Bool { false }
 
     package func write(contentsOf bytes: UnsafeRawBufferPointer, to path: String) throws(ArchiveError) -> Bool {
         try write(Data(bytes), to: path)
@@ -164,14 +171,16 @@ package struct DiskPublisher: SitePublisher {
         if log.fresh {
             let descriptor = try Self.create(target)
             if descriptor >= 0 { return try finish(descriptor, data, target: target, temporary: nil) }
+            // There already, so written by this build: under the hash of
+            // the same bytes, whole, or being written whole by another task.
+            if media { return false }
         }
-        if !(log.fresh && media), Self.compare(data, at: target) == .same {
+        if Self.compare(data, at: target) == .same {
             if media { log.confirm(path) }
             return false
         }
         // Even a new file goes through a temporary one: a build that stops
-        // part way leaves no half file. (In a first build, media another
-        // task is writing in place meanwhile are replaced whole.)
+        // part way leaves no half file.
         let temporary = prefix + Self.temporaryFolder + "/\(getpid())-\(Self.nextNumber())"
         let descriptor = try Self.create(temporary)
         guard descriptor >= 0 else { throw .outputUnwritable(path: target, reason: Self.lastError()) }
@@ -388,6 +397,8 @@ package struct DiskPublisher: SitePublisher {
     }
 
     private static func lastError() -> String { String(cString: strerror(errno)) }
+
+    package var writesMediaOnce: Bool { log.fresh }
 
     package func exists(_ path: String) -> Bool {
         // In a folder that held no site, a media file is there only if this
