@@ -156,6 +156,9 @@ package struct SiteBuilder: Sendable {
             run.previousHotPages = previous.hotPages ?? [:]
         }
         run.report.changes = run.changes
+        // A build of everything reads most of the store: asked for in
+        // order, in the background, not a page at a time from the disk.
+        if run.changes == nil { store.prefetchFile() }
 
         // Each board renders into a run of its own; the runs are merged in
         // board order, so the result does not depend on which ends first.
