@@ -1019,18 +1019,7 @@ import Testing
     /// on tricky text (full-width forms, emoji, combining marks, mixed
     /// scripts, empty posts), and damaged records fail with an error.
     @Test func spillRecordsDecodeAlikeWhateverTheBucketsAndRejectDamage() throws {
-        let bodies = [
-            "ＧＰＳ ｉＰｈｏｎｅ 全角！", "表情 😀👍🏽 emoji", "e\u{301}cole cafe\u{301} n\u{303}",
-            "中文English混合123 ТЕСТ", "", "a\nb\nc", "清华清华清华 研究生",
-        ]
-        let rows = bodies.enumerated().map { index, body in
-            (
-                StoredPost(
-                    board: "B", gid: index, floor: 0, author: "Bob\(index)", postedAt: Date(timeIntervalSince1970: 0),
-                    body: body, ip: nil, editedBy: nil, attachments: [], signature: nil),
-                "标题 \(index)", 0
-            )
-        }
+        let rows = Self.trickyRows()
         let shards = 16
         let folder = URL(fileURLWithPath: "/nonexistent")
         func decoded(buckets: Int) throws -> [Int: (shard: Data, positions: Data?)] {
@@ -1076,6 +1065,65 @@ import Testing
                 try SpillFiles.decode([damaged], bucket: 0, folder: folder, shards: shards, buckets: 1)
             }
         }
+    }
+
+    /// Posts of tricky text (full-width forms, emoji, combining marks,
+    /// mixed scripts, an empty one), as the full pass hands them to `prepare`.
+    static func trickyRows() -> [(StoredPost, String, Int)] {
+        let bodies = [
+            "ＧＰＳ ｉＰｈｏｎｅ 全角！", "表情 😀👍🏽 emoji", "e\u{301}cole cafe\u{301} n\u{303}",
+            "中文English混合123 ТЕСТ", "", "a\nb\nc", "清华清华清华 研究生",
+        ]
+        return bodies.enumerated().map { index, body in
+            (
+                StoredPost(
+                    board: "B", gid: index, floor: 0, author: "Bob\(index)", postedAt: Date(timeIntervalSince1970: 0),
+                    body: body, ip: nil, editedBy: nil, attachments: [], signature: nil),
+                "标题 \(index)", 0
+            )
+        }
+    }
+
+    /// A core decodes bucket after bucket into one room (`DecodeRoom`),
+    /// which keeps what the last one left in it: each bucket still spells
+    /// the shards it spells in a room of its own, after a larger bucket,
+    /// after a smaller one and after damaged records that stopped part way.
+    @Test func bucketsDecodedOneAfterAnotherIntoOneRoomSpellWhatEachSpellsAlone() throws {
+        let shards = 16
+        let buckets = 3
+        let folder = URL(fileURLWithPath: "/nonexistent")
+        let records = SearchIndexWriter.prepare(
+            Self.trickyRows(), postsPerPage: 20, forum: Fixtures.smthForum, cores: 1,
+            numbering: .init(firstDoc: 0, shards: shards, buckets: buckets)
+        ).records
+        var spans: [(bucket: Int, bytes: [UInt8])] = []
+        var start = 0
+        for span in records.spans {
+            spans.append((span.bucket, Array(records.bytes[start..<span.end])))
+            start = span.end
+        }
+        #expect(spans.count == buckets)
+        spans.sort { $0.bytes.count > $1.bytes.count }
+        let room = DecodeRoom()
+        var compared = 0
+        for (bucket, bytes) in spans + spans.reversed() {
+            #expect(throws: ArchiveError.self) {
+                try SpillFiles.decode(
+                    [Array(bytes.dropLast())], bucket: bucket, folder: folder, shards: shards, buckets: buckets,
+                    room: room)
+            }
+            let shared = try SpillFiles.decode(
+                [bytes], bucket: bucket, folder: folder, shards: shards, buckets: buckets, room: room)
+            let alone = try SpillFiles.decode([bytes], bucket: bucket, folder: folder, shards: shards, buckets: buckets)
+            #expect(shared.keys.sorted() == alone.keys.sorted(), "bucket \(bucket)")
+            for (shard, keyed) in alone {
+                let own = keyed.scripts(shard)
+                #expect(shared[shard]?.scripts(shard).shard == own.shard, "bucket \(bucket), shard \(shard)")
+                #expect(shared[shard]?.scripts(shard).positions == own.positions, "bucket \(bucket), shard \(shard)")
+                compared += 1
+            }
+        }
+        #expect(compared > 8)
     }
 
     /// A bucket's spill file is read back only when it holds what was

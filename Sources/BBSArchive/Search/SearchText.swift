@@ -514,6 +514,22 @@ package enum SearchText {
             return number
         }
 
+        /// Empty, with slots for about `capacity` keys; the memory it has
+        /// is kept when it is enough.
+        mutating func removeAll(capacity: Int) {
+            keys.removeAll(keepingCapacity: true)
+            keys.reserveCapacity(capacity)
+            var size = 64
+            while size < capacity * 2 { size *= 2 }
+            if slots.count >= size {
+                size = slots.count
+                slots.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
+            } else {
+                slots = [Int32](repeating: -1, count: size)
+            }
+            shift = UInt64(64 - size.trailingZeroBitCount)
+        }
+
         private mutating func grow() {
             let capacity = max(64, slots.count * 2)
             shift = UInt64(64 - capacity.trailingZeroBitCount)
