@@ -1134,7 +1134,9 @@ import Testing
         let written: [UInt8] = Array(0..<200).map { UInt8($0) }
         let path = folder.appendingPathComponent("3.bin")
         try Data(written).write(to: path)
-        let buffered: [ArraySlice<UInt8>] = [[7, 8][...]]
+        let buffered = SpillFiles.BucketBytes(buckets: 4)
+        [7, 8].withUnsafeBufferPointer { buffered.append($0, to: 3) }
+        [9].withUnsafeBufferPointer { buffered.append($0, to: 2) }
         #expect(SpillFiles.bucketRecords(3, folder: folder, spilled: 200, buffered: buffered) == [written, [7, 8]])
         #expect(SpillFiles.bucketRecords(3, folder: folder, spilled: 201, buffered: buffered) == nil)
         // Nothing spilled: no file is read, whatever is there.
