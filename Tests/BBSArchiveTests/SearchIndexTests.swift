@@ -1127,22 +1127,27 @@ import Testing
     }
 
     /// A bucket's spill file is read back only when it holds what was
-    /// spilled to it: one removed or cut short meanwhile (a cleaner of the
-    /// temporary folder) is said, never read as fewer postings.
+    /// spilled to it: one removed, cut short or grown meanwhile (a cleaner of the
+    /// temporary folder) is said, never read as other postings.
     @Test func aSpillFileIsReadBackOnlyWhole() throws {
         let folder = try Fixtures.temporaryFolder("spill-whole")
         let written: [UInt8] = Array(0..<200).map { UInt8($0) }
         let path = folder.appendingPathComponent("3.bin")
         try Data(written).write(to: path)
-        let buffered = SpillFiles.BucketBytes(buckets: 4)
-        [7, 8].withUnsafeBufferPointer { buffered.append($0, to: 3) }
-        [9].withUnsafeBufferPointer { buffered.append($0, to: 2) }
-        #expect(SpillFiles.bucketRecords(3, folder: folder, spilled: 200, buffered: buffered) == [written, [7, 8]])
-        #expect(SpillFiles.bucketRecords(3, folder: folder, spilled: 201, buffered: buffered) == nil)
+        let room = DecodeRoom()
+        func read(_ spilled: Int) -> [UInt8]? {
+            SpillFiles.spilledRecords(3, folder: folder, spilled: spilled, into: room).map { Array($0) }
+        }
+        #expect(read(200) == written)
+        #expect(read(199) == nil)
+        #expect(read(201) == nil)
         // Nothing spilled: no file is read, whatever is there.
-        #expect(SpillFiles.bucketRecords(3, folder: folder, spilled: 0, buffered: buffered) == [[], [7, 8]])
+        #expect(read(0) == [])
+        // Read into a room that read more before: only its own bytes.
+        try Data(written.prefix(20)).write(to: path)
+        #expect(read(20) == Array(written.prefix(20)))
         try FileManager.default.removeItem(at: path)
-        #expect(SpillFiles.bucketRecords(3, folder: folder, spilled: 200, buffered: buffered) == nil)
+        #expect(read(20) == nil)
         #expect(SpillFiles.damaged(folder).description.contains("set TMPDIR"))
     }
 

@@ -598,11 +598,12 @@ struct SearchIndexWriter {
             while let bucket = assembly.claim(below: buckets) {
                 do throws(ArchiveError) {
                     guard
-                        let records = SpillFiles.bucketRecords(
-                            bucket, folder: folder, spilled: spilled[bucket], buffered: buffered)
+                        let read = SpillFiles.spilledRecords(
+                            bucket, folder: folder, spilled: spilled[bucket], into: room)
                     else { throw SpillFiles.damaged(folder) }
                     let byShard = try SpillFiles.decode(
-                        records, bucket: bucket, folder: folder, shards: shards, buckets: buckets, room: room)
+                        [read, buffered.bytes(bucket)], bucket: bucket, folder: folder, shards: shards,
+                        buckets: buckets, room: room)
                     // A shard that holds nothing has no file (the manifest says which have one).
                     var present: [Int] = []
                     for shard in stride(from: bucket, to: shards, by: buckets) {
@@ -2271,17 +2272,33 @@ final class SpillFiles {
         return buffers.compacted()
     }
 
-    /// One bucket's records: those spilled to its file (`spilled` bytes of
-    /// them), then `buffered`, those still in memory (`takeBuffered`); `nil`
-    /// when the file does not hold what was spilled. Safe on several threads at once.
-    static func bucketRecords(_ bucket: Int, folder: URL, spilled: Int, buffered: BucketBytes) -> [[UInt8]]? {
-        var read: [UInt8] = []
-        if spilled > 0 {
-            let path = folder.appendingPathComponent("\(bucket).bin").path
-            guard let data = FileManager.default.contents(atPath: path), data.count == spilled else { return nil }
-            read = [UInt8](data)
+    /// The records of a bucket spilled to its file (`spilled` bytes of
+    /// them), read into `room` (valid until it reads or decodes again), read
+    /// straight into memory kept from bucket to bucket: as `Data`, then an
+    /// array, each bucket took two blocks of its own and copied its records
+    /// twice. `nil` when the file does not hold what was spilled; nothing is
+    /// read when nothing was. Safe on several threads at once, each with a
+    /// room of its own.
+    static func spilledRecords(
+        _ bucket: Int, folder: URL, spilled: Int, into room: DecodeRoom
+    ) -> UnsafeBufferPointer<UInt8>? {
+        guard spilled > 0 else { return UnsafeBufferPointer(start: nil, count: 0) }
+        let descriptor = open(folder.appendingPathComponent("\(bucket).bin").path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, Int(status.st_size) == spilled else { return nil }
+        // One byte more than spilled: a file that grew meanwhile is not read as whole.
+        let buffer = room.spillRoom(spilled + 1)
+        guard let base = buffer.baseAddress else { return nil }
+        var filled = 0
+        while filled < buffer.count {
+            let count = read(descriptor, base + filled, buffer.count - filled)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            filled += count
         }
-        return [read, Array(buffered.bytes(bucket))]
+        return filled == spilled ? UnsafeBufferPointer(start: base, count: spilled) : nil
     }
 
     /// What `decode` throws when a bucket's records do not read back.
@@ -2296,7 +2313,8 @@ final class SpillFiles {
     /// They read what they hold from `room`: spell them before the room
     /// decodes another bucket.
     static func decode(
-        _ records: [[UInt8]], bucket: Int, folder: URL, shards: Int, buckets: Int, room: DecodeRoom = DecodeRoom()
+        _ records: [UnsafeBufferPointer<UInt8>], bucket: Int, folder: URL, shards: Int, buckets: Int,
+        room: DecodeRoom = DecodeRoom()
     ) throws(ArchiveError) -> [Int: KeyedShard] {
         let buckets = max(1, buckets)
         let slots = (shards + buckets - 1) / buckets
@@ -2318,7 +2336,7 @@ final class SpillFiles {
         let recordStarts = room.recordStarts
         let values = room.values
         for bytes in records {
-            try bytes.withUnsafeBufferPointer { (bytes) throws(ArchiveError) in
+            do {
                 let count = bytes.count
                 var index = 0
                 @inline(__always) func next() throws(ArchiveError) -> Int {
@@ -2384,6 +2402,16 @@ final class SpillFiles {
         }
         return byShard
     }
+
+    /// `decode` of records held in arrays, read as one run after another.
+    static func decode(
+        _ records: [[UInt8]], bucket: Int, folder: URL, shards: Int, buckets: Int, room: DecodeRoom = DecodeRoom()
+    ) throws(ArchiveError) -> [Int: KeyedShard] {
+        let joined = Array(records.joined())
+        return try joined.withUnsafeBufferPointer { (bytes) throws(ArchiveError) in
+            try decode([bytes], bucket: bucket, folder: folder, shards: shards, buckets: buckets, room: room)
+        }
+    }
 }
 
 /// The memory one thread decodes buckets into (`SpillFiles.decode`),
@@ -2411,11 +2439,24 @@ final class DecodeRoom {
     private(set) var terms = UnsafeMutableBufferPointer<Int32>(start: nil, count: 0)
     /// The terms of the bucket decoded last.
     var groups = SearchText.KeyGroups()
+    /// A bucket's records read back from its spill file (`SpillFiles.spilledRecords`).
+    private var spilled = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
 
     init() {}
 
     deinit {
         for buffer in [recordGroups, recordStarts, values, ordered, termStarts, next, terms] { buffer.deallocate() }
+        spilled.deallocate()
+    }
+
+    /// Room for `count` bytes of spilled records, its contents not kept.
+    func spillRoom(_ count: Int) -> UnsafeMutableBufferPointer<UInt8> {
+        if spilled.count < count {
+            let size = max(count, spilled.count + spilled.count / 2)
+            spilled.deallocate()
+            spilled = .allocate(capacity: size)
+        }
+        return UnsafeMutableBufferPointer(rebasing: spilled[..<count])
     }
 
     /// Room for `records` records and `values` values at least.
