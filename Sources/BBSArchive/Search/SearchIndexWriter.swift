@@ -2005,7 +2005,9 @@ final class SpillFiles {
     /// Spill records as one thread writes them: a growable buffer a
     /// bucket, each document's records appended to the buckets they fall in.
     final class BucketBytes: @unchecked Sendable {
-        // @unchecked: one thread writes it (`prepare`), then one joins it.
+        // @unchecked: one thread at a time writes it (a thread of `prepare`,
+        // then the pass's, which appends it to the spill's own); the cores
+        // that assemble the buckets only read the spill's.
         let buckets: Int
         private let bases: UnsafeMutableBufferPointer<UnsafeMutablePointer<UInt8>?>
         private let counts: UnsafeMutableBufferPointer<Int>
