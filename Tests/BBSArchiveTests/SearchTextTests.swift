@@ -83,16 +83,37 @@ import Testing
         }
     }
 
-    /// The writer's numeric terms are the same terms.
-    @Test func termKeysAreTheTerms() {
-        // The last: more distinct characters and pairs than the tables are first sized for.
+    /// Texts for `termKeys`: a long one has more distinct characters and
+    /// pairs than the tables are first sized for.
+    static let termTexts: [String] = {
         let long = String(
             String.UnicodeScalarView((0..<3000).compactMap { Unicode.Scalar(0x4E00 + ($0 * 7919) % 5000) }))
         let tricky = [
             "ＧＰＳ全角！", "e\u{301}cole n\u{303} Ω ТЕСТ", "a\u{A0}b\u{3000}c\u{2028}d\u{85}e\u{1680}f\u{205F}g",
             "\u{10FFFF}\u{1F600}\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}", "\t\u{B}\u{C}中文English混合123",
         ]
-        for text in ["用iphone拍照", "👍🏻好评👍🏻好评", "清华\n北大 mit\r\n  aa aa", "", "x", "ab" + long + "ab\n" + long] + tricky {
+        return ["用iphone拍照", "👍🏻好评👍🏻好评", "清华\n北大 mit\r\n  aa aa", "", "x", "ab" + long + "ab\n" + long] + tricky
+    }()
+
+    /// The writer keeps one room for `termKeys` a thread, document after
+    /// document: each document's terms are those of a room of its own,
+    /// after a long document and after a short one.
+    @Test func termKeysIntoOneRoomAreEachDocumentsOwn() {
+        let room = SearchText.TermRoom()
+        let texts = Self.termTexts + Self.termTexts.reversed() + ["清华", ""]
+        for text in texts {
+            SearchText.termKeys(text, into: room)
+            let alone = SearchText.termKeys(text)
+            #expect(Array(room.unigrams) == alone.unigrams, "\(text.prefix(12))")
+            #expect(room.pairs.map(\.key) == alone.pairs.map(\.key), "\(text.prefix(12))")
+            #expect(room.pairs.map(\.position) == alone.pairs.map(\.position), "\(text.prefix(12))")
+        }
+        #expect(texts.contains { SearchText.termKeys($0).pairs.count > 5000 })
+    }
+
+    /// The writer's numeric terms are the same terms.
+    @Test func termKeysAreTheTerms() {
+        for text in Self.termTexts {
             let terms = SearchText.terms(text)
             let keys = SearchText.termKeys(text)
             // Each pair's positions in one run (the writer's records group them so).

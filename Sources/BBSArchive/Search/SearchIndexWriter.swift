@@ -281,11 +281,9 @@ struct SearchIndexWriter {
         ["b:" + SearchText.normalize(document.board), "a:" + SearchText.normalize(document.author)]
     }
 
-    /// A document with its terms (as numbers, `SearchText.termKeys`) and the hash of its row.
+    /// A document and the hash of its row.
     struct Prepared: Sendable {
         var document: Document
-        var unigrams: [UInt32]
-        var pairs: [(key: UInt64, position: Int)]
         var hash: String
     }
 
@@ -297,14 +295,16 @@ struct SearchIndexWriter {
         var buckets: Int
     }
 
-    /// One post's document, its terms and the hash of its row.
-    static func prepared(_ row: (StoredPost, String, Int), postsPerPage: Int, forum: ForumProfile) -> Prepared {
+    /// One post's document and the hash of its row, its terms (as
+    /// numbers, `SearchText.termKeys`) left in `terms`.
+    static func prepared(
+        _ row: (StoredPost, String, Int), postsPerPage: Int, forum: ForumProfile, terms: SearchText.TermRoom
+    ) -> Prepared {
         let (post, title, position) = row
         let document = Self.document(
             post: post, threadTitle: title, position: position, postsPerPage: postsPerPage, forum: forum)
-        let terms = SearchText.termKeys(document.normalized)
-        return Prepared(
-            document: document, unigrams: terms.unigrams, pairs: terms.pairs, hash: Self.rowHash(document.row))
+        SearchText.termKeys(document.normalized, into: terms)
+        return Prepared(document: document, hash: Self.rowHash(document.row))
     }
 
     /// A batch's documents and their spill records, as `prepare` leaves
@@ -343,10 +343,12 @@ struct SearchIndexWriter {
             nonisolated(unsafe) let buffer = buffer
             onThreads(stripes) { stripe in
                 let writer = writers[stripe]
+                let terms = SearchText.TermRoom()
                 for index in (rows.count * stripe / stripes)..<(rows.count * (stripe + 1) / stripes) {
-                    let prepared = Self.prepared(rows[index], postsPerPage: postsPerPage, forum: forum)
+                    let prepared = Self.prepared(rows[index], postsPerPage: postsPerPage, forum: forum, terms: terms)
                     SpillFiles.appendRecords(
-                        prepared, doc: numbering.firstDoc + index, shards: numbering.shards, to: writer)
+                        prepared.document, unigrams: terms.unigrams, pairs: terms.pairs,
+                        doc: numbering.firstDoc + index, shards: numbering.shards, to: writer)
                     buffer[index] = prepared
                 }
             }
@@ -2114,12 +2116,11 @@ final class SpillFiles {
     /// filters. (The document and the shard a record, and a count of 0 a
     /// character, were half the varints written and read again.)
     static func appendRecords(
-        _ prepared: SearchIndexWriter.Prepared, doc: Int, shards: Int, to out: BucketBytes
+        _ document: SearchIndexWriter.Document, unigrams: UnsafeBufferPointer<UInt32>,
+        pairs: UnsafeBufferPointer<(key: UInt64, position: Int)>, doc: Int, shards: Int, to out: BucketBytes
     ) {
         let buckets = out.buckets
-        let filters = SearchIndexWriter.filters(prepared.document)
-        let unigrams = prepared.unigrams
-        let pairs = prepared.pairs
+        let filters = SearchIndexWriter.filters(document)
         // The records: one a character, one a run of pairs with one key,
         // one a filter. Their working lists share one block of memory, freed
         // at the end, the bucket and slot come from a mask and a shift when

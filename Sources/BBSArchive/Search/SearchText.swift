@@ -411,62 +411,146 @@ package enum SearchText {
     /// sorting every pair and every character (duplicates and all) was
     /// 6 % of indexing's user time at 100k.
     static func termKeys(_ normalized: String) -> (unigrams: [UInt32], pairs: [(key: UInt64, position: Int)]) {
+        let room = TermRoom()
+        termKeys(normalized, into: room)
+        return (Array(room.unigrams), Array(room.pairs))
+    }
+
+    /// `termKeys` into `room`, whose `unigrams` and `pairs` hold them
+    /// until its next document.
+    static func termKeys(_ normalized: String, into room: TermRoom) {
+        let size = normalized.utf8.count
         // Sized for about one key in two scalars (at most one a UTF-8 byte).
-        var characters = KeyGroups(capacity: normalized.utf8.count / 4)
-        var pairKeys = KeyGroups(capacity: normalized.utf8.count / 2)
+        var characters = room.takeCharacters(capacity: size / 4)
+        var pairKeys = room.takePairKeys(capacity: size / 2)
+        defer { room.putBack(characters: characters, pairKeys: pairKeys) }
         // Each pair's key number and position, written through buffers of
         // room enough (a pair a scalar at most, a scalar a byte at least):
         // `append` checked the capacity and the reference count of both
         // arrays for every pair.
-        let room = normalized.utf8.count
+        let (groups, places) = room.pairRoom(size)
         var pairCount = 0
-        var positions: [Int] = []
-        let pairGroups = [Int32](unsafeUninitializedCapacity: room) { groups, groupsCount in
-            positions = [Int](unsafeUninitializedCapacity: room) { places, placesCount in
-                var previous: UInt32?
-                var index = 0
-                for scalar in normalized.unicodeScalars {
-                    let value = scalar.value
-                    defer { index += 1 }
-                    if value == 0x0A || value == 0x0D {
-                        previous = nil
-                        continue
-                    }
-                    if let previous, pairCount < room {
-                        groups.initializeElement(at: pairCount, to: pairKeys.group(of: pairKey(previous, value)))
-                        places.initializeElement(at: pairCount, to: index - 1)
-                        pairCount += 1
-                    }
-                    previous = value
-                    let whitespace: Bool
-                    if value < 0x80 {
-                        whitespace = value == 0x20 || (0x09...0x0D).contains(value)
-                    } else if (0x4E00...0x9FFF).contains(value) {
-                        whitespace = false
-                    } else {
-                        whitespace = isQuerySpace(scalar)
-                    }
-                    if !whitespace { _ = characters.group(of: UInt64(value)) }
-                }
-                placesCount = pairCount
+        var previous: UInt32?
+        var index = 0
+        for scalar in normalized.unicodeScalars {
+            let value = scalar.value
+            defer { index += 1 }
+            if value == 0x0A || value == 0x0D {
+                previous = nil
+                continue
             }
-            groupsCount = pairCount
+            if let previous, pairCount < size {
+                groups[pairCount] = pairKeys.group(of: pairKey(previous, value))
+                places[pairCount] = index - 1
+                pairCount += 1
+            }
+            previous = value
+            let whitespace: Bool
+            if value < 0x80 {
+                whitespace = value == 0x20 || (0x09...0x0D).contains(value)
+            } else if (0x4E00...0x9FFF).contains(value) {
+                whitespace = false
+            } else {
+                whitespace = isQuerySpace(scalar)
+            }
+            if !whitespace { _ = characters.group(of: UInt64(value)) }
         }
-        var unigrams = characters.keys.map { UInt32(truncatingIfNeeded: $0) }
+        var unigrams = room.unigramRoom(characters.keys.count)
+        for (at, key) in characters.keys.enumerated() { unigrams[at] = UInt32(truncatingIfNeeded: key) }
         unigrams.sort()
         // Each key's positions in one run, in the order they came (ascending).
-        var starts = [Int](repeating: 0, count: pairKeys.keys.count + 1)
-        for group in pairGroups { starts[Int(group) + 1] += 1 }
+        let starts = room.startRoom(pairKeys.keys.count + 1)
+        starts.update(repeating: 0)
+        for group in groups[..<pairCount] { starts[Int(group) + 1] += 1 }
         for group in pairKeys.keys.indices { starts[group + 1] += starts[group] }
-        let pairs = [(key: UInt64, position: Int)](unsafeUninitializedCapacity: positions.count) { buffer, count in
-            for (at, group) in pairGroups.enumerated() {
-                let group = Int(group)
-                buffer.initializeElement(at: starts[group], to: (pairKeys.keys[group], positions[at]))
-                starts[group] += 1
-            }
-            count = positions.count
+        let pairs = room.resultRoom(pairCount)
+        for at in 0..<pairCount {
+            let group = Int(groups[at])
+            pairs[starts[group]] = (pairKeys.keys[group], places[at])
+            starts[group] += 1
         }
-        return (unigrams, pairs)
+        room.unigrams = UnsafeBufferPointer(unigrams)
+        room.pairs = UnsafeBufferPointer(pairs)
+    }
+
+    /// What `termKeys` works in, kept by one thread from one document to
+    /// the next: made anew for each document, its eight arrays were eight
+    /// blocks taken and given back a document.
+    final class TermRoom {
+        private var characters = KeyGroups()
+        private var pairKeys = KeyGroups()
+        private var groups = UnsafeMutableBufferPointer<Int32>(start: nil, count: 0)
+        private var places = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
+        private var starts = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
+        private var unigramBuffer = UnsafeMutableBufferPointer<UInt32>(start: nil, count: 0)
+        private var pairBuffer = UnsafeMutableBufferPointer<(key: UInt64, position: Int)>(start: nil, count: 0)
+        /// The last document's characters, ascending, and pairs, grouped by
+        /// key: valid until its next `termKeys`.
+        fileprivate(set) var unigrams = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
+        fileprivate(set) var pairs = UnsafeBufferPointer<(key: UInt64, position: Int)>(start: nil, count: 0)
+
+        init() {}
+
+        deinit {
+            groups.deallocate()
+            places.deallocate()
+            starts.deallocate()
+            unigramBuffer.deallocate()
+            pairBuffer.deallocate()
+        }
+
+        /// The tables of characters and of pairs, emptied, held by the
+        /// caller until `putBack` (a class's property, changed in place, is
+        /// checked for exclusive access at every change).
+        fileprivate func takeCharacters(capacity: Int) -> KeyGroups {
+            var taken = KeyGroups()
+            swap(&taken, &characters)
+            taken.removeAll(capacity: capacity)
+            return taken
+        }
+
+        fileprivate func takePairKeys(capacity: Int) -> KeyGroups {
+            var taken = KeyGroups()
+            swap(&taken, &pairKeys)
+            taken.removeAll(capacity: capacity)
+            return taken
+        }
+
+        fileprivate func putBack(characters: KeyGroups, pairKeys: KeyGroups) {
+            self.characters = characters
+            self.pairKeys = pairKeys
+        }
+
+        /// Room for `count` pairs' key numbers and positions.
+        fileprivate func pairRoom(_ count: Int) -> (UnsafeMutableBufferPointer<Int32>, UnsafeMutableBufferPointer<Int>)
+        {
+            Self.reserve(&groups, count)
+            Self.reserve(&places, count)
+            return (groups, places)
+        }
+
+        fileprivate func unigramRoom(_ count: Int) -> UnsafeMutableBufferPointer<UInt32> {
+            Self.reserve(&unigramBuffer, count)
+            return UnsafeMutableBufferPointer(rebasing: unigramBuffer[..<count])
+        }
+
+        fileprivate func startRoom(_ count: Int) -> UnsafeMutableBufferPointer<Int> {
+            Self.reserve(&starts, count)
+            return UnsafeMutableBufferPointer(rebasing: starts[..<count])
+        }
+
+        fileprivate func resultRoom(_ count: Int) -> UnsafeMutableBufferPointer<(key: UInt64, position: Int)> {
+            Self.reserve(&pairBuffer, count)
+            return UnsafeMutableBufferPointer(rebasing: pairBuffer[..<count])
+        }
+
+        /// `buffer` with room for `count` at least (its contents not kept),
+        /// smaller again after a document far larger than the next.
+        private static func reserve<Element>(_ buffer: inout UnsafeMutableBufferPointer<Element>, _ count: Int) {
+            guard buffer.count < count || buffer.count > 4 * max(count, 1024) else { return }
+            buffer.deallocate()
+            buffer = .allocate(capacity: max(count, 64))
+        }
     }
 
     /// Distinct keys in the order they first came, each with its number:
@@ -515,13 +599,14 @@ package enum SearchText {
         }
 
         /// Empty, with slots for about `capacity` keys; the memory it has
-        /// is kept when it is enough.
+        /// is kept when it is enough, and not far more.
         mutating func removeAll(capacity: Int) {
-            keys.removeAll(keepingCapacity: true)
+            keys.removeAll(keepingCapacity: keys.capacity <= 4 * max(capacity, 1024))
             keys.reserveCapacity(capacity)
             var size = 64
             while size < capacity * 2 { size *= 2 }
-            if slots.count >= size {
+            // Kept unless far larger than asked (one long post before many short ones).
+            if slots.count >= size && slots.count <= 4 * max(size, 2048) {
                 size = slots.count
                 slots.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
             } else {
