@@ -1643,7 +1643,6 @@ final class SpillFiles {
         /// thread's next bucket takes over (so a bucket is spelled before
         /// its thread decodes another).
         let room: DecodeRoom
-        var groups: SearchText.KeyGroups { room.groups }
         /// A character's record: the document; a pair's: the document, the
         /// count and the positions as gaps within the document.
         let values: UnsafeBufferPointer<Int32>
@@ -1703,9 +1702,10 @@ final class SpillFiles {
             let kind = slot * 2 + (pair ? 1 : 0)
             var list: [(key: UInt64, group: Int, plain: Bool)] = []
             list.reserveCapacity(Int(kindStarts[kind + 1] - kindStarts[kind]))
+            let keys = room.groups.keys
             for at in Int(kindStarts[kind])..<Int(kindStarts[kind + 1]) {
                 let group = Int(terms[at])
-                let key = groups.keys[group] & 0x3FF_FFFF_FFFF
+                let key = keys[group] & 0x3FF_FFFF_FFFF
                 let plain =
                     Self.plain(UInt32(truncatingIfNeeded: key & 0x1F_FFFF))
                     && (!pair || Self.plain(UInt32(truncatingIfNeeded: key >> 21)))
@@ -2331,7 +2331,7 @@ final class SpillFiles {
         room.reserve(records: total / 2 + 1, values: total + 1)
         // Taken out of the room while it grows (a class's property, changed
         // in place, is checked for exclusive access at every change).
-        var groups = room.takeGroups(capacity: total / 16)
+        var groups = room.groups.take(capacity: total / 16)
         defer { room.groups = groups }
         var recordCount = 0
         var valueCount = 0
@@ -2419,7 +2419,7 @@ final class SpillFiles {
 
 /// The memory one thread decodes buckets into (`SpillFiles.decode`),
 /// one bucket after another: each array as large as the largest bucket's
-/// so far, kept from one bucket to the next. Allocated anew for each
+/// so far (`makeRoom`), kept from one bucket to the next. Allocated anew for each
 /// bucket, their pages came from the system again each time: the full
 /// pass over 100k posts took 78,000 page faults, and 46,000 this way
 /// (one costs 2–4 µs on the bench machine's virtual CPUs); its CPU time
@@ -2454,48 +2454,23 @@ final class DecodeRoom {
 
     /// Room for `count` bytes of spilled records, its contents not kept.
     func spillRoom(_ count: Int) -> UnsafeMutableBufferPointer<UInt8> {
-        if spilled.count < count {
-            let size = max(count, spilled.count + spilled.count / 2)
-            spilled.deallocate()
-            spilled = .allocate(capacity: size)
-        }
+        spilled.makeRoom(count)
         return UnsafeMutableBufferPointer(rebasing: spilled[..<count])
     }
 
     /// Room for `records` records and `values` values at least.
     func reserve(records: Int, values count: Int) {
-        if recordGroups.count < records {
-            Self.replace(&recordGroups, records)
-            Self.replace(&recordStarts, records)
-            Self.replace(&ordered, records)
-        }
-        if values.count < count { Self.replace(&values, count) }
+        recordGroups.makeRoom(records)
+        recordStarts.makeRoom(records)
+        ordered.makeRoom(records)
+        values.makeRoom(count)
     }
 
     /// Room for `count` terms at least.
     func reserveTerms(_ count: Int) {
-        guard termStarts.count < count + 1 else { return }
-        Self.replace(&termStarts, count + 1)
-        Self.replace(&next, count + 1)
-        Self.replace(&terms, count + 1)
-    }
-
-    /// `groups`, emptied, for a bucket of about `capacity` terms; the room
-    /// holds none until they are put back.
-    func takeGroups(capacity: Int) -> SearchText.KeyGroups {
-        var taken = SearchText.KeyGroups()
-        swap(&taken, &groups)
-        taken.removeAll(capacity: capacity)
-        return taken
-    }
-
-    /// A new buffer of `count` (uninitialized: written before it is read)
-    /// for `buffer`, whose contents are not kept. Grown by half again at
-    /// least, so a run of slightly larger buckets does not allocate each time.
-    private static func replace(_ buffer: inout UnsafeMutableBufferPointer<Int32>, _ count: Int) {
-        let size = max(count, buffer.count + buffer.count / 2)
-        buffer.deallocate()
-        buffer = .allocate(capacity: size)
+        termStarts.makeRoom(count + 1)
+        next.makeRoom(count + 1)
+        terms.makeRoom(count + 1)
     }
 }
 

@@ -421,8 +421,8 @@ package enum SearchText {
     static func termKeys(_ normalized: String, into room: TermRoom) {
         let size = normalized.utf8.count
         // Sized for about one key in two scalars (at most one a UTF-8 byte).
-        var characters = room.takeCharacters(capacity: size / 4)
-        var pairKeys = room.takePairKeys(capacity: size / 2)
+        var characters = room.characters.take(capacity: size / 4)
+        var pairKeys = room.pairKeys.take(capacity: size / 2)
         defer { room.putBack(characters: characters, pairKeys: pairKeys) }
         // Each pair's key number and position, written through buffers of
         // room enough (a pair a scalar at most, a scalar a byte at least):
@@ -477,8 +477,10 @@ package enum SearchText {
     /// the next: made anew for each document, its eight arrays were eight
     /// blocks taken and given back a document.
     final class TermRoom {
-        private var characters = KeyGroups()
-        private var pairKeys = KeyGroups()
+        /// The tables of characters and of pairs, taken by `termKeys` while
+        /// it works (`KeyGroups.take`) and put back after.
+        fileprivate var characters = KeyGroups()
+        fileprivate var pairKeys = KeyGroups()
         private var groups = UnsafeMutableBufferPointer<Int32>(start: nil, count: 0)
         private var places = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
         private var starts = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
@@ -499,23 +501,6 @@ package enum SearchText {
             pairBuffer.deallocate()
         }
 
-        /// The tables of characters and of pairs, emptied, held by the
-        /// caller until `putBack` (a class's property, changed in place, is
-        /// checked for exclusive access at every change).
-        fileprivate func takeCharacters(capacity: Int) -> KeyGroups {
-            var taken = KeyGroups()
-            swap(&taken, &characters)
-            taken.removeAll(capacity: capacity)
-            return taken
-        }
-
-        fileprivate func takePairKeys(capacity: Int) -> KeyGroups {
-            var taken = KeyGroups()
-            swap(&taken, &pairKeys)
-            taken.removeAll(capacity: capacity)
-            return taken
-        }
-
         fileprivate func putBack(characters: KeyGroups, pairKeys: KeyGroups) {
             self.characters = characters
             self.pairKeys = pairKeys
@@ -524,32 +509,24 @@ package enum SearchText {
         /// Room for `count` pairs' key numbers and positions.
         fileprivate func pairRoom(_ count: Int) -> (UnsafeMutableBufferPointer<Int32>, UnsafeMutableBufferPointer<Int>)
         {
-            Self.reserve(&groups, count)
-            Self.reserve(&places, count)
+            groups.makeRoom(count)
+            places.makeRoom(count)
             return (groups, places)
         }
 
         fileprivate func unigramRoom(_ count: Int) -> UnsafeMutableBufferPointer<UInt32> {
-            Self.reserve(&unigramBuffer, count)
+            unigramBuffer.makeRoom(count)
             return UnsafeMutableBufferPointer(rebasing: unigramBuffer[..<count])
         }
 
         fileprivate func startRoom(_ count: Int) -> UnsafeMutableBufferPointer<Int> {
-            Self.reserve(&starts, count)
+            starts.makeRoom(count)
             return UnsafeMutableBufferPointer(rebasing: starts[..<count])
         }
 
         fileprivate func resultRoom(_ count: Int) -> UnsafeMutableBufferPointer<(key: UInt64, position: Int)> {
-            Self.reserve(&pairBuffer, count)
+            pairBuffer.makeRoom(count)
             return UnsafeMutableBufferPointer(rebasing: pairBuffer[..<count])
-        }
-
-        /// `buffer` with room for `count` at least (its contents not kept),
-        /// smaller again after a document far larger than the next.
-        private static func reserve<Element>(_ buffer: inout UnsafeMutableBufferPointer<Element>, _ count: Int) {
-            guard buffer.count < count || buffer.count > 4 * max(count, 1024) else { return }
-            buffer.deallocate()
-            buffer = .allocate(capacity: max(count, 64))
         }
     }
 
@@ -596,6 +573,18 @@ package enum SearchText {
             slots[free] = number
             keys.append(key)
             return number
+        }
+
+        /// This table, emptied for about `capacity` keys, its memory kept
+        /// (`removeAll(capacity:)`); it is left empty meanwhile. For a
+        /// table held by a class, taken out while it is changed: a class's
+        /// property, changed in place, is checked for exclusive access at
+        /// every change.
+        mutating func take(capacity: Int) -> KeyGroups {
+            var taken = KeyGroups()
+            swap(&taken, &self)
+            taken.removeAll(capacity: capacity)
+            return taken
         }
 
         /// Empty, with slots for about `capacity` keys; the memory it has
@@ -781,5 +770,21 @@ package enum SearchText {
     /// every term occurs as a substring. (Filters are checked apart.)
     package static func matches(_ normalized: String, terms: [String]) -> Bool {
         terms.allSatisfy { normalized.contains($0) }
+    }
+}
+
+extension UnsafeMutableBufferPointer {
+    /// Room for `count` elements at least, its contents not kept (written
+    /// before they are read), for memory a thread keeps from one use to
+    /// the next (`SearchText.TermRoom`, `DecodeRoom`). A smaller block
+    /// grows by half again at least, so a run of slightly larger uses does
+    /// not allocate each time; one far larger than asked (four times, past
+    /// 1,024) is given back, as after one long post before many short ones.
+    mutating func makeRoom(_ count: Int) {
+        let grow = self.count < count
+        guard grow || self.count > 4 * Swift.max(count, 1024) else { return }
+        let size = grow ? Swift.max(count, 64, self.count + self.count / 2) : Swift.max(count, 64)
+        deallocate()
+        self = .allocate(capacity: size)
     }
 }
