@@ -34,7 +34,8 @@ let package = Package(
         // first fetch, so that the commands that never fetch do not load it and the
         // ~30 libraries it needs: ~7 ms of the dynamic loader's work a run.
         .target(name: "CCurl"),
-        // A per-document arena behind libxml2's allocator (HTMLDocument).
+        // A per-document arena behind the allocators of libxml2 (HTMLDocument)
+        // and cmark-gfm (MarkdownDocument).
         .target(name: "CXMLArena"),
         // SHA-256 from the system's libcrypto where there is one (the CPU's SHA
         // instructions), loaded at run time; Store/SHA256.swift otherwise.

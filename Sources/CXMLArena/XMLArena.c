@@ -137,8 +137,8 @@ size_t bbs_xml_arena_reserved(const bbs_xml_arena *arena) { return arena == NULL
 
 int bbs_xml_arena_spilled(const bbs_xml_arena *arena) { return arena == NULL || arena->spilled; }
 
-void *bbs_xml_arena_malloc(size_t size) {
-    bbs_xml_arena *arena = current;
+/* The allocator over `arena` (NULL: malloc alone), for either library. */
+static void *arena_malloc(bbs_xml_arena *arena, size_t size) {
     if (arena != NULL) {
         void *pointer = take(arena, size);
         if (pointer != NULL) return pointer;
@@ -147,16 +147,14 @@ void *bbs_xml_arena_malloc(size_t size) {
     return malloc(size);
 }
 
-void bbs_xml_arena_free(void *pointer) {
+static void arena_free(bbs_xml_arena *arena, void *pointer) {
     if (pointer == NULL) return;
-    bbs_xml_arena *arena = current;
     if (arena != NULL && owns(arena, pointer)) return; /* kept until the arena goes */
     free(pointer);
 }
 
-void *bbs_xml_arena_realloc(void *pointer, size_t size) {
-    if (pointer == NULL) return bbs_xml_arena_malloc(size);
-    bbs_xml_arena *arena = current;
+static void *arena_realloc(bbs_xml_arena *arena, void *pointer, size_t size) {
+    if (pointer == NULL) return arena_malloc(arena, size);
     if (arena == NULL || !owns(arena, pointer)) {
         if (arena != NULL) arena->spilled = 1;
         return realloc(pointer, size);
@@ -170,11 +168,17 @@ void *bbs_xml_arena_realloc(void *pointer, size_t size) {
         arena->cursor = (char *)pointer + rounded(size);
         return pointer;
     }
-    void *moved = bbs_xml_arena_malloc(size);
+    void *moved = arena_malloc(arena, size);
     if (moved == NULL) return NULL;
     memcpy(moved, pointer, old);
     return moved;
 }
+
+void *bbs_xml_arena_malloc(size_t size) { return arena_malloc(current, size); }
+
+void bbs_xml_arena_free(void *pointer) { arena_free(current, pointer); }
+
+void *bbs_xml_arena_realloc(void *pointer, size_t size) { return arena_realloc(current, pointer, size); }
 
 char *bbs_xml_arena_strdup(const char *string) {
     if (string == NULL) return NULL;
@@ -183,3 +187,30 @@ char *bbs_xml_arena_strdup(const char *string) {
     if (copy != NULL) memcpy(copy, string, length);
     return copy;
 }
+
+/* cmark-gfm's: a thread's current arena of its own, so that libxml2 never
+   allocates from a Markdown document's arena, nor cmark from a page's. */
+static _Thread_local bbs_xml_arena *current_markdown __attribute__((tls_model("initial-exec")));
+
+bbs_xml_arena *bbs_markdown_arena_enter(bbs_xml_arena *arena) {
+    bbs_xml_arena *previous = current_markdown;
+    current_markdown = arena;
+    return previous;
+}
+
+void bbs_markdown_arena_leave(bbs_xml_arena *previous) { current_markdown = previous; }
+
+void *bbs_markdown_arena_calloc(size_t count, size_t size) {
+    if (size != 0 && count > SIZE_MAX / size) return NULL;
+    bbs_xml_arena *arena = current_markdown;
+    if (arena == NULL) return calloc(count, size);
+    void *pointer = arena_malloc(arena, count * size);
+    if (pointer != NULL) memset(pointer, 0, count * size);
+    return pointer;
+}
+
+void *bbs_markdown_arena_realloc(void *pointer, size_t size) {
+    return arena_realloc(current_markdown, pointer, size);
+}
+
+void bbs_markdown_arena_free(void *pointer) { arena_free(current_markdown, pointer); }

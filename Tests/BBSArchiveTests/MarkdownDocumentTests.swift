@@ -17,6 +17,37 @@ import Testing
         #expect(!text.contains("<script>"))
     }
 
+    /// A document far larger than its arena's first block (its tree and its
+    /// text grow it block by block), several at once on other threads, and
+    /// one begun while another is: each renders its own text, whole.
+    @Test func documentsInArenasOfTheirOwnRenderWhole() async {
+        func expected(_ tag: String, _ count: Int) -> String {
+            (0..<count).map { "第\($0)段 \(tag) 地理版" }.joined(separator: "\n\n") + "\n"
+        }
+        func write(_ tag: String, _ count: Int) -> String {
+            let document = MarkdownDocument()
+            for index in 0..<count { document.paragraph([.text("第\(index)段 \(tag) 地理版")]) }
+            return document.render()
+        }
+        let big = write("大", 20_000)
+        #expect(big.utf8.count > 300_000)
+        #expect(big == expected("大", 20_000))
+        let outer = MarkdownDocument()
+        outer.paragraph([.text("外")])
+        let inner = MarkdownDocument()
+        inner.paragraph([.text("内")])
+        outer.paragraph([.text("外二")])
+        #expect(inner.render() == "内\n")
+        #expect(outer.render() == "外\n\n外二\n")
+        let texts = await withTaskGroup(of: (Int, String).self) { group in
+            for task in 0..<8 { group.addTask { (task, write("t\(task)", 3_000 + task)) } }
+            var texts: [Int: String] = [:]
+            for await (task, text) in group { texts[task] = text }
+            return texts
+        }
+        for task in 0..<8 { #expect(texts[task] == expected("t\(task)", 3_000 + task)) }
+    }
+
     @Test func writesImagesAndLinks() {
         let document = MarkdownDocument()
         document.paragraph([.image(url: "../../media/ab/abc.png", alt: "图"), .link(url: "a b.md", text: "t")])

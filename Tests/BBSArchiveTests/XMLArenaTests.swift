@@ -42,6 +42,42 @@ import Testing
         #expect(bbs_xml_arena_spilled(arena) == 0)
     }
 
+    /// cmark-gfm's allocator (`bbs_markdown_arena_*`) takes from the arena
+    /// current for Markdown, never from libxml2's, and libxml2's never from
+    /// a Markdown document's: each library gets only its own arena's memory.
+    @Test func markdownAndLibxml2EachAllocateFromTheirOwnArena() throws {
+        let markdown = try #require(bbs_xml_arena_create())
+        defer { bbs_xml_arena_destroy(markdown) }
+        let xml = try #require(bbs_xml_arena_create())
+        defer { bbs_xml_arena_destroy(xml) }
+        let outsideMarkdown = bbs_markdown_arena_enter(markdown)
+        // calloc zeroes what it hands out, though the block came dirty from malloc.
+        let dirty = try #require(bbs_markdown_arena_calloc(1, 4096)).assumingMemoryBound(to: UInt8.self)
+        memset(dirty, 0xCD, 4096)
+        let zeroed = try #require(bbs_markdown_arena_calloc(64, 16)).assumingMemoryBound(to: UInt8.self)
+        #expect((0..<1024).allSatisfy { zeroed[$0] == 0 })
+        #expect(bbs_markdown_arena_calloc(Int.max, 4) == nil)
+        // With no arena of its own current, libxml2 gets malloc's memory.
+        let fromMalloc = try #require(bbs_xml_arena_malloc(48))
+        free(fromMalloc)
+        #expect(bbs_xml_arena_reserved(xml) == 0)
+        let outsideXML = bbs_xml_arena_enter(xml)
+        let page = try #require(bbs_xml_arena_malloc(4096))
+        let text = try #require(bbs_markdown_arena_realloc(zeroed, 2048)).assumingMemoryBound(to: UInt8.self)
+        // The newest of the Markdown arena's blocks grew in place, its bytes kept.
+        #expect(text == zeroed)
+        #expect((0..<1024).allSatisfy { text[$0] == 0 })
+        bbs_markdown_arena_free(text)  // kept until the arena goes
+        bbs_xml_arena_free(page)
+        bbs_xml_arena_leave(outsideXML)
+        bbs_markdown_arena_leave(outsideMarkdown)
+        // Outside both, cmark's allocator is malloc's.
+        let plain = try #require(bbs_markdown_arena_calloc(2, 8))
+        bbs_markdown_arena_free(plain)
+        #expect(bbs_xml_arena_reserved(markdown) > 0 && bbs_xml_arena_reserved(xml) > 0)
+        #expect(bbs_xml_arena_spilled(markdown) == 0 && bbs_xml_arena_spilled(xml) == 0)
+    }
+
     @Test func memoryFromOutsideResizedInsideIsSaidToSpill() throws {
         let arena = try #require(bbs_xml_arena_create())
         defer { bbs_xml_arena_destroy(arena) }

@@ -52,4 +52,19 @@ int bbs_xml_arena_spilled(const bbs_xml_arena *arena);
 /// Bytes the arena has taken from malloc (its blocks), for tests.
 size_t bbs_xml_arena_reserved(const bbs_xml_arena *arena);
 
+/* The same arena behind cmark-gfm's allocator, for one Markdown document
+   (MarkdownDocument): its nodes, their text and the rendered text. cmark
+   takes its allocator as a cmark_mem of these three functions, which
+   allocate from the arena that is current for Markdown on the calling
+   thread (bbs_markdown_arena_enter, apart from libxml2's), or from malloc
+   when none is. A document's tree is then freed whole with its arena, not
+   node by node (when bbs_xml_arena_spilled says malloc served none of it).
+   Enter the document's arena around every cmark call that builds, renders
+   or frees its tree, and leave it before returning to other code. */
+bbs_xml_arena *bbs_markdown_arena_enter(bbs_xml_arena *arena);
+void bbs_markdown_arena_leave(bbs_xml_arena *previous);
+void *bbs_markdown_arena_calloc(size_t count, size_t size);
+void *bbs_markdown_arena_realloc(void *pointer, size_t size);
+void bbs_markdown_arena_free(void *pointer);
+
 #endif
