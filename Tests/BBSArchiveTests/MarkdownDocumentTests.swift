@@ -48,6 +48,37 @@ import Testing
         for task in 0..<8 { #expect(texts[task] == expected("t\(task)", 3_000 + task)) }
     }
 
+    /// A paragraph or a quote given its lines writes what the same given as
+    /// inlines (each line a `.text`, a `.lineBreak` between) writes.
+    @Test func linesWriteWhatTheirInlinesWrite() {
+        func inlines(_ lines: [String]) -> [MarkdownDocument.Inline] {
+            lines.enumerated().flatMap { index, line -> [MarkdownDocument.Inline] in
+                index == 0 ? [.text(line)] : [.lineBreak, .text(line)]
+            }
+        }
+        let cases: [(header: String?, lines: [String])] = [
+            (nil, ["# 不是标题", "1. 不是列表", "  缩进 *星* [链](x)", "末行\\"]),
+            ("【 在 someone 的大作中提到: 】", [": 引一", ": : 引二"]),
+            ("只有标题 <b>", []),
+            (nil, ["单行"]),
+            (nil, []),
+        ]
+        for (header, lines) in cases {
+            let byLines = MarkdownDocument()
+            let byInlines = MarkdownDocument()
+            if !lines.isEmpty {
+                byLines.paragraph(lines: lines)
+                byInlines.paragraph(inlines(lines))
+            }
+            byLines.quote(header: header, lines: lines)
+            var quoted: [[MarkdownDocument.Inline]] = header.map { [[.text($0)]] } ?? []
+            if !lines.isEmpty { quoted.append(inlines(lines)) }
+            if !quoted.isEmpty { byInlines.quote(quoted) }
+            #expect(byLines.render() == byInlines.render())
+            if header == nil && lines.isEmpty { #expect(byLines.render() == MarkdownDocument().render()) }
+        }
+    }
+
     @Test func writesImagesAndLinks() {
         let document = MarkdownDocument()
         document.paragraph([.image(url: "../../media/ab/abc.png", alt: "图"), .link(url: "a b.md", text: "t")])

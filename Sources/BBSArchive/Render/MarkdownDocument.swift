@@ -78,6 +78,25 @@ final class MarkdownDocument {
         inArena { _ = cmark_node_append_child(root, Self.paragraphNode(inlines)) }
     }
 
+    /// A paragraph of `lines`, kept as lines with hard breaks: what
+    /// `paragraph` makes of them as `.text` and `.lineBreak`, with no list
+    /// of inlines made first (a thread's copy made three arrays a paragraph).
+    func paragraph(lines: some Sequence<String>) {
+        inArena { _ = cmark_node_append_child(root, Self.paragraphNode(lines: lines)) }
+    }
+
+    /// A block quote of a paragraph of `header` (when there is one), then
+    /// a paragraph of `lines` (when there are any, see `paragraph(lines:)`).
+    func quote(header: String?, lines: some Collection<String>) {
+        guard header != nil || !lines.isEmpty else { return }
+        inArena {
+            let node = Self.newNode(CMARK_NODE_BLOCK_QUOTE)
+            if let header { cmark_node_append_child(node, Self.paragraphNode([.text(header)])) }
+            if !lines.isEmpty { cmark_node_append_child(node, Self.paragraphNode(lines: lines)) }
+            cmark_node_append_child(root, node)
+        }
+    }
+
     /// A block quote holding one paragraph per entry.
     func quote(_ paragraphs: [[Inline]]) {
         inArena {
@@ -138,6 +157,17 @@ final class MarkdownDocument {
     private static func paragraphNode(_ inlines: [Inline]) -> OpaquePointer? {
         let node = newNode(CMARK_NODE_PARAGRAPH)
         append(inlines, to: node)
+        return node
+    }
+
+    private static func paragraphNode(lines: some Sequence<String>) -> OpaquePointer? {
+        let node = newNode(CMARK_NODE_PARAGRAPH)
+        var first = true
+        for line in lines {
+            if !first { cmark_node_append_child(node, newNode(CMARK_NODE_LINEBREAK)) }
+            first = false
+            cmark_node_append_child(node, textNode(line))
+        }
         return node
     }
 

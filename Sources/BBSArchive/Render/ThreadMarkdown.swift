@@ -50,14 +50,14 @@ enum ThreadMarkdown {
             for block in body.blocks {
                 switch block {
                 case .text(let lines):
-                    for paragraph in paragraphs(lines) { document.paragraph(joined(paragraph)) }
+                    paragraphs(lines, into: document)
                 case .quote(let header, _, let lines):
-                    var quoted: [[MarkdownDocument.Inline]] = []
-                    if let header { quoted.append([.text(InlineText.plain(header))]) }
-                    if !lines.isEmpty {
-                        quoted.append(joined(lines.map { String(repeating: ": ", count: $0.depth - 1) + $0.text }))
-                    }
-                    if !quoted.isEmpty { document.quote(quoted) }
+                    document.quote(
+                        header: header.map(InlineText.plain),
+                        lines: lines.lazy.map {
+                            InlineText.plain(
+                                $0.depth > 1 ? String(repeating: ": ", count: $0.depth - 1) + $0.text : $0.text)
+                        })
                 }
             }
             for attachment in post.attachments {
@@ -80,7 +80,9 @@ enum ThreadMarkdown {
             if let signature = post.signature, !signature.isEmpty {
                 document.paragraph([.text("--")])
                 document.paragraph(
-                    joined(signature.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)))
+                    lines: signature.split(separator: "\n", omittingEmptySubsequences: false).lazy.map {
+                        InlineText.plain(String($0))
+                    })
             }
             if !post.likes.isEmpty {
                 document.list(
@@ -100,27 +102,19 @@ enum ThreadMarkdown {
         return document
     }
 
-    /// Splits lines into paragraphs at blank lines.
-    private static func paragraphs(_ lines: [String]) -> [[String]] {
-        var result: [[String]] = [[]]
-        for line in lines {
+    /// The paragraphs of `lines`, which blank lines separate, each kept as
+    /// lines with hard breaks, into `document`.
+    private static func paragraphs(_ lines: [String], into document: MarkdownDocument) {
+        var start: Int?
+        for (index, line) in lines.enumerated() {
             if line.isBlankLine {
-                if !(result.last?.isEmpty ?? true) { result.append([]) }
-            } else {
-                result[result.count - 1].append(line)
+                if let first = start { document.paragraph(lines: lines[first..<index].lazy.map(InlineText.plain)) }
+                start = nil
+            } else if start == nil {
+                start = index
             }
         }
-        return result.filter { !$0.isEmpty }
-    }
-
-    /// Lines of one paragraph, kept as lines with hard breaks.
-    private static func joined(_ lines: [String]) -> [MarkdownDocument.Inline] {
-        var inlines: [MarkdownDocument.Inline] = []
-        for (index, line) in lines.enumerated() {
-            if index > 0 { inlines.append(.lineBreak) }
-            inlines.append(.text(InlineText.plain(line)))
-        }
-        return inlines
+        if let first = start { document.paragraph(lines: lines[first...].lazy.map(InlineText.plain)) }
     }
 }
 
