@@ -141,8 +141,16 @@ struct SearchIndexWriter {
     /// documents a bucket keeps that memory the same at any archive size.
     /// With 64 buckets at most, a 1M-post index peaked at 410 MB alone
     /// (370 MB before its postings were decoded to plain numbers), and the
-    /// 1M build beside it at 505 MB, against the 512 MB target.
-    var documentsPerBucket = 4096
+    /// 1M build beside it at 505 MB, against the 512 MB target. The peak
+    /// of a build is the index's assembly (at 1M posts, tmpfs, the build's
+    /// RSS went from about 208 MB to 416 MB there, and back to 238 MB
+    /// after it): with 4,096 documents a bucket (256 buckets of 1.1 GB of
+    /// spill) the index alone peaked at 309 MB, with 2,048 at 274 MB, with
+    /// 1,024 at 252 MB, in the same time (16–17 s); the 1M build with the
+    /// index, 3 alternating runs each, 462, 418, 462 MB against 398, 415,
+    /// 425 MB, in 42–60 s either way. Below 131,072 posts (64 buckets at
+    /// the least) the number changes nothing.
+    var documentsPerBucket = 2048
     /// Buckets of the full pass at the least (fewer only when there are
     /// fewer shards).
     var leastBuckets = 64
@@ -2424,9 +2432,9 @@ final class SpillFiles {
 /// pass over 100k posts took 78,000 page faults, and 46,000 this way
 /// (one costs 2–4 µs on the bench machine's virtual CPUs); its CPU time
 /// went from 2.92 to 2.80 s (medians of 3). What a room holds stays in
-/// memory while its core assembles: about 20 MB at 1M posts, the same at
-/// any size, since a bucket holds a fixed number of documents
-/// (`documentsPerBucket`).
+/// memory while its core assembles: about 20 MB at 1M posts with 4,096
+/// documents a bucket, the same at any size, since a bucket holds a fixed
+/// number of documents (`documentsPerBucket`).
 final class DecodeRoom {
     /// Each record's term (its number in `groups`) and where its values
     /// start, in the order the records came.
