@@ -53,6 +53,48 @@ import Testing
         #expect(try store.posts(board: "T", gid: 700).map(\.body) == ["第0楼", "第1楼"])
     }
 
+    /// The threads with files among the ones a build renders again: asked
+    /// in statements of up to 500 gids, duplicates and unknown gids among
+    /// them, another board's thread of the same gid left out.
+    @Test func threadsWithFilesAmongManyGidsAreThoseOfTheBoard() throws {
+        let store = try openStore()
+        func thread(board: String, gid: Int, withFile: Bool) -> [ThreadPage] {
+            let post = Post(
+                floor: 0, author: "alice", postedAt: Fixtures.beijing(2026, 8, 1, 9, gid % 60), body: "帖\(gid)",
+                attachments: withFile
+                    ? [
+                        Attachment(
+                            name: "a.png", url: "http://127.0.0.1:9/att/\(board)/\(gid)/1", kind: .image, size: "1KB")
+                    ]
+                    : [])
+            return [
+                ThreadPage(board: board, gid: gid, title: "标题", page: PageInfo(current: 1, total: 1), posts: [post])
+            ]
+        }
+        try store.saveBoardPage(
+            BoardPage(
+                board: "T", title: "测试", page: PageInfo(current: 1, total: 1),
+                threads: (1...620).map { summary(gid: $0, replies: 0) }),
+            source: source)
+        try store.saveBoardPage(
+            BoardPage(
+                board: "U", title: "另一", page: PageInfo(current: 1, total: 1), threads: [summary(gid: 1, replies: 0)]),
+            source: source)
+        for gid in 1...620 {
+            try store.saveThread(
+                board: "T", pages: thread(board: "T", gid: gid, withFile: gid % 7 == 0),
+                summary: summary(gid: gid, replies: 0))
+        }
+        try store.saveThread(
+            board: "U", pages: thread(board: "U", gid: 1, withFile: true), summary: summary(gid: 1, replies: 0))
+        let asked = Array(1...620) + [7, 14, 1, 9999]
+        let expected = Set((1...620).filter { $0 % 7 == 0 })
+        #expect(try store.threadsWithAttachments(board: "T", among: asked.reversed()) == expected)
+        #expect(try store.threadsWithAttachments(board: "T") == expected)
+        #expect(try store.threadsWithAttachments(board: "U", among: [1, 7]) == [1])
+        #expect(try store.threadsWithAttachments(board: "T", among: []).isEmpty)
+    }
+
     /// A user's posts (user pages) come with their threads' titles and their
     /// places in their threads (posts before them, not floors, where floors
     /// have gaps), in time order either way, paged by offset and limit.

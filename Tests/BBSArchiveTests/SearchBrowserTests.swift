@@ -671,6 +671,9 @@ import Testing
         #expect(
             SearchClient.published(Data("  // a\n\n  var a = 1; // b\n\t//c\n'//'\n".utf8))
                 == Data("var a = 1; // b\n'//'\n".utf8))
+        // Only the leading blanks go (a CR at the end stays), one slash is code, the last line gets its newline.
+        #expect(SearchClient.published(Data("a\r\n\r// c\n   \n/\nx".utf8)) == Data("a\r\n/\nx\n".utf8))
+        #expect(SearchClient.published(Data()).isEmpty)
     }
 
     /// An index appended to (old posts placed among the others, new ones,
