@@ -755,7 +755,7 @@ import Testing
         let days = try #require(site.publisher.read(SearchIndexWriter.daysPath).flatMap(SearchIndexWriter.parseDays))
         #expect(days.count > 3, "the fixture spans several days")
         let wrong = damage == "shifted" ? days.map { ($0.0, $0.1 + 7) } : days.reversed()
-        try site.publisher.write(SearchIndexWriter.daysScript(Array(wrong)), to: SearchIndexWriter.daysPath)
+        _ = try site.publisher.write(SearchIndexWriter.daysScript(Array(wrong)), to: SearchIndexWriter.daysPath)
         let report = try writer.update(try await Self.insert(path, store, posts), site.output)
         let rightReport = try rightWriter.update(try await Self.insert(rightPath, rightStore, posts), rightSite.output)
         #expect(!report.full && !rightReport.full)

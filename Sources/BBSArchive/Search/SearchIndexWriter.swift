@@ -1144,23 +1144,11 @@ struct SearchIndexWriter {
         // reply at 100k posts read 11 chunk files for it and looked up 17
         // documents' times (14 chunk files opened in all, 6 this way; the
         // append took 7.8 ms, 7.1 ms now: medians of 6 alternating runs).
+        let dayNumbers = days.map(\.0)
         func range(_ entry: (doc: Int, key: Key, day: Int)) throws(ArchiveError) -> (low: Int, high: Int)? {
-            func firstDay(after day: Int, orOn: Bool) -> Int {
-                var low = 0
-                var high = days.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if days[middle].0 < day || (!orOn && days[middle].0 == day) {
-                        low = middle + 1
-                    } else {
-                        high = middle
-                    }
-                }
-                return low
-            }
-            let from = firstDay(after: entry.day, orOn: true)
+            let from = dayNumbers.lowerBound(entry.day)
             guard from < days.count else { return (0, lastRun) }
-            let next = firstDay(after: entry.day, orOn: false)
+            let next = dayNumbers.lowerBound(entry.day + 1)
             let high = next < days.count ? min(max(0, days[next].1), lastRun) : lastRun
             let low = min(max(0, days[from].1), high)
             if high < lastRun {

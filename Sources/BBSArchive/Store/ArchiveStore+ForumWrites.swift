@@ -141,20 +141,30 @@ extension ArchiveStore {
     static func forEachThreadRow(
         _ db: Database, board: String, gids: [Int], columns: String, _ each: (Int, Row) throws -> Void
     ) throws {
+        try forEachRunOfGids(board: board, gids) { marks, arguments in
+            let statement = try db.cachedStatement(
+                sql: "SELECT gid, \(columns) FROM thread WHERE board = ? AND gid IN (\(marks))")
+            let rows = try Row.fetchCursor(statement, arguments: arguments)
+            while let row = try rows.next() {
+                try each(row[0], row)
+            }
+        }
+    }
+
+    /// `gids` in runs of up to 500, for a statement `… WHERE board = ? AND
+    /// gid IN (marks)`: each run's placeholders (`?, ?, …`) and its
+    /// arguments, the board first.
+    static func forEachRunOfGids(
+        board: String, _ gids: [Int], _ body: (_ marks: String, _ arguments: StatementArguments) throws -> Void
+    ) rethrows {
         var start = 0
         while start < gids.count {
             let chunk = gids[start..<min(gids.count, start + 500)]
             start += chunk.count
-            let marks = "?" + String(repeating: ", ?", count: chunk.count - 1)
-            let statement = try db.cachedStatement(
-                sql: "SELECT gid, \(columns) FROM thread WHERE board = ? AND gid IN (\(marks))")
             var arguments = [board.databaseValue]
             arguments.reserveCapacity(chunk.count + 1)
             for gid in chunk { arguments.append(gid.databaseValue) }
-            let rows = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
-            while let row = try rows.next() {
-                try each(row[0], row)
-            }
+            try body("?" + String(repeating: ", ?", count: chunk.count - 1), StatementArguments(arguments))
         }
     }
 
