@@ -2176,9 +2176,15 @@ final class SpillFiles {
         let runs = UnsafeMutableBufferPointer(rebasing: scratch[most..<(2 * most + 1)])
         let sizes = UnsafeMutableBufferPointer(rebasing: scratch[(2 * most + 1)..<(2 * most + buckets + 1)])
         let opened = UnsafeMutableBufferPointer(rebasing: scratch[(2 * most + buckets + 1)...])
+        // The shard count is a power of two (`shardCount`): a mask, not a
+        // division a record, unless a test says otherwise.
+        let shardMask: UInt32? = shards & (shards - 1) == 0 ? UInt32(shards - 1) : nil
+        @inline(__always) func shard(_ hash: UInt32) -> Int {
+            Int(shardMask.map { hash & $0 } ?? hash % UInt32(shards))
+        }
         var count = 0
         for unigram in unigrams {
-            shardOf[count] = Int(SearchIndexWriter.hash(key: UInt64(unigram), pair: false) % UInt32(shards))
+            shardOf[count] = shard(SearchIndexWriter.hash(key: UInt64(unigram), pair: false))
             count += 1
         }
         var pairRecords = 0
@@ -2187,14 +2193,14 @@ final class SpillFiles {
             let key = pairs[index].key
             runs[pairRecords] = index
             pairRecords += 1
-            shardOf[count] = Int(SearchIndexWriter.hash(key: key, pair: true) % UInt32(shards))
+            shardOf[count] = shard(SearchIndexWriter.hash(key: key, pair: true))
             count += 1
             index += 1
             while index < pairs.count && pairs[index].key == key { index += 1 }
         }
         runs[pairRecords] = pairs.count
         for filter in filters {
-            shardOf[count] = Int(SearchIndexWriter.hash(filter) % UInt32(shards))
+            shardOf[count] = shard(SearchIndexWriter.hash(filter))
             count += 1
         }
         // Bucket and slot: the shard's low bits and the rest when the
