@@ -34,6 +34,20 @@ import Testing
         }
     }
 
+    /// ASCII alone (ids, boards, English posts) takes the shortest path:
+    /// what NFKC and lower case make of it, control characters included.
+    @Test func asciiTextIsLowerCasedOnly() {
+        let every = String(decoding: (0..<0x80).map { UInt8($0) }, as: UTF8.self)
+        for text in [every, String(every.reversed()), "Astronomy", "moon42", "SYSOP-2 b:x", ""] {
+            #expect(
+                Array(SearchText.normalize(text).unicodeScalars)
+                    == Array(SearchText.slowNormalize(text).unicodeScalars),
+                "\(text.debugDescription)")
+        }
+        #expect(SearchText.normalize("Astronomy") == "astronomy")
+        #expect(SearchText.normalize("moon42") == "moon42")
+    }
+
     /// Each character the fast path takes as it is or maps is what NFKC
     /// and lower case make of it, alone and before or after a mark.
     @Test func fastCharactersAreTheirOwnNormalization() {
