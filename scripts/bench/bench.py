@@ -775,7 +775,11 @@ def tier_store(ctx, name, shape):
                                        == json.dumps(shape, sort_keys=True)):
                 log(f"tier {name}: cached store {rel(other)} (BENCH_CACHE_ANY)")
                 return Tier(name, shape, other, json.loads(other_meta.read_text()))
+    # Each tier keeps one store (a 1M store is 2.4 GB): another key's goes,
+    # said first, since fetching it again takes minutes (the 1M tier 12-18).
     for old in cache.glob(f"{name}-*"):
+        if old.suffix == ".sqlite":
+            log(f"tier {name}: removing {rel(old)}, fetched by other binaries (BENCH_CACHE_ANY=1 would reuse it)")
         old.unlink()
     port = free_port()
     with Replica(ctx.bins, shape, port=port) as replica:
