@@ -24,9 +24,6 @@ package enum SearchText {
     /// between them go through Foundation, each with the character before
     /// it, which a combining mark may join.
     package static func normalize(_ text: String) -> String {
-        // Read and spelled as UTF-8 bytes, the runs of characters the fast
-        // path leaves as they are copied whole: decoded as scalars and each
-        // encoded again, that was half of this function's instructions.
         var text = text
         // ASCII is its own NFKC, and lower case changes only its capitals:
         // ids, boards and some posts need no scan of scalars (every
@@ -44,6 +41,9 @@ package enum SearchText {
             guard ascii.capitals else { return text }
             return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
         }
+        // Read and spelled as UTF-8 bytes, the runs of characters the fast
+        // path leaves as they are copied whole: decoded as scalars and each
+        // encoded again, that was half of this function's instructions.
         return text.withUTF8 { bytes in
             var out: [UInt8] = []
             out.reserveCapacity(bytes.count)
