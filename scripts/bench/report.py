@@ -205,7 +205,9 @@ def section(data):
             targets.append(("Full build of 1M posts under 60 s on 2 cores",
                             f"not run at this scale (`BENCH_SCALE=large`); {f(b['wall']['median'])} s for "
                             f"{f(b['posts'])} posts, i.e. {f(rate)} s per million if it stayed linear",
-                            status(rate < TARGETS["build_1m_seconds"]) + " (extrapolated)"))
+                            # A line through a smaller build is no measurement: at 1M the
+                            # kernel's share of the build grows (a third of its CPU on ext4).
+                            "not measured at 1M"))
             targets.append(("…with peak RSS under 512 MB",
                             f"{f(mb(b['maxrss_kb']))} MB at {posts_label(b['posts'])} posts "
                             + ", ".join(f"({f(mb(x['maxrss_kb']))} MB at {posts_label(x['posts'])})"
