@@ -508,7 +508,7 @@ import Testing
                 + String(repeating: "水木", count: n % 3 == 2 ? 40_000 : n) + "\"]"
         }
         let index = 37
-        let data = SearchIndexWriter.chunkScript(index, rows)
+        let data = SearchIndexWriter.chunkScript(index, rows.map { Array($0.utf8) })
         let bytes = [UInt8](data)
         #expect(String(decoding: bytes[0..<16], as: UTF8.self) == "BBSSearch.docs(\"")
         let size = try #require(Int(String(decoding: bytes[16..<22], as: UTF8.self), radix: 16))

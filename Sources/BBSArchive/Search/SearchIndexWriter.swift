@@ -954,11 +954,12 @@ struct SearchIndexWriter {
 
         // The last chunk, completed, and new ones.
         var index = state.docs / Self.docsPerChunk
-        var rows =
-            state.docs % Self.docsPerChunk == 0 ? [] : (output.read(Self.chunkPath(index)).map(Self.chunkRows) ?? [])
+        var rows: [[UInt8]] =
+            state.docs % Self.docsPerChunk == 0
+            ? [] : (output.read(Self.chunkPath(index)).map(Self.chunkRows) ?? []).map { Array($0.utf8) }
         guard rows.count == state.docs % Self.docsPerChunk else { return nil }
         for document in fresh {
-            rows.append(String(decoding: document.row, as: UTF8.self))
+            rows.append(document.row)
             if rows.count == Self.docsPerChunk {
                 try emit(Self.chunkScript(index, rows), Self.chunkPath(index))
                 index += 1
@@ -1515,10 +1516,8 @@ struct SearchIndexWriter {
     /// prefix (`search.js` reads it there), and the rows right after `",K,[`
     /// and a line break, so over HTTP the client reads the header, then
     /// only the rows it shows, by Range requests; from `file://` the file
-    /// runs as a script, whole.
-    static func chunkScript(_ index: Int, _ rows: [String]) -> Data { chunkScript(index, rows.map { Array($0.utf8) }) }
-
-    /// `chunkScript` of rows as UTF-8, spelled into one buffer.
+    /// runs as a script, whole. The rows are given as their UTF-8, and the
+    /// file is spelled into one buffer.
     static func chunkScript(_ index: Int, _ rows: [[UInt8]]) -> Data {
         let lengths = rows.enumerated().map { number, row in row.count + (number + 1 < rows.count ? 2 : 0) }
         let list = base64(ListCoding.varints(lengths))
