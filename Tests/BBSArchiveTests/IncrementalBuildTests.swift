@@ -323,13 +323,13 @@ extension IncrementalBuildTests {
             2000, board: "Gamma", at: Fixtures.beijing(2026, 6, 1, 12, 0, 0), title: "新主题", body: "开帖", to: store)
         // What the stopped build wrote: the new thread's pages alone.
         let whole = MemoryPublisher()
-        for (path, data) in before { try whole.write(data, to: path) }
+        for (path, data) in before { _ = try whole.write(data, to: path) }
         _ = try SiteBuilder(store: store, templates: templates, publisher: whole, options: Self.options()).build()
         let own = whole.files.keys.filter { $0.hasPrefix("board/Gamma/2000.") || $0.hasPrefix("board/Gamma/2000-") }
         try #require(own.contains(SitePaths.thread("Gamma", gid: 2000)))
         let stopped = MemoryPublisher()
-        for (path, data) in before { try stopped.write(data, to: path) }
-        for path in own { try stopped.write(try #require(whole.read(path)), to: path) }
+        for (path, data) in before { _ = try stopped.write(data, to: path) }
+        for path in own { _ = try stopped.write(try #require(whole.read(path)), to: path) }
 
         let report = try SiteBuilder(
             store: store, templates: templates, publisher: stopped, options: Self.options()

@@ -765,7 +765,7 @@ import Testing
         #expect(report.probes[0].problems.isEmpty, "console: \(report.probes[0].problems)")
         try Self.expectExactHits(report.probes[0], queries, in: documents)
         // Newest first: the posts with the word, by time (then board, thread, floor), newest first.
-        let order = try await GRDBTestAccess.open(path).queue.read { db in
+        let order = try GRDBTestAccess.open(path).queue.read { db in
             try Row.fetchAll(
                 db,
                 sql: """

@@ -177,7 +177,7 @@ actor PhotoSiteFixture {
 
     @Test func thePostMarkupOffersThumbnailsAndTheLinkOpensTheOriginal() async throws {
         let built = try await PhotoSiteFixture.shared.site()
-        let html = try built.site.text(SitePaths.thread(PhotoBoard.name, gid: PhotoBoard.photosGid))
+        let html = built.site.text(SitePaths.thread(PhotoBoard.name, gid: PhotoBoard.photosGid))
         for photo in Self.photos {
             let original = PhotoSiteFixture.original(photo)
             let hash = SHA256.hex(photo.bytes)
@@ -189,7 +189,7 @@ actor PhotoSiteFixture {
                 "\(photo.name)")
             #expect(html.contains(#"width="1200" height="900""#))
         }
-        let tall = try built.site.text(SitePaths.thread(PhotoBoard.name, gid: PhotoBoard.screenshotGid))
+        let tall = built.site.text(SitePaths.thread(PhotoBoard.name, gid: PhotoBoard.screenshotGid))
         #expect(tall.components(separatedBy: #"<figure class="tall">"#).count == 2)
         #expect(tall.contains(#"<details class="unfold"><summary>"#))
     }
