@@ -27,7 +27,11 @@ it reports per engine:
   seconds; and, kept beside it, the index written alone
   (`bbsarchive-bench search-index`) as a share of the full build, with its
   peak RSS beside the build's;
-- index size as a share of the site's HTML bytes.
+- index size as a share of the site's HTML bytes;
+- and bbsarchive's figures again (all but Pagefind's) on a copy of the store
+  whose Chinese is drawn from a real vocabulary (`measure_real_vocabulary`,
+  which bench.py runs after `measure`): the replica's posts use a few hundred
+  characters, real ones thousands.
 
 Pagefind (PyPI: pagefind-bin-extended, Chinese segmentation) is installed
 with pip when missing. Prints JSON; `make bench` (scripts/bench/bench.py)
@@ -43,6 +47,7 @@ import os
 import random
 import re
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -137,6 +142,141 @@ def ensure_pagefind():
                           capture_output=True).returncode == 0:
             return
     raise RuntimeError("cannot install pagefind-bin-extended with pip")
+
+
+# MARK: - A real vocabulary
+
+# The replica's generator draws its Chinese from a few hundred characters: the
+# 100k tier's post bodies use 234 of them and 406 pairs of adjacent ones, where
+# Chinese text uses thousands and hundreds of thousands (the copy below: 7,532
+# and 565,773). An index's size, its number of
+# files and its cost follow the number of distinct terms, so the same
+# measures are taken again on a copy of the store whose Chinese is drawn from
+# a real word-frequency list: jieba's dictionary (PyPI `jieba`, installed
+# with pip when missing, like Pagefind; nothing of it is kept in the project).
+
+
+def ensure_jieba_words():
+    """The path of jieba's dict.txt (word, frequency, part of speech a line)."""
+    def path():
+        spec = importlib.util.find_spec("jieba")
+        return Path(spec.origin).parent / "dict.txt" if spec and spec.origin else None
+    found = path()
+    if found and found.exists():
+        return found
+    log("installing jieba (pip), for its word frequencies")
+    for extra in ([], ["--break-system-packages"]):
+        if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "jieba"] + extra,
+                          capture_output=True).returncode == 0:
+            importlib.invalidate_caches()
+            found = path()
+            if found and found.exists():
+                return found
+    raise RuntimeError("cannot install jieba with pip")
+
+
+CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+
+
+def vocabulary(texts):
+    """Distinct CJK characters and distinct pairs of adjacent CJK characters."""
+    chars, pairs = set(), set()
+    for text in texts:
+        for run in CJK_RUN.findall(text):
+            chars.update(run)
+            pairs.update(run[k:k + 2] for k in range(len(run) - 1))
+    return len(chars), len(pairs)
+
+
+def real_vocabulary_store(store, work, seed=1):
+    """A copy of `store` whose posts' runs of Chinese characters are drawn
+    again, word after word, from jieba's words by their frequencies (each
+    run keeps its length). Quote lines (【 …, : …), origin lines (※ …) and
+    signatures (after --) are left as they are, so that the searchable text
+    keeps its shape. The copy's triggers go first: nothing here reads the
+    store's change log. Returns the copy and the vocabulary before and after."""
+    words, weights = [], []
+    for line in ensure_jieba_words().read_text(encoding="utf-8").splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and CJK_RUN.fullmatch(parts[0]) and parts[1].isdigit():
+            words.append(parts[0])
+            weights.append(int(parts[1]))
+    rng = random.Random(seed)
+    cumulative = []
+    total = 0
+    for weight in weights:
+        total += weight
+        cumulative.append(total)
+    pool = rng.choices(words, cum_weights=cumulative, k=1 << 20)
+    at = 0
+
+    def draw(length):
+        nonlocal at
+        out, size = [], 0
+        while size < length:
+            word = pool[at % len(pool)]
+            at += 1
+            out.append(word)
+            size += len(word)
+        return "".join(out)[:length]
+
+    def redraw(body):
+        lines, signature = [], False
+        for line in body.split("\n"):
+            if line.strip() == "--":
+                signature = True
+            if signature or line.startswith(("【", ":", "：", "※")):
+                lines.append(line)
+            else:
+                lines.append(CJK_RUN.sub(lambda m: draw(len(m.group(0))), line))
+        return "\n".join(lines)
+
+    copy = Path(work) / "real-vocabulary.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(copy) + suffix).unlink(missing_ok=True)
+    source = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    target = sqlite3.connect(copy)
+    source.backup(target)
+    source.close()
+    for (name,) in target.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        target.execute(f'DROP TRIGGER "{name}"')
+    rows = target.execute("SELECT rowid, body FROM post").fetchall()
+    before = vocabulary(body or "" for _, body in rows)
+    redrawn = [(redraw(body or ""), rowid) for rowid, body in rows]
+    after = vocabulary(body for body, _ in redrawn)
+    target.executemany("UPDATE post SET body = ? WHERE rowid = ?", redrawn)
+    target.commit()
+    target.close()
+    return copy, {"replica": {"characters": before[0], "pairs": before[1]},
+                  "real": {"characters": after[0], "pairs": after[1]}, "words": len(words), "seed": seed}
+
+
+def measure_real_vocabulary(store, bbsarchive, bench, work, per_kind=40, seed=9, chromium="chromium",
+                            discard=None):
+    """bbsarchive's search measures (`ours_only`) and what indexing adds to a
+    full build (`index_added`), on the real-vocabulary copy of `store`."""
+    work = Path(work).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    copy, words = real_vocabulary_store(store, work)
+    log(f"real vocabulary: {words['real']['characters']} characters and {words['real']['pairs']} pairs in the "
+        f"posts (the replica's: {words['replica']['characters']} and {words['replica']['pairs']})")
+    site = work / "real-vocabulary-site"
+    shutil.rmtree(site, ignore_errors=True)
+    timed([bbsarchive, "build", "--store", copy, "--out", site, "--templates", ROOT / "templates", "--quiet"])
+    result = ours_only({"site": str(site)}, site, copy, bbsarchive, bench, per_kind, seed, chromium)
+    index = result["engines"]["bbsarchive"]["index"]
+    index["share_of_html"] = round(index["bytes"] / result["html_bytes"], 4)
+    index.update(index_added(copy, bench, work, runs=int(os.environ.get("BENCH_RUNS") or 2), discard=discard))
+    log(f"real vocabulary: indexing adds {index['added_seconds']:.2f} s to a {index['without_index']['wall']:.2f} s "
+        f"build ({index['added_share'] * 100:.1f} %); index {index['share_of_html'] * 100:.1f} % of the HTML")
+    result["vocabulary"] = words
+    if discard:
+        discard(site)
+    else:
+        shutil.rmtree(site, ignore_errors=True)
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(copy) + suffix).unlink(missing_ok=True)
+    return result
 
 
 # MARK: - Ground truth
