@@ -234,19 +234,22 @@ def real_vocabulary_store(store, work, seed=1):
     copy = Path(work) / "real-vocabulary.sqlite"
     for suffix in ("", "-wal", "-shm"):
         Path(str(copy) + suffix).unlink(missing_ok=True)
-    source = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-    target = sqlite3.connect(copy)
-    source.backup(target)
-    source.close()
-    for (name,) in target.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
-        target.execute(f'DROP TRIGGER "{name}"')
-    rows = target.execute("SELECT rowid, body FROM post").fetchall()
-    before = vocabulary(body or "" for _, body in rows)
-    redrawn = [(redraw(body or ""), rowid) for rowid, body in rows]
-    after = vocabulary(body for body, _ in redrawn)
-    target.executemany("UPDATE post SET body = ? WHERE rowid = ?", redrawn)
-    target.commit()
-    target.close()
+    try:
+        source = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+        target = sqlite3.connect(copy)
+        source.backup(target)
+        source.close()
+        for (name,) in target.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+            target.execute(f'DROP TRIGGER "{name}"')
+        rows = target.execute("SELECT rowid, body FROM post").fetchall()
+        before = vocabulary(body or "" for _, body in rows)
+        redrawn = [(redraw(body or ""), rowid) for rowid, body in rows]
+        after = vocabulary(body for body, _ in redrawn)
+        target.executemany("UPDATE post SET body = ? WHERE rowid = ?", redrawn)
+        target.commit()
+        target.close()
+    except sqlite3.Error as e:
+        raise RuntimeError(f"cannot make the real-vocabulary copy of {store} at {copy}: {e}")
     return copy, {"replica": {"characters": before[0], "pairs": before[1]},
                   "real": {"characters": after[0], "pairs": after[1]}, "words": len(words), "seed": seed}
 
