@@ -42,6 +42,7 @@ calls `measure` and keeps the result in benchmarks/SCALE.json.
 import argparse
 import gzip
 import importlib.util
+import itertools
 import json
 import os
 import random
@@ -133,15 +134,22 @@ def index_added(store, bench, work, runs=2, discard=None):
             "with_index": with_index, "without_index": without, "runs": runs}
 
 
+def pip_install(package):
+    """Installs a PyPI package for this Python (where the system's pip asks
+    for it, past its externally-managed marker); RuntimeError when it cannot."""
+    for extra in ([], ["--break-system-packages"]):
+        if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package] + extra,
+                          capture_output=True).returncode == 0:
+            importlib.invalidate_caches()
+            return
+    raise RuntimeError(f"cannot install {package} with pip")
+
+
 def ensure_pagefind():
     if subprocess.run(PAGEFIND + ["--version"], capture_output=True).returncode == 0:
         return
     log("installing Pagefind (pip: pagefind-bin-extended)")
-    for extra in ([], ["--break-system-packages"]):
-        if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "pagefind-bin-extended"] + extra,
-                          capture_output=True).returncode == 0:
-            return
-    raise RuntimeError("cannot install pagefind-bin-extended with pip")
+    pip_install("pagefind-bin-extended")
 
 
 # MARK: - A real vocabulary
@@ -162,17 +170,13 @@ def ensure_jieba_words():
         spec = importlib.util.find_spec("jieba")
         return Path(spec.origin).parent / "dict.txt" if spec and spec.origin else None
     found = path()
-    if found and found.exists():
-        return found
-    log("installing jieba (pip), for its word frequencies")
-    for extra in ([], ["--break-system-packages"]):
-        if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "jieba"] + extra,
-                          capture_output=True).returncode == 0:
-            importlib.invalidate_caches()
-            found = path()
-            if found and found.exists():
-                return found
-    raise RuntimeError("cannot install jieba with pip")
+    if not (found and found.exists()):
+        log("installing jieba (pip), for its word frequencies")
+        pip_install("jieba")
+        found = path()
+    if not (found and found.exists()):
+        raise RuntimeError("jieba is installed but its dict.txt is not beside it")
+    return found
 
 
 CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
@@ -202,22 +206,20 @@ def real_vocabulary_store(store, work, seed=1):
             words.append(parts[0])
             weights.append(int(parts[1]))
     rng = random.Random(seed)
-    cumulative = []
-    total = 0
-    for weight in weights:
-        total += weight
-        cumulative.append(total)
-    pool = rng.choices(words, cum_weights=cumulative, k=1 << 20)
-    at = 0
+    cumulative = list(itertools.accumulate(weights))
+    # Drawn a batch at a time, never reused: the 100k tier's posts take
+    # about 1.7 million words.
+    pool, at = [], 0
 
     def draw(length):
-        nonlocal at
+        nonlocal pool, at
         out, size = [], 0
         while size < length:
-            word = pool[at % len(pool)]
+            if at == len(pool):
+                pool, at = rng.choices(words, cum_weights=cumulative, k=1 << 16), 0
+            out.append(pool[at])
+            size += len(pool[at])
             at += 1
-            out.append(word)
-            size += len(word)
         return "".join(out)[:length]
 
     def redraw(body):
