@@ -26,9 +26,20 @@ seeds=$work/seeds
 
 echo "fuzz: building the targets (libFuzzer + AddressSanitizer)"
 mkdir -p "$work"
+# SwiftPM hands swiftc the two sanitizers as two flags, and swiftc keeps
+# only the last (address): the Swift code then has no coverage counters
+# and libFuzzer mutates blindly. The -Xswiftc flag comes after them.
 BBSARCHIVE_FUZZ=1 swift build --scratch-path "$work" --product bbsarchive-fuzz \
-  --sanitize=fuzzer --sanitize=address >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; exit 1; }
+  --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address \
+  >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; exit 1; }
 fuzzer=$(BBSARCHIVE_FUZZ=1 swift build --scratch-path "$work" --show-bin-path)/bbsarchive-fuzz
+# The parsers alone give tens of thousands of counters; a few thousand
+# means that only the C code and the entry point were instrumented.
+counters=$(BBS_FUZZ_TARGET=robots "$fuzzer" -runs=0 2>&1 | sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p' | head -n 1)
+if [ "${counters:-0}" -lt 50000 ]; then
+  echo "fuzz: the targets have ${counters:-no} coverage counters (expected tens of thousands): the Swift code is not instrumented" >&2
+  exit 1
+fi
 
 # Replica pages as seeds, from the ordinary build of the replica.
 if [ ! -d "$seeds/mobile" ] || [ ! -d "$seeds/serve" ]; then

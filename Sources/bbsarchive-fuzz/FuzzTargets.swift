@@ -121,7 +121,8 @@ private func searchText(_ text: String) {
             ? String(
                 String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 || $0 == "\t" || $0 == "\n" }))
             : text
-        let back = try? JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed) as? String
+        // JSONDecoder, not JSONSerialization, which drops a U+FEFF that opens a string.
+        let back = try? JSONDecoder().decode(String.self, from: Data(bytes))
         if back.map({ Array($0.unicodeScalars) }) != Array(expected.unicodeScalars) {
             finding(
                 "a JSON string of \(text.debugDescription) reads back as \(String(describing: back?.debugDescription))")
