@@ -683,9 +683,11 @@ import Testing
         let (path, root) = try await Self.siteAndStoreCopy("search-appended")
         let store = try ArchiveStore(path: path)
         let publisher = try DiskPublisher(root: root)
-        // Every append flushed into the shards' tails, as when the recent tail overflows.
+        // Every append flushed into the shards' tails, as when the recent tail overflows;
+        // 8 documents a shard, so that some shards are left without a tail.
         var writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
         writer.recentLimit = 0
+        writer.documentsPerShard = 8
         let output = SearchIndexWriter.Output(publisher)
         _ = try writer.update(SearchChanges(threads: nil), output)
         let day: Int64 = 86_400

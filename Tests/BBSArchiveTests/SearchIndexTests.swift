@@ -167,13 +167,15 @@ import Testing
         return (folder, path)
     }
 
-    /// A copy of the reading site's store, its index written whole.
+    /// A copy of the reading site's store, its index written whole, 8
+    /// documents a shard (a few hundred posts make 32 or 64 shards, not 16).
     static func indexedCopy(_ name: String) async throws -> (
         path: String, store: ArchiveStore, writer: SearchIndexWriter, site: Recorder, first: SearchIndexWriter.Report
     ) {
         let (_, path) = try await Self.storeCopy(name)
         let store = try ArchiveStore(path: path)
-        let writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        var writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        writer.documentsPerShard = 8
         let site = Recorder()
         let first = try writer.update(SearchChanges(threads: nil), site.output)
         return (path, store, writer, site, first)
@@ -398,12 +400,35 @@ import Testing
         for file in stale + tails { #expect(!site.publisher.exists(file), "\(file)") }
         #expect(site.publisher.exists(kept))
         let full = Recorder()
-        _ = try SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum).update(
-            SearchChanges(threads: nil), full.output)
+        _ = try writer.update(SearchChanges(threads: nil), full.output)
         func perShard(_ files: [String: Data]) -> [String: Data] {
             files.filter { file in SearchIndexWriter.fileFolders.contains { file.key.hasPrefix($0 + "/") } }
         }
         #expect(perShard(site.files) == perShard(full.files))
+    }
+
+    /// A site indexed with another number of documents a shard (8, before
+    /// 32 was the default) is indexed again whole by the next build, even
+    /// for one new reply, and ends as a first build with the default would
+    /// write it: no shard, tail or positions file of the old count is left.
+    @Test func anIndexOfAnotherShardSizeIsWrittenAgainWhole() async throws {
+        let (path, store, old, site, first) = try await Self.indexedCopy("search-shard-size")
+        let current = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
+        #expect(current.documentsPerShard > old.documentsPerShard)
+        let shards = { (documents: Int) in
+            SearchIndexWriter.shardCount(documents: documents, per: current.documentsPerShard)
+        }
+        #expect(shards(first.documents) < first.shards, "the store is too small to tell the sizes apart")
+        let changes = try await Self.insert(path, store, [(0, 60, "换了分片的回复")])
+        let report = try current.update(changes, site.output)
+        #expect(report.full)
+        #expect(report.shards == shards(first.documents + 1))
+        let fresh = Recorder()
+        _ = try current.update(SearchChanges(threads: nil), fresh.output)
+        #expect(site.files == fresh.files)
+        // And the next reply is appended to it.
+        let more = try await Self.insert(path, store, [(1, 120, "又一条")])
+        #expect(!(try current.update(more, site.output)).full)
     }
 
     /// While a pass writes its files, the store and the manifest on disk
@@ -616,7 +641,8 @@ import Testing
     @Test func bucketsGrowWithTheArchiveNotTheirSize() {
         func count(_ documents: Int) -> Int {
             SearchIndexWriter.bucketCount(
-                documents: documents, shards: SearchIndexWriter.shardCount(documents: documents), per: 4096, least: 64)
+                documents: documents, shards: SearchIndexWriter.shardCount(documents: documents, per: 32), per: 4096,
+                least: 64)
         }
         #expect(count(100) == 16)
         #expect(count(99_988) == 64)
@@ -660,6 +686,7 @@ import Testing
         // Every append flushed into the shards, as when the recent tail overflows.
         var writer = SearchIndexWriter(store: store, postsPerPage: 20, forum: Fixtures.smthForum)
         writer.recentLimit = 0
+        writer.documentsPerShard = 8
         let site = Recorder()
         let first = try writer.update(SearchChanges(threads: nil), site.output)
         #expect(first.full)
