@@ -168,7 +168,8 @@ import Testing
     }
 
     /// A copy of the reading site's store, its index written whole, 8
-    /// documents a shard (a few hundred posts make 32 or 64 shards, not 16).
+    /// documents a shard as before 16 was the default (a few hundred posts
+    /// make 32 or 64 shards: most tests need many).
     static func indexedCopy(_ name: String) async throws -> (
         path: String, store: ArchiveStore, writer: SearchIndexWriter, site: Recorder, first: SearchIndexWriter.Report
     ) {
@@ -408,7 +409,7 @@ import Testing
     }
 
     /// A site indexed with another number of documents a shard (8, before
-    /// 32 was the default) is indexed again whole by the next build, even
+    /// 16 was the default) is indexed again whole by the next build, even
     /// for one new reply, and ends as a first build with the default would
     /// write it: no shard, tail or positions file of the old count is left.
     @Test func anIndexOfAnotherShardSizeIsWrittenAgainWhole() async throws {
@@ -641,7 +642,7 @@ import Testing
     @Test func bucketsGrowWithTheArchiveNotTheirSize() {
         func count(_ documents: Int) -> Int {
             SearchIndexWriter.bucketCount(
-                documents: documents, shards: SearchIndexWriter.shardCount(documents: documents, per: 32), per: 4096,
+                documents: documents, shards: SearchIndexWriter.shardCount(documents: documents, per: 16), per: 4096,
                 least: 64)
         }
         #expect(count(100) == 16)

@@ -152,16 +152,19 @@ struct SearchIndexWriter {
     /// the least) the number changes nothing.
     var documentsPerBucket = 2048
     /// Documents a shard, about (`shardCount`). Fewer shards make fewer,
-    /// larger files: each query downloads a little more, and a full pass
-    /// writes far fewer. On the 100k tier's store with its Chinese redrawn
-    /// from a real word list (8,413 characters, 806,554 pairs), 8 a shard
-    /// made 16,384 shards in 33,553 index files, 51.9 kB downloaded by the
-    /// median query (352.7 at most), first results in 165 ms, and indexing
-    /// added 53 % to the build; 32 a shard made 4,096 shards in 8,977
-    /// files, 66.2 / 373.8 kB, 206 ms, and added 27–42 %, with recall and
-    /// precision 100 % either way. An index written with another number is
-    /// written again whole by the next build (its shard count differs).
-    var documentsPerShard = 32
+    /// larger files: a query downloads more of other terms' lists, and a
+    /// full pass writes far fewer files. On the 100k tier's store with its
+    /// Chinese redrawn from a real word list (8,413 characters, 806,554
+    /// pairs), 8, 16 and 32 a shard made 33,553, 17,169 and 8,977 index
+    /// files; the median query downloaded 51.9, 55.8 and 66.2 kB (96.3,
+    /// 96.0 and 101.2 on the replica's own text, against a target of 100)
+    /// and showed its first results in 165, 189 and 217 ms. Full builds on
+    /// disk, alternated, 4 of each: 16 a shard added 1.3 s to the build
+    /// where 8 added 2.7 s (CPU 2.2 against 4.8 s); 32 added no less than
+    /// 16 (2.3 against 2.0 s). Recall and precision were 100 % in each.
+    /// An index written with another number is written again whole by the
+    /// next build (its shard count differs).
+    var documentsPerShard = 16
     /// Buckets of the full pass at the least (fewer only when there are
     /// fewer shards).
     var leastBuckets = 64
