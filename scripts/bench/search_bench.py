@@ -56,6 +56,7 @@ import tempfile
 import time
 import unicodedata
 import urllib.parse
+from contextlib import closing
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -156,9 +157,9 @@ def ensure_pagefind():
 
 # The replica's generator draws its Chinese from a few hundred characters: the
 # 100k tier's post bodies use 234 of them and 406 pairs of adjacent ones, where
-# Chinese text uses thousands and hundreds of thousands (the copy below: 7,532
-# and 565,773). An index's size, its number of
-# files and its cost follow the number of distinct terms, so the same
+# Chinese text uses thousands and hundreds of thousands (the copy below: 8,413
+# and 806,554). An index's size, its number of files and its cost follow the
+# number of distinct terms, so the same
 # measures are taken again on a copy of the store whose Chinese is drawn from
 # a real word-frequency list: jieba's dictionary (PyPI `jieba`, installed
 # with pip when missing, like Pagefind; nothing of it is kept in the project).
@@ -234,23 +235,21 @@ def real_vocabulary_store(store, work, seed=1):
         return "\n".join(lines)
 
     copy = Path(work) / "real-vocabulary.sqlite"
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(copy) + suffix).unlink(missing_ok=True)
+    remove_store(copy)
     try:
-        source = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-        target = sqlite3.connect(copy)
-        source.backup(target)
-        source.close()
-        for (name,) in target.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
-            target.execute(f'DROP TRIGGER "{name}"')
-        rows = target.execute("SELECT rowid, body FROM post").fetchall()
-        before = vocabulary(body or "" for _, body in rows)
-        redrawn = [(redraw(body or ""), rowid) for rowid, body in rows]
-        after = vocabulary(body for body, _ in redrawn)
-        target.executemany("UPDATE post SET body = ? WHERE rowid = ?", redrawn)
-        target.commit()
-        target.close()
+        with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True)) as source, \
+                closing(sqlite3.connect(copy)) as target:
+            source.backup(target)
+            for (name,) in target.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+                target.execute(f'DROP TRIGGER "{name}"')
+            rows = target.execute("SELECT rowid, body FROM post").fetchall()
+            before = vocabulary(body or "" for _, body in rows)
+            redrawn = [(redraw(body or ""), rowid) for rowid, body in rows]
+            after = vocabulary(body for body, _ in redrawn)
+            target.executemany("UPDATE post SET body = ? WHERE rowid = ?", redrawn)
+            target.commit()
     except sqlite3.Error as e:
+        remove_store(copy)
         raise RuntimeError(f"cannot make the real-vocabulary copy of {store} at {copy}: {e}")
     return copy, {"replica": {"characters": before[0], "pairs": before[1]},
                   "real": {"characters": after[0], "pairs": after[1]}, "words": len(words), "seed": seed}
@@ -279,9 +278,14 @@ def measure_real_vocabulary(store, bbsarchive, bench, work, per_kind=40, seed=9,
         discard(site)
     else:
         shutil.rmtree(site, ignore_errors=True)
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(copy) + suffix).unlink(missing_ok=True)
+    remove_store(copy)
     return result
+
+
+def remove_store(path):
+    """Deletes an SQLite store and its WAL and shared-memory files."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
 
 
 # MARK: - Ground truth
