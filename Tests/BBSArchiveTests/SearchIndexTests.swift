@@ -1246,6 +1246,64 @@ import Testing
         #expect(SpillFiles.lastDocument(later.bigrams["甲乙"]?.bytes ?? [], positional: true) == 9)
     }
 
+    /// A shard's keys are spelled from the terms' numbers with no
+    /// `String` between: the bytes are the string's JSON, for characters
+    /// that need an escape, ones of four bytes and numbers that are no character.
+    @Test func aTermsKeyIsSpelledAsItsStringsJSON() {
+        let scalars: [UInt32] = [
+            0x22, 0x5C, 0x0A, 0x3C, 0x2028, 0x2029, 0x2027, 0x00, 0x01, 0x1F, 0x09, 0x20, 0x41, 0x7F, 0xE9, 0x6E05,
+            0xFF27, 0x1F44D, 0x10FFFF, 0xD800, 0xDFFF, 0x110000, 0x1F_FFFF,
+        ]
+        var spelled = 0
+        for first in scalars {
+            for pair in [false, true] {
+                for second in pair ? scalars : [0] {
+                    let key = pair ? UInt64(first) << 21 | UInt64(second) : UInt64(first)
+                    var out: [UInt8] = [7]
+                    SearchIndexWriter.appendTermJSON(key, pair: pair, to: &out)
+                    var expected: [UInt8] = [7]
+                    SearchIndexWriter.appendJSON(SearchText.termText(key, pair: pair), to: &expected)
+                    #expect(out == expected, "\(String(key, radix: 16)) pair \(pair)")
+                    spelled += 1
+                }
+            }
+        }
+        #expect(spelled == scalars.count * (scalars.count + 1))
+    }
+
+    /// The Rice parameter's estimate, ⌊log2(mean × 0.69)⌋, is taken from
+    /// the highest bit of its whole part: the same as `log2` gives, for
+    /// means around every power of two.
+    @Test func theRiceEstimateIsTheLogarithmsWholePart() {
+        var random = SystemRandomNumberGenerator()
+        var lists: [[Int]] = [[], [0], [1], [2, 3]]
+        for exponent in 0..<40 {
+            for offset in [-2, -1, 0, 1, 2] {
+                let target = max(0, (1 << exponent) + offset)
+                // Means of about target / 0.69, whose estimate sits at a power of two.
+                let mean = Int((Double(target) / 0.69).rounded())
+                lists.append([mean, mean, mean])
+                lists.append([max(0, mean - 1), mean + 1])
+            }
+        }
+        for _ in 0..<200 {
+            lists.append(
+                (0..<Int.random(in: 1..<50, using: &random)).map { _ in Int.random(in: 0..<5000, using: &random) })
+        }
+        for values in lists {
+            let mean = values.isEmpty ? 0 : Double(values.reduce(0, +)) / Double(values.count)
+            let guess = mean * 0.69 >= 1 ? Int(log2(mean * 0.69)) : 0
+            // What the choice was with `log2`: the fewest bits among guess − 1 … guess + 1.
+            var best = (k: 0, bits: Int.max)
+            for k in max(0, guess - 1)...max(0, guess - 1) + 2 where k <= guess + 1 {
+                let bits = ListCoding.riceBits(values, k: k)
+                if bits < best.bits { best = (k, bits) }
+            }
+            let chosen = ListCoding.riceChoice(values)
+            #expect(chosen.k == best.k && chosen.bits == best.bits, "\(values.prefix(4))")
+        }
+    }
+
     @Test func listsReadBackAsWritten() throws {
         var random = SystemRandomNumberGenerator()
         for density in [0.001, 0.05, 0.3, 0.9] {
