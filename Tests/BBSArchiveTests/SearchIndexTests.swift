@@ -1116,9 +1116,12 @@ import Testing
             rows, postsPerPage: 20, forum: Fixtures.smthForum, cores: 1,
             numbering: .init(firstDoc: 0, shards: shards, buckets: 1)
         ).records.bytes
+        // (A header is the document as is, `doc << 1 | 1`, or a gap from
+        // the header before, `gap << 1`: a gap with no header before is damage.)
         for damaged in [
-            Array(bytes.dropLast()), [0x10, 0x00, 0x01], [0x01, 0x07, 0x01, 0x00, 0x00],
-            [0x01, 0x01, 0x05, 0x00, 0x02, 0x03], [0x00, 0x01, 0x40, 0x01], [0x00, 0x01, 0x03, 0x01],
+            Array(bytes.dropLast()), [0x21, 0x00, 0x01], [0x01, 0x07, 0x01, 0x00, 0x00],
+            [0x01, 0x01, 0x05, 0x00, 0x02, 0x03], [0x01, 0x01, 0x40, 0x01], [0x01, 0x01, 0x03, 0x01],
+            [0x02, 0x01, 0x00, 0x41],
         ] {
             #expect(throws: ArchiveError.self) {
                 try SpillFiles.decode([damaged], bucket: 0, folder: folder, shards: shards, buckets: 1)

@@ -2132,6 +2132,8 @@ final class SpillFiles {
         private let bases: UnsafeMutableBufferPointer<UnsafeMutablePointer<UInt8>?>
         private let counts: UnsafeMutableBufferPointer<Int>
         private let capacities: UnsafeMutableBufferPointer<Int>
+        /// The document of each bucket's last header, -1 before the first.
+        private let lastDocs: UnsafeMutableBufferPointer<Int>
 
         init(buckets: Int) {
             self.buckets = max(1, buckets)
@@ -2141,6 +2143,8 @@ final class SpillFiles {
             counts.initialize(repeating: 0)
             capacities = .allocate(capacity: self.buckets)
             capacities.initialize(repeating: 0)
+            lastDocs = .allocate(capacity: self.buckets)
+            lastDocs.initialize(repeating: -1)
         }
 
         deinit {
@@ -2148,6 +2152,23 @@ final class SpillFiles {
             bases.deallocate()
             counts.deallocate()
             capacities.deallocate()
+            lastDocs.deallocate()
+        }
+
+        /// The value that a document's header in `bucket` starts with: the
+        /// document as is (`doc << 1 | 1`) in the first header this writer
+        /// puts in the bucket, then the gap from the header before
+        /// (`gap << 1`). A writer's bytes are always joined whole, so a
+        /// reader meets an absolute document first, and every gap follows
+        /// the document it counts from. (The document as is, three bytes
+        /// from 16,384 documents on, was a fifth of the spill at 100k
+        /// posts, where most documents have records in most buckets; a gap
+        /// takes a byte.)
+        @inline(__always)
+        func header(_ doc: Int, _ bucket: Int) -> Int {
+            let last = lastDocs[bucket]
+            lastDocs[bucket] = doc
+            return last < 0 || doc < last ? doc << 1 | 1 : (doc - last) << 1
         }
 
         /// Where the next bytes of `bucket` go, with room for `bytes` more.
@@ -2175,7 +2196,10 @@ final class SpillFiles {
         }
 
         /// Every bucket emptied, its memory kept for what is written next.
-        func removeAll() { counts.update(repeating: 0) }
+        func removeAll() {
+            counts.update(repeating: 0)
+            lastDocs.update(repeating: -1)
+        }
 
         /// The same bytes, each bucket's in a block of just its size.
         func compacted() -> BucketBytes {
@@ -2225,7 +2249,8 @@ final class SpillFiles {
     }
 
     /// Every posting of a prepared document, appended as records to the
-    /// buckets of `out`: for each bucket it has records in, varint document
+    /// buckets of `out`: for each bucket it has records in, a varint header
+    /// (the document, or its gap from the bucket's last: `BucketBytes.header`)
     /// and varint number of records, then the records, each varint
     /// `slot << 2 | kind` (the slot: the shard divided by the bucket count),
     /// then for a character its key, for a pair its key, count and positions
@@ -2325,7 +2350,7 @@ final class SpillFiles {
             }
             if opened[bucket] == 0 {
                 opened[bucket] = 1
-                put(doc)
+                put(out.header(doc, bucket))
                 put(sizes[bucket])
             }
             if record < unigrams.count {
@@ -2471,6 +2496,8 @@ final class SpillFiles {
             do {
                 let count = bytes.count
                 var index = 0
+                // Below Int32.max once a header is read (else damage), so a gap never overflows it.
+                var doc = -1
                 @inline(__always) func next() throws(ArchiveError) -> Int {
                     if index < count, bytes[index] < 0x80 {
                         index += 1
@@ -2480,7 +2507,15 @@ final class SpillFiles {
                     return value
                 }
                 while index < count {
-                    let doc = try next()
+                    // The document as is, or the gap from the header before
+                    // (`BucketBytes.header`); a gap with none before is damage.
+                    let header = try next()
+                    if header & 1 == 1 {
+                        doc = header >> 1
+                    } else {
+                        guard doc >= 0 else { throw damaged }
+                        doc += header >> 1
+                    }
                     let inRun = try next()
                     guard let number = Int32(exactly: doc) else { throw damaged }
                     for _ in 0..<inRun {
