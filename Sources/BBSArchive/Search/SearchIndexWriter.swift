@@ -1610,8 +1610,10 @@ struct SearchIndexWriter {
     }
 
     /// `appendJSON(SearchText.termText(key, pair: pair), to: &out)`,
-    /// spelled from the key's scalars with no `String` between (one for
-    /// each term of a shard, twice for a pair, was a tenth of spelling it).
+    /// spelled from the key's scalars with no `String` between (a `String`
+    /// for each term of a shard and its JSON spelled twice for a pair; with
+    /// `sortedTerms`' packed sort, spelling the shards took 14 % fewer
+    /// samples in perf of the 100k full pass).
     static func appendTermJSON(_ key: UInt64, pair: Bool, to out: inout [UInt8]) {
         @inline(__always) func scalar(_ value: UInt32) {
             guard let scalar = Unicode.Scalar(value) else { return }
