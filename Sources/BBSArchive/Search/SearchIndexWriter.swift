@@ -1615,28 +1615,20 @@ struct SearchIndexWriter {
     /// `sortedTerms`' packed sort, spelling the shards took 14 % fewer
     /// samples in perf of the 100k full pass).
     static func appendTermJSON(_ key: UInt64, pair: Bool, to out: inout [UInt8]) {
-        @inline(__always) func scalar(_ value: UInt32) {
-            guard let scalar = Unicode.Scalar(value) else { return }
-            switch value {
-            case 0x22: out += "\\\"".utf8
-            case 0x5C: out += "\\\\".utf8
-            case 0x0A: out += "\\n".utf8
-            case 0x3C: out += "\\u003c".utf8
-            case 0x2028: out += "\\u2028".utf8
-            case 0x2029: out += "\\u2029".utf8
-            case 0..<0x20:
-                out += "\\u00".utf8
-                let digits: StaticString = "0123456789abcdef"
-                out.append(digits.utf8Start[Int(value >> 4)])
-                out.append(digits.utf8Start[Int(value & 0x0F)])
-            default:
-                out.append(contentsOf: scalar.utf8)
+        // At most two scalars of four bytes: their UTF-8, then escaped as any text is.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8) { bytes in
+            var count = 0
+            func add(_ value: UInt32) {
+                guard let scalar = Unicode.Scalar(value) else { return }
+                for byte in scalar.utf8 {
+                    bytes[count] = byte
+                    count += 1
+                }
             }
+            if pair { add(UInt32(truncatingIfNeeded: key >> 21)) }
+            add(UInt32(truncatingIfNeeded: pair ? key & 0x1F_FFFF : key))
+            appendJSON(utf8: UnsafeBufferPointer(rebasing: bytes[..<count]), to: &out)
         }
-        out.append(UInt8(ascii: "\""))
-        if pair { scalar(UInt32(truncatingIfNeeded: key >> 21)) }
-        scalar(UInt32(truncatingIfNeeded: pair ? key & 0x1F_FFFF : key))
-        out.append(UInt8(ascii: "\""))
     }
 
     /// `json(text)`'s UTF-8 bytes, appended to `out`.
@@ -1645,7 +1637,12 @@ struct SearchIndexWriter {
     /// the same scan: a scan of its own for each field was 1.2 % of indexing).
     static func appendJSON(_ text: String, to out: inout [UInt8], displayable: Bool = false) {
         var text = text
-        text.withUTF8 { bytes in
+        text.withUTF8 { appendJSON(utf8: $0, to: &out, displayable: displayable) }
+    }
+
+    /// `appendJSON` of text held as UTF-8 bytes.
+    static func appendJSON(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], displayable: Bool = false) {
+        do {
             out.append(UInt8(ascii: "\""))
             var run = 0
             var at = 0
