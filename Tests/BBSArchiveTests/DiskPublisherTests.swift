@@ -370,6 +370,79 @@ import Testing
     }
 
     /// Every file under `folder`, by its path relative to it.
+    /// A build that writes many files leaves them to the kernel where its
+    /// publisher names the boot: no flush of the file system, none started
+    /// early, and a state that carries the boot. In the same boot the state
+    /// is trusted: nothing changed, nothing is rendered, and since that
+    /// build's files may not be on the disk yet, this one flushes the file
+    /// system and its state carries no boot. In another boot (the kernel
+    /// may have lost files with the last one) neither the state nor the
+    /// media are trusted: everything is rendered and compared, and what was
+    /// lost (here a page and a picture cut to nothing) is written again.
+    @Test func manyFilesAreLeftToTheKernelForTheBootTheStateNames() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let folder = try Fixtures.temporaryFolder("disk-publisher-boot")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        func build(boot: String?) throws -> (SiteBuilder.Report, DiskPublisher, String?) {
+            var options = ParallelBuildTests.options()
+            options.workers = 2
+            let publisher = try DiskPublisher(root: folder, earlyFlushBytes: 4096, boot: boot)
+            let report = try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options)
+                .build()
+            let state = try #require(BuildState.load(from: publisher))
+            return (report, publisher, state.unflushedBoot)
+        }
+        let (first, firstPublisher, firstMark) = try build(boot: "boot-1")
+        try #require(first.written > 256, "enough files to be many: \(first.written)")
+        #expect(first.changes == nil)
+        #expect(firstMark == "boot-1")
+        #expect(firstPublisher.earlyFlushes == 0)
+        let site = try Self.files(in: folder).filter { $0.key != BuildState.path }
+
+        let (same, _, sameMark) = try build(boot: "boot-1")
+        #expect(same.changes != nil, "the state of this boot is trusted")
+        #expect(same.written == 0 && same.pages == 0)
+        #expect(sameMark == nil, "flushed with the file system: no boot named")
+
+        // The state of a build of boot 1 (as the first left it), read in
+        // boot 2, with two files cut short as a power cut may leave them.
+        var state = try #require(BuildState.load(from: try DiskPublisher(root: folder)))
+        state.unflushedBoot = "boot-1"
+        try state.save(to: try DiskPublisher(root: folder))
+        let page = try #require(site.keys.first { $0.hasPrefix("board/") && $0.hasSuffix(".html") })
+        let media = try #require(site.keys.first { $0.hasPrefix("media/") })
+        for path in [page, media] { try Data().write(to: folder.appendingPathComponent(path)) }
+        #expect(!(try DiskPublisher(root: folder, boot: "boot-2").exists(media)), "media not trusted by name")
+        #expect(try DiskPublisher(root: folder, boot: "boot-1").exists(media))
+        let (other, _, otherMark) = try build(boot: "boot-2")
+        #expect(other.changes == nil, "another boot's state is not trusted: everything is rendered")
+        #expect(other.pages == first.pages)
+        #expect(other.written == 2, "the two files cut short, nothing else")
+        #expect(otherMark == nil)
+        #expect(try Self.files(in: folder).filter { $0.key != BuildState.path } == site)
+
+        // With no boot named, the file system is flushed, as before.
+        let (none, _, noneMark) = try build(boot: nil)
+        #expect(none.changes != nil && noneMark == nil)
+    }
+
+    /// Which states are trusted: those of builds that flushed their files
+    /// (no boot; states of earlier releases have none), and those of this
+    /// boot; not another boot's, nor one that cannot be read.
+    @Test func aStateIsTrustedInItsOwnBootOrWhenItFlushed() {
+        let flushed = Data(#"{"fingerprint":"f","builtAt":0}"#.utf8)
+        let marked = Data(#"{"fingerprint":"f","builtAt":0,"unflushedBoot":"b1"}"#.utf8)
+        #expect(BuildState.trusted(flushed, in: nil))
+        #expect(BuildState.trusted(flushed, in: "b2"))
+        #expect(BuildState.trusted(marked, in: "b1"))
+        #expect(!BuildState.trusted(marked, in: "b2"))
+        #expect(!BuildState.trusted(marked, in: nil))
+        #expect(!BuildState.trusted(Data(#"{"fingerprint":"#.utf8), in: "b1"))
+        #expect(!BuildState.trusted(nil, in: "b1"))
+        #expect(DiskPublisher.currentBoot?.count == 36, "the kernel's boot id: \(DiskPublisher.currentBoot ?? "none")")
+    }
+
     static func files(in folder: URL) throws -> [String: Data] {
         var files: [String: Data] = [:]
         let root = folder.resolvingSymlinksInPath().path + "/"

@@ -391,7 +391,8 @@ package struct BuildAction: Sendable {
         let store = try await opening.value.get()
         try OriginalURLs.fillIn(store)
         options.forum = ForumSources.profile(sources: try store.boards().map(\.source))
-        let publisher = try DiskPublisher(root: URL(fileURLWithPath: outputPath))
+        // Many files are left to the kernel, in this boot (`DiskPublisher.boot`).
+        let publisher = try DiskPublisher(root: URL(fileURLWithPath: outputPath), boot: DiskPublisher.currentBoot)
         return try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
     }
 }

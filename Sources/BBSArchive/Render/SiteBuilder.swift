@@ -110,7 +110,17 @@ package struct SiteBuilder: Sendable {
         let filing = try store.sectionFiling()
         let run = BuildRun(navigation: SiteNavigation(boards: boards, filing: filing), options: options)
         var fingerprint = self.fingerprint()
-        let previous = options.incremental ? BuildState.load(from: publisher) : nil
+        let state = publisher.read(BuildState.path)
+        let mark = BuildState.Mark(state)
+        // A state left by a build that did not wait for the disk, read in
+        // another boot, is not the site's: everything is compared again.
+        let previous =
+            options.incremental && mark?.trusted(in: publisher.boot) == true
+            ? state.flatMap { try? JSONDecoder().decode(BuildState.self, from: $0) } : nil
+        // Whether files this build may find there, and leave alone, may not
+        // be durable yet: an earlier build's left to the kernel, or those of
+        // a build that stopped part way (files and no state it can read).
+        let earlier = state == nil ? !publisher.writesMediaOnce : mark.map { $0.unflushedBoot != nil } ?? true
         run.trustsPDFNames = previous?.mediaRules == Self.mediaRules
         let boardMarks = Self.boardMarks(run.navigation)
         // Every emoticon image newly archived shows on the pages that use it.
@@ -133,11 +143,12 @@ package struct SiteBuilder: Sendable {
             report.changes = BuildChanges()
             report.changes?.through = through
             for writer in writers { try writer.write(changes: report.changes, store: store, publisher: publisher) }
-            try publisher.flush()
+            let unflushed = try publisher.settle(earlier: earlier)
             try BuildState(
                 fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
                 boardPages: previous.boardPages, shrunkUserPages: previous.shrunkUserPages,
-                hotPages: previous.hotPages, boards: boardMarks, mediaRules: Self.mediaRules
+                hotPages: previous.hotPages, boards: boardMarks, mediaRules: Self.mediaRules,
+                unflushedBoot: unflushed
             ).save(to: publisher)
             return report
         }
@@ -246,14 +257,16 @@ package struct SiteBuilder: Sendable {
         // feeds, sitemap and assets leave idle finish the index.
         try search.wait()
         run.absorb(searchRun)
-        // Written last, after everything else is on the disk: a build that
-        // stopped part way leaves the old state, and the next build renders
+        // Written last, after everything else is on the disk (or, for many
+        // files, in this boot's page cache: `settle`): a build that stopped
+        // part way leaves the old state, and the next build renders
         // everything that changed since then.
-        try publisher.flush()
+        let unflushed = try publisher.settle(earlier: earlier)
         try BuildState(
             fingerprint: fingerprint, builtAt: started.timeIntervalSince1970, changeSeq: through,
             boardPages: run.boardPages, shrunkUserPages: shrunk.isEmpty ? nil : shrunk,
-            hotPages: run.hotPages.isEmpty ? nil : run.hotPages, boards: boardMarks, mediaRules: Self.mediaRules
+            hotPages: run.hotPages.isEmpty ? nil : run.hotPages, boards: boardMarks, mediaRules: Self.mediaRules,
+            unflushedBoot: unflushed
         ).save(to: publisher)
         return run.report
     }
@@ -928,10 +941,36 @@ struct BuildState: Codable {
     /// The rules its media were judged by (`SiteBuilder.mediaRules`;
     /// absent before PDFs were read: 1).
     var mediaRules: Int?
+    /// The boot that build ran in, when it left files to the kernel
+    /// instead of flushing them (`SitePublisher.settle`); absent when it
+    /// flushed everything it wrote before it wrote this.
+    var unflushedBoot: String?
 
     static func load(from publisher: any SitePublisher) -> BuildState? {
         publisher.read(path).flatMap { try? JSONDecoder().decode(BuildState.self, from: $0) }
     }
+
+    /// The part of a state that says whether it may be trusted.
+    struct Mark: Decodable {
+        var unflushedBoot: String?
+
+        /// A state's mark; nil when there is no state or it cannot be read.
+        init?(_ data: Data?) {
+            guard let data, let mark = try? JSONDecoder().decode(Mark.self, from: data) else { return nil }
+            self = mark
+        }
+
+        /// Whether the files of the builds before are all there, whole, in
+        /// `boot`: its build flushed them before it wrote the state, or it
+        /// ran in this boot. A state left by a build of another boot (the
+        /// kernel may have lost its files with the boot: a power cut, a
+        /// crash of the system) is not trusted.
+        func trusted(in boot: String?) -> Bool { unflushedBoot == nil || unflushedBoot == boot }
+    }
+
+    /// Whether a state's bytes (`data`) may be trusted in `boot` (`Mark`);
+    /// one that cannot be read may not.
+    static func trusted(_ data: Data?, in boot: String?) -> Bool { Mark(data)?.trusted(in: boot) ?? false }
 
     func save(to publisher: any SitePublisher) throws(ArchiveError) {
         guard let data = try? JSONEncoder().encode(self) else { return }

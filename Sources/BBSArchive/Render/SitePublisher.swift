@@ -22,9 +22,21 @@ package protocol SitePublisher: Sendable {
     /// The files directly in `folder` (site paths), none when it is absent.
     func files(in folder: String) -> [String]
     /// Makes everything written so far durable (one flush of the whole
-    /// output, instead of one per file); the build calls it before it
-    /// records that it is done.
+    /// output, instead of one per file).
     func flush() throws(ArchiveError)
+    /// What the build calls before it records that it is done: makes what
+    /// it wrote durable and returns nil, or, where this publisher may leave
+    /// many files to the kernel (`boot`) and the build wrote many, leaves
+    /// them there and returns the boot's id, which the build's state then
+    /// carries (`BuildState.unflushedBoot`). `earlier`: files that this
+    /// build did not write may not be durable yet (an earlier build of this
+    /// boot left its own to the kernel, or stopped part way): they are
+    /// flushed too, with the whole file system.
+    func settle(earlier: Bool) throws(ArchiveError) -> String?
+    /// The boot (the kernel's id of it) in which this publisher may leave
+    /// many files to the kernel, and in which a state that says so is
+    /// trusted; nil where everything is flushed.
+    var boot: String? { get }
     /// Whether every file there was written by this publisher (a folder
     /// that held no site): then `write` of a `media/` file already there,
     /// named by its bytes' hash, returns false without reading it, and
@@ -34,6 +46,13 @@ package protocol SitePublisher: Sendable {
 
 extension SitePublisher {
     package func flush() throws(ArchiveError) {}
+
+    package func settle(earlier: Bool) throws(ArchiveError) -> String? {
+        try flush()
+        return nil
+    }
+
+    package var boot: String? { nil }
 
     package var writesMediaOnce: Bool { false }
 
@@ -87,14 +106,33 @@ package struct DiskPublisher: SitePublisher {
     /// `root/`, once, rather than joined anew for every file.
     private let prefix: String
 
+    /// The boot in which a build may leave many files to the kernel
+    /// (`settle`): a build writes its state without waiting for the disk,
+    /// marked with this boot, and a state so marked is trusted only in it.
+    package let boot: String?
+
     /// `earlyFlushBytes`: once more than `flushOneByOne` files are
     /// written, each time this many more bytes are, the disk starts on them
     /// in the background (`WriteLog.wrote`). What is left of the last
     /// bound is what the build's last flush waits for with every core idle:
     /// at the 100k site (ext4, 2 cores), 0.29 s with 64 MB, 0.04 s with 16 MB,
-    /// for the same user and system CPU.
-    package init(root: URL, earlyFlushBytes: Int = 16 << 20) throws(ArchiveError) {
+    /// for the same user and system CPU. None is started where many files
+    /// are left to the kernel (`boot`).
+    ///
+    /// `boot`: the boot (`currentBoot`) in which a build that wrote many
+    /// files may leave them to the kernel instead of flushing the file
+    /// system before it writes its state. That flush cost the 100k build
+    /// 0.4–0.6 s of its 5 on this machine's disk, the kernel's threads
+    /// writing the site back while the build's waited (4 alternated pairs:
+    /// 5.27–5.48 s against 4.75–4.90 s on 1 December 2026), and more on a
+    /// slow disk; Hugo does not flush at all. A power cut or a crash of the
+    /// system can lose what the kernel held; it also ends the boot, so the
+    /// next build, in another boot, trusts neither the state nor the media
+    /// by name, and compares every file, as after a build that stopped part
+    /// way. nil: every build flushes (as `flush` does).
+    package init(root: URL, earlyFlushBytes: Int = 16 << 20, boot: String? = nil) throws(ArchiveError) {
         self.root = root
+        self.boot = boot
         prefix = root.path + "/"
         do {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -104,8 +142,24 @@ package struct DiskPublisher: SitePublisher {
         Self.removeLeftovers(prefix + Self.temporaryFolder)
         let fresh = Self.holdsNoSite(root.path)
         log = WriteLog(
-            folder: root.path, fresh: fresh, trustsMedia: fresh || access(prefix + BuildState.path, F_OK) == 0,
-            earlyFlushBytes: earlyFlushBytes)
+            folder: root.path, fresh: fresh,
+            trustsMedia: fresh || BuildState.trusted(Self.contents(prefix + BuildState.path), in: boot),
+            earlyFlushBytes: boot == nil ? earlyFlushBytes : nil)
+    }
+
+    /// The kernel's id of this boot (`/proc/sys/kernel/random/boot_id`, a
+    /// new one at every start), or nil where it cannot be read.
+    package static let currentBoot: String? = {
+        guard let data = contents("/proc/sys/kernel/random/boot_id") else { return nil }
+        let id = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return id.isEmpty ? nil : id
+    }()
+
+    /// A file's bytes (at most 1 MB: a build state, a boot id), or nil.
+    private static func contents(_ path: String) -> Data? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return try? handle.read(upToCount: 1 << 20)
     }
 
     /// Where files are written before they are renamed over their place:
@@ -280,13 +334,36 @@ package struct DiskPublisher: SitePublisher {
     /// was, a few files one by one (`fsync`), many at once (the output's
     /// file system, `syncfs`).
     package func flush() throws(ArchiveError) {
+        _ = try settle(earlier: false, leaving: false)
+    }
+
+    package func settle(earlier: Bool) throws(ArchiveError) -> String? {
+        try settle(earlier: earlier, leaving: true)
+    }
+
+    /// `leaving`: many files may be left to the kernel, if `boot` says so.
+    private func settle(earlier: Bool, leaving: Bool) throws(ArchiveError) -> String? {
         // Empty now: every file written went to its place.
         rmdir(prefix + Self.temporaryFolder)
         let written = log.unflushed.withLock { paths in
             defer { paths = [] }
             return paths
         }
-        guard let written else { return try flushAll() }
+        guard let written else {
+            if leaving, let boot { return boot }
+            try flushAll()
+            return nil
+        }
+        if earlier {
+            try flushAll()
+            return nil
+        }
+        try flush(written)
+        return nil
+    }
+
+    /// `written`, each flushed on its own (`fsync`).
+    private func flush(_ written: [String]) throws(ArchiveError) {
         // Several at once: one by one, each fsync waits for the disk in
         // turn. 56 files of 6 kB while other programs write: 139–412 ms one
         // by one, 9–176 ms on 8 threads (10–20 ms and 9–15 ms on a quiet disk).
@@ -471,9 +548,10 @@ private final class WriteLog: Sendable {
     /// Whether a media file there may be taken for done by its name: in a
     /// folder that held no site, or that holds the state of a finished build.
     let trustsMedia: Bool
-    /// Bytes written since the last early flush started, and the bound.
+    /// Bytes written since the last early flush started, and the bound
+    /// (nil: no early flush, the files are left to the kernel).
     private let unstarted = Mutex(0)
-    private let earlyFlushBytes: Int
+    private let earlyFlushBytes: Int?
     /// Whether an early flush is running, and how many were started.
     private let flushing = Atomic(false)
     let earlyFlushes = Atomic(0)
@@ -493,11 +571,11 @@ private final class WriteLog: Sendable {
 
     func confirmed(_ path: String) -> Bool { confirmedMedia.withLock { $0.contains(path) } }
 
-    init(folder: String, fresh: Bool, trustsMedia: Bool, earlyFlushBytes: Int) {
+    init(folder: String, fresh: Bool, trustsMedia: Bool, earlyFlushBytes: Int?) {
         self.folder = folder
         self.fresh = fresh
         self.trustsMedia = trustsMedia
-        self.earlyFlushBytes = max(1, earlyFlushBytes)
+        self.earlyFlushBytes = earlyFlushBytes.map { max(1, $0) }
     }
 
     /// Notes `bytes` written into the folder by a build that writes many
@@ -511,6 +589,7 @@ private final class WriteLog: Sendable {
     /// is durable when the build state is written. An early flush's failure
     /// is the last one's to report.
     func wrote(_ bytes: Int) {
+        guard let earlyFlushBytes else { return }
         let due = unstarted.withLock { total -> Bool in
             total += bytes
             guard total >= earlyFlushBytes else { return false }
