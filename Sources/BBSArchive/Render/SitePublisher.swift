@@ -31,7 +31,8 @@ package protocol SitePublisher: Sendable {
     /// carries (`BuildState.unflushedBoot`). `earlier`: files that this
     /// build did not write may not be durable yet (an earlier build of this
     /// boot left its own to the kernel, or stopped part way): they are
-    /// flushed too, with the whole file system.
+    /// flushed too, with the whole file system, or, where that would wait
+    /// for much (`DiskPublisher.settlesBelow`), left with the boot named.
     func settle(earlier: Bool) throws(ArchiveError) -> String?
     /// The boot (the kernel's id of it) in which this publisher may leave
     /// many files to the kernel, and in which a state that says so is
