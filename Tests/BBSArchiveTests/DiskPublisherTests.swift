@@ -369,17 +369,17 @@ import Testing
         #expect(try Data(contentsOf: stopped.appendingPathComponent("media/ab/half.png")) == bytes)
     }
 
-    /// Every file under `folder`, by its path relative to it.
     /// A build that writes many files leaves them to the kernel where its
     /// publisher names the boot: no flush of the file system, none started
     /// early, and a state that carries the boot. In the same boot the state
     /// is trusted: nothing changed, nothing is rendered; since that build's
     /// files may not be on the disk yet, this one flushes the file system
     /// and its state carries no boot, unless the kernel has more to write
-    /// back than it waits for: then the state keeps the boot. In another boot (the kernel
-    /// may have lost files with the last one) neither the state nor the
-    /// media are trusted: everything is rendered and compared, and what was
-    /// lost (here a page and a picture cut to nothing) is written again.
+    /// back than it waits for: then the state keeps the boot. In another
+    /// boot (the kernel may have lost files with the last one) neither the
+    /// state nor the media are trusted: everything is rendered and compared,
+    /// and what was lost (here a page and a picture cut to nothing) is
+    /// written again.
     @Test func manyFilesAreLeftToTheKernelForTheBootTheStateNames() async throws {
         let store = try ParallelBuildTests.makeStore()
         let folder = try Fixtures.temporaryFolder("disk-publisher-boot")
@@ -449,6 +449,7 @@ import Testing
         #expect(DiskPublisher.pendingWriteback().map { $0 >= 0 } == true)
     }
 
+    /// Every file under `folder`, by its path relative to it.
     static func files(in folder: URL) throws -> [String: Data] {
         var files: [String: Data] = [:]
         let root = folder.resolvingSymlinksInPath().path + "/"
