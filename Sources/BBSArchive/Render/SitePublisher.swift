@@ -171,11 +171,11 @@ package struct DiskPublisher: SitePublisher {
         return id.isEmpty ? nil : id
     }()
 
-    /// A file's bytes (at most 1 MB: a build state, a boot id), or nil.
+    /// A file's bytes (a build state, a boot id, `/proc/meminfo`), or nil.
     private static func contents(_ path: String) -> Data? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        return try? handle.read(upToCount: 1 << 20)
+        return try? handle.readToEnd()
     }
 
     /// Where files are written before they are renamed over their place:
