@@ -392,7 +392,7 @@ import Testing
                 root: folder, earlyFlushBytes: 4096, boot: boot, settlesBelow: settlesBelow)
             let report = try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options)
                 .build()
-            let state = try #require(BuildState.load(from: publisher))
+            let state = try #require(BuildState.decoded(publisher.read(BuildState.path)))
             return (report, publisher, state.unflushedBoot)
         }
         let (first, firstPublisher, firstMark) = try build(boot: "boot-1")
@@ -412,7 +412,7 @@ import Testing
 
         // The state of a build of boot 1 (as the first left it), read in
         // boot 2, with two files cut short as a power cut may leave them.
-        var state = try #require(BuildState.load(from: try DiskPublisher(root: folder)))
+        var state = try #require(BuildState.decoded(try DiskPublisher(root: folder).read(BuildState.path)))
         state.unflushedBoot = "boot-1"
         try state.save(to: try DiskPublisher(root: folder))
         let page = try #require(site.keys.first { $0.hasPrefix("board/") && $0.hasSuffix(".html") })

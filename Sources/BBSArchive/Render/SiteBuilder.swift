@@ -115,8 +115,7 @@ package struct SiteBuilder: Sendable {
         // A state left by a build that did not wait for the disk, read in
         // another boot, is not the site's: everything is compared again.
         let previous =
-            options.incremental && mark?.trusted(in: publisher.boot) == true
-            ? state.flatMap { try? JSONDecoder().decode(BuildState.self, from: $0) } : nil
+            options.incremental && mark?.trusted(in: publisher.boot) == true ? BuildState.decoded(state) : nil
         // Whether files this build may find there, and leave alone, may not
         // be durable yet: an earlier build's left to the kernel, or those of
         // a build that stopped part way (files and no state it can read).
@@ -946,8 +945,9 @@ struct BuildState: Codable {
     /// flushed everything it wrote before it wrote this.
     var unflushedBoot: String?
 
-    static func load(from publisher: any SitePublisher) -> BuildState? {
-        publisher.read(path).flatMap { try? JSONDecoder().decode(BuildState.self, from: $0) }
+    /// A state read from its bytes; nil when there are none or they cannot be read.
+    static func decoded(_ data: Data?) -> BuildState? {
+        data.flatMap { try? JSONDecoder().decode(BuildState.self, from: $0) }
     }
 
     /// The part of a state that says whether it may be trusted.

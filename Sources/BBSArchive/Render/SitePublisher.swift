@@ -92,7 +92,8 @@ extension SitePublisher {
 /// last), so a half file is rewritten, never taken for done. `media/`,
 /// whose files a later build trusts by their name alone, is trusted so
 /// only in a folder with a build state (`BuildState.path`): a build that
-/// finished, whose files were flushed before it wrote its state. In a
+/// finished, whose files were flushed before it wrote its state, or were
+/// left to the kernel in this boot (`settle`, `BuildState.Mark`). In a
 /// folder without one (a first build stopped part way), a media file is
 /// compared like any other when the build gets to it, and rewritten when
 /// it differs (then, and not before, the build takes it for there, as a
@@ -585,7 +586,8 @@ private final class WriteLog: Sendable {
     let unflushed = Mutex<[String]?>([])
     let fresh: Bool
     /// Whether a media file there may be taken for done by its name: in a
-    /// folder that held no site, or that holds the state of a finished build.
+    /// folder that held no site, or that holds the state of a finished build
+    /// that may be trusted in this boot (`BuildState.Mark`).
     let trustsMedia: Bool
     /// Bytes written since the last early flush started, and the bound
     /// (nil: no early flush, the files are left to the kernel).
