@@ -653,6 +653,18 @@ import Testing
         #expect(SearchIndexWriter.bucketCount(documents: 5000, shards: 1024, per: 1 << 30, least: 2) == 2)
     }
 
+    /// The full pass reads posts in time order with the store's page cache
+    /// up to 262,144 posts, with more above it, and never more than 64 MB,
+    /// whatever the size of the archive.
+    @Test func thePassCacheGrowsWithTheArchiveToABound() {
+        #expect(SearchIndexWriter.passCacheKiB(documents: 0) == ArchiveStore.pageCacheKiB)
+        #expect(SearchIndexWriter.passCacheKiB(documents: 99_988) == ArchiveStore.pageCacheKiB)
+        #expect(SearchIndexWriter.passCacheKiB(documents: 262_144) == ArchiveStore.pageCacheKiB)
+        #expect(SearchIndexWriter.passCacheKiB(documents: 1_000_882) == 62_555)
+        #expect(SearchIndexWriter.passCacheKiB(documents: 10_000_000) == 64 * 1024)
+        #expect(SearchIndexWriter.passCacheKiB(documents: Int.max) == 64 * 1024)
+    }
+
     /// A full pass spells its shards straight from numbers
     /// (`KeyedShard.scripts`); read back, the same lists spelled by the
     /// encoders that appends use (`shardScript`, `positionsScript`) are the
