@@ -83,6 +83,16 @@ def load_text(state):
     return text
 
 
+def pageout_text(pageout):
+    """What the machine does with memory left unused, when the bench found it (`memory_pageout`)."""
+    if not pageout:
+        return ""
+    rate = f", up to {pageout['mibPerSecond']} MiB a second" if pageout.get("mibPerSecond") else ""
+    return (f" The kernel pages out memory left unused for {pageout['unusedSeconds']:g} s (DAMON `pageout`{rate}), "
+            "so a file read a minute before may come from the disk again, and the same work can take several "
+            "times as long from one run to the next: compare figures of one run, where ours and Hugo's alternate.")
+
+
 def section(data):
     out = []
     m = data["machine"]
@@ -93,7 +103,8 @@ def section(data):
         f"{m.get('os', '?')} (kernel {m.get('kernel', '?')}); commit {m.get('commit', '?')}; "
         f"{m['tools'].get('swift') or 'swift ?'}. The whole run took {data['seconds'] / 60:.1f} min. "
         f"The machine is shared with other work, which shows up in the spread of the runs: "
-        + "; ".join(f"{k} {load_text(v)}" for k, v in data["loadavg"].items() if v) + ".")
+        + "; ".join(f"{k} {load_text(v)}" for k, v in data["loadavg"].items() if v) + "."
+        + pageout_text(m.get("memoryPageout")))
     out.append("")
     # Figures that later partial runs replaced: when, and at which commit.
     later = {}
