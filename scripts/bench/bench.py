@@ -443,8 +443,8 @@ def store_size(store):
 def memory_pageout():
     """Where the kernel pages out memory left unused (DAMON's `pageout` on
     physical memory, as on the VMs here): after how many seconds unused, and
-    at most how many MiB a second; None where it does not. A file read a
-    minute before may then come from the disk again, and identical runs here
+    at most how many MiB a second; None where it does not. A file read that
+    long before may then come from the disk again, and identical runs here
     differed several times over (20,000 files of 12 kB created on ext4, one
     after the other: 0.8 to 10.7 s of system time)."""
     found = None

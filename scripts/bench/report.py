@@ -89,7 +89,7 @@ def pageout_text(pageout):
         return ""
     rate = f", up to {pageout['mibPerSecond']} MiB a second" if pageout.get("mibPerSecond") else ""
     return (f" The kernel pages out memory left unused for {pageout['unusedSeconds']:g} s (DAMON `pageout`{rate}), "
-            "so a file read a minute before may come from the disk again, and the same work can take several "
+            "so a file read that long before may come from the disk again, and the same work can take several "
             "times as long from one run to the next: compare figures of one run, where ours and Hugo's alternate.")
 
 
