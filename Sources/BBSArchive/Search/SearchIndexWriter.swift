@@ -480,13 +480,8 @@ struct SearchIndexWriter {
             // (`ArchiveStore.pageCacheKiB`, every connection), about 9,000.
             // A larger store needs more for the same (`passCacheKiB`); the
             // connection gets the store's own back after the pass.
-            let cache = Self.passCacheKiB(documents: documents)
-            if cache != ArchiveStore.pageCacheKiB { try db.execute(sql: "PRAGMA cache_size = -\(cache)") }
-            defer {
-                if cache != ArchiveStore.pageCacheKiB {
-                    try? db.execute(sql: "PRAGMA cache_size = -\(ArchiveStore.pageCacheKiB)")
-                }
-            }
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.passCacheKiB(documents: documents))")
+            defer { try? db.execute(sql: "PRAGMA cache_size = -\(ArchiveStore.pageCacheKiB)") }
             if recording { try db.execute(sql: "DELETE FROM search_thread; DELETE FROM search_index") }
             let gapped = try Self.gappedThreads(db)
             // The threads' titles, read once (a post whose thread is missing
