@@ -285,9 +285,22 @@ struct ArchiveCommand: AsyncParsableCommand {
     @OptionGroup var locking: LockOptions
     @OptionGroup var configFile: ConfigOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Keep running: fetch and build again every interval (90s, 10m, 1h, 1h30m; a number alone is seconds), with the store, templates and connections kept open; Ctrl-C stops it.",
+            valueName: "interval"))
+    var every: String?
+
     func run() async throws {
         try await Runner.run {
             var command = self
+            let interval = try every.map { text throws(ArchiveError) in
+                guard let seconds = UpdateInterval.seconds(text) else {
+                    throw .invalidOption(
+                        "--every \"\(text)\" is not an interval: a number of seconds, or like 90s, 10m, 1h or 1h30m")
+                }
+                return seconds
+            }
             let config = try configFile.load()
             try FetchOptions.check(config)
             command.merge(config)
@@ -296,6 +309,10 @@ struct ArchiveCommand: AsyncParsableCommand {
             let boards = try Runner.boards(command.boards, config: config)
             let locks = try Runner.lock(
                 store: command.storage.path, out: command.building.outPath, wait: command.locking.wait)
+            if let interval {
+                try await Runner.archive(boards, every: interval, command)
+                return
+            }
             let failures = try await Runner.fetch(boards, command.forum, command.storage, command.fetching)
             try await Runner.build(command.storage, command.building, quiet: command.fetching.output.quiet)
             withExtendedLifetime(locks) {}
@@ -551,8 +568,26 @@ enum Runner {
     static func fetch(_ boards: [String], _ forum: ForumOptions, _ storage: StoreOptions, _ fetching: FetchOptions)
         async throws -> [Archiver.Failure]
     {
-        let printer = ProgressPrinter(
-            format: fetching.output.format == .json ? .json : .text, quiet: fetching.output.quiet)
+        let printer = printer(fetching)
+        let action = try fetchAction(boards, forum, storage, fetching)
+        let report: Archiver.Report
+        do {
+            report = try await action.run(events: printer.handle)
+        } catch {
+            printer.finish()
+            throw error
+        }
+        summarize(report, printer, storage, fetching)
+        return report.failures
+    }
+
+    static func printer(_ fetching: FetchOptions) -> ProgressPrinter {
+        ProgressPrinter(format: fetching.output.format == .json ? .json : .text, quiet: fetching.output.quiet)
+    }
+
+    static func fetchAction(_ boards: [String], _ forum: ForumOptions, _ storage: StoreOptions, _ fetching: FetchOptions)
+        throws(ArchiveError) -> FetchAction
+    {
         var http = CurlHTTPClient.Options()
         http.timeout = fetching.timeout ?? 120
         var action = FetchAction(
@@ -564,13 +599,13 @@ enum Runner {
             retry: RetryPolicy(attempts: fetching.tries ?? 4), respectRobots: !fetching.ignoreRobots,
             cookies: fetching.cookies, http: http)
         action.mediaHosts = fetching.mediaHosts
-        let report: Archiver.Report
-        do {
-            report = try await action.run(events: printer.handle)
-        } catch {
-            printer.finish()
-            throw error
-        }
+        return action
+    }
+
+    /// A fetch's closing lines.
+    static func summarize(
+        _ report: Archiver.Report, _ printer: ProgressPrinter, _ storage: StoreOptions, _ fetching: FetchOptions
+    ) {
         printer.finish()
         if !fetching.output.quiet {
             printer.summary(
@@ -583,7 +618,6 @@ enum Runner {
                 "\(report.partialPosts) post(s) could be read only in part; kept with a parse warning and their raw text"
             )
         }
-        return report.failures
     }
 
     /// Ends a run that had failures: one error alone is said as itself;
@@ -598,11 +632,20 @@ enum Runner {
     }
 
     static func build(_ storage: StoreOptions, _ building: BuildOptions, quiet: Bool) async throws {
+        let report = try await buildAction(storage, building).run()
+        summarize(report, building, quiet: quiet)
+    }
+
+    static func buildAction(_ storage: StoreOptions, _ building: BuildOptions) -> BuildAction {
         var action = BuildAction(
             storePath: storage.path, outputPath: building.outPath, templatesPath: building.templates,
             siteURL: building.siteURL)
         action.full = building.full
-        let report = try await action.run()
+        return action
+    }
+
+    /// A build's closing lines; `opening` adds where to open the site.
+    static func summarize(_ report: SiteBuilder.Report, _ building: BuildOptions, quiet: Bool, opening: Bool = true) {
         if !quiet {
             let skipped =
                 report.changes.map {
@@ -629,8 +672,10 @@ enum Runner {
             if !report.sitemap {
                 printError("no sitemap.xml, and feeds link relative to themselves: pass --site-url to publish them")
             }
-            let index = URL(fileURLWithPath: building.outPath).appendingPathComponent("index.html").path
-            print("open \(index)")
+            if opening {
+                let index = URL(fileURLWithPath: building.outPath).appendingPathComponent("index.html").path
+                print("open \(index)")
+            }
         }
     }
 

@@ -58,6 +58,30 @@ final class ProgressPrinter: @unchecked Sendable {
         }
     }
 
+    /// The end of an update of `archive --every`: how long it took, and
+    /// when the next one begins.
+    func update(number: Int, fetch: Double, build: Double, next: Date, every: String) {
+        if quiet { return }
+        let at = Self.time.iso8601(next)
+        lock.withLock {
+            switch format {
+            case .json:
+                writeLine(
+                    Self.jsonObject([
+                        "event": "update", "update": number, "fetchSeconds": fetch, "buildSeconds": build, "next": at,
+                    ]))
+            case .text:
+                writeLine(
+                    "update \(number) done in \(Self.seconds(fetch + build)) (fetch \(Self.seconds(fetch)), build "
+                        + "\(Self.seconds(build))); the next at \(at) (every \(every)); Ctrl-C stops")
+            }
+        }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        String(format: "%.2f s", value)
+    }
+
     /// Clears the live line so whatever comes next starts clean.
     func finish() {
         lock.withLock {

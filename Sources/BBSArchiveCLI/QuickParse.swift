@@ -68,7 +68,7 @@ enum QuickParse {
     }
 
     static func archive(_ arguments: ArraySlice<String>) -> ArchiveCommand? {
-        let options = forumOptions + storeOptions + fetchOptions + (buildOptions + configOptions)
+        let options = forumOptions + storeOptions + fetchOptions + (buildOptions + configOptions) + ["--every"]
         let flags = fetchFlags + buildFlags + lockFlags
         guard var given = Given(arguments, options: options, flags: flags, positionals: true),
             let forum = given.forum(), let storage = given.storage(), let fetching = given.fetching(),
@@ -82,6 +82,7 @@ enum QuickParse {
         command.building = building
         command.locking = locking
         command.configFile = configFile
+        command.every = given.string("--every")
         return command
     }
 

@@ -2,6 +2,7 @@ import BBSArchiveTestSupport
 import FlyingFox
 import Foundation
 import SMTHReplica
+import Synchronization
 import Testing
 
 @testable import BBSArchive
@@ -225,6 +226,73 @@ import Testing
             "\(said.suffix(300))")
     }
 
+    /// `archive --every` updates the archive again and again: what the
+    /// forum gains between two updates is in the store and the site after
+    /// the second, each update says how long it took and when the next
+    /// begins, and a signal stops it between updates as it stops any run.
+    @Test func archiveEveryUpdatesUntilStopped() async throws {
+        let (forum, server, base, folder) = try await smallForum()
+        let store = folder.appendingPathComponent("a.sqlite").path
+        let site = folder.appendingPathComponent("site")
+        let board = try #require(forum.boardNames.first)
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = [
+            "archive", board, "--every", "1s", "--forum-url", base.absoluteString, "--store", store, "--out",
+            site.path, "--templates", Fixtures.templates.path, "--rate", "0", "--log-format", "json",
+        ]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        let lines = LineCollector(err.fileHandleForReading)
+        try process.run()
+        func update(_ number: Int) async throws -> [String: Any] {
+            for _ in 0..<1_200 {
+                for line in lines.lines {
+                    if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                        object["event"] as? String == "update", object["update"] as? Int == number
+                    {
+                        return object
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            Issue.record("no update \(number) in 60 s: \(lines.lines.suffix(5))")
+            return [:]
+        }
+        let first = try await update(1)
+        let gid = try #require(forum.addThread(board: board, title: "A thread between two updates"))
+        let second = try await update(2)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        lines.finish()
+        await server.stop()
+
+        for object in [first, second] {
+            #expect((object["fetchSeconds"] as? Double ?? -1) >= 0 && (object["buildSeconds"] as? Double ?? -1) >= 0)
+            #expect((object["next"] as? String)?.isEmpty == false)
+        }
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
+        #expect(
+            lines.lines.last == "bbsarchive: stopped; what was stored is kept: run the same command to go on",
+            "\(lines.lines.suffix(3))")
+        #expect(try ArchiveStore(path: store).threads(board: board).contains { $0.gid == gid })
+        let page = site.appendingPathComponent(SitePaths.thread(board, gid: gid)).path
+        #expect(FileManager.default.fileExists(atPath: page), "no \(page)")
+    }
+
+    @Test(arguments: ["soon", "0", "10x", "1m1h", "-5"])
+    func anIntervalThatIsNotOneIsAUsageError(_ interval: String) async throws {
+        let folder = try Fixtures.temporaryFolder("cli")
+        let outcome = try await run([
+            "archive", "Geography", "--every", interval, "--store", folder.appendingPathComponent("a.sqlite").path,
+        ])
+        // `-5` is an option's name to ArgumentParser, a usage error of its own.
+        if interval != "-5" { expectOneLineError(outcome, containing: "--every \"\(interval)\" is not an interval") }
+        #expect(outcome.status == 2)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("a.sqlite").path))
+    }
+
     @Test func anUnreachableHostSaysSo() async throws {
         let folder = try Fixtures.temporaryFolder("cli")
         // Port 1 on loopback: nothing listens there, so the connection is refused.
@@ -354,4 +422,32 @@ import Testing
 private final class DataBox: @unchecked Sendable {
     // @unchecked: written once before `group.wait()`, read after it.
     var data = Data()
+}
+
+/// The lines a child writes to a pipe, read as they come.
+final class LineCollector: Sendable {
+    private let state = Mutex<(lines: [String], partial: Data)>(([], Data()))
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                state.withLock { state in
+                    state.partial.append(data)
+                    while let end = state.partial.firstIndex(of: 0x0A) {
+                        state.lines.append(String(decoding: state.partial[..<end], as: UTF8.self))
+                        state.partial = Data(state.partial[(end + 1)...])
+                    }
+                }
+            }
+            done.signal()
+        }
+    }
+
+    var lines: [String] { state.withLock { $0.lines } }
+
+    /// Waits for the end of the pipe (the child has exited).
+    func finish() { done.wait() }
 }

@@ -86,4 +86,25 @@ import Testing
         let unknown = try parse(["fetch", "G", "--source", "smth-telnet"], as: FetchCommand.self)
         #expect(throws: ArchiveError.self) { try unknown.forum.makeSource() }
     }
+
+    /// `archive --every`: seconds alone, or days, hours, minutes and
+    /// seconds in that order, each once; nothing else, nothing zero.
+    @Test func everyReadsAnInterval() throws {
+        let cases: [(String, Int?)] = [
+            ("90", 90), ("90s", 90), ("10m", 600), ("1h", 3_600), ("1h30m", 5_400), ("1d2h3m4s", 93_784),
+            ("2d", 172_800), ("", nil), ("0", nil), ("0s", nil), ("m", nil), ("10", 10), ("10x", nil),
+            ("1m1h", nil), ("1h1h", nil), ("-5", nil), ("1.5m", nil), ("10 m", nil), ("367d", nil),
+            ("9999999999", nil), ("１０m", nil),
+        ]
+        for (text, seconds) in cases {
+            #expect(UpdateInterval.seconds(text) == seconds, "\(text)")
+        }
+        for seconds in [1, 59, 60, 90, 3_600, 5_400, 86_400, 93_784] {
+            #expect(UpdateInterval.seconds(UpdateInterval.spelled(seconds)) == seconds)
+        }
+        #expect(UpdateInterval.spelled(5_400) == "1h30m")
+        let archive = try parse(["archive", "G", "--every", "10m"], as: ArchiveCommand.self)
+        #expect(archive.every == "10m")
+        #expect(try parse(["archive", "G"], as: ArchiveCommand.self).every == nil)
+    }
 }

@@ -42,6 +42,7 @@ import Testing
             "--site-url", "https://example.org/smth/", "--rate", "2", "--full", "--log-format", "json", "--quiet",
             "--templates", "t", "--media-host", "m.example.org", "--wait",
         ],
+        ["archive", "G", "--every", "10m", "--store", "a.sqlite"],
     ]
 
     @Test(arguments: read)
@@ -66,6 +67,7 @@ import Testing
         ["fetch", "-G"], ["fetch", "G", "--out", "site"], ["fetch", "G", "--full"],
         ["build", "G"], ["build", "--rate", "1"], ["build", "--quiet", "--full", "--full"],
         ["build", "--generate-completion-script", "bash"], ["archive", "G", "--timeout", "0"],
+        ["archive", "G", "--every"], ["archive", "G", "--every", "1m", "--every", "2m"], ["fetch", "G", "--every", "1m"],
         ["Fetch", "G"],
     ]
 

@@ -40,9 +40,41 @@ package struct FetchAction: Sendable {
         self.http = http
     }
 
+    /// What fetches work with, opened once: the store, the HTTP client
+    /// (which keeps its connections open), the rate limiter, and the
+    /// options with the cookies' state. `archive --every` keeps one from
+    /// update to update.
+    package struct Session: Sendable {
+        package let store: ArchiveStore
+        let client: any HTTPClient
+        let limiter: RateLimiter
+        let options: Archiver.Options
+        let connections: Int
+    }
+
     /// Runs the fetch. Pages that failed are in the report; the caller
     /// decides how to tell the user (see `ArchiveError.incomplete`).
     package func run(events: @escaping ProgressSink) async throws(ArchiveError) -> Archiver.Report {
+        try await run(in: try await open(events: events), events: events)
+    }
+
+    /// One fetch of the boards with what `session` holds open. A new
+    /// `Fetcher` each time: robots.txt is read again, as by a run of its own.
+    package func run(in session: Session, events: @escaping ProgressSink) async throws(ArchiveError)
+        -> Archiver.Report
+    {
+        let fetcher = Fetcher(
+            client: session.client, limiter: session.limiter, captures: session.store,
+            policy: retry, respectRobots: respectRobots, hosts: HostPolicy.forum(source, mediaHosts: mediaHosts),
+            events: events, clock: clock, connections: session.connections)
+        let archiver = Archiver(
+            source: source, fetcher: fetcher, store: session.store, options: session.options, events: events)
+        return try await archiver.run(boards: boards)
+    }
+
+    /// Checks the options, reads the cookies, loads libcurl and opens the
+    /// store (making it when it is not there).
+    package func open(events: @escaping ProgressSink) async throws(ArchiveError) -> Session {
         guard !boards.isEmpty else {
             throw .invalidOption("name at least one board, e.g. `bbsarchive fetch Geography`")
         }
@@ -76,14 +108,9 @@ package struct FetchAction: Sendable {
             try ArchiveStore(path: storePath, clock: clock)
         }
         if let missing = await curl?.value { throw .missingLibrary(missing) }
-        let store = try opened.get()
-        let fetcher = Fetcher(
-            client: client ?? CurlHTTPClient(options: http), limiter: RateLimiter(requestsPerSecond: rate),
-            captures: store,
-            policy: retry, respectRobots: respectRobots, hosts: HostPolicy.forum(source, mediaHosts: mediaHosts),
-            events: events, clock: clock, connections: http.maxConnections)
-        let archiver = Archiver(source: source, fetcher: fetcher, store: store, options: options, events: events)
-        return try await archiver.run(boards: boards)
+        return Session(
+            store: try opened.get(), client: client ?? CurlHTTPClient(options: http),
+            limiter: RateLimiter(requestsPerSecond: rate), options: options, connections: http.maxConnections)
     }
 }
 
@@ -347,28 +374,8 @@ package struct BuildAction: Sendable {
         guard FileManager.default.fileExists(atPath: storePath) else {
             throw .noStore(path: storePath)
         }
-        var options = SiteBuilder.Options()
-        options.incremental = !full
-        options.searchIndex = searchIndex
-        if let siteURL {
-            guard let normalized = SiteBuilder.normalizedSiteURL(siteURL) else {
-                throw .invalidOption(
-                    "--site-url \"\(siteURL)\" is not an http(s) address of a folder, e.g. https://example.org/smth/")
-            }
-            options.siteURL = normalized
-        }
-        let directory: URL
-        if let templatesPath {
-            directory = URL(fileURLWithPath: templatesPath)
-        } else if let found = TemplateSet.defaultDirectory() {
-            directory = found
-        } else {
-            throw .templates(
-                path: "templates/",
-                reason:
-                    "no templates folder was found beside the program, in ../share/bbsarchive/templates or in a source checkout"
-            )
-        }
+        let options = try siteOptions()
+        let directory = try templatesDirectory()
         // The store opens on another thread while the templates load: about
         // 21 M and 8 M instructions of a build after one reply, one after
         // the other before. A template that cannot be read is still the
@@ -388,12 +395,54 @@ package struct BuildAction: Sendable {
             _ = await opening.value
             throw error
         }
-        let store = try await opening.value.get()
+        return try build(store: try await opening.value.get(), templates: templates, options: options)
+    }
+
+    /// One build with a store and templates already open (`archive
+    /// --every` keeps them from update to update).
+    package func run(store: ArchiveStore, templates: TemplateSet) throws(ArchiveError) -> SiteBuilder.Report {
+        try build(store: store, templates: templates, options: try siteOptions())
+    }
+
+    /// The templates the build uses (`templatesPath`, or the default ones).
+    package func loadTemplates() async throws(ArchiveError) -> TemplateSet {
+        try await TemplateSet(directory: try templatesDirectory())
+    }
+
+    private func build(store: ArchiveStore, templates: TemplateSet, options: SiteBuilder.Options)
+        throws(ArchiveError) -> SiteBuilder.Report
+    {
+        var options = options
         try OriginalURLs.fillIn(store)
         options.forum = ForumSources.profile(sources: try store.boards().map(\.source))
         // Many files are left to the kernel, in this boot (`DiskPublisher.boot`).
         let publisher = try DiskPublisher(root: URL(fileURLWithPath: outputPath), boot: DiskPublisher.currentBoot)
         return try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
+    }
+
+    /// The builder's options from this action's (`--full`, `--site-url`).
+    private func siteOptions() throws(ArchiveError) -> SiteBuilder.Options {
+        var options = SiteBuilder.Options()
+        options.incremental = !full
+        options.searchIndex = searchIndex
+        if let siteURL {
+            guard let normalized = SiteBuilder.normalizedSiteURL(siteURL) else {
+                throw .invalidOption(
+                    "--site-url \"\(siteURL)\" is not an http(s) address of a folder, e.g. https://example.org/smth/")
+            }
+            options.siteURL = normalized
+        }
+        return options
+    }
+
+    private func templatesDirectory() throws(ArchiveError) -> URL {
+        if let templatesPath { return URL(fileURLWithPath: templatesPath) }
+        if let found = TemplateSet.defaultDirectory() { return found }
+        throw .templates(
+            path: "templates/",
+            reason:
+                "no templates folder was found beside the program, in ../share/bbsarchive/templates or in a source checkout"
+        )
     }
 }
 
