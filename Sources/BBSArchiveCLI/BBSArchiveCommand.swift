@@ -310,6 +310,8 @@ struct ArchiveCommand: AsyncParsableCommand {
             let locks = try Runner.lock(
                 store: command.storage.path, out: command.building.outPath, wait: command.locking.wait)
             if let interval {
+                // The locks are held until the run ends, by a signal or an error.
+                defer { withExtendedLifetime(locks) {} }
                 try await Runner.archive(boards, every: interval, command)
                 return
             }
@@ -585,7 +587,9 @@ enum Runner {
         ProgressPrinter(format: fetching.output.format == .json ? .json : .text, quiet: fetching.output.quiet)
     }
 
-    static func fetchAction(_ boards: [String], _ forum: ForumOptions, _ storage: StoreOptions, _ fetching: FetchOptions)
+    static func fetchAction(
+        _ boards: [String], _ forum: ForumOptions, _ storage: StoreOptions, _ fetching: FetchOptions
+    )
         throws(ArchiveError) -> FetchAction
     {
         var http = CurlHTTPClient.Options()
@@ -644,8 +648,10 @@ enum Runner {
         return action
     }
 
-    /// A build's closing lines; `opening` adds where to open the site.
-    static func summarize(_ report: SiteBuilder.Report, _ building: BuildOptions, quiet: Bool, opening: Bool = true) {
+    /// A build's closing lines; all but the first of `archive --every`'s
+    /// updates (`first` false) leave out the sitemap's note and where to
+    /// open the site, which do not change.
+    static func summarize(_ report: SiteBuilder.Report, _ building: BuildOptions, quiet: Bool, first: Bool = true) {
         if !quiet {
             let skipped =
                 report.changes.map {
@@ -669,10 +675,10 @@ enum Runner {
                 printError(
                     "warning: \(report.unreadableImages) image(s) could not be read for thumbnails; shown as they are")
             }
-            if !report.sitemap {
+            if !report.sitemap, first {
                 printError("no sitemap.xml, and feeds link relative to themselves: pass --site-url to publish them")
             }
-            if opening {
+            if first {
                 let index = URL(fileURLWithPath: building.outPath).appendingPathComponent("index.html").path
                 print("open \(index)")
             }

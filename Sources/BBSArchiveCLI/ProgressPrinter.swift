@@ -60,7 +60,9 @@ final class ProgressPrinter: @unchecked Sendable {
 
     /// The end of an update of `archive --every`: how long it took, and
     /// when the next one begins.
-    func update(number: Int, fetch: Double, build: Double, next: Date, every: String) {
+    func update(
+        number: Int, fetch: Double, build: Double, threads: Int, written: Int, next: Date, every: String
+    ) {
         if quiet { return }
         let at = Self.time.iso8601(next)
         lock.withLock {
@@ -68,12 +70,14 @@ final class ProgressPrinter: @unchecked Sendable {
             case .json:
                 writeLine(
                     Self.jsonObject([
-                        "event": "update", "update": number, "fetchSeconds": fetch, "buildSeconds": build, "next": at,
+                        "event": "update", "update": number, "fetchSeconds": fetch, "buildSeconds": build,
+                        "threadsFetched": threads, "filesWritten": written, "next": at,
                     ]))
             case .text:
                 writeLine(
                     "update \(number) done in \(Self.seconds(fetch + build)) (fetch \(Self.seconds(fetch)), build "
-                        + "\(Self.seconds(build))); the next at \(at) (every \(every)); Ctrl-C stops")
+                        + "\(Self.seconds(build))): \(threads) thread(s) fetched, \(written) file(s) written; the next at "
+                        + "\(at) (every \(every)); Ctrl-C stops")
             }
         }
     }

@@ -79,7 +79,7 @@ extension Runner {
             let middle = clock.now
             let built = try build.run(store: session.store, templates: templates)
             let end = clock.now
-            summarize(built, command.building, quiet: quiet, opening: number == 1)
+            summarize(built, command.building, quiet: quiet, first: number == 1)
             build.full = false
             if let failure = failures(fetched.failures, listed: !quiet) {
                 printError("bbsarchive: error: \(failure); the next update tries again")
@@ -88,7 +88,8 @@ extension Runner {
             let wait = max(0, (next - end).inSeconds)
             printer.update(
                 number: number, fetch: (middle - start).inSeconds, build: (end - middle).inSeconds,
-                next: Date().addingTimeInterval(wait), every: UpdateInterval.spelled(interval))
+                threads: fetched.threadsFetched, written: built.written, next: Date().addingTimeInterval(wait),
+                every: UpdateInterval.spelled(interval))
             try await Task.sleep(until: max(next, end), clock: clock)
         }
     }

@@ -229,7 +229,8 @@ import Testing
     /// `archive --every` updates the archive again and again: what the
     /// forum gains between two updates is in the store and the site after
     /// the second, each update says how long it took and when the next
-    /// begins, and a signal stops it between updates as it stops any run.
+    /// begins, it holds the store's lock all along, and a signal stops it
+    /// between updates as it stops any run.
     @Test func archiveEveryUpdatesUntilStopped() async throws {
         let (forum, server, base, folder) = try await smallForum()
         let store = folder.appendingPathComponent("a.sqlite").path
@@ -261,6 +262,9 @@ import Testing
             return [:]
         }
         let first = try await update(1)
+        // It holds the store's lock between updates too.
+        let other = try await run(["fetch", board, "--forum-url", base.absoluteString, "--store", store, "--rate", "0"])
+        #expect(other.status == 75, "\(other.stderr)")
         let gid = try #require(forum.addThread(board: board, title: "A thread between two updates"))
         let second = try await update(2)
         kill(process.processIdentifier, SIGTERM)

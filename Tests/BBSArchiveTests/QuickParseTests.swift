@@ -67,7 +67,8 @@ import Testing
         ["fetch", "-G"], ["fetch", "G", "--out", "site"], ["fetch", "G", "--full"],
         ["build", "G"], ["build", "--rate", "1"], ["build", "--quiet", "--full", "--full"],
         ["build", "--generate-completion-script", "bash"], ["archive", "G", "--timeout", "0"],
-        ["archive", "G", "--every"], ["archive", "G", "--every", "1m", "--every", "2m"], ["fetch", "G", "--every", "1m"],
+        ["archive", "G", "--every"], ["archive", "G", "--every", "1m", "--every", "2m"],
+        ["fetch", "G", "--every", "1m"],
         ["Fetch", "G"],
     ]
 

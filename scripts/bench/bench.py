@@ -26,6 +26,7 @@ import http.server
 import json
 import os
 import platform
+import queue
 import re
 import shutil
 import signal
@@ -1186,6 +1187,7 @@ def bench_incremental(ctx, tier, build):
                 replies.append(r)
                 log(f"incremental: reply {k}: fetch {r['fetch']['wall']:.2f} s + build {r['build']['wall']:.2f} s, "
                     f"{r['changed']} files changed {r['kinds']}")
+            resident = resident_updates(binary, boards, proxy, store, out, ctx.bins.templates, runs, board, target)
         finally:
             proxy.close()
     full = build["wall"]["median"]
@@ -1201,6 +1203,7 @@ def bench_incremental(ctx, tier, build):
         "threadsFetched": [((r["fetch"]["report"] or {}).get("threads")) for r in replies],
         "filesInSite": sum(len(f) for _, _, f in os.walk(out)),
         "fullBuild": full, "fractionOfFullBuild": total["median"] / full,
+        "resident": resident | {"fractionOfFullBuild": resident["total"]["median"] / full},
         "buildFractionOfFullBuild": stats([r["build"]["wall"] for r in replies])["median"] / full,
         "commands": {
             "setup": f"copy {build['store']} to store.sqlite and its full build to site/; serve the replica behind "
@@ -1211,6 +1214,88 @@ def bench_incremental(ctx, tier, build):
         },
         "out": rel(out), "store": rel(store),
     }
+
+
+def resident_updates(binary, boards, proxy, store, out, templates, runs, board, target):
+    """The same updates in one running `bbsarchive archive --every`, which
+    keeps the store, the templates and its connections open between them:
+    the times are those of its JSON log's `update` events (it times each
+    update itself). Its first update finds nothing new (the process starts,
+    opens everything and fetches); before each later one the proxy adds one
+    more reply. The interval leaves time to snapshot the site between two
+    updates (three times a snapshot, and 2 s more)."""
+    started = time.monotonic()
+    snapshot(out)
+    interval = max(3, int((time.monotonic() - started) * 3) + 2)
+    cmd = [binary, "archive", *boards, "--every", f"{interval}s", "--forum-url", proxy.url, "--store", store,
+           "--out", out, "--templates", templates, "--rate", "0", "--connections", "4", "--log-format", "json"]
+    proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    events = queue.Queue()
+
+    def read():
+        for line in proc.stderr:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if event.get("event") == "update":
+                events.put(event)
+        events.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+
+    def next_update():
+        try:
+            event = events.get(timeout=interval + 300)
+        except queue.Empty:
+            event = None
+        if event is None:
+            raise BenchFailure(f"archive --every gave no update event (exit {proc.poll()}): {shell_join(cmd)}")
+        return event
+
+    def status_kb(field):
+        try:
+            with open(f"/proc/{proc.pid}/status") as status:
+                for line in status:
+                    if line.startswith(field + ":"):
+                        return int(line.split()[1])
+        except OSError:
+            return None
+        return None
+
+    first = proxy.replies
+    updates = []
+    try:
+        startup = next_update()
+        for k in range(1, runs + 1):
+            proxy.replies = first + k
+            before = snapshot(out)
+            event = next_update()
+            changed = changed_files(before, snapshot(out))
+            update = {"fetch": event["fetchSeconds"], "build": event["buildSeconds"],
+                      "total": event["fetchSeconds"] + event["buildSeconds"], "threads": event.get("threadsFetched"),
+                      "written": event.get("filesWritten"), "changed": len(changed),
+                      "kinds": categorize(changed, board, target["gid"], target["starter"]),
+                      "rss_kb": status_kb("VmRSS")}
+            updates.append(update)
+            log(f"incremental: archive --every, reply {first + k}: fetch {update['fetch']:.3f} s + build "
+                f"{update['build']:.3f} s, {update['changed']} files changed, RSS {update['rss_kb']} kB")
+        peak = status_kb("VmHWM")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return {"interval": interval, "startup": {"fetch": startup["fetchSeconds"], "build": startup["buildSeconds"]},
+            "updates": updates, "fetch": stats([u["fetch"] for u in updates]),
+            "build": stats([u["build"] for u in updates]), "total": stats([u["total"] for u in updates]),
+            "changed": stats([u["changed"] for u in updates]), "threadsFetched": [u["threads"] for u in updates],
+            "peak_rss_kb": peak,
+            "command": shell_join([rel(binary), "archive", *boards, "--every", f"{interval}s", "--forum-url", "$PROXY",
+                                   "--store", "store.sqlite", "--out", "site", "--rate", "0", "--connections", "4",
+                                   "--log-format", "json"])}
 
 
 # MARK: - 6. Size

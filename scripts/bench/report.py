@@ -296,7 +296,23 @@ def section(data):
             f"| update after one new reply | {spread(inc['fetch'])} | {spread(inc['build'])} | {spread(inc['total'])} | "
             f"{f(inc['fractionOfFullBuild'] * 100)}% | {f(inc['changed']['median'])} | "
             f"{', '.join(str(t) for t in inc['threadsFetched'])} |")
+        res = inc.get("resident")
+        if res:
+            out.append(
+                f"| update after one new reply, in a running `archive --every` | {spread(res['fetch'])} | "
+                f"{spread(res['build'])} | {spread(res['total'])} | {f(res['fractionOfFullBuild'] * 100)}% | "
+                f"{f(res['changed']['median'])} | {', '.join(str(t) for t in res['threadsFetched'])} |")
         out.append("")
+        if res:
+            out.append(
+                f"*In a running `archive --every`*: the same replies, one more before each update, to one process "
+                f"that keeps the store, the templates and its HTTP connections open from update to update "
+                f"(`{res['command']}`); the times are those its JSON log gives for each update. Its first update, "
+                f"which starts the process and finds nothing new, took {f(res['startup']['fetch'])} s to fetch and "
+                f"{f(res['startup']['build'])} s to build"
+                + (f"; its peak RSS after the last was {size(res['peak_rss_kb'] * 1024)}" if res.get("peak_rss_kb")
+                   else "") + ".")
+            out.append("")
         out.append("Files rewritten per reply, by kind: " + ", ".join(
             f"{k} {'/'.join(str(x) for x in v)}" for k, v in sorted(kinds.items())) + ".")
         out.append("")
@@ -309,10 +325,17 @@ def section(data):
                            "home, the feeds, the hot pages and the search index"
                            if others else ""),
                         status(others == 0)))
-        targets.append(("…and takes under 1% of a full build",
-                        f"{f(inc['fractionOfFullBuild'] * 100)}% (fetch {f(inc['fetch']['median'])} s + build "
-                        f"{f(inc['build']['median'])} s vs full build {f(full)} s)",
-                        status(inc["fractionOfFullBuild"] < TARGETS["incremental_fraction"])))
+        two = (f"{f(inc['fractionOfFullBuild'] * 100)}% as `fetch` then `build` (fetch {f(inc['fetch']['median'])} s "
+               f"+ build {f(inc['build']['median'])} s vs full build {f(full)} s)")
+        if res:
+            targets.append(("…and takes under 1% of a full build",
+                            f"{f(res['fractionOfFullBuild'] * 100)}% in a running `archive --every` (fetch "
+                            f"{f(res['fetch']['median'])} s + build {f(res['build']['median'])} s); {two}, two "
+                            f"processes that each start afresh",
+                            status(res["fractionOfFullBuild"] < TARGETS["incremental_fraction"])))
+        else:
+            targets.append(("…and takes under 1% of a full build", two,
+                            status(inc["fractionOfFullBuild"] < TARGETS["incremental_fraction"])))
 
     # 5. Fetch
     fe = data.get("fetch")
