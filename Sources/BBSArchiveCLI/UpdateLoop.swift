@@ -82,7 +82,11 @@ extension Runner {
             summarize(built, command.building, quiet: quiet, first: number == 1)
             build.full = false
             if let failure = failures(fetched.failures, listed: !quiet) {
-                printError("bbsarchive: error: \(failure); the next update tries again")
+                // What a run says to do (run it again) is what the next update does.
+                let again = "; run the same command again to retry them"
+                var line = failure.description
+                if line.hasSuffix(again) { line.removeLast(again.count) }
+                printError("bbsarchive: error: \(line); the next update tries again")
             }
             let next = start + .seconds(interval)
             let wait = max(0, (next - end).inSeconds)

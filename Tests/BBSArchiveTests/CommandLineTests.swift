@@ -266,7 +266,9 @@ import Testing
         let other = try await run(["fetch", board, "--forum-url", base.absoluteString, "--store", store, "--rate", "0"])
         #expect(other.status == 75, "\(other.stderr)")
         let gid = try #require(forum.addThread(board: board, title: "A thread between two updates"))
-        let second = try await update(2)
+        // The update after the one that may have begun already sees it.
+        let seen = lines.lines.filter { $0.contains(#""event":"update""#) }.count
+        let second = try await update(seen + 2)
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         lines.finish()
@@ -283,6 +285,43 @@ import Testing
         #expect(try ArchiveStore(path: store).threads(board: board).contains { $0.gid == gid })
         let page = site.appendingPathComponent(SitePaths.thread(board, gid: gid)).path
         #expect(FileManager.default.fileExists(atPath: page), "no \(page)")
+    }
+
+    /// Pages that fail are said, and the next update tries them again:
+    /// the run goes on.
+    @Test func archiveEveryGoesOnAfterPagesFail() async throws {
+        let forum = ReplicaForum(
+            config: ReplicaConfig(seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 4, maxPostsPerThread: 3))
+        let failing = ReplicaFaults.Rule(.serverError, paths: .threads, times: 100_000)
+        let server = ReplicaServer(forum: forum, faults: ReplicaFaults(rules: [failing]))
+        let base = try await server.start()
+        let folder = try Fixtures.temporaryFolder("cli")
+        let board = try #require(forum.boardNames.first)
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = [
+            "archive", board, "--every", "1", "--forum-url", base.absoluteString, "--store",
+            folder.appendingPathComponent("a.sqlite").path, "--out", folder.appendingPathComponent("site").path,
+            "--templates", Fixtures.templates.path, "--rate", "0", "--tries", "1", "--quiet",
+        ]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        let lines = LineCollector(err.fileHandleForReading)
+        try process.run()
+        let said = { lines.lines.filter { $0.hasSuffix("; the next update tries again") } }
+        for _ in 0..<1_200 where said().count < 2 { try await Task.sleep(for: .milliseconds(50)) }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        lines.finish()
+        await server.stop()
+        #expect(said().count >= 2, "\(lines.lines.suffix(5))")
+        #expect(
+            said().allSatisfy {
+                $0.hasPrefix("bbsarchive: error: ") && $0.contains(" page(s) failed and were not archived")
+            })
+        #expect(!lines.lines.contains { $0.contains("run the same command again") }, "\(lines.lines)")
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
     }
 
     @Test(arguments: ["soon", "0", "10x", "1m1h", "-5"])

@@ -44,4 +44,40 @@ import Testing
                 == "threads 120/450 · 3.0/s · ETA 1m50s · 2 failed")
         #expect(ProgressPrinter.stageLine("list pages", done: 3, total: nil, failed: 0, elapsed: 0.5) == "list pages 3")
     }
+
+    /// A JSON log line reads back as the values it was made of, whatever
+    /// the forum put in them, on one line, with its keys in order.
+    @Test func jsonLinesReadBackAsTheirValues() throws {
+        let hostile = [
+            "", "plain", "quote \" and backslash \\ and slash /", "line\nbreak\r\ttab", "\u{0}\u{1}\u{1F}\u{7F}",
+            "水木社区 — emoji 🀄️ and U+2028 \u{2028} U+2029 \u{2029}", "\u{FEFF}bom", "</script><b>", "\\u0041",
+            "e\u{301} composed", "\u{10FFFF}",
+        ]
+        for (index, text) in hostile.enumerated() {
+            let fields: [String: Any] = [
+                "message": text, "count": index - 3, "rate": Double(index) / 7, "big": Int.max, "flag": index % 2 == 0,
+                "tiny": 1e-9, "huge": 1.5e300, "key \"\(text)\"": "value", "list": ["a", "b"],
+            ]
+            let line = JSONLine.object(fields)
+            #expect(!line.contains("\n") && !line.contains("\r"), "\(line)")
+            let read = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(read["message"] as? String == text)
+            #expect(read["key \"\(text)\""] as? String == "value")
+            #expect((read["count"] as? NSNumber)?.intValue == index - 3)
+            #expect((read["big"] as? NSNumber)?.int64Value == Int64.max)
+            #expect((read["rate"] as? NSNumber)?.doubleValue == Double(index) / 7)
+            #expect((read["tiny"] as? NSNumber)?.doubleValue == 1e-9)
+            #expect((read["huge"] as? NSNumber)?.doubleValue == 1.5e300)
+            #expect((read["flag"] as? Bool) == (index % 2 == 0))
+            #expect(read["list"] as? [String] == ["a", "b"])
+            let keys = fields.keys.sorted().map { key -> String in
+                var quoted = ""
+                JSONLine.appendString(key, to: &quoted)
+                return quoted + ":"
+            }
+            let places = keys.map { line.range(of: $0)?.lowerBound }
+            #expect(places.allSatisfy { $0 != nil } && places.map { $0! } == places.map { $0! }.sorted())
+        }
+        #expect(JSONLine.object(["n": Double.nan, "i": -Double.infinity]) == #"{"i":null,"n":null}"#)
+    }
 }
