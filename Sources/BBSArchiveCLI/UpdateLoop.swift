@@ -49,12 +49,12 @@ extension Runner {
     ///
     /// The store, the templates, the HTTP client with its open connections
     /// and the rate limiter are made once and kept: an update after one new
-    /// reply took 113-129 ms as `fetch` then `build` and 39-48 ms here
-    /// (the 100k bench store on ext4, 7 updates each). Pages that failed are
-    /// said and left to the next update, as a run's are to the next run;
-    /// any other error ends the run as it ends `archive`. `--full` renders
-    /// every page in the first build only. Templates are read once: a change
-    /// to them shows from the next start.
+    /// reply to the bench's 100k-post store took 98 ms as `fetch` then
+    /// `build` and 54 ms here (medians of 3 and 5, on ext4). Pages that
+    /// failed are said and left to the next update, as a run's are to the
+    /// next run; any other error ends the run as it ends `archive`. `--full`
+    /// renders every page in the first build only. Templates are read once:
+    /// a change to them shows from the next start.
     static func archive(_ boards: [String], every interval: Int, _ command: ArchiveCommand) async throws {
         let quiet = command.fetching.output.quiet
         let fetch = try fetchAction(boards, command.forum, command.storage, command.fetching)

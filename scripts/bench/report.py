@@ -34,13 +34,13 @@ def f(value, digits=2):
     return f"{value:.{digits}f}"
 
 
-def spread(s, unit="s"):
+def spread(s, unit="s", digits=2):
     """median (min–max, n runs)"""
     if not s:
         return "n/a"
     if s["n"] == 1:
-        return f"{f(s['median'])} {unit} (1 run)"
-    return f"{f(s['median'])} {unit} ({f(s['min'])}–{f(s['max'])}, {s['n']} runs)"
+        return f"{f(s['median'], digits)} {unit} (1 run)"
+    return f"{f(s['median'], digits)} {unit} ({f(s['min'], digits)}–{f(s['max'], digits)}, {s['n']} runs)"
 
 
 def mb(kb):
@@ -299,8 +299,9 @@ def section(data):
         res = inc.get("resident")
         if res:
             out.append(
-                f"| update after one new reply, in a running `archive --every` | {spread(res['fetch'])} | "
-                f"{spread(res['build'])} | {spread(res['total'])} | {f(res['fractionOfFullBuild'] * 100)}% | "
+                f"| update after one new reply, in a running `archive --every` | {spread(res['fetch'], digits=3)} | "
+                f"{spread(res['build'], digits=3)} | {spread(res['total'], digits=3)} | "
+                f"{f(res['fractionOfFullBuild'] * 100)}% | "
                 f"{f(res['changed']['median'])} | {', '.join(str(t) for t in res['threadsFetched'])} |")
         out.append("")
         if res:
@@ -308,8 +309,8 @@ def section(data):
                 f"*In a running `archive --every`*: the same replies, one more before each update, to one process "
                 f"that keeps the store, the templates and its HTTP connections open from update to update "
                 f"(`{res['command']}`); the times are those its JSON log gives for each update. Its first update, "
-                f"which starts the process and finds nothing new, took {f(res['startup']['fetch'])} s to fetch and "
-                f"{f(res['startup']['build'])} s to build"
+                f"which starts the process and finds nothing new, took {f(res['startup']['fetch'], 3)} s to fetch and "
+                f"{f(res['startup']['build'], 3)} s to build"
                 + (f"; its peak RSS after the last was {size(res['peak_rss_kb'] * 1024)}" if res.get("peak_rss_kb")
                    else "") + ".")
             out.append("")
@@ -330,7 +331,7 @@ def section(data):
         if res:
             targets.append(("…and takes under 1% of a full build",
                             f"{f(res['fractionOfFullBuild'] * 100)}% in a running `archive --every` (fetch "
-                            f"{f(res['fetch']['median'])} s + build {f(res['build']['median'])} s); {two}, two "
+                            f"{f(res['fetch']['median'], 3)} s + build {f(res['build']['median'], 3)} s); {two}, two "
                             f"processes that each start afresh",
                             status(res["fractionOfFullBuild"] < TARGETS["incremental_fraction"])))
         else:
