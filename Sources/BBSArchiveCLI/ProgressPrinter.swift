@@ -211,8 +211,8 @@ final class ProgressPrinter: @unchecked Sendable {
 enum JSONLine {
     static func object(_ fields: [String: Any]) -> String {
         var line = "{"
-        for key in fields.keys.sorted() {
-            if line.utf8.count > 1 { line += "," }
+        for (index, key) in fields.keys.sorted().enumerated() {
+            if index > 0 { line += "," }
             appendString(key, to: &line)
             line += ":"
             switch fields[key] {

@@ -141,12 +141,30 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: site.appendingPathComponent(BuildState.path).path))
     }
 
-    /// A small replica of one board, served, and a folder for a store.
-    func smallForum() async throws -> (forum: ReplicaForum, server: ReplicaServer, base: URL, folder: URL) {
+    /// A small replica of one board (whose pages answer as `faults` say),
+    /// served, and a folder for a store.
+    func smallForum(threads: Int = 6, posts: Int = 4, faults: [ReplicaFaults.Rule] = []) async throws
+        -> (forum: ReplicaForum, server: ReplicaServer, base: URL, folder: URL)
+    {
         let forum = ReplicaForum(
-            config: ReplicaConfig(seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 6, maxPostsPerThread: 4))
-        let server = ReplicaServer(forum: forum)
+            config: ReplicaConfig(
+                seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: threads, maxPostsPerThread: posts))
+        let server = ReplicaServer(forum: forum, faults: ReplicaFaults(rules: faults))
         return (forum, server, try await server.start(), try Fixtures.temporaryFolder("cli"))
+    }
+
+    /// Starts the executable with `arguments`, its standard error read
+    /// line by line as it comes.
+    func start(_ arguments: [String]) throws -> (process: Process, lines: LineCollector) {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        let lines = LineCollector(err.fileHandleForReading)
+        try process.run()
+        return (process, lines)
     }
 
     @Test func anUnknownBoardFailsAndKeepsWhatWasStored() async throws {
@@ -194,12 +212,8 @@ import Testing
     /// ends it (its last line was a progress line).
     @Test(arguments: [SIGINT, SIGTERM])
     func aStoppedRunSaysSo(signal: Int32) async throws {
-        let forum = ReplicaForum(
-            config: ReplicaConfig(seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 30, maxPostsPerThread: 4))
         let slow = ReplicaFaults.Rule(.slow, paths: .threads, times: 1_000, delay: .milliseconds(200))
-        let server = ReplicaServer(forum: forum, faults: ReplicaFaults(rules: [slow]))
-        let base = try await server.start()
-        let folder = try Fixtures.temporaryFolder("cli")
+        let (forum, server, base, folder) = try await smallForum(threads: 30, faults: [slow])
         let board = try #require(forum.boardNames.first)
         let process = Process()
         process.executableURL = Self.executable
@@ -236,17 +250,10 @@ import Testing
         let store = folder.appendingPathComponent("a.sqlite").path
         let site = folder.appendingPathComponent("site")
         let board = try #require(forum.boardNames.first)
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = [
+        let (process, lines) = try start([
             "archive", board, "--every", "1s", "--forum-url", base.absoluteString, "--store", store, "--out",
             site.path, "--templates", Fixtures.templates.path, "--rate", "0", "--log-format", "json",
-        ]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        let lines = LineCollector(err.fileHandleForReading)
-        try process.run()
+        ])
         func update(_ number: Int) async throws -> [String: Any] {
             for _ in 0..<1_200 {
                 for line in lines.lines {
@@ -290,25 +297,14 @@ import Testing
     /// Pages that fail are said, and the next update tries them again:
     /// the run goes on.
     @Test func archiveEveryGoesOnAfterPagesFail() async throws {
-        let forum = ReplicaForum(
-            config: ReplicaConfig(seed: 3, sections: 1, boardsPerSection: 1, threadsPerBoard: 4, maxPostsPerThread: 3))
         let failing = ReplicaFaults.Rule(.serverError, paths: .threads, times: 100_000)
-        let server = ReplicaServer(forum: forum, faults: ReplicaFaults(rules: [failing]))
-        let base = try await server.start()
-        let folder = try Fixtures.temporaryFolder("cli")
+        let (forum, server, base, folder) = try await smallForum(threads: 4, posts: 3, faults: [failing])
         let board = try #require(forum.boardNames.first)
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = [
+        let (process, lines) = try start([
             "archive", board, "--every", "1", "--forum-url", base.absoluteString, "--store",
             folder.appendingPathComponent("a.sqlite").path, "--out", folder.appendingPathComponent("site").path,
             "--templates", Fixtures.templates.path, "--rate", "0", "--tries", "1", "--quiet",
-        ]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        let lines = LineCollector(err.fileHandleForReading)
-        try process.run()
+        ])
         let said = { lines.lines.filter { $0.hasSuffix("; the next update tries again") } }
         for _ in 0..<1_200 where said().count < 2 { try await Task.sleep(for: .milliseconds(50)) }
         kill(process.processIdentifier, SIGTERM)
