@@ -432,6 +432,29 @@ import Testing
         #expect(none.changes != nil && noneMark == nil)
     }
 
+    /// A few files are flushed one by one, unless the kernel has more to
+    /// write back than the publisher waits for (here always, with a bound
+    /// below nothing): then they too are left to it, with the boot named.
+    /// Nothing written since the last settle is nothing to leave; with no
+    /// boot named, or little to write back, the files are flushed.
+    @Test func aFewFilesAreLeftToTheKernelWhileItHasMuchToWriteBack() throws {
+        let folder = try Fixtures.temporaryFolder("disk-publisher-busy")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = Data("<p>a</p>".utf8)
+        let busy = try DiskPublisher(root: folder, boot: "boot-1", settlesBelow: -1)
+        #expect(try busy.write(page, to: "a.html"))
+        #expect(try busy.settle(earlier: false) == "boot-1")
+        #expect(try busy.settle(earlier: false) == nil, "nothing written since, nothing earlier")
+        #expect(try busy.settle(earlier: true) == "boot-1", "earlier files left too")
+        let quiet = try DiskPublisher(root: folder, boot: "boot-1", settlesBelow: .max)
+        #expect(try quiet.write(page, to: "b.html"))
+        #expect(try quiet.settle(earlier: false) == nil)
+        let unnamed = try DiskPublisher(root: folder, settlesBelow: -1)
+        #expect(try unnamed.write(page, to: "c.html"))
+        #expect(try unnamed.settle(earlier: false) == nil)
+        #expect(try Self.files(in: folder).keys.sorted() == ["a.html", "b.html", "c.html"])
+    }
+
     /// Which states are trusted: those of builds that flushed their files
     /// (no boot; states of earlier releases have none), and those of this
     /// boot; not another boot's, nor one that cannot be read.
