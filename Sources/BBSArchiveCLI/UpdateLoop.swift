@@ -59,6 +59,7 @@ extension Runner {
         let quiet = command.fetching.output.quiet
         let fetch = try fetchAction(boards, command.forum, command.storage, command.fetching)
         var build = buildAction(command.storage, command.building)
+        build.threadRows = ThreadRowMemo()
         let opening = printer(command.fetching)
         let session = try await fetch.open(events: opening.handle)
         let templates = try await build.loadTemplates()

@@ -291,6 +291,121 @@ import Testing
         try Self.expectSameAsAFullBuild(incremental, store, templates: templates)
     }
 
+    /// Builds that keep the rows of the threads the home and hot pages show
+    /// between them (`ThreadRowMemo`, as `archive --every` does) render the
+    /// pages of a full build after each change to threads those pages show: a reply
+    /// to the thread with the most posts, a new thread, a new title, a new
+    /// original address, a post's text; most rows come from the memo. A
+    /// memo that missed a build (rows of an older state) is not used.
+    @Test func buildsThatKeepThreadRowsEqualAFullOne() async throws {
+        let store = try ParallelBuildTests.makeStore()
+        let templates = try await TemplateSet(directory: Fixtures.templates)
+        let site = MemoryPublisher()
+        let memo = ThreadRowMemo()
+        func build(_ memo: ThreadRowMemo?) throws -> SiteBuilder.Report {
+            var builder = SiteBuilder(store: store, templates: templates, publisher: site, options: Self.options())
+            builder.threadRows = memo
+            return try builder.build()
+        }
+        _ = try build(memo)
+        // Threads the home page shows whose first post has no attachment
+        // (a post saved again here would lose it, and its file stay).
+        func shown(_ order: ArchiveStore.ThreadOrder) throws -> StoredThread {
+            try #require(
+                try store.topThreads(order, limit: 10).first { thread in
+                    try store.posts(board: thread.board, gid: thread.gid).first?.attachments.isEmpty == true
+                })
+        }
+        let top = try shown(.mostPosts)
+        let latest = try shown(.latestReply)
+        var hits = memo.hits
+        func step(_ name: String, taken: Bool = true, _ change: () throws -> Void) throws {
+            try change()
+            let report = try build(memo)
+            #expect(report.changes?.isEmpty == false, "\(name)")
+            Self.expectSamePages(
+                site.files, try Self.fullBuild(store, templates: templates, options: Self.options()).files, step: name)
+            if taken { #expect(memo.hits > hits, "\(name): rows taken from the memo") }
+            hits = memo.hits
+        }
+        let newest = try Self.newestPostTime(store)
+        try step("a reply to the thread with the most posts") {
+            let last = try #require(try store.posts(board: top.board, gid: top.gid).last)
+            try Self.save(
+                Post(
+                    floor: last.floor + 1, author: "zed", postedAt: newest.addingTimeInterval(60), body: "回复",
+                    postID: 9000),
+                board: top.board, gid: top.gid, title: top.heading.title, to: store)
+        }
+        try step("a new thread") {
+            try Self.newThread(3100, board: "Beta", at: newest.addingTimeInterval(120), to: store)
+        }
+        try step("a new title") {
+            let first = try #require(try store.posts(board: latest.board, gid: latest.gid).first)
+            try Self.save(
+                Post(floor: 0, author: first.author, postedAt: first.postedAt, body: first.body, postID: first.postID),
+                board: latest.board, gid: latest.gid, title: "改过的标题", to: store)
+        }
+        try step("a new original address") {
+            try store.write { db in
+                try db.execute(
+                    sql: "UPDATE thread SET originalURL = ? WHERE board = ? AND gid = ?",
+                    arguments: ["https://example.org/article/\(top.board)/\(top.gid)?moved", top.board, top.gid])
+            }
+        }
+        // A build without the memo: the rows it keeps are of an older state.
+        let topFirst = try #require(try store.posts(board: top.board, gid: top.gid).first)
+        try Self.save(
+            Post(
+                floor: 0, author: topFirst.author, postedAt: topFirst.postedAt, body: "又改过的正文", postID: topFirst.postID),
+            board: top.board, gid: top.gid, title: "又一个标题", to: store)
+        _ = try build(nil)
+        try step("a post's text, after a build that did not keep rows", taken: false) {
+            let first = try #require(try store.posts(board: latest.board, gid: latest.gid).first)
+            try Self.save(
+                Post(floor: 0, author: first.author, postedAt: first.postedAt, body: "改过的正文", postID: first.postID),
+                board: latest.board, gid: latest.gid, title: "改过的标题", to: store)
+        }
+    }
+
+    /// The memo keeps the rows the last build used, but for those of the
+    /// threads changed since; none when a build does not continue from the
+    /// state it kept them for, or renders everything.
+    @Test func aThreadRowMemoKeepsWhatTheLastBuildUsedAndNotChanged() {
+        func row(_ gid: Int) -> StoredThread {
+            StoredThread(
+                board: "A",
+                heading: ThreadHeading(
+                    gid: gid, title: "t\(gid)", sticky: false, marked: false, author: "a", postedAt: Date(),
+                    lastReplier: nil, lastReplyAt: Date()),
+                postCount: 1, firstPostArchived: true)
+        }
+        let (a, b, c) = (
+            BuildChanges.ThreadKey(board: "A", gid: 1), BuildChanges.ThreadKey(board: "A", gid: 2),
+            BuildChanges.ThreadKey(board: "A", gid: 3)
+        )
+        func changed(_ keys: Set<BuildChanges.ThreadKey>) -> BuildChanges {
+            var changes = BuildChanges()
+            changes.threads = keys
+            return changes
+        }
+        let memo = ThreadRowMemo()
+        memo.begin(changes: nil, after: nil, through: 5)
+        memo.keep([a: row(1), b: row(2), c: row(3)])
+        memo.begin(changes: changed([b]), after: 5, through: 6)
+        #expect(Set(memo.rows([a, b, c]).keys) == [a, c], "b changed")
+        memo.begin(changes: changed([]), after: 6, through: 7)
+        #expect(Set(memo.rows([a]).keys) == [a])
+        memo.begin(changes: changed([]), after: 7, through: 8)
+        #expect(Set(memo.rows([a, c]).keys) == [a], "c unused by the build before")
+        #expect(memo.count == 1)
+        memo.begin(changes: changed([]), after: 5, through: 9)
+        #expect(memo.rows([a]).isEmpty, "another state's rows")
+        memo.keep([a: row(1)])
+        memo.begin(changes: nil, after: 9, through: 10)
+        #expect(memo.rows([a]).isEmpty, "a build of everything")
+    }
+
     /// `site` holds the files a full build of `store` into an empty folder
     /// writes, byte for byte (the build state aside).
     static func expectSameAsAFullBuild(

@@ -362,6 +362,9 @@ package struct BuildAction: Sendable {
     /// Write the search index. Only the bench turns it off
     /// (`bbsarchive-bench build --index no`), to time what indexing adds.
     package var searchIndex = true
+    /// Rows the builds of this action keep for the next (`ThreadRowMemo`):
+    /// set by `archive --every`, which builds again and again.
+    package var threadRows: ThreadRowMemo?
 
     package init(storePath: String, outputPath: String, templatesPath: String?, siteURL: String? = nil) {
         self.storePath = storePath
@@ -417,7 +420,9 @@ package struct BuildAction: Sendable {
         options.forum = ForumSources.profile(sources: try store.boards().map(\.source))
         // Many files are left to the kernel, in this boot (`DiskPublisher.boot`).
         let publisher = try DiskPublisher(root: URL(fileURLWithPath: outputPath), boot: DiskPublisher.currentBoot)
-        return try SiteBuilder(store: store, templates: templates, publisher: publisher, options: options).build()
+        var builder = SiteBuilder(store: store, templates: templates, publisher: publisher, options: options)
+        builder.threadRows = threadRows
+        return try builder.build()
     }
 
     /// The builder's options from this action's (`--full`, `--site-url`).

@@ -91,6 +91,10 @@ package struct SiteBuilder: Sendable {
     package let options: Options
     /// Other writers of the build (a search index, say), given what changed.
     package let writers: [any BuildWriter]
+    /// The rows of the threads the home and hot pages show, kept from the
+    /// last build by a process that builds again and again (`archive
+    /// --every`); nil: read from the store.
+    package var threadRows: ThreadRowMemo?
 
     package init(
         store: ArchiveStore, templates: TemplateSet, publisher: any SitePublisher, options: Options = Options(),
@@ -166,6 +170,7 @@ package struct SiteBuilder: Sendable {
             run.previousHotPages = previous.hotPages ?? [:]
         }
         run.report.changes = run.changes
+        threadRows?.begin(changes: run.changes, after: previous?.changeSeq, through: through)
         // A build of everything reads most of the store: asked for in
         // order, in the background, not a page at a time from the disk.
         if run.changes == nil { store.prefetchFile() }
@@ -301,7 +306,8 @@ package struct SiteBuilder: Sendable {
         // One query for the home page's cards and the hot pages' "all"
         // window: the first threads of the one order, as many as the
         // larger of the two shows (`buildHot` takes its own from them).
-        tops.mostPosts = try store.topThreads(.mostPosts, limit: max(run.hot.limit, options.hotCards))
+        tops.mostPosts = try store.topThreads(
+            .mostPosts, limit: max(run.hot.limit, options.hotCards), memo: threadRows)
         // The most replied threads in the home page's order, from their rows;
         // only the cards the home page shows read their first posts (the hot
         // pages read theirs when they are rendered).
@@ -310,7 +316,7 @@ package struct SiteBuilder: Sendable {
             order.offer(ThreadDigest(thread: thread, boardTitle: thread.board, excerpt: ""))
         }
         tops.homeHot = order.items.prefix(options.homeHotTopics).map(\.thread)
-        tops.latest = try store.topThreads(.latestReply, limit: run.recent.limit)
+        tops.latest = try store.topThreads(.latestReply, limit: run.recent.limit, memo: threadRows)
         tops.openings = try store.openingPosts((tops.homeHot + tops.latest).map { .init(board: $0.board, gid: $0.gid) })
         tops.boardSpans = try store.boardSpans()
         let newest = try store.newestActivity()
@@ -324,7 +330,8 @@ package struct SiteBuilder: Sendable {
                 try newest.map { newest throws(ArchiveError) in
                     run.changes == nil || store.readOnly
                         ? try store.hotThreads(since: newest.addingTimeInterval(-span), limit: options.hotCards)
-                        : try store.keptHotThreads(span: Int(span), newest: newest, limit: options.hotCards)
+                        : try store.keptHotThreads(
+                            span: Int(span), newest: newest, limit: options.hotCards, memo: threadRows)
                 } ?? []
         }
         tops.windows[.all] = Array(tops.mostPosts.prefix(options.hotCards))

@@ -275,14 +275,38 @@ extension ArchiveStore {
     }
 
     /// The first `limit` threads of the whole archive in `order`; ties go
-    /// to the board first by name.
-    package func topThreads(_ order: ThreadOrder, limit: Int) throws(ArchiveError) -> [StoredThread] {
+    /// to the board first by name. With a `memo`, their keys are read in
+    /// that order, and the rows it keeps are taken from it (`ThreadRowMemo`).
+    package func topThreads(_ order: ThreadOrder, limit: Int, memo: ThreadRowMemo? = nil) throws(ArchiveError)
+        -> [StoredThread]
+    {
         guard limit > 0 else { return [] }
         let orderBy =
             switch order {
             case .mostPosts: "s.posts DESC, s.lastAt DESC, s.gid DESC, s.board"
             case .latestReply: "s.lastAt DESC, s.gid DESC, s.board"
             }
+        if let memo {
+            // Read in its index's order, as below (without the rows' joins,
+            // SQLite sorted the whole summary for the latest replies).
+            let index =
+                switch order {
+                case .mostPosts: "thread_summary_by_posts"
+                case .latestReply: "thread_summary_by_last"
+                }
+            return try read { db in
+                let keys = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT s.board, s.gid FROM thread_summary s INDEXED BY \(index)
+                        CROSS JOIN thread t ON t.board = s.board AND t.gid = s.gid
+                        WHERE s.posts > 0 ORDER BY \(orderBy) LIMIT ?
+                        """,
+                    arguments: [limit]
+                ).map { BuildChanges.ThreadKey(board: $0[0], gid: $0[1]) }
+                return try Self.threadRows(db, keys, memo: memo)
+            }
+        }
         // The summary (v7-thread-summary) is read in the order of its index,
         // so only the first `limit` threads with posts are looked at.
         return try read { db in

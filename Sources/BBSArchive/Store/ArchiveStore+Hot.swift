@@ -73,13 +73,16 @@ extension ArchiveStore {
     ///   gone) or moved past the whole of the old window, or when more
     ///   threads changed than `recountLimit`.
     /// One write transaction, so the counts and their start always agree.
-    package func keptHotThreads(span: Int, newest: Date, limit: Int) throws(ArchiveError) -> [StoredThread] {
+    /// The rows `memo` keeps are taken from it (`ThreadRowMemo`).
+    package func keptHotThreads(
+        span: Int, newest: Date, limit: Int, memo: ThreadRowMemo? = nil
+    ) throws(ArchiveError) -> [StoredThread] {
         guard limit > 0 else { return [] }
         let cut = Self.seconds(newest) - Int64(span)
         var threads: [StoredThread] = []
         try write { db in
             try Self.updateHotCounts(db, span: span, cut: cut)
-            threads = try Self.readHotCounts(db, span: span, cut: cut, limit: limit)
+            threads = try Self.readHotCounts(db, span: span, cut: cut, limit: limit, memo: memo)
         }
         return threads
     }
@@ -163,7 +166,9 @@ extension ArchiveStore {
     /// `limit`-th (with every thread tied with it), put in that order
     /// here (board names by their UTF-8 bytes, as SQLite compares them);
     /// then the rows of the first `limit`.
-    private static func readHotCounts(_ db: Database, span: Int, cut: Int64, limit: Int) throws -> [StoredThread] {
+    private static func readHotCounts(
+        _ db: Database, span: Int, cut: Int64, limit: Int, memo: ThreadRowMemo?
+    ) throws -> [StoredThread] {
         struct Count {
             var board: String
             var gid: Int
@@ -192,30 +197,9 @@ extension ArchiveStore {
             if a.gid != b.gid { return a.gid > b.gid }
             return a.board.utf8.lexicographicallyPrecedes(b.board.utf8)
         }
-        // The shown threads' rows in one statement prepared once, their
-        // keys bound as one JSON array (`jsonArgument`, written by hand):
-        // a `VALUES` list of the keys cost SQLite 10 M instructions a window
-        // to walk, `JSONEncoder` 4 M, and a statement a thread 7 M in GRDB's
-        // set-up of 288 cursors.
-        let shown = counts.prefix(limit)
-        let shownRows = try Row.fetchCursor(
-            db.cachedStatement(
-                sql: """
-                    WITH k(board, gid) AS MATERIALIZED (
-                      SELECT json_extract(value, '$[0]'), CAST(json_extract(value, '$[1]') AS INTEGER)
-                      FROM json_each(?))
-                    SELECT \(StoredThread.columns(posts: "s.posts"))
-                    FROM k CROSS JOIN thread t ON t.board = k.board AND t.gid = k.gid
-                    CROSS JOIN thread_summary s ON s.board = t.board AND s.gid = t.gid
-                    \(StoredThread.firstAndLastPosts)
-                    """),
-            arguments: [jsonArgument(shown.map { [$0.board, String($0.gid)] })])
-        var threads: [BuildChanges.ThreadKey: StoredThread] = [:]
-        while let row = try shownRows.next() {
-            let thread = StoredThread(row: row)
-            threads[BuildChanges.ThreadKey(board: thread.board, gid: thread.gid)] = thread
-        }
-        return shown.compactMap { threads[BuildChanges.ThreadKey(board: $0.board, gid: $0.gid)] }
+        // The shown threads' rows, those `memo` keeps taken from it.
+        return try threadRows(
+            db, counts.prefix(limit).map { BuildChanges.ThreadKey(board: $0.board, gid: $0.gid) }, memo: memo)
     }
 
     /// The `v13-hot-counts` migration: each hot window's posts by thread,
