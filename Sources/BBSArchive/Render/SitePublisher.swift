@@ -389,7 +389,8 @@ package struct DiskPublisher: SitePublisher {
         }
         if earlier {
             // Files of an earlier build may still be the kernel's: flushed
-            // with the file system, which is quick (little is left to write back).
+            // with the file system (where a boot is named, only when little
+            // is left to write back: see above).
             try flushAll()
             return nil
         }
