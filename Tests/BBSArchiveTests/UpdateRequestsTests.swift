@@ -1,5 +1,6 @@
 import BBSArchiveTestSupport
 import Foundation
+import GRDB
 import SMTHReplica
 import Testing
 
@@ -126,9 +127,14 @@ import Testing
         _ = try await harness.fetch(boards: [board], options: options)
         #expect(await Self.listPages(harness, since: start) == ["\(board)?p=1"])
 
-        // The last walk began and never finished: what it listed says
+        // The last walk began long ago, stored its first list page and
+        // never finished (too long ago to resume): what it listed says
         // nothing about the threads it did not reach.
-        _ = try harness.store().beginWalk(board: board, resumeWindow: 0)
+        try await GRDBTestAccess.open(harness.storePath).queue.write { db in
+            try db.execute(
+                sql: "UPDATE crawl SET startedAt = 0, walkedPages = 1, finishedAt = NULL WHERE board = ?",
+                arguments: [board])
+        }
         #expect(try harness.store().newestListedActivity(board: board) == nil)
         clock.advance(by: 60)
         start = await harness.server.requestCount()
@@ -153,7 +159,9 @@ import Testing
         let store = try harness.store()
         #expect(try store.beginWalk(board: board, resumeWindow: 0) == 0)
         try await GRDBTestAccess.open(harness.storePath).queue.write { db in
-            try db.execute(sql: "UPDATE crawl SET walkedPages = 2 WHERE board = ?", arguments: [board])
+            try db.execute(
+                sql: "UPDATE crawl SET startedAt = ?, walkedPages = 2, finishedAt = NULL WHERE board = ?",
+                arguments: [Int64(clock.now().timeIntervalSince1970), board])
         }
         clock.advance(by: 60)
         let gid = try #require(harness.forum.addThread(board: board, title: "停下之后的新帖", at: clock.now()))
@@ -292,5 +300,68 @@ import Testing
         #expect(try store.beginWalk(board: "B", resumeWindow: 3600) == 2)
         #expect(try store.failures().isEmpty)
         #expect(try store.boardPageCount(board: "B") == 3)
+    }
+
+    /// A walk begun afresh writes nothing until it stores a list page,
+    /// which writes its row (begun, not finished) in the page's commit; one
+    /// that stores none (list page 1 as the last walk read it) writes its
+    /// row begun and finished when it finishes. Either way the row says
+    /// when the walk began, and a walk stopped before its first page leaves
+    /// the row of the walk before it.
+    @Test func aWalkIsWrittenWithItsFirstListPageOrWhenItFinishes() throws {
+        let path = try Fixtures.temporaryFolder("walk-row").appendingPathComponent("archive.sqlite").path
+        let clock = TestClock(Fixtures.beijing(2026, 3, 1))
+        let store = try ArchiveStore(path: path, clock: clock.now)
+        let row = ThreadSummary(
+            gid: 7, title: "t", replies: 1, sticky: false, author: "a", postedAt: Fixtures.beijing(2026, 2, 1),
+            lastReplier: "a", lastReplyAt: Fixtures.beijing(2026, 2, 2))
+        func page(_ number: Int) -> BoardPage {
+            BoardPage(board: "B", title: nil, page: PageInfo(current: number, total: 3), threads: [row])
+        }
+        func crawl() throws -> [DatabaseValue]? {
+            try GRDBTestAccess.open(path).queue.read { db in
+                try Row.fetchOne(
+                    db, sql: "SELECT startedAt, walkedPages, finishedAt, coveredAll FROM crawl WHERE board = 'B'"
+                ).map { Array($0.databaseValues) }
+            }
+        }
+        func seconds(_ offset: Int64) -> DatabaseValue {
+            (Int64(Fixtures.beijing(2026, 3, 1).timeIntervalSince1970) + offset).databaseValue
+        }
+
+        // Begun: nothing written. Finished with no page stored: written
+        // with the run's other such walks, one row begun and finished.
+        #expect(try store.beginWalk(board: "B", resumeWindow: 3600) == 0)
+        #expect(try crawl() == nil)
+        clock.advance(by: 5)
+        try store.finishWalk(board: "B", reachedEnd: false)
+        #expect(try crawl() == nil)
+        try store.writeFinishedWalks()
+        #expect(try crawl() == [seconds(0), 0.databaseValue, seconds(5), 0.databaseValue])
+
+        // Begun again and stopped before a page: the finished walk's row
+        // stays. An end not written (its run failed before) is dropped
+        // by the next walk, never written over it.
+        clock.advance(by: 60)
+        #expect(try store.beginWalk(board: "B", resumeWindow: 3600) == 0)
+        #expect(try crawl() == [seconds(0), 0.databaseValue, seconds(5), 0.databaseValue])
+        try store.finishWalk(board: "B", reachedEnd: false)
+
+        // Begun again, page 1 stored with its place: the row is the new walk's, not finished.
+        clock.advance(by: 60)
+        #expect(try store.beginWalk(board: "B", resumeWindow: 3600) == 0)
+        clock.advance(by: 1)
+        try store.saveBoardPage(page(1), source: SMTHNForumSource(), walked: (1, "http://h/board/B?p=1"))
+        #expect(try crawl() == [seconds(125), 1.databaseValue, .null, 0.databaseValue])
+
+        // Resumed: the walk keeps its start; page 2 counts, and it finishes having read the whole list.
+        clock.advance(by: 10)
+        #expect(try store.beginWalk(board: "B", resumeWindow: 3600) == 1)
+        try store.saveBoardPage(page(2), source: SMTHNForumSource(), walked: (2, "http://h/board/B?p=2"))
+        #expect(try crawl() == [seconds(125), 2.databaseValue, .null, 0.databaseValue])
+        try store.finishWalk(board: "B", reachedEnd: true)
+        #expect(try crawl() == [seconds(125), 2.databaseValue, seconds(136), 1.databaseValue])
+        try store.writeFinishedWalks()
+        #expect(try crawl() == [seconds(125), 2.databaseValue, seconds(136), 1.databaseValue])
     }
 }

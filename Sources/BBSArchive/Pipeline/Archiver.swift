@@ -153,6 +153,12 @@ package struct Archiver: Sendable {
             }
             return true
         }
+        // The walks that stored no list page, written in one commit (`finishWalk`).
+        do throws(ArchiveError) {
+            try store.writeFinishedWalks()
+        } catch {
+            fatal = fatal ?? error
+        }
         if let fatal {
             // Not waited for: a request in flight may take its whole timeout.
             sections.cancel()

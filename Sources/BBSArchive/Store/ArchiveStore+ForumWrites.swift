@@ -20,8 +20,12 @@ extension ArchiveStore {
         _ page: BoardPage, source: any ForumSource, walked: (page: Int, url: String)? = nil
     ) throws(ArchiveError) -> ArchivedListings {
         var archived = ArchivedListings()
+        // A walk begun afresh is written with its first page (`beginWalk`).
+        let start = walked == nil ? nil : pendingWalkStart(page.board)
         try write { db in
-            if let walked { try Self.markWalked(db, board: page.board, page: walked.page, url: walked.url) }
+            if let walked {
+                try Self.markWalked(db, board: page.board, page: walked.page, url: walked.url, startedAt: start)
+            }
             // Each row compared with the stored one first, and written only
             // when it differs: an update fetch reads dozens of list rows per
             // board that did not change, and a read of a row costs less than
@@ -119,6 +123,7 @@ extension ArchiveStore {
                 ).execute(arguments: [page.board, thread.heading.gid])
             }
         }
+        walkStartWritten(page.board, start)
         return archived
     }
 

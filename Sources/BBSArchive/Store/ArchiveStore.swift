@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Glibc
+import Synchronization
 
 /// The archive's SQLite store: raw captures, boards, threads, posts, users
 /// and media. Every write is one transaction, and every write is an upsert
@@ -18,6 +19,15 @@ package final class ArchiveStore: Sendable {
     /// to it then: no migration, no writer, no checkpoint, and none of the
     /// build's counts, search map or image facts (see `readOnlyLocation`).
     package let readOnly: Bool
+    /// The walks begun afresh (`beginWalk`) whose row in `crawl` is not
+    /// written yet, by board: the moment each began. The row is written
+    /// with the walk's first list page stored, or when it finishes having
+    /// stored none (`finishWalk`), not when it begins.
+    let walkStarts = Mutex<[String: Int64]>([:])
+    /// The walks that finished having stored no list page, by board, not
+    /// written yet: the fetch writes them all in one commit at its end
+    /// (`writeFinishedWalks`).
+    let walkEnds = Mutex<[String: WalkEnd]>([:])
 
     /// What a command does with the store.
     package enum Use: Sendable {
