@@ -264,24 +264,36 @@ package struct Archiver: Sendable {
         async throws(ArchiveError) -> String
     {
         let before = report
-        // Read before the walk begins, and only trusted by a walk that
-        // starts at page 1: a resumed walk's stored pages were read later.
-        let newest = options.stopAfterUnchanged > 0 ? try store.newestListedActivity(board: board) : nil
-        let resumed = try store.beginWalk(board: board, resumeWindow: options.resumeWindow)
+        // What the store says of the board's walks, in one read (a read
+        // each was three transactions a board, most of an unchanged
+        // board's store work). The newest listed activity is read before
+        // the walk begins, and only trusted by a walk that starts at page
+        // 1: a resumed walk's stored pages were read later.
+        let stopsEarly = options.stopAfterUnchanged > 0
+        let (newest, resumed, covered) = try store.reading { () throws(ArchiveError) in
+            (
+                stopsEarly ? try store.newestListedActivity(board: board) : nil,
+                try store.beginWalk(board: board, resumeWindow: options.resumeWindow),
+                stopsEarly ? try store.listCovered(board: board) : false
+            )
+        }
         if resumed > 0 {
             events(.note("\(board): resuming an interrupted run after list page \(resumed)"))
             // Page 1 first: what the forum listed there since the run
             // stopped (a new thread, a reply) is read now, not by the run
             // after this one. The walk then goes on after the pages that
             // run read.
-            _ = try await walkList(board, from: 1, through: 1, prefetched: firstPage, into: &report)
+            _ = try await walkList(
+                board, from: 1, through: 1, prefetched: firstPage, incremental: covered, into: &report)
         }
         let reachedEnd = try await walkList(
-            board, from: resumed + 1, prefetched: resumed == 0 ? firstPage : nil,
+            board, from: resumed + 1, prefetched: resumed == 0 ? firstPage : nil, incremental: covered,
             newestBefore: resumed == 0 ? newest : nil, into: &report)
 
-        let pending = try store.threadsNeedingFetch(board: board, time: source.time)
-        report.threadsUnchanged += max(0, try store.threadCount(board: board) - pending.count)
+        let (pending, known) = try store.reading { () throws(ArchiveError) in
+            (try store.threadsNeedingFetch(board: board, time: source.time), try store.threadCount(board: board))
+        }
+        report.threadsUnchanged += max(0, known - pending.count)
         events(.note("\(board): \(pending.count) thread(s) new or changed"))
         try await fetchThreads(board: board, pending, into: &report)
         try store.finishWalk(board: board, reachedEnd: reachedEnd)
@@ -297,7 +309,9 @@ package struct Archiver: Sendable {
     /// whose whole list was read before, stops after `stopAfterUnchanged`
     /// unchanged threads in a row: everything further down is older and
     /// already archived. Returns whether the walk covered the whole list.
-    /// `prefetched` is list page 1 when it was read already.
+    /// `prefetched` is list page 1 when it was read already; `incremental`
+    /// says the walk may stop early (`stopAfterUnchanged` asks for it, and
+    /// a finished walk read the whole list before: `listCovered`).
     ///
     /// It also stops at the end of a page whose last thread is unchanged
     /// and older than `newestBefore`, the newest activity the list showed
@@ -313,11 +327,9 @@ package struct Archiver: Sendable {
     /// after one reply, parsing and storing the 19 unchanged pages were
     /// about 77 of the fetch's 209 M instructions (callgrind, 100k posts).
     func walkList(
-        _ board: String, from first: Int, through: Int? = nil, prefetched: BoardPage?, newestBefore: Int64? = nil,
-        into report: inout Report
+        _ board: String, from first: Int, through: Int? = nil, prefetched: BoardPage?, incremental: Bool,
+        newestBefore: Int64? = nil, into report: inout Report
     ) async throws(ArchiveError) -> Bool {
-        var incremental = false
-        if options.stopAfterUnchanged > 0 { incremental = try store.listCovered(board: board) }
         // A resumed walk knows the list's length from the pages it stored.
         var forumPages = first > 1 ? (try store.boardPageCount(board: board) ?? Int.max) : Int.max
         var lastPage = min(options.pages ?? Int.max, forumPages, through ?? Int.max)
