@@ -264,9 +264,8 @@ package struct Archiver: Sendable {
         async throws(ArchiveError) -> String
     {
         let before = report
-        // What the store says of the board's walks, in one read (a read
-        // each was three transactions a board, most of an unchanged
-        // board's store work). The newest listed activity is read before
+        // What the store says of the board's walks, in one read
+        // transaction, not three. The newest listed activity is read before
         // the walk begins, and only trusted by a walk that starts at page
         // 1: a resumed walk's stored pages were read later.
         let stopsEarly = options.stopAfterUnchanged > 0
