@@ -933,14 +933,17 @@ class ReplyProxy:
         self.board = board
         self.target = target
         self.replies = 0
-        # Each page the replica answered with 200, by path: asked again, it
-        # is served from here. The replica serves the same bytes for a path
-        # every time (`--seed`, `--now`, `--cached-boards`), so bbsarchive
-        # reads the same pages; but building a list page again cost the
-        # replica about 0.6 ms of CPU, and the replica and this proxy
-        # together took about 23 ms of CPU an update (12.5 + 10.6, 20 list
-        # pages and a thread), a third of the two cores the update itself
-        # runs on, which a forum's own servers never take from an archivist.
+        # Each list page the replica answered with 200, by path: asked
+        # again, it is served from here. The replica serves the same bytes
+        # for a path every time (`--seed`, `--now`, `--cached-boards`), so
+        # bbsarchive reads the same pages; but building a list page again
+        # cost the replica about 0.6 ms of CPU, and the replica and this
+        # proxy together took about 23 ms of CPU an update (12.5 + 10.6, 20
+        # list pages and a thread), a third of the two cores the update
+        # itself runs on, which a forum's own servers never take from an
+        # archivist. List pages only: they are what every update asks for
+        # again, and a refresh through the proxy (the store's port taken)
+        # fetches every thread once, which kept would be the whole forum.
         self.pages = {}
         self.pages_lock = threading.Lock()
         # CPU seconds this proxy's threads spent on requests, for the report.
@@ -986,7 +989,7 @@ class ReplyProxy:
                         # The replica closed a kept connection: once more on a new one.
                         self.drop_upstream()
                         status, content_type, body = self.forward()
-                    if status == 200:
+                    if status == 200 and self.path.startswith("/board/"):
                         with proxy.pages_lock:
                             proxy.pages[self.path] = (status, content_type, body)
                 if proxy.replies > 0 and status == 200:
