@@ -337,6 +337,31 @@ import Testing
         #expect(stored.header("\u{212A}eep-Alive") == "timeout=5")
     }
 
+    /// A response with the body of its address's newest capture is that
+    /// capture (nothing to write); another body, or the same body from
+    /// another address, is a capture of its own, as `saveCapture` keeps it.
+    @Test func aResponseLikeItsAddressesNewestCaptureIsThatCapture() throws {
+        let store = try openStore()
+        let url = "http://127.0.0.1:9/board/T?p=1"
+        func response(_ text: String, at address: String = url) -> HTTPResponse {
+            HTTPResponse(url: address, status: 200, headers: [], body: Data(text.utf8), fetchedAt: Date())
+        }
+        let first = try store.saveCapture(response("one"))
+        let latest = try store.latestCaptureHeaders(url: url)
+        #expect(try store.saveCapture(response("one"), latest: latest) == first)
+        #expect(try store.counts().captures == 1)
+        // Another body: a capture of its own, the address's newest.
+        let second = try store.saveCapture(response("two"), latest: latest)
+        #expect(second != first)
+        #expect(try store.counts().captures == 2)
+        #expect(try store.latestCaptureHeaders(url: url)?.captureHash == second)
+        // The same body from another address: that address's capture.
+        let other = "http://127.0.0.1:9/board/T?p=2"
+        #expect(try store.saveCapture(response("one", at: other), latest: latest) == first)
+        #expect(try store.latestCaptureHeaders(url: other)?.captureHash == first)
+        #expect(try store.counts().captures == 3)
+    }
+
     @Test func refusesAFileThatIsNotAStoreAndLeavesItAlone() throws {
         let path = try Fixtures.temporaryFolder().appendingPathComponent("notes.txt").path
         let original = Data(String(repeating: "my notes, not a database\n", count: 200).utf8)

@@ -7,6 +7,10 @@ package protocol CaptureRecorder: Sendable {
     /// Keeps a response; returns its body's hash.
     @discardableResult
     func saveCapture(_ response: HTTPResponse) throws(ArchiveError) -> String
+    /// Keeps a response that answered the address `latest` is the newest
+    /// capture of (`latestCaptureHeaders`); returns its body's hash. The
+    /// same body as `latest`'s needs nothing written.
+    func saveCapture(_ response: HTTPResponse, latest: HTTPResponse?) throws(ArchiveError) -> String
     /// The newest capture of `url`, if any.
     func latestCapture(url: String) throws(ArchiveError) -> HTTPResponse?
     /// The newest capture of `url` with or without its body: enough to ask
@@ -37,6 +41,10 @@ package struct HostPace: Sendable, Equatable {
 }
 
 extension CaptureRecorder {
+    package func saveCapture(_ response: HTTPResponse, latest: HTTPResponse?) throws(ArchiveError) -> String {
+        try saveCapture(response)
+    }
+
     package func latestCaptureHeaders(url: String) throws(ArchiveError) -> HTTPResponse? {
         try latestCapture(url: url)
     }

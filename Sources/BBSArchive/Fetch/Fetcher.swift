@@ -78,7 +78,7 @@ package struct Fetcher: Sendable {
             stored.repeatsLatestCapture = true
             return stored
         }
-        let hash = try captures.saveCapture(response)
+        let hash = try captures.saveCapture(response, latest: cached)
         response.repeatsLatestCapture = cached?.captureHash == hash && cached?.status == response.status
         guard (200..<300).contains(response.status) else {
             throw .httpStatus(url: url, status: response.status)
