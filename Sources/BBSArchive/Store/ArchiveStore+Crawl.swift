@@ -177,10 +177,9 @@ extension ArchiveStore {
             else { return nil }
             return row["walkedPages"]
         }
-        walkStarts.withLock { $0[board] = resumed == nil ? now : nil }
-        // An earlier walk's end never written (its run failed first) is
-        // older than this walk: written later, it would stand for it.
-        walkEnds.withLock { _ = $0.removeValue(forKey: board) }
+        // Replaces an earlier walk's end never written (its run failed
+        // first): written later, it would stand for this walk.
+        unwrittenWalks.withLock { $0[board] = resumed == nil ? UnwrittenWalk(startedAt: now) : nil }
         return resumed ?? 0
     }
 
@@ -206,23 +205,26 @@ extension ArchiveStore {
         ).execute(arguments: [board, at])
     }
 
-    /// A walk that finished having stored no list page, not written yet.
-    struct WalkEnd: Sendable {
+    /// A walk begun afresh whose row is not written yet; `finishedAt` once
+    /// it finished having stored no list page.
+    struct UnwrittenWalk: Sendable {
         var startedAt: Int64
-        var finishedAt: Int64
-        var reachedEnd: Bool
+        var finishedAt: Int64?
+        var reachedEnd = false
     }
 
-    /// The moment the walk of `board` began afresh, while its row is not
-    /// written yet (`beginWalk`).
-    func pendingWalkStart(_ board: String) -> Int64? { walkStarts.withLock { $0[board] } }
+    /// The moment the walk of `board` began afresh, while it is under way
+    /// and its row is not written yet (`beginWalk`).
+    func pendingWalkStart(_ board: String) -> Int64? {
+        unwrittenWalks.withLock { walks in walks[board].flatMap { $0.finishedAt == nil ? $0.startedAt : nil } }
+    }
 
-    /// Forgets the walk start `start` of `board` once its row is written
+    /// Forgets the walk of `board` begun at `start` once its row is written
     /// (not one a later `beginWalk` put there meanwhile).
     func walkStartWritten(_ board: String, _ start: Int64?) {
         guard let start else { return }
-        walkStarts.withLock { starts in
-            if starts[board] == start { starts[board] = nil }
+        unwrittenWalks.withLock { walks in
+            if let walk = walks[board], walk.startedAt == start, walk.finishedAt == nil { walks[board] = nil }
         }
     }
 
@@ -232,11 +234,13 @@ extension ArchiveStore {
     /// run's others (`writeFinishedWalks`).
     package func finishWalk(board: String, reachedEnd: Bool) throws(ArchiveError) {
         let now = Self.seconds(clock())
-        if let start = pendingWalkStart(board) {
-            walkEnds.withLock { $0[board] = WalkEnd(startedAt: start, finishedAt: now, reachedEnd: reachedEnd) }
-            walkStartWritten(board, start)
-            return
+        let kept = unwrittenWalks.withLock { walks in
+            guard walks[board] != nil, walks[board]?.finishedAt == nil else { return false }
+            walks[board]?.finishedAt = now
+            walks[board]?.reachedEnd = reachedEnd
+            return true
         }
+        if kept { return }
         try write { db in try Self.writeWalkEnd(db, board: board, at: now, reachedEnd: reachedEnd) }
     }
 
@@ -245,15 +249,17 @@ extension ArchiveStore {
     /// run stopped before leaves their boards' rows as the walks before
     /// them left them: only the times of walks that found nothing are lost.
     package func writeFinishedWalks() throws(ArchiveError) {
-        let ends = walkEnds.withLock { ends in
-            defer { ends = [:] }
-            return ends
+        let ended = unwrittenWalks.withLock { walks in
+            let ended = walks.filter { $0.value.finishedAt != nil }
+            walks = walks.filter { $0.value.finishedAt == nil }
+            return ended
         }
-        guard !ends.isEmpty else { return }
+        guard !ended.isEmpty else { return }
         try write { db in
-            for (board, end) in ends.sorted(by: { $0.key < $1.key }) {
-                try Self.writeWalkStart(db, board: board, at: end.startedAt)
-                try Self.writeWalkEnd(db, board: board, at: end.finishedAt, reachedEnd: end.reachedEnd)
+            for (board, walk) in ended.sorted(by: { $0.key < $1.key }) {
+                guard let finishedAt = walk.finishedAt else { continue }
+                try Self.writeWalkStart(db, board: board, at: walk.startedAt)
+                try Self.writeWalkEnd(db, board: board, at: finishedAt, reachedEnd: walk.reachedEnd)
             }
         }
     }

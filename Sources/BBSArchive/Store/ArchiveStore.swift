@@ -20,14 +20,10 @@ package final class ArchiveStore: Sendable {
     /// build's counts, search map or image facts (see `readOnlyLocation`).
     package let readOnly: Bool
     /// The walks begun afresh (`beginWalk`) whose row in `crawl` is not
-    /// written yet, by board: the moment each began. The row is written
-    /// with the walk's first list page stored, or when it finishes having
-    /// stored none (`finishWalk`), not when it begins.
-    let walkStarts = Mutex<[String: Int64]>([:])
-    /// The walks that finished having stored no list page, by board, not
-    /// written yet: the fetch writes them all in one commit at its end
-    /// (`writeFinishedWalks`).
-    let walkEnds = Mutex<[String: WalkEnd]>([:])
+    /// written yet, by board. The row is written with the walk's first list
+    /// page stored, or, for a walk that finished having stored none, with
+    /// the run's others in one commit at the fetch's end (`writeFinishedWalks`).
+    let unwrittenWalks = Mutex<[String: UnwrittenWalk]>([:])
 
     /// What a command does with the store.
     package enum Use: Sendable {
