@@ -24,6 +24,14 @@ public actor ReplicaServer {
     private var server: HTTPServer?
     private var runTask: Task<Void, Never>?
 
+    /// Seconds a response may take before FlyingFox answers 500 instead:
+    /// its default, 15, turned the ground truth of the 1M-post forum
+    /// (`/_replica/truth.json`, every board generated, 18 s on a slow
+    /// moment of a 2-core machine) into a 500, and `make bench
+    /// BENCH_SCALE=large` stopped there. The forum never answers 500 for a
+    /// page it is slow to make; the `slow` fault's delays stay as asked.
+    static let handlerTimeout: TimeInterval = 600
+
     /// - Parameters:
     ///   - faults: how the server misbehaves on purpose (none by default).
     ///   - clock: the time a request is served at, which decides what counts
@@ -44,7 +52,8 @@ public actor ReplicaServer {
         let handler = ReplicaHTTPHandler(responder: responder, faults: faults, clock: clock, recorder: recorder)
         let http = HTTPServer(
             address: try .inet(ip4: "127.0.0.1", port: port),
-            timeout: 15, pool: NoDelaySocketPool(base: HTTPServer.defaultPool()), logger: .disabled, handler: handler)
+            timeout: Self.handlerTimeout, pool: NoDelaySocketPool(base: HTTPServer.defaultPool()), logger: .disabled,
+            handler: handler)
         let failure = FailureBox()
         let task = Task {
             do { try await http.run() } catch { failure.set(error) }
