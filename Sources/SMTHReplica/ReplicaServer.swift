@@ -28,8 +28,9 @@ public actor ReplicaServer {
     /// its default, 15, turned the ground truth of the 1M-post forum
     /// (`/_replica/truth.json`, every board generated, 18 s on a slow
     /// moment of a 2-core machine) into a 500, and `make bench
-    /// BENCH_SCALE=large` stopped there. The forum never answers 500 for a
-    /// page it is slow to make; the `slow` fault's delays stay as asked.
+    /// BENCH_SCALE=large` stopped there. A 500 nobody asked for (the
+    /// `serverError` fault) would measure FlyingFox, not bbsarchive; the
+    /// `slow` fault's delays stay as asked.
     static let handlerTimeout: TimeInterval = 600
 
     /// - Parameters:
