@@ -235,9 +235,10 @@ extension ArchiveStore {
     package func finishWalk(board: String, reachedEnd: Bool) throws(ArchiveError) {
         let now = Self.seconds(clock())
         let kept = unwrittenWalks.withLock { walks in
-            guard walks[board] != nil, walks[board]?.finishedAt == nil else { return false }
-            walks[board]?.finishedAt = now
-            walks[board]?.reachedEnd = reachedEnd
+            guard var walk = walks[board], walk.finishedAt == nil else { return false }
+            walk.finishedAt = now
+            walk.reachedEnd = reachedEnd
+            walks[board] = walk
             return true
         }
         if kept { return }
