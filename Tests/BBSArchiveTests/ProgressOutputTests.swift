@@ -79,5 +79,10 @@ import Testing
             #expect(places.allSatisfy { $0 != nil } && places.map { $0! } == places.map { $0! }.sorted())
         }
         #expect(JSONLine.object(["n": Double.nan, "i": -Double.infinity]) == #"{"i":null,"n":null}"#)
+        // The escapes as written, and the scalars beside the escaped ones
+        // (U+2027, U+202A, U+FEFE: the same lead bytes) left as they are.
+        #expect(
+            JSONLine.object(["m": "a\"\\\n\r\t\u{1}\u{1F}\u{FEFF}\u{2028}\u{2029}\u{2027}\u{202A}\u{FEFE}é/"])
+                == #"{"m":"a\"\\\n\r\t\u0001\u001f\ufeff\u2028\u2029\#u{2027}\#u{202A}\#u{FEFE}é/"}"#)
     }
 }
