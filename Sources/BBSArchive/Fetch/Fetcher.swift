@@ -42,12 +42,22 @@ package struct Fetcher: Sendable {
     /// capture is kept; a host or redirect the policy refuses throws
     /// `refused` before anything is sent there. With `conditional`, the
     /// newest capture's `ETag` / `Last-Modified` are sent, and a 304 answers
-    /// with that capture (its body and its fetch time).
-    package func fetch(_ url: String, conditional: Bool = false, headers extra: [(name: String, value: String)] = [])
-        async throws(ArchiveError) -> HTTPResponse
-    {
+    /// with that capture (its body and its fetch time). `known` is that
+    /// newest capture as the caller read it, when it did: the store is
+    /// not asked again.
+    package func fetch(
+        _ url: String, conditional: Bool = false, headers extra: [(name: String, value: String)] = [],
+        known: KnownCapture? = nil
+    ) async throws(ArchiveError) -> HTTPResponse {
         var headers = extra
-        let cached = conditional ? try captures.latestCaptureHeaders(url: url) : nil
+        let cached: HTTPResponse?
+        if !conditional {
+            cached = nil
+        } else if let known {
+            cached = known.latest
+        } else {
+            cached = try captures.latestCaptureHeaders(url: url)
+        }
         if let cached, (200..<300).contains(cached.status) {
             if let tag = cached.header("ETag") { headers.append(("If-None-Match", tag)) }
             if let modified = cached.header("Last-Modified") { headers.append(("If-Modified-Since", modified)) }
@@ -107,9 +117,10 @@ package struct Fetcher: Sendable {
 
     /// Fetches a page and hands it over ready to parse.
     package func fetchPage(
-        _ url: String, conditional: Bool = true, headers: [(name: String, value: String)] = []
+        _ url: String, conditional: Bool = true, headers: [(name: String, value: String)] = [],
+        known: KnownCapture? = nil
     ) async throws(ArchiveError) -> FetchedPage {
-        let response = try await fetch(url, conditional: conditional, headers: headers)
+        let response = try await fetch(url, conditional: conditional, headers: headers, known: known)
         var page = FetchedPage(
             url: response.url, body: response.body, contentType: response.header("Content-Type"),
             fetchedAt: response.fetchedAt)
@@ -122,4 +133,14 @@ package struct Fetcher: Sendable {
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         return components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
     }
+}
+
+/// The newest capture of an address (`latestCaptureHeaders`), or that
+/// there is none, as a caller read it in a read transaction of its own, for
+/// `Fetcher.fetch`: the walk of a board reads it with the rest of the
+/// board's state, one transaction instead of two.
+package struct KnownCapture: Sendable {
+    package var latest: HTTPResponse?
+
+    package init(_ latest: HTTPResponse?) { self.latest = latest }
 }
