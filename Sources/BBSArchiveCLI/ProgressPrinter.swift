@@ -235,14 +235,8 @@ enum JSONLine {
         return String(decoding: line, as: UTF8.self)
     }
 
-    /// `text` as a JSON string: quotes, backslashes, control characters,
-    /// U+FEFF, U+2028 and U+2029 escaped.
-    static func appendString(_ text: String, to line: inout String) {
-        var bytes: [UInt8] = []
-        appendString(text, to: &bytes)
-        line += String(decoding: bytes, as: UTF8.self)
-    }
-
+    /// `text` as a JSON string, in UTF-8: quotes, backslashes, control
+    /// characters, U+FEFF, U+2028 and U+2029 escaped.
     static func appendString(_ text: String, to line: inout [UInt8]) {
         line.append(UInt8(ascii: "\""))
         var text = text

@@ -71,9 +71,9 @@ import Testing
             #expect((read["flag"] as? Bool) == (index % 2 == 0))
             #expect(read["list"] as? [String] == ["a", "b"])
             let keys = fields.keys.sorted().map { key -> String in
-                var quoted = ""
+                var quoted: [UInt8] = []
                 JSONLine.appendString(key, to: &quoted)
-                return quoted + ":"
+                return String(decoding: quoted, as: UTF8.self) + ":"
             }
             let places = keys.map { line.range(of: $0)?.lowerBound }
             #expect(places.allSatisfy { $0 != nil } && places.map { $0! } == places.map { $0! }.sorted())
