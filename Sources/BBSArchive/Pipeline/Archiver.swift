@@ -283,10 +283,7 @@ package struct Archiver: Sendable {
             if start.resumed == 0, firstPage == nil, start.covered, start.newest != nil {
                 start.firstCapture = KnownCapture(
                     try store.latestCaptureHeaders(url: source.boardURL(board: board, page: 1)))
-                start.pending = (
-                    try store.threadsNeedingFetch(board: board, time: source.time),
-                    try store.threadCount(board: board)
-                )
+                start.pending = try threadsToFetch(board)
             }
             return start
         }
@@ -304,15 +301,11 @@ package struct Archiver: Sendable {
             board, from: resumed + 1, prefetched: resumed == 0 ? firstPage : nil, incremental: covered,
             newestBefore: resumed == 0 ? newest : nil, firstCapture: start.firstCapture, into: &report)
 
-        let pending: [(summary: ThreadSummary, archivedPosts: Int)]
-        let known: Int
-        if report.listsRepeated > before.listsRepeated, let early = start.pending {
-            (pending, known) = early
-        } else {
-            (pending, known) = try store.reading { () throws(ArchiveError) in
-                (try store.threadsNeedingFetch(board: board, time: source.time), try store.threadCount(board: board))
+        let repeated = report.listsRepeated > before.listsRepeated
+        let (pending, known) =
+            if repeated, let early = start.pending { early } else {
+                try store.reading { () throws(ArchiveError) in try threadsToFetch(board) }
             }
-        }
         report.threadsUnchanged += max(0, known - pending.count)
         events(.note("\(board): \(pending.count) thread(s) new or changed"))
         try await fetchThreads(board: board, pending, into: &report)
@@ -322,6 +315,11 @@ package struct Archiver: Sendable {
             + "\(report.failures[before.failures.count...].filter { $0.kind == .failed }.count) failed"
             + (report.partialPosts > before.partialPosts
                 ? ", \(report.partialPosts - before.partialPosts) post(s) read only in part" : "")
+    }
+
+    /// The board's threads that need fetching, and how many it holds.
+    private func threadsToFetch(_ board: String) throws(ArchiveError) -> WalkStart.Pending {
+        (try store.threadsNeedingFetch(board: board, time: source.time), try store.threadCount(board: board))
     }
 
     /// Walks the list from page `first` (to page `through` at most),
@@ -499,5 +497,6 @@ private struct WalkStart {
     var covered: Bool
     /// Read only for a walk that can find list page 1 as the last walk kept it.
     var firstCapture: KnownCapture?
-    var pending: (threads: [(summary: ThreadSummary, archivedPosts: Int)], known: Int)?
+    typealias Pending = (threads: [(summary: ThreadSummary, archivedPosts: Int)], known: Int)
+    var pending: Pending?
 }
